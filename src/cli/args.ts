@@ -1,0 +1,53 @@
+/** A small argv parser: positionals, `--flag`, `--key value`, `--key=value`, and `--` to stop. */
+export interface ParsedArgs {
+  command?: string;
+  positionals: string[];
+  flags: Record<string, string | true>;
+}
+
+const VALUE_FLAGS = new Set(['rig', 'lines', 'port', 'seat', 'limit']);
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const out: ParsedArgs = { positionals: [], flags: {} };
+  let rest = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!rest && a === '--') {
+      rest = true;
+      continue;
+    }
+    if (!rest && a.startsWith('--') && a.length > 2) {
+      const eq = a.indexOf('=');
+      if (eq > 0) out.flags[a.slice(2, eq)] = a.slice(eq + 1);
+      else if (VALUE_FLAGS.has(a.slice(2)) && i + 1 < argv.length) out.flags[a.slice(2)] = argv[++i]!;
+      else out.flags[a.slice(2)] = true;
+      continue;
+    }
+    if (!rest && (a === '-h')) {
+      out.flags.help = true;
+      continue;
+    }
+    if (out.command === undefined) out.command = a;
+    else out.positionals.push(a);
+  }
+  return out;
+}
+
+export const USAGE = `rigdesk: run a team of coding agents in tmux, one writer per conversation
+
+Usage: rigdesk <command> [options] [--json]
+
+  up <spec.yaml>               validate a rig spec, record it, launch every seat
+  ps [--rig R] [--all]         seats with runtime, pane, pid, activity (--all: other agents too)
+  launch <member@rig> [--fresh] start a stopped seat (on its last conversation when it can)
+  stop <member@rig>            end a seat's agent by exact cleanup; recorded as intentional
+  down <rig>                   stop every seat of a rig
+  send <member@rig> <text...>  paste text into the seat's agent and press Enter
+  capture <member@rig> [--lines N]  print the seat's screen (and N lines of history)
+  attach <member@rig> [--print]     attach this terminal to the seat's tmux session
+  events [--seat S] [--rig R]  the event log
+  doctor                       check tmux, the agent CLIs, the home and the database
+  serve                        run the engine and keep it running (the CLI then talks to it)
+
+Every command takes --json. Exit codes: 0 ok, 1 refused or failed, 2 bad usage.
+Environment: RIGDESK_HOME (default ~/.rigdesk), RIGDESK_TMUX_SOCKET (default: tmux -L rigdesk).`;

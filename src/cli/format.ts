@@ -1,0 +1,41 @@
+import type { PsAgent, PsRow } from '../shared/contract';
+import type { Failure } from '../shared/errors';
+
+/** Quotes one argument for a POSIX shell, so printed commands can be pasted as they are. */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_./=:@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+export function commandLine(argv: readonly string[]): string {
+  return argv.map(shellQuote).join(' ');
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]): string {
+  const lines: string[] = [];
+  if (seats.length === 0) lines.push('no seats (bring a rig up with: rigdesk up <spec.yaml>)');
+  else {
+    lines.push(table([
+      ['SEAT', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONVERSATION'],
+      ...seats.map((s) => [s.seat, s.runtime, s.state + (s.state === 'stopped' && s.stoppedOnPurpose ? '*' : ''), s.activity + (s.needsInput ? `:${s.needsInput}` : ''), s.paneId ?? '-', s.pid ? String(s.pid) : '-', s.conversationId ?? '-']),
+    ]));
+  }
+  if (others.length > 0) {
+    lines.push('', 'OTHER AGENTS (not seats of Rigdesk)');
+    lines.push(table([['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'], ...others.map((o) => [o.runtime, String(o.pid), o.headless ? 'headless' : `${o.server ?? '?'} ${o.paneId ?? ''}`, o.conversationId ?? 'unknown'])]));
+  }
+  if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
+  return lines.join('\n');
+}
+
+export function formatFailure(f: Failure): string {
+  const out = [`rigdesk: ${f.code}: ${f.message}`];
+  if (f.hint) out.push(`  next: ${f.hint}`);
+  const owners = f.evidence?.owners as { pid: number; server?: string; paneId?: string; sessionName?: string; source: string }[] | undefined;
+  if (owners) for (const o of owners) out.push(`  owner: pid ${o.pid}${o.paneId ? ` pane ${o.paneId} on ${o.server}` : ' (no pane)'}${o.sessionName ? ` session "${o.sessionName}"` : ''} [${o.source}]`);
+  return out.join('\n');
+}

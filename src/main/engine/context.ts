@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
+import { liveExec, systemClock, type Clock, type Exec } from './deps';
+import { liveEvidenceIO } from './evidence-io';
+import { resolveHome, socketPathForName, type HomeLayout } from './home';
+import { liveProcReader } from './proc';
+import type { ProcReader } from './proc/types';
+import type { EvidenceIO } from './runtimes/types';
+import { Store } from './store';
+import { TmuxClient } from './tmux/client';
+import type { TmuxServerRef } from './tmux/identity';
+
+/**
+ * Test-only fault injection: named points where the engine awaits a hook. Production passes none.
+ * Tests use it to force interleavings (a pid reused between check and write) or to SIGKILL a
+ * process at an exact fence phase.
+ */
+export type FaultPoint = 'fence.after_reserved' | 'fence.after_helper_invoked' | 'fence.after_created' | 'send.before_revalidate';
+export type FaultHooks = Partial<Record<FaultPoint, () => Promise<void> | void>>;
+
+export interface EngineDeps {
+  layout: HomeLayout;
+  store: Store;
+  exec: Exec;
+  clock: Clock;
+  proc: ProcReader;
+  io: EvidenceIO;
+  /** The environment seats start from (PATH, HOME, LANG ...); identity markers are scrubbed later. */
+  env: NodeJS.ProcessEnv;
+  userHome: string;
+  uid: number;
+  selfPid: number;
+  newId: () => string;
+  faults: FaultHooks;
+}
+
+export function liveEngineDeps(env: NodeJS.ProcessEnv = process.env, overrides: Partial<EngineDeps> = {}): EngineDeps {
+  const layout = overrides.layout ?? resolveHome(env);
+  const clock = overrides.clock ?? systemClock;
+  return {
+    layout,
+    store: overrides.store ?? Store.open(layout.dbPath, () => clock.now()),
+    exec: overrides.exec ?? liveExec,
+    clock,
+    proc: overrides.proc ?? liveProcReader(),
+    io: overrides.io ?? liveEvidenceIO,
+    env,
+    userHome: overrides.userHome ?? env.HOME ?? homedir(),
+    uid: overrides.uid ?? (process.getuid?.() ?? 0),
+    selfPid: overrides.selfPid ?? process.pid,
+    newId: overrides.newId ?? randomUUID,
+    faults: overrides.faults ?? faultsFromEnv(env),
+  };
+}
+
+/**
+ * `RIGDESK_TEST_FAULT=<point>:pause` makes the engine stop at that point until killed; only the
+ * fence crash tests set it. It is read once, here, and nowhere else.
+ */
+function faultsFromEnv(env: NodeJS.ProcessEnv): FaultHooks {
+  const spec = env.RIGDESK_TEST_FAULT;
+  if (!spec) return {};
+  const [point, action] = spec.split(':') as [FaultPoint, string];
+  if (action !== 'pause') return {};
+  return {
+    [point]: async () => {
+      process.stderr.write(`rigdesk: test fault: paused at ${point}\n`);
+      await new Promise(() => undefined);
+    },
+  };
+}
+
+export function tmuxFor(deps: EngineDeps, ref: TmuxServerRef): TmuxClient {
+  const own = ref.kind === deps.layout.tmuxServer.kind && JSON.stringify(ref) === JSON.stringify(deps.layout.tmuxServer);
+  return new TmuxClient(ref, { exec: deps.exec, env: deps.env, configFile: own ? deps.layout.tmuxConfig : undefined });
+}
+
+export function ownSocketPath(deps: EngineDeps): string {
+  const s = deps.layout.tmuxServer;
+  return s.kind === 'path' ? s.path : socketPathForName(s.name, deps.uid, deps.env);
+}

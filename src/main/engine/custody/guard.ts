@@ -1,0 +1,99 @@
+import { fail, type Result } from '../../../shared/errors';
+import type { Roster } from '../roster/types';
+import type { SessionRow } from '../store';
+
+/** Who holds a conversation, with enough to find it: a pane on some server, or a bare pid. */
+export interface ConversationOwner {
+  runtime: string;
+  conversationId?: string;
+  pid: number;
+  startTime?: string;
+  source: 'writer_lock' | 'live_state' | 'argv' | 'store' | 'unknown_conversation';
+  home?: string;
+  cwd?: string;
+  server?: string;
+  paneId?: string;
+  sessionName?: string;
+  sessionId?: string;
+  seat?: string;
+  headless: boolean;
+}
+
+export interface GuardQuery {
+  runtime: string;
+  conversationId: string;
+  /** Folder of the conversation, for runtimes whose live processes cannot name theirs (Pi). */
+  cwd?: string;
+  /** Config home the caller intends to use; never a bypass, only reported on conflict. */
+  home?: string;
+  /** Processes that may hold it: the seat's own occupant when sending to it. */
+  allowPids?: readonly number[];
+  /** The seat's own live session row, excluded from store evidence. */
+  allowSessionId?: number;
+}
+
+const describe = (o: ConversationOwner): string =>
+  o.paneId
+    ? `pid ${o.pid} in tmux pane ${o.paneId}${o.sessionName ? ` (session "${o.sessionName}")` : ''} on ${o.server}`
+    : `pid ${o.pid}${o.headless ? ' (headless, outside tmux)' : ''}`;
+
+/**
+ * The single-writer guard (design.md invariants 1 and 2). Reads a roster that the caller has just
+ * refreshed and answers whether any other live process writes (runtime, conversationId).
+ * Unknown evidence fails closed: an unreadable probe for this runtime refuses.
+ */
+export function checkConversationFree(roster: Roster, q: GuardQuery, liveRowsBound: readonly SessionRow[] = []): Result<{ checked: number }> {
+  const relevant = roster.problems.filter((p) => p.probe !== 'tmux list-panes' && (p.runtime === undefined || p.runtime === q.runtime));
+  if (relevant.length > 0) {
+    return fail('EVIDENCE_UNREADABLE', `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: ${relevant[0]!.probe} unreadable (${relevant[0]!.error})`, {
+      hint: 'Fix the permission or the file named in the evidence, then try again; Rigdesk will not guess.',
+      evidence: { problems: relevant },
+    });
+  }
+  const allow = new Set(q.allowPids ?? []);
+  const owners = new Map<number, ConversationOwner>();
+  const agentByPid = new Map(roster.agents.map((a) => [a.pid, a]));
+  for (const c of roster.claims) {
+    if (c.runtime !== q.runtime || c.conversationId !== q.conversationId || allow.has(c.pid)) continue;
+    const a = agentByPid.get(c.pid);
+    const prev = owners.get(c.pid);
+    if (prev && prev.source !== 'argv') continue;
+    owners.set(c.pid, {
+      runtime: c.runtime, conversationId: c.conversationId, pid: c.pid, startTime: c.startTime, source: c.source, home: c.home ?? a?.home,
+      cwd: a?.cwd, server: a?.pane?.server, paneId: a?.pane?.paneId, sessionName: a?.pane?.sessionName, sessionId: a?.pane?.sessionId,
+      seat: a?.seatTag, headless: !a?.pane,
+    });
+  }
+  // Store evidence: a live row bound to the conversation whose pane still exists with its pid.
+  for (const row of liveRowsBound) {
+    if (row.id === q.allowSessionId || row.runtime !== q.runtime || row.conversationId !== q.conversationId) continue;
+    const pane = roster.panes.find((p) => p.server === row.server && p.paneId === row.paneId && p.panePid === row.panePid && p.sessionId === row.sessionId);
+    if (!pane || allow.has(pane.agent?.pid ?? -1)) continue;
+    const pid = pane.agent?.pid ?? pane.panePid;
+    if (!owners.has(pid)) {
+      owners.set(pid, { runtime: row.runtime, conversationId: row.conversationId ?? undefined, pid, source: 'store', server: row.server, paneId: row.paneId, sessionName: row.sessionName, sessionId: row.sessionId, seat: row.seat, headless: false });
+    }
+  }
+  if (owners.size > 0) {
+    const list = [...owners.values()];
+    const homeConflict = q.home !== undefined && list.some((o) => o.home !== undefined && o.home !== q.home);
+    return fail('CONVERSATION_LIVE_ELSEWHERE', `${q.runtime} conversation ${q.conversationId} is already open in ${describe(list[0]!)}${list.length > 1 ? ` and ${list.length - 1} more` : ''}`, {
+      hint: list[0]!.paneId
+        ? `Use that pane (tmux ${list[0]!.server?.startsWith('L:') ? `-L ${list[0]!.server.slice(2)}` : `-S ${list[0]!.server?.slice(2)}`} attach -t '${list[0]!.sessionId ?? list[0]!.paneId}'), or end it there first.`
+        : `End pid ${list[0]!.pid} first, or let it finish.`,
+      evidence: { owners: list, ...(homeConflict ? { homeConflict: true, requestedHome: q.home } : {}) },
+    });
+  }
+  // A live process of this runtime in the same folder whose conversation nobody can name: doubt refuses.
+  if (q.cwd) {
+    const doubt = roster.agents.filter((a) => a.runtime === q.runtime && a.conversationId === undefined && a.cwd === q.cwd && !allow.has(a.pid) && (q.home === undefined || a.home === undefined || a.home === q.home));
+    if (doubt.length > 0 && q.runtime === 'pi') {
+      const d = doubt[0]!;
+      return fail('CONVERSATION_OWNER_UNKNOWN', `a live ${q.runtime} process (pid ${d.pid}) runs in ${q.cwd} and nothing proves which conversation it writes; it may be ${q.conversationId}`, {
+        hint: 'End that process, or wait for it to finish, then try again.',
+        evidence: { candidates: doubt.map((a) => ({ pid: a.pid, cwd: a.cwd, home: a.home, pane: a.pane })) },
+      });
+    }
+  }
+  return { ok: true, checked: roster.claims.length };
+}

@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+
+/**
+ * Everything the engine needs from the live system arrives through a `Deps` object, so each
+ * decision can be tested with an injected clock or exec, and a thin live adapter feeds it.
+ */
+
+export interface ExecOptions {
+  /** Written to the child's stdin (e.g. `tmux load-buffer -`). */
+  input?: string;
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export interface ExecResult {
+  /** Exit code; null when the child was killed by a signal or never started. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** Set when the program could not be started at all (ENOENT, EACCES). */
+  spawnError?: string;
+}
+
+/** execFile only: arguments are never joined into a shell string. */
+export type Exec = (file: string, args: readonly string[], opts?: ExecOptions) => Promise<ExecResult>;
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+};
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+export const liveExec: Exec = (file, args, opts = {}) =>
+  new Promise((resolve) => {
+    const child = execFile(
+      file,
+      args as string[],
+      {
+        timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        env: opts.env ?? process.env,
+        cwd: opts.cwd,
+        maxBuffer: 64 * 1024 * 1024,
+        encoding: 'utf8',
+        killSignal: 'SIGKILL',
+      },
+      (err, stdout, stderr) => {
+        const e = err as (NodeJS.ErrnoException & { killed?: boolean; signal?: NodeJS.Signals; code?: unknown }) | null;
+        if (e && typeof e.code === 'string') {
+          resolve({ code: null, signal: null, stdout: '', stderr: String(stderr ?? ''), timedOut: false, spawnError: e.code });
+          return;
+        }
+        resolve({
+          code: e ? (typeof e.code === 'number' ? e.code : null) : 0,
+          signal: e?.signal ?? null,
+          stdout: String(stdout ?? ''),
+          stderr: String(stderr ?? ''),
+          timedOut: Boolean(e?.killed && e.signal === 'SIGKILL' && e.code === null),
+        });
+      },
+    );
+    if (opts.input !== undefined) {
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(opts.input);
+    }
+  });
+
+/** Wraps an Exec and counts the processes it spawns; the roster bench and tests read `count`. */
+export function countingExec(inner: Exec): Exec & { count: number; calls: string[][] } {
+  const f = (async (file: string, args: readonly string[], opts?: ExecOptions) => {
+    f.count += 1;
+    f.calls.push([file, ...args]);
+    return inner(file, args, opts);
+  }) as Exec & { count: number; calls: string[][] };
+  f.count = 0;
+  f.calls = [];
+  return f;
+}

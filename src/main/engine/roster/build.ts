@@ -1,0 +1,200 @@
+import { ancestors, descendants, foregroundOf } from '../proc/lineage';
+import type { ProcInfo, ProcReader, ProcSnapshot } from '../proc/types';
+import { AGENT_RUNTIMES, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from '../runtimes';
+import type { TmuxClient } from '../tmux/client';
+import type { PaneRow } from '../tmux/format';
+import type { Roster, RosterAgent, RosterPane, RosterProblem } from './types';
+
+export interface RosterDeps {
+  proc: ProcReader;
+  io: EvidenceIO;
+  /** The tmux servers always watched (Rigdesk's own, and those of live store rows). */
+  servers: TmuxClient[];
+  /** Opens a client for a server found only through an agent's TMUX variable (`-S path`). */
+  clientForPath: (socketPath: string) => TmuxClient;
+  /** Maps a socket path back to an already-watched server key, so one server is listed once. */
+  keyForPath: (socketPath: string) => string | undefined;
+  /** Config homes Rigdesk knows of (seats' isolated homes and the user's defaults), per runtime. */
+  knownHomes: { runtime: string; home: string }[];
+  uid: number;
+  selfPid: number;
+  now: () => number;
+}
+
+const SOURCE_RANK: Record<ConversationClaim['source'], number> = { writer_lock: 4, live_state: 3, argv: 2, store: 1 };
+
+/**
+ * One roster refresh: one read of the process table, one `list-panes -a` per tmux server that is
+ * watched or hosts an agent, and file reads for live-state evidence. The number of process spawns
+ * does not grow with the number of seats.
+ */
+export async function buildRoster(deps: RosterDeps): Promise<Roster> {
+  const problems: RosterProblem[] = [];
+  const snap = deps.proc.snapshot();
+  const agents = findAgents(snap, deps, problems);
+
+  // Servers: the watched ones plus any server an agent says it runs in (its TMUX variable).
+  const clients = new Map<string, TmuxClient>(deps.servers.map((c) => [c.key, c]));
+  for (const a of agents.values()) {
+    const path = a.env?.TMUX?.split(',')[0];
+    if (!path) continue;
+    const key = deps.keyForPath(path) ?? `S:${path}`;
+    if (!clients.has(key)) clients.set(key, deps.clientForPath(path));
+  }
+  const listed = await Promise.all(
+    [...clients.values()].map(async (c) => ({ client: c, res: await c.listPanes() })),
+  );
+
+  const panes: RosterPane[] = [];
+  const servers: Roster['servers'] = [];
+  const agentInPane = new Set<number>();
+  for (const { client, res } of listed) {
+    if (!res.ok) {
+      problems.push({ probe: 'tmux list-panes', server: client.key, error: res.message });
+      servers.push({ server: client.key, running: false });
+      continue;
+    }
+    servers.push({ server: client.key, running: res.running });
+    for (const row of res.panes) {
+      const pane = paneFromRow(client.key, row, snap, agents);
+      if (pane.agent) agentInPane.add(pane.agent.pid);
+      panes.push(pane);
+    }
+  }
+
+  const claims = gatherClaims(snap, deps, agents, problems);
+  attributeClaims(snap, claims, agents);
+
+  const agentList: RosterAgent[] = [];
+  for (const a of agents.values()) {
+    if (!agentInPane.has(a.agent.pid)) {
+      const tmuxPath = a.env?.TMUX?.split(',')[0];
+      if (tmuxPath && a.env?.TMUX_PANE) {
+        a.agent.pane = { server: deps.keyForPath(tmuxPath) ?? `S:${tmuxPath}`, paneId: a.env.TMUX_PANE };
+      }
+    }
+    agentList.push(a.agent);
+  }
+  return { takenAt: deps.now(), servers, panes, agents: agentList, claims, problems };
+}
+
+interface FoundAgent {
+  agent: RosterAgent;
+  adapter: RuntimeAdapter;
+  /** The agent's own process and nested processes of the same runtime (Codex's shim + binary). */
+  pids: Set<number>;
+  env?: Record<string, string>;
+}
+
+function findAgents(snap: ProcSnapshot, deps: RosterDeps, problems: RosterProblem[]): Map<number, FoundAgent> {
+  const found = new Map<number, FoundAgent>();
+  const runtimeOf = new Map<number, RuntimeAdapter>();
+  for (const p of snap.byPid.values()) {
+    if (p.uid !== deps.uid || p.pid === deps.selfPid) continue;
+    const adapter = AGENT_RUNTIMES.find((r) => r.matches(p));
+    if (adapter) runtimeOf.set(p.pid, adapter);
+  }
+  for (const [pid, adapter] of runtimeOf) {
+    // The topmost process of a chain of the same runtime stands for the whole chain.
+    const top = [pid, ...ancestors(snap, pid).map((a) => a.pid)].filter((x) => runtimeOf.get(x) === adapter).pop()!;
+    let entry = found.get(top);
+    if (!entry) {
+      const p = snap.byPid.get(top)!;
+      entry = { adapter, pids: new Set([top]), agent: { runtime: adapter.id, pid: top, startTime: p.startTime, argv: p.argv } };
+      found.set(top, entry);
+      readAgentContext(entry, deps, problems);
+    }
+    entry.pids.add(pid);
+  }
+  return found;
+}
+
+function readAgentContext(entry: FoundAgent, deps: RosterDeps, problems: RosterProblem[]): void {
+  const pid = entry.agent.pid;
+  try {
+    entry.env = deps.proc.environ(pid);
+    entry.agent.cwd = deps.proc.cwd(pid);
+  } catch (e) {
+    problems.push({ probe: 'process environment', runtime: entry.adapter.id, error: `pid ${pid}: ${(e as Error).message}` });
+    return;
+  }
+  const env = entry.env ?? {};
+  const v = entry.adapter.homeEnvVar;
+  entry.agent.home = (v && env[v]) || (env.HOME && entry.adapter.defaultHome?.(env.HOME)) || undefined;
+  if (env.RIGDESK_SEAT) entry.agent.seatTag = env.RIGDESK_SEAT;
+}
+
+function paneFromRow(server: string, row: PaneRow, snap: ProcSnapshot, agents: Map<number, FoundAgent>): RosterPane {
+  const tree = descendants(snap, row.panePid);
+  const self = snap.byPid.get(row.panePid);
+  const agentEntry = [self, ...tree].map((p) => (p ? agents.get(p.pid) : undefined)).find(Boolean);
+  const fg = foregroundOf(snap, row.panePid);
+  const pane: RosterPane = {
+    server, serverPid: row.serverPid, sessionId: row.sessionId, sessionName: row.sessionName, sessionCreated: row.sessionCreated,
+    paneId: row.paneId, panePid: row.panePid, panePidStart: self?.startTime, paneDead: row.paneDead, seatTag: row.seatTag,
+    attemptTag: row.attemptTag, currentCommand: row.currentCommand, currentPath: row.currentPath, title: row.title,
+    lineage: tree.slice(0, 32).map((p) => ({ pid: p.pid, comm: p.comm, startTime: p.startTime })),
+    foreground: fg ? { pid: fg.pid, comm: fg.comm } : undefined,
+  };
+  if (agentEntry) {
+    agentEntry.agent.pane = { server, paneId: row.paneId, sessionId: row.sessionId, sessionName: row.sessionName };
+    pane.agent = agentEntry.agent;
+  }
+  return pane;
+}
+
+function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, FoundAgent>, problems: RosterProblem[]): ConversationClaim[] {
+  const claims: ConversationClaim[] = [];
+  for (const a of agents.values()) {
+    for (const pid of a.pids) {
+      const p = snap.byPid.get(pid)!;
+      const id = a.adapter.conversationFromArgv(p.argv);
+      if (id) claims.push({ runtime: a.adapter.id, conversationId: id, pid: a.agent.pid, startTime: a.agent.startTime, source: 'argv', home: a.agent.home });
+    }
+  }
+  const homes = new Map<string, { runtime: string; home: string }>();
+  for (const h of deps.knownHomes) homes.set(`${h.runtime}\0${h.home}`, h);
+  for (const a of agents.values()) if (a.agent.home) homes.set(`${a.adapter.id}\0${a.agent.home}`, { runtime: a.adapter.id, home: a.agent.home });
+
+  let locks: ReturnType<ProcReader['locks']> = [];
+  try {
+    locks = deps.proc.locks();
+  } catch (e) {
+    problems.push({ probe: '/proc/locks', error: (e as Error).message });
+  }
+  const alive = (pid: number, start?: string) => {
+    const p = snap.byPid.get(pid);
+    if (!p) return false;
+    // Claude writes procStart in the same clock-tick unit as /proc/<pid>/stat; a different value
+    // means the pid was reused and the file is stale.
+    return start === undefined || !/^\d+$/.test(start) || start === p.startTime;
+  };
+  for (const { runtime, home } of homes.values()) {
+    const adapter = AGENT_RUNTIMES.find((r) => r.id === runtime);
+    if (!adapter?.liveClaims) continue;
+    try {
+      claims.push(...adapter.liveClaims({ home, io: deps.io, alive, locks }));
+    } catch (e) {
+      problems.push({ probe: 'live state', runtime, home, error: (e as Error).message });
+    }
+  }
+  for (const c of claims) if (c.startTime === undefined) c.startTime = snap.byPid.get(c.pid)?.startTime;
+  return claims;
+}
+
+/** Gives each agent the conversation named by its strongest claim (lock > live state > argv). */
+function attributeClaims(snap: ProcSnapshot, claims: ConversationClaim[], agents: Map<number, FoundAgent>): void {
+  for (const c of claims) {
+    const owner = [c.pid, ...ancestors(snap, c.pid).map((p) => p.pid)].map((pid) => agents.get(pid)).find((a) => a && a.adapter.id === c.runtime);
+    if (!owner) continue;
+    c.pid = owner.agent.pid;
+    c.startTime = owner.agent.startTime;
+    const cur = owner.agent.conversationSource;
+    if (!cur || SOURCE_RANK[c.source] > SOURCE_RANK[cur]) {
+      owner.agent.conversationId = c.conversationId;
+      owner.agent.conversationSource = c.source;
+    }
+  }
+}
+
+export type { ProcInfo };

@@ -1,0 +1,59 @@
+import type { ConversationClaim } from '../runtimes/types';
+
+export interface RosterAgent {
+  runtime: string;
+  pid: number;
+  startTime: string;
+  argv: string[];
+  cwd?: string;
+  /** The runtime's config home this process uses (from its environment, or the default under its HOME). */
+  home?: string;
+  /** The conversation it writes, when evidence says; undefined is "unknown", never "none". */
+  conversationId?: string;
+  conversationSource?: ConversationClaim['source'];
+  /** Where it runs: a pane on some tmux server, or nowhere (headless). */
+  pane?: { server: string; paneId: string; sessionId?: string; sessionName?: string };
+  /** The seat Rigdesk launched it for, from its environment (RIGDESK_SEAT). */
+  seatTag?: string;
+}
+
+export interface RosterPane {
+  server: string;
+  serverPid: number;
+  sessionId: string;
+  sessionName: string;
+  sessionCreated: number;
+  paneId: string;
+  panePid: number;
+  panePidStart?: string;
+  paneDead: boolean;
+  seatTag: string;
+  attemptTag: string;
+  currentCommand: string;
+  currentPath: string;
+  title: string;
+  /** The agent process in this pane's lineage, if any. */
+  agent?: RosterAgent;
+  /** Processes under the pane, shallow first (pid, comm). */
+  lineage: { pid: number; comm: string; startTime: string }[];
+  /** The foreground process (the shell itself when nothing runs on top of it). */
+  foreground?: { pid: number; comm: string };
+}
+
+/** A piece of evidence that could not be read; custody fails closed on it. */
+export interface RosterProblem {
+  probe: string;
+  runtime?: string;
+  home?: string;
+  server?: string;
+  error: string;
+}
+
+export interface Roster {
+  takenAt: number;
+  servers: { server: string; running: boolean }[];
+  panes: RosterPane[];
+  agents: RosterAgent[];
+  claims: ConversationClaim[];
+  problems: RosterProblem[];
+}

@@ -1,0 +1,34 @@
+/**
+ * Seats never inherit the launching agent's identity: when Rigdesk itself runs inside Claude Code
+ * or Codex, their session markers would otherwise leak into every seat and confuse the CLI there.
+ * Config variables (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) are not markers and pass through.
+ */
+export const IDENTITY_VAR_RE = /^(CLAUDECODE|CLAUDE_CODE_(ENTRYPOINT|SSE_PORT|SESSION[A-Z0-9_]*|AGENT[A-Z0-9_]*)|CODEX_(THREAD|SESSION|SANDBOX|INTERNAL|MANAGED)[A-Z0-9_]*|TMUX|TMUX_PANE|RIGDESK_TOKEN)$/;
+
+export function isIdentityVar(name: string): boolean {
+  return IDENTITY_VAR_RE.test(name);
+}
+
+export function scrubIdentity(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!isIdentityVar(k)) out[k] = v;
+  return out;
+}
+
+/**
+ * The pane's program: a small POSIX sh wrapper (argv, never a string we build from user input)
+ * that drops identity markers the tmux server may carry in its global environment, runs the agent
+ * with the seat's variables, reports how it ended, and leaves a shell so the output stays
+ * readable. `exited` activity is exactly "the agent is gone and this shell is in front".
+ */
+export const PANE_WRAPPER = [
+  'for v in $(env | sed -n "s/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p" | grep -E \'^(CLAUDECODE|CLAUDE_CODE_(ENTRYPOINT|SSE_PORT|SESSION[A-Z0-9_]*|AGENT[A-Z0-9_]*)|CODEX_(THREAD|SESSION|SANDBOX|INTERNAL|MANAGED)[A-Z0-9_]*|RIGDESK_TOKEN)$\'); do unset "$v"; done',
+  '"$@"',
+  'rc=$?',
+  'printf "\\n[rigdesk] %s exited with status %s\\n" "$(basename "$1")" "$rc"',
+  'exec "${SHELL:-/bin/sh}"',
+].join('\n');
+
+export function wrapForPane(agentArgv: string[]): string[] {
+  return ['/bin/sh', '-c', PANE_WRAPPER, 'rigdesk-seat', ...agentArgv];
+}

@@ -1,0 +1,18 @@
+import { claudeCode } from './claude-code';
+import { codex } from './codex';
+import { pi } from './pi';
+import { shell } from './shell';
+import type { RuntimeAdapter } from './types';
+
+export * from './types';
+export { claudeCode, codex, pi, shell };
+
+export const RUNTIMES: readonly RuntimeAdapter[] = [claudeCode, codex, pi, shell];
+export const RUNTIME_IDS: readonly string[] = RUNTIMES.map((r) => r.id);
+
+export function runtimeById(id: string): RuntimeAdapter | undefined {
+  return RUNTIMES.find((r) => r.id === id);
+}
+
+/** Runtimes that own conversations (everything but `shell`). */
+export const AGENT_RUNTIMES: readonly RuntimeAdapter[] = RUNTIMES.filter((r) => r.id !== 'shell');

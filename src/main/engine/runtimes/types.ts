@@ -1,0 +1,88 @@
+import type { ProcInfo } from '../proc/types';
+
+/** What a seat's launch needs to know; built by the engine from the seat row. */
+export interface LaunchContext {
+  /** Absolute path of the runtime's program, already found on the seat's PATH. */
+  binary: string;
+  cwd: string;
+  /** Extra arguments from the spec. */
+  args: string[];
+  /** The runtime's config home for this seat (CLAUDE_CONFIG_DIR, CODEX_HOME, ...), if any. */
+  home?: string;
+  /** Fresh id generator (uuid v4), injectable for tests. */
+  newId: () => string;
+}
+
+/** Where a claim of "process P writes conversation C" comes from. Strongest first. */
+export type ClaimSource = 'writer_lock' | 'live_state' | 'argv' | 'store';
+
+export interface ConversationClaim {
+  runtime: string;
+  conversationId: string;
+  pid: number;
+  startTime?: string;
+  source: ClaimSource;
+  home?: string;
+  detail?: string;
+}
+
+/** Reads the runtime-specific evidence files; injectable so a probe failure can be forced. */
+export interface EvidenceIO {
+  listDir(path: string): string[]; // [] when absent; throws (with .code) when unreadable
+  readFile(path: string): string; // throws ENOENT when absent
+  exists(path: string): boolean;
+  /** device + inode of a file, for matching /proc/locks entries. */
+  fileId(path: string): { devMajor: number; devMinor: number; inode: number } | undefined;
+}
+
+export interface LiveEvidenceInput {
+  home: string;
+  io: EvidenceIO;
+  /** Live processes by pid, to drop stale files left by a dead or reused pid. */
+  alive: (pid: number, startTime?: string) => boolean;
+  locks: { pid: number; devMajor: number; devMinor: number; inode: number; mode: string }[];
+}
+
+export interface RuntimeAdapter {
+  id: string;
+  displayName: string;
+  /** Program looked up on the seat's PATH; undefined for `shell`, whose program is the spec's command. */
+  binary?: string;
+  /** The variable that isolates its config, and its default under a user's home. */
+  homeEnvVar?: string;
+  defaultHome?(userHome: string): string;
+  canResume: boolean;
+  /** The conversation id can be chosen before launch (Claude's --session-id). */
+  choosesIdUpFront: boolean;
+  freshArgv(ctx: LaunchContext): { argv: string[]; conversationId?: string };
+  resumeArgv(ctx: LaunchContext, conversationId: string): string[];
+  /** Does this process run this runtime (by its comm and argv, never by a name a user chose)? */
+  matches(p: ProcInfo): boolean;
+  /** The conversation this argv makes the process write, if the argv says. */
+  conversationFromArgv(argv: string[]): string | undefined;
+  /** Live-state files and writer locks under one config home. Throws when unreadable. */
+  liveClaims?(input: LiveEvidenceInput): ConversationClaim[];
+  /** Runtime status from its own live-state file, when it keeps one (Claude: idle/busy/waiting). */
+  transcriptPath?(home: string, cwd: string, conversationId: string, io: EvidenceIO): string | undefined;
+  /** The runtime's own words for "that conversation does not exist". */
+  missingConversation: RegExp;
+}
+
+export function basename(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i >= 0 ? p.slice(i + 1) : p;
+}
+
+/** Value of `--flag X` or `--flag=X` in argv. */
+export function flagValue(argv: string[], ...flags: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    for (const f of flags) {
+      if (a === f && i + 1 < argv.length) return argv[i + 1];
+      if (a.startsWith(`${f}=`)) return a.slice(f.length + 1);
+    }
+  }
+  return undefined;
+}
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

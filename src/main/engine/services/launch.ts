@@ -1,0 +1,148 @@
+import { existsSync, statSync } from 'node:fs';
+import { fail, type Failure, type Result } from '../../../shared/errors';
+import { checkConversationFree } from '../custody/guard';
+import { resolveStaleReservation } from '../custody/census';
+import type { Engine } from '../engine';
+import { runtimeById } from '../runtimes';
+import { scrubIdentity, wrapForPane } from '../runtimes/env';
+import type { LaunchPlan, SeatRow } from '../store';
+import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
+
+export interface LaunchResult {
+  seat: string;
+  mode: 'fresh' | 'resume';
+  runtime: string;
+  conversationId?: string;
+  server: string;
+  sessionName: string;
+  sessionId: string;
+  paneId: string;
+  panePid: number;
+  attach: string[];
+}
+
+export async function launchSeat(engine: Engine, ref: unknown, opts: { fresh?: boolean } = {}): Promise<Result<{ launched: LaunchResult }>> {
+  const found = findSeat(engine, ref);
+  if (!found.ok) return found;
+  const res = await launchRow(engine, found.seat, opts);
+  if (!res.ok) engine.store.events.append('seat.launch_refused', { rig: found.seat.rig, seat: found.seat.seat }, { code: res.code, message: res.message, evidence: res.evidence ?? {} });
+  return res;
+}
+
+async function launchRow(engine: Engine, seat: SeatRow, opts: { fresh?: boolean }): Promise<Result<{ launched: LaunchResult }>> {
+  const adapter = runtimeById(seat.runtime);
+  if (!adapter) return fail('RUNTIME_UNKNOWN', `seat ${seat.seat} names runtime "${seat.runtime}", which this Rigdesk does not know`);
+  if (!existsSync(seat.cwd) || !statSync(seat.cwd).isDirectory()) {
+    return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist: ${seat.cwd}`, { hint: 'Create it, or fix cwd in the rig spec and run rigdesk up again.', evidence: { cwd: seat.cwd } });
+  }
+  const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };
+  const program = adapter.binary ?? seat.command ?? engine.deps.env.SHELL ?? '/bin/sh';
+  const binary = whichOnPath(seat.command && adapter.id !== 'shell' ? seat.command : program, seatEnv.PATH);
+  if (!binary) {
+    return fail('RUNTIME_NOT_INSTALLED', `${adapter.displayName} (${program}) is not on the PATH of seat ${seat.seat}`, {
+      hint: INSTALL_HINTS[adapter.id] ? `Install it (${INSTALL_HINTS[adapter.id]}) or set PATH in the seat's env.` : `Install ${program}, or set the seat's command to a full path.`,
+      evidence: { program, PATH: seatEnv.PATH ?? '' },
+    });
+  }
+
+  const roster = await engine.roster();
+  const ownListing = roster.servers.find((s) => s.server === engine.ownKey);
+  if (!ownListing) return fail('TMUX_FAILED', 'could not list Rigdesk\'s tmux server', { evidence: { problems: roster.problems } });
+
+  // A live row whose session is gone is history now; one whose session is there means running.
+  const live = engine.store.sessions.live(seat.seat);
+  if (live) {
+    if (engine.paneOf(roster, live)) return fail('SEAT_ALREADY_RUNNING', `${seat.seat} is already running in pane ${live.paneId}`, { evidence: { paneId: live.paneId, sessionId: live.sessionId } });
+    if (engine.serverRunning(roster, live.server) !== undefined && !roster.problems.some((p) => p.server === live.server)) {
+      engine.store.sessions.end(live.id, 'gone');
+      engine.store.events.append('seat.already_gone', { rig: seat.rig, seat: seat.seat }, { sessionId: live.sessionId, paneId: live.paneId, found: 'at launch' });
+    } else {
+      return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s earlier session still runs`, { evidence: { problems: roster.problems } });
+    }
+  }
+
+  const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
+  const ctx = { binary, cwd: seat.cwd, args: seat.args, home: engine.seatHome(seat), newId: engine.deps.newId };
+  let argv: string[];
+  let conversationId: string | undefined;
+  if (resume) {
+    conversationId = seat.conversationId!;
+    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: seat.cwd, home: ctx.home }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
+    if (!free.ok) return free;
+    argv = adapter.resumeArgv(ctx, conversationId);
+  } else {
+    const f = adapter.freshArgv(ctx);
+    argv = f.argv;
+    conversationId = f.conversationId;
+  }
+  const plan: LaunchPlan = { mode: resume ? 'resume' : 'fresh', runtime: adapter.id, ...(conversationId ? { conversationId } : {}) };
+  return createBehindFence(engine, seat, plan, wrapForPane(argv), roster);
+}
+
+/** Design.md invariant 3: reserved -> helper_invoked -> created -> released (or abandoned). */
+async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan, paneArgv: string[], roster: Awaited<ReturnType<Engine['roster']>>): Promise<Result<{ launched: LaunchResult }>> {
+  const { store, faults } = { store: engine.store, faults: engine.deps.faults };
+  const self = engine.deps.proc.read(engine.deps.selfPid);
+  const attempt = engine.deps.newId();
+  const sessionName = seat.seat;
+  const input = { seat: seat.seat, attempt, holderPid: engine.deps.selfPid, holderStart: self?.startTime ?? null, server: engine.ownKey, sessionName, plan };
+  const precondition = () => (store.sessions.live(seat.seat) ? 'running' : undefined);
+  let taken = store.reservations.reserve(input, precondition);
+  if (!taken.ok && 'existing' in taken) {
+    const census = await resolveStaleReservation(engine, taken.existing, roster);
+    if (!census.ok) return census;
+    taken = store.reservations.reserve(input, precondition);
+  }
+  if (!taken.ok) {
+    if ('refused' in taken) return fail('SEAT_ALREADY_RUNNING', `${seat.seat} was launched by someone else a moment ago`);
+    return launchInProgress(seat.seat, taken.existing);
+  }
+  const r = taken.row;
+  store.events.append('fence.reserved', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, attempt, plan });
+  await faults['fence.after_reserved']?.();
+
+  if (!store.reservations.advance(r.id, 'reserved', 'helper_invoked')) return fail('LAUNCH_IN_PROGRESS', `reservation ${r.id} for ${seat.seat} was taken over`);
+  store.events.append('fence.helper_invoked', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, attempt, sessionName });
+  const created = await engine.own.newSession({
+    name: sessionName, cwd: seat.cwd, seat: seat.seat, attempt,
+    env: { ...seat.env, RIGDESK_SEAT: seat.seat, RIGDESK_ATTEMPT: attempt },
+    argv: paneArgv,
+  });
+  await faults['fence.after_helper_invoked']?.();
+  if (!created.ok) {
+    store.reservations.advance(r.id, 'helper_invoked', 'abandoned', { outcome: `create failed: ${created.code}` });
+    store.events.append('fence.abandoned', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, code: created.code, message: created.message });
+    return created;
+  }
+  const id = created.identity;
+  const panePidStart = engine.deps.proc.read(id.panePid)?.startTime ?? null;
+  store.db.transaction(() => {
+    store.reservations.advance(r.id, 'helper_invoked', 'created', { identity: id });
+    store.sessions.insertLive(seat.seat, plan.runtime, id, { panePidStart, conversationId: plan.conversationId ?? null });
+    if (plan.conversationId) store.rigs.setConversation(seat.seat, plan.conversationId);
+    store.rigs.setStoppedOnPurpose(seat.seat, false);
+    store.events.append('seat.identity_bound', { rig: seat.rig, seat: seat.seat }, { ...id, attempt, conversationId: plan.conversationId ?? null });
+  }).immediate();
+  await faults['fence.after_created']?.();
+  store.reservations.advance(r.id, 'created', 'released', { outcome: 'launched' });
+  store.events.append('seat.launch', { rig: seat.rig, seat: seat.seat }, { mode: plan.mode, runtime: plan.runtime, conversationId: plan.conversationId ?? null, sessionId: id.sessionId, paneId: id.paneId });
+  return {
+    ok: true,
+    launched: {
+      seat: seat.seat, mode: plan.mode, runtime: plan.runtime, conversationId: plan.conversationId, server: id.server,
+      sessionName, sessionId: id.sessionId, paneId: id.paneId, panePid: id.panePid, attach: attachArgv(engine, id.sessionId),
+    },
+  };
+}
+
+function launchInProgress(seat: string, row: { id: number; holderPid: number; phase: string }): Failure {
+  return fail('LAUNCH_IN_PROGRESS', `${seat} is being launched by another process (pid ${row.holderPid}, phase ${row.phase})`, {
+    hint: 'Wait for it to finish, then check with rigdesk ps.',
+    evidence: { reservation: row.id, holderPid: row.holderPid, phase: row.phase },
+  });
+}
+
+export function attachArgv(engine: Engine, sessionId: string): string[] {
+  const s = engine.deps.layout.tmuxServer;
+  return ['tmux', ...(s.kind === 'name' ? ['-L', s.name] : ['-S', s.path]), 'attach-session', '-t', sessionId];
+}

@@ -1,0 +1,73 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { fail, type Result } from '../../../shared/errors';
+import type { Engine } from '../engine';
+import { AGENT_RUNTIMES } from '../runtimes';
+import { scrubIdentity } from '../runtimes/env';
+import { schemaVersion } from '../store/db';
+import { attachArgv } from './launch';
+import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
+
+export async function captureSeat(engine: Engine, ref: unknown, lines = 50): Promise<Result<{ seat: string; paneId: string; text: string }>> {
+  const found = findSeat(engine, ref);
+  if (!found.ok) return found;
+  const live = engine.store.sessions.live(found.seat.seat);
+  if (!live) return fail('SEAT_NOT_RUNNING', `${found.seat.seat} is not running`);
+  const probe = await engine.client(live.server).probeSession(live.sessionId);
+  if (probe.state !== 'present' || probe.serverPid !== live.serverPid || probe.sessionCreated !== live.sessionCreated) {
+    return fail('SEAT_NOT_RUNNING', `${found.seat.seat}'s session ${live.sessionId} is gone`);
+  }
+  const cap = await engine.client(live.server).capture(live.paneId, lines);
+  if (!cap.ok) return cap;
+  return { ok: true, seat: found.seat.seat, paneId: live.paneId, text: cap.text };
+}
+
+export async function attachCommand(engine: Engine, ref: unknown): Promise<Result<{ seat: string; argv: string[] }>> {
+  const found = findSeat(engine, ref);
+  if (!found.ok) return found;
+  const live = engine.store.sessions.live(found.seat.seat);
+  if (!live) return fail('SEAT_NOT_RUNNING', `${found.seat.seat} is not running`, { hint: `Start it with rigdesk launch ${found.seat.seat}.` });
+  return { ok: true, seat: found.seat.seat, argv: attachArgv(engine, live.sessionId) };
+}
+
+export interface DoctorCheck {
+  check: string;
+  ok: boolean;
+  detail: string;
+  hint?: string;
+}
+
+export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorCheck[] }>> {
+  const checks: DoctorCheck[] = [];
+  const v = await engine.deps.exec('tmux', ['-V'], { timeoutMs: 5000 });
+  const m = /tmux (?:next-)?(\d+)\.(\d+)/.exec(v.stdout);
+  const tmuxOk = v.code === 0 && !!m && (Number(m[1]) > 3 || (Number(m[1]) === 3 && Number(m[2]) >= 2));
+  checks.push({ check: 'tmux', ok: tmuxOk, detail: v.code === 0 ? v.stdout.trim() : `not runnable (${v.spawnError ?? v.stderr.trim()})`, ...(tmuxOk ? {} : { hint: 'Install tmux 3.2 or newer (apt-get install tmux, brew install tmux).' }) });
+  const listing = await engine.own.listPanes();
+  checks.push({ check: 'tmux server', ok: listing.ok, detail: listing.ok ? `${engine.ownKey}: ${listing.running ? `running, ${listing.panes.length} pane(s)` : 'not started yet (starts with the first seat)'}` : listing.message });
+  const env = scrubIdentity(engine.deps.env);
+  for (const r of AGENT_RUNTIMES) {
+    const p = whichOnPath(r.binary!, env.PATH);
+    checks.push({ check: `${r.id} CLI`, ok: !!p, detail: p ?? `${r.binary} not on PATH`, ...(p ? {} : { hint: INSTALL_HINTS[r.id] }) });
+  }
+  const home = engine.deps.layout.home;
+  let homeOk = false;
+  try {
+    accessSync(home, constants.W_OK);
+    homeOk = true;
+  } catch {
+    homeOk = false;
+  }
+  checks.push({ check: 'home', ok: homeOk, detail: home, ...(homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }) });
+  try {
+    const ver = schemaVersion(engine.store.db);
+    const integrity = engine.store.db.pragma('quick_check', { simple: true });
+    checks.push({ check: 'database', ok: integrity === 'ok', detail: `${engine.deps.layout.dbPath} (schema ${ver}, ${String(integrity)})` });
+  } catch (e) {
+    checks.push({ check: 'database', ok: false, detail: (e as Error).message });
+  }
+  checks.push({ check: 'engine socket', ok: true, detail: existsSync(engine.deps.layout.socketPath) ? `${engine.deps.layout.socketPath} present` : 'no engine running (the CLI runs one in-process)' });
+  // Agent CLIs are optional (a rig may use only some); tmux, the home and the store are not.
+  const required = checks.filter((c) => !c.check.endsWith(' CLI'));
+  if (required.some((c) => !c.ok)) return fail('INTERNAL', 'doctor found problems', { evidence: { checks } });
+  return { ok: true, checks };
+}

@@ -1,0 +1,65 @@
+import { fail, type Result } from '../../../shared/errors';
+import type { Engine } from '../engine';
+import { findSeat } from './resolve';
+
+export interface StopResult {
+  seat: string;
+  outcome: 'removed' | 'already_gone' | 'not_removed' | 'not_running';
+  why?: string;
+  sessionId?: string;
+}
+
+/**
+ * Ends a seat's occupant by exact cleanup (design.md invariant 4) and records the stop as
+ * intentional. "not removed" is never reported as success.
+ */
+export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ stopped: StopResult }>> {
+  const found = findSeat(engine, ref);
+  if (!found.ok) return found;
+  const { seat } = found;
+  const { store } = engine;
+  const live = store.sessions.live(seat.seat);
+  if (!live) {
+    store.rigs.setStoppedOnPurpose(seat.seat, true);
+    return { ok: true, stopped: { seat: seat.seat, outcome: 'not_running' } };
+  }
+  const out = await engine.client(live.server).killByIdentity(live);
+  const where = { rig: seat.rig, seat: seat.seat };
+  const ident = { server: live.server, serverPid: live.serverPid, sessionId: live.sessionId, sessionCreated: live.sessionCreated, paneId: live.paneId };
+  if (out.outcome === 'not_removed') {
+    store.events.append('seat.kill_not_removed', where, { ...ident, why: out.why });
+    return fail('NOT_REMOVED', `${seat.seat}: session ${live.sessionId} was not removed (${out.why})`, {
+      hint: 'Nothing was assumed: check the tmux server, then run rigdesk stop again.',
+      evidence: { ...ident, why: out.why },
+    });
+  }
+  store.db.transaction(() => {
+    store.sessions.end(live.id, out.outcome === 'removed' ? 'stopped' : 'gone');
+    store.rigs.setStoppedOnPurpose(seat.seat, true);
+    if (out.outcome === 'removed') store.events.append('seat.kill', where, ident);
+    else store.events.append('seat.already_gone', where, { ...ident, why: out.why });
+    store.events.append('seat.stop', where, { outcome: out.outcome });
+  }).immediate();
+  return { ok: true, stopped: { seat: seat.seat, outcome: out.outcome, sessionId: live.sessionId, ...(out.outcome === 'already_gone' ? { why: out.why } : {}) } };
+}
+
+export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ rig: string; seats: StopResult[] }>> {
+  if (typeof rig !== 'string' || !engine.store.rigs.exists(rig)) {
+    return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, { hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.` });
+  }
+  const results: StopResult[] = [];
+  const failures: unknown[] = [];
+  for (const seat of engine.store.rigs.seats(rig)) {
+    const r = await stopSeat(engine, seat.seat);
+    if (r.ok) results.push(r.stopped);
+    else {
+      results.push({ seat: seat.seat, outcome: 'not_removed', why: r.message });
+      failures.push(r);
+    }
+  }
+  engine.store.events.append('rig.down', { rig }, { seats: results });
+  if (failures.length > 0) {
+    return fail('NOT_REMOVED', `${failures.length} seat(s) of ${rig} were not removed`, { evidence: { seats: results } });
+  }
+  return { ok: true, rig, seats: results };
+}

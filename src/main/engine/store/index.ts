@@ -1,0 +1,31 @@
+import { openDb, type Db } from './db';
+import { EventLog } from './events';
+import { RigRepo } from './seats';
+import { SessionRepo } from './sessions';
+import { ReservationRepo } from './reservations';
+
+export type { Db } from './db';
+export type { EventRow, EventKind } from './events';
+export type { SeatRow } from './seats';
+export type { SessionRow } from './sessions';
+export type { ReservationRow, ReservationPhase, LaunchPlan } from './reservations';
+
+/** The engine's durable state: one SQLite file, repositories over it, and the event log. */
+export class Store {
+  readonly rigs: RigRepo;
+  readonly sessions: SessionRepo;
+  readonly reservations: ReservationRepo;
+  readonly events: EventLog;
+  constructor(readonly db: Db, now: () => number) {
+    this.rigs = new RigRepo(db, now);
+    this.sessions = new SessionRepo(db, now);
+    this.reservations = new ReservationRepo(db, now);
+    this.events = new EventLog(db, now);
+  }
+  static open(path: string, now: () => number = Date.now): Store {
+    return new Store(openDb(path), now);
+  }
+  close(): void {
+    this.db.close();
+  }
+}

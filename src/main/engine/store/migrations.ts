@@ -1,0 +1,116 @@
+/**
+ * Numbered migrations, applied in order inside one transaction each and recorded in
+ * `schema_migrations`. Never edit a shipped migration; add the next number.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'rigs, seats, sessions, conversations, reservations, events',
+    sql: `
+      CREATE TABLE rigs (
+        name        TEXT PRIMARY KEY,
+        spec_path   TEXT NOT NULL,
+        spec_json   TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL
+      );
+      CREATE TABLE pods (
+        rig TEXT NOT NULL REFERENCES rigs(name) ON DELETE CASCADE,
+        id  TEXT NOT NULL,
+        PRIMARY KEY (rig, id)
+      );
+      CREATE TABLE seats (
+        seat            TEXT PRIMARY KEY,           -- member@rig
+        rig             TEXT NOT NULL REFERENCES rigs(name) ON DELETE CASCADE,
+        pod             TEXT NOT NULL,
+        member          TEXT NOT NULL,
+        runtime         TEXT NOT NULL,
+        cwd             TEXT NOT NULL,
+        command         TEXT,
+        args_json       TEXT NOT NULL DEFAULT '[]',
+        env_json        TEXT NOT NULL DEFAULT '{}',
+        restore_policy  TEXT NOT NULL,
+        conversation_id TEXT,                       -- the seat's last known conversation
+        stopped_on_purpose INTEGER NOT NULL DEFAULT 0,
+        created_at      INTEGER NOT NULL,
+        updated_at      INTEGER NOT NULL
+      );
+      CREATE TABLE edges (
+        rig  TEXT NOT NULL REFERENCES rigs(name) ON DELETE CASCADE,
+        src  TEXT NOT NULL,
+        dst  TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        PRIMARY KEY (rig, src, dst, kind)
+      );
+      -- One occupant run of a seat: its immutable tmux identity and process identity.
+      CREATE TABLE sessions (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        seat            TEXT NOT NULL,
+        runtime         TEXT NOT NULL,
+        tmux_socket     TEXT NOT NULL,              -- '-L name' or '-S path' form, see tmux/server.ts
+        server_pid      INTEGER NOT NULL,
+        session_id      TEXT NOT NULL,              -- $N
+        session_created INTEGER NOT NULL,
+        session_name    TEXT NOT NULL,
+        pane_id         TEXT NOT NULL,              -- %N
+        pane_pid        INTEGER NOT NULL,
+        pane_pid_start  TEXT,
+        conversation_id TEXT,
+        state           TEXT NOT NULL,              -- live | ended
+        started_at      INTEGER NOT NULL,
+        ended_at        INTEGER,
+        end_reason      TEXT
+      );
+      CREATE INDEX sessions_by_seat ON sessions(seat, state);
+      CREATE TABLE conversations (
+        runtime         TEXT NOT NULL,
+        id              TEXT NOT NULL,
+        seat            TEXT,
+        home            TEXT,
+        cwd             TEXT,
+        transcript_path TEXT,
+        first_seen_at   INTEGER NOT NULL,
+        last_seen_at    INTEGER NOT NULL,
+        PRIMARY KEY (runtime, id)
+      );
+      -- The create fence (design.md invariant 3).
+      CREATE TABLE reservations (
+        id            INTEGER PRIMARY KEY AUTOINCREMENT,
+        seat          TEXT NOT NULL,
+        phase         TEXT NOT NULL,                -- reserved | helper_invoked | created | released | abandoned
+        attempt       TEXT NOT NULL,                -- unique tag set on the tmux session it creates
+        holder_pid    INTEGER NOT NULL,
+        holder_start  TEXT,
+        tmux_socket   TEXT NOT NULL,
+        session_name  TEXT NOT NULL,
+        identity_json TEXT,
+        plan_json     TEXT,                         -- what the holder meant to launch (mode, conversation)
+        outcome       TEXT,
+        created_at    INTEGER NOT NULL,
+        updated_at    INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX reservations_one_active ON reservations(seat)
+        WHERE phase IN ('reserved', 'helper_invoked', 'created');
+      -- Append-only event log: every launch, refusal, kill and identity bind is a row.
+      CREATE TABLE events (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        at        INTEGER NOT NULL,
+        kind      TEXT NOT NULL,
+        rig       TEXT,
+        seat      TEXT,
+        data_json TEXT NOT NULL DEFAULT '{}'
+      );
+      CREATE INDEX events_by_seat ON events(seat, seq);
+      CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+      CREATE TRIGGER events_append_only_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+    `,
+  },
+];

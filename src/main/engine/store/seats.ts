@@ -1,0 +1,91 @@
+import type { Db } from './db';
+import type { RigSpec } from '../spec';
+
+export interface SeatRow {
+  seat: string;
+  rig: string;
+  pod: string;
+  member: string;
+  runtime: string;
+  cwd: string;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  restorePolicy: string;
+  conversationId: string | null;
+  stoppedOnPurpose: boolean;
+}
+
+interface RawSeat {
+  seat: string; rig: string; pod: string; member: string; runtime: string; cwd: string; command: string | null;
+  args_json: string; env_json: string; restore_policy: string; conversation_id: string | null; stopped_on_purpose: number;
+}
+
+const toSeat = (r: RawSeat): SeatRow => ({
+  seat: r.seat, rig: r.rig, pod: r.pod, member: r.member, runtime: r.runtime, cwd: r.cwd, command: r.command,
+  args: JSON.parse(r.args_json) as string[], env: JSON.parse(r.env_json) as Record<string, string>,
+  restorePolicy: r.restore_policy, conversationId: r.conversation_id, stoppedOnPurpose: r.stopped_on_purpose === 1,
+});
+
+export class RigRepo {
+  constructor(private readonly db: Db, private readonly now: () => number) {}
+
+  /**
+   * Records a rig from its spec. Seats that already exist keep their conversation and stop flag:
+   * bringing a rig up again must never forget which conversation a seat had.
+   */
+  upsert(spec: RigSpec): void {
+    const t = this.now();
+    const tx = this.db.transaction(() => {
+      this.db.prepare(`INSERT INTO rigs (name, spec_path, spec_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(name) DO UPDATE SET spec_path = excluded.spec_path, spec_json = excluded.spec_json, updated_at = excluded.updated_at`)
+        .run(spec.name, spec.specPath, JSON.stringify(spec), t, t);
+      this.db.prepare('DELETE FROM pods WHERE rig = ?').run(spec.name);
+      this.db.prepare('DELETE FROM edges WHERE rig = ?').run(spec.name);
+      for (const pod of spec.pods) {
+        this.db.prepare('INSERT INTO pods (rig, id) VALUES (?, ?)').run(spec.name, pod.id);
+        for (const m of pod.members) {
+          this.db.prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(seat) DO UPDATE SET pod = excluded.pod, runtime = excluded.runtime, cwd = excluded.cwd, command = excluded.command,
+              args_json = excluded.args_json, env_json = excluded.env_json, restore_policy = excluded.restore_policy, updated_at = excluded.updated_at`)
+            .run(`${m.id}@${spec.name}`, spec.name, pod.id, m.id, m.runtime, m.cwd, m.command ?? null, JSON.stringify(m.args), JSON.stringify(m.env), m.restorePolicy, t, t);
+        }
+      }
+      for (const e of spec.edges) this.db.prepare('INSERT OR IGNORE INTO edges (rig, src, dst, kind) VALUES (?, ?, ?, ?)').run(spec.name, e.from, e.to, e.kind);
+    });
+    tx.immediate();
+  }
+
+  exists(rig: string): boolean {
+    return this.db.prepare('SELECT 1 FROM rigs WHERE name = ?').get(rig) !== undefined;
+  }
+
+  names(): string[] {
+    return (this.db.prepare('SELECT name FROM rigs ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+  }
+
+  edges(rig: string): { from: string; to: string; kind: string }[] {
+    return this.db.prepare('SELECT src AS "from", dst AS "to", kind FROM edges WHERE rig = ? ORDER BY src, dst').all(rig) as { from: string; to: string; kind: string }[];
+  }
+
+  seat(seat: string): SeatRow | undefined {
+    const r = this.db.prepare('SELECT * FROM seats WHERE seat = ?').get(seat) as RawSeat | undefined;
+    return r ? toSeat(r) : undefined;
+  }
+
+  seats(rig?: string): SeatRow[] {
+    const rows = (rig
+      ? this.db.prepare('SELECT * FROM seats WHERE rig = ? ORDER BY pod, member').all(rig)
+      : this.db.prepare('SELECT * FROM seats ORDER BY rig, pod, member').all()) as RawSeat[];
+    return rows.map(toSeat);
+  }
+
+  setConversation(seat: string, conversationId: string | null): void {
+    this.db.prepare('UPDATE seats SET conversation_id = ?, updated_at = ? WHERE seat = ?').run(conversationId, this.now(), seat);
+  }
+
+  setStoppedOnPurpose(seat: string, stopped: boolean): void {
+    this.db.prepare('UPDATE seats SET stopped_on_purpose = ?, updated_at = ? WHERE seat = ?').run(stopped ? 1 : 0, this.now(), seat);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * tmux -F formats and their parsers. Fields are separated by U+001F, which tmux escapes when it
+ * occurs inside a value, so a user-chosen session name or pane title can never split a row.
+ */
+export const SEP = '\x1f';
+
+export const PANE_FIELDS = [
+  'pid', // server pid
+  'session_id',
+  'session_created',
+  'pane_id',
+  'pane_pid',
+  'pane_dead',
+  'pane_active',
+  'window_index',
+  'pane_index',
+  'pane_width',
+  'pane_height',
+  'pane_current_command',
+  '@rigdesk_seat',
+  '@rigdesk_attempt',
+  'session_name',
+  'pane_current_path',
+  'pane_title',
+] as const;
+
+export const PANE_FORMAT = PANE_FIELDS.map((f) => `#{${f}}`).join(SEP);
+
+export interface PaneRow {
+  serverPid: number;
+  sessionId: string;
+  sessionCreated: number;
+  paneId: string;
+  panePid: number;
+  paneDead: boolean;
+  paneActive: boolean;
+  windowIndex: number;
+  paneIndex: number;
+  width: number;
+  height: number;
+  currentCommand: string;
+  seatTag: string;
+  attemptTag: string;
+  sessionName: string;
+  currentPath: string;
+  title: string;
+}
+
+/** Parses `list-panes -a -F PANE_FORMAT` output; malformed lines are dropped and counted. */
+export function parsePaneRows(stdout: string): { rows: PaneRow[]; malformed: number } {
+  const rows: PaneRow[] = [];
+  let malformed = 0;
+  for (const line of stdout.split('\n')) {
+    if (line === '') continue;
+    const f = line.split(SEP);
+    if (f.length !== PANE_FIELDS.length) {
+      malformed++;
+      continue;
+    }
+    const num = (s: string | undefined) => (s !== undefined && /^-?\d+$/.test(s) ? Number(s) : NaN);
+    const row: PaneRow = {
+      serverPid: num(f[0]), sessionId: f[1]!, sessionCreated: num(f[2]), paneId: f[3]!, panePid: num(f[4]),
+      paneDead: f[5] === '1', paneActive: f[6] === '1', windowIndex: num(f[7]), paneIndex: num(f[8]),
+      width: num(f[9]), height: num(f[10]), currentCommand: f[11]!, seatTag: f[12]!, attemptTag: f[13]!,
+      sessionName: f[14]!, currentPath: f[15]!, title: f[16]!,
+    };
+    if (!/^\$\d+$/.test(row.sessionId) || !/^%\d+$/.test(row.paneId) || Number.isNaN(row.serverPid) || Number.isNaN(row.panePid) || Number.isNaN(row.sessionCreated)) {
+      malformed++;
+      continue;
+    }
+    rows.push(row);
+  }
+  return { rows, malformed };
+}
+
+/** How tmux said "this server is not there": a definite absence, not an unknown. */
+export function serverAbsent(stderr: string): boolean {
+  return /no server running on|error connecting to .*\((No such file or directory|Connection refused)\)/.test(stderr);
+}
+
+export function sessionAbsent(stderr: string): boolean {
+  return /can't find session|session not found|can't find pane|can't find window/.test(stderr);
+}

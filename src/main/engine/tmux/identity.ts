@@ -1,0 +1,39 @@
+/**
+ * Which tmux server: by socket name (`-L name`, under the user's tmux dir) or by path (`-S path`).
+ * Stored as `L:<name>` or `S:<path>` so a row always says how to reach its server again.
+ */
+export type TmuxServerRef = { kind: 'name'; name: string } | { kind: 'path'; path: string };
+
+export function serverKey(ref: TmuxServerRef): string {
+  return ref.kind === 'name' ? `L:${ref.name}` : `S:${ref.path}`;
+}
+
+export function parseServerKey(key: string): TmuxServerRef {
+  if (key.startsWith('L:')) return { kind: 'name', name: key.slice(2) };
+  if (key.startsWith('S:')) return { kind: 'path', path: key.slice(2) };
+  throw new Error(`not a tmux server key: ${key}`);
+}
+
+/** The flags that select this server, for commands and for attach lines shown to a person. */
+export function serverArgs(ref: TmuxServerRef): string[] {
+  return ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path];
+}
+
+/**
+ * A tmux session's immutable identity. Session names can be reused and `$N` ids restart at `$0`
+ * when a server restarts, so only server pid + session id + creation time together prove that a
+ * session is the one we created (design.md invariant 4).
+ */
+export interface SessionIdentity {
+  server: string; // serverKey
+  serverPid: number;
+  sessionId: string; // $N
+  sessionCreated: number; // seconds since the epoch
+  sessionName: string;
+  paneId: string; // %N
+  panePid: number;
+}
+
+export function sameSession(a: Pick<SessionIdentity, 'server' | 'serverPid' | 'sessionId' | 'sessionCreated'>, b: Pick<SessionIdentity, 'server' | 'serverPid' | 'sessionId' | 'sessionCreated'>): boolean {
+  return a.server === b.server && a.serverPid === b.serverPid && a.sessionId === b.sessionId && a.sessionCreated === b.sessionCreated;
+}

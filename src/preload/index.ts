@@ -1,0 +1,2 @@
+// Preload: exposes the typed contract through contextBridge, nothing else (desktop issue).
+export {};

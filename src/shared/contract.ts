@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/**
+ * The one contract between the engine and its clients (CLI socket today; Electron IPC and the
+ * browser WebSocket use the same schemas). Every request is validated here before an engine
+ * method runs; response types come from the same place, so nothing is mirrored by hand.
+ */
+
+const seatRef = z.string().min(1).max(200);
+const rigName = z.string().min(1).max(200);
+
+export const REQUESTS = {
+  up: z.strictObject({ spec: z.string().min(1).max(4096) }),
+  ps: z.strictObject({ rig: rigName.optional(), all: z.boolean().optional() }),
+  launch: z.strictObject({ seat: seatRef, fresh: z.boolean().optional() }),
+  stop: z.strictObject({ seat: seatRef }),
+  down: z.strictObject({ rig: rigName }),
+  send: z.strictObject({ seat: seatRef, text: z.string().max(2_000_000) }),
+  capture: z.strictObject({ seat: seatRef, lines: z.number().int().min(0).max(100_000).optional() }),
+  attach: z.strictObject({ seat: seatRef }),
+  doctor: z.strictObject({}),
+  events: z.strictObject({ seat: seatRef.optional(), rig: rigName.optional(), afterSeq: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(10_000).optional() }),
+} as const;
+
+export type Method = keyof typeof REQUESTS;
+export const METHODS = Object.keys(REQUESTS) as Method[];
+export type RequestOf<M extends Method> = z.output<(typeof REQUESTS)[M]>;
+
+export const ACTIVITIES = ['working', 'idle', 'needs_input', 'exited', 'unknown'] as const;
+export type Activity = (typeof ACTIVITIES)[number];
+
+export interface PsRow {
+  seat: string;
+  rig: string;
+  pod: string;
+  member: string;
+  runtime: string;
+  cwd: string;
+  /** running: its session is there; stopped: none; gone: recorded but vanished; unknown: cannot tell. */
+  state: 'running' | 'stopped' | 'gone' | 'unknown';
+  activity: Activity;
+  needsInput?: string;
+  conversationId?: string;
+  stoppedOnPurpose: boolean;
+  server?: string;
+  sessionName?: string;
+  sessionId?: string;
+  paneId?: string;
+  pid?: number;
+  attach?: string[];
+}
+
+/** An agent process that is not a seat of Rigdesk's: on another tmux server, or headless. */
+export interface PsAgent {
+  runtime: string;
+  pid: number;
+  conversationId?: string;
+  source?: string;
+  cwd?: string;
+  server?: string;
+  paneId?: string;
+  sessionName?: string;
+  headless: boolean;
+}
+
+/** Wire frames of the engine socket: one JSON object per line. */
+export const rpcRequest = z.strictObject({
+  id: z.number().int(),
+  token: z.string().max(200),
+  method: z.string().max(64),
+  params: z.unknown(),
+});
+export type RpcRequest = z.output<typeof rpcRequest>;

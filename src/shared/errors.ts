@@ -1,0 +1,83 @@
+/**
+ * Errors are data. Every refusal or failure the engine reports is a `Failure` with a stable
+ * `code`; the CLI maps codes to exit codes in one place and the window maps them to messages.
+ * Codes never change meaning once shipped: add new ones instead.
+ */
+
+export const ERROR_CODES = [
+  // usage and input
+  'BAD_USAGE',
+  'SPEC_NOT_FOUND',
+  'SPEC_INVALID',
+  'SEAT_NAME_INVALID',
+  'SEAT_NOT_FOUND',
+  'RIG_NOT_FOUND',
+  'TEXT_INVALID',
+  'TEXT_TOO_LONG',
+  'CWD_MISSING',
+  'RUNTIME_UNKNOWN',
+  'RUNTIME_NOT_INSTALLED',
+  // custody (design.md invariants 1-5)
+  'CONVERSATION_LIVE_ELSEWHERE',
+  'CONVERSATION_OWNER_UNKNOWN',
+  'EVIDENCE_UNREADABLE',
+  'LAUNCH_IN_PROGRESS',
+  'SEAT_ALREADY_RUNNING',
+  'SEAT_NOT_RUNNING',
+  'TARGET_CHANGED',
+  'TMUX_NAME_TAKEN',
+  // tmux and the system
+  'TMUX_UNAVAILABLE',
+  'TMUX_FAILED',
+  'NOT_REMOVED',
+  'STORE_FAILED',
+  'ENGINE_UNREACHABLE',
+  'ENGINE_AUTH_FAILED',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface Failure {
+  ok: false;
+  code: ErrorCode;
+  message: string;
+  /** What to do next, in one sentence a person can act on. */
+  hint?: string;
+  /** Structured evidence: owner of a conversation, the field at fault, the probe that failed. */
+  evidence?: Record<string, unknown>;
+}
+
+export type Ok<T> = { ok: true } & T;
+export type Result<T extends object = object> = Ok<T> | Failure;
+
+export function fail(
+  code: ErrorCode,
+  message: string,
+  extra: { hint?: string; evidence?: Record<string, unknown> } = {},
+): Failure {
+  const f: Failure = { ok: false, code, message };
+  if (extra.hint !== undefined) f.hint = extra.hint;
+  if (extra.evidence !== undefined) f.evidence = extra.evidence;
+  return f;
+}
+
+export function isFailure(x: unknown): x is Failure {
+  return typeof x === 'object' && x !== null && (x as { ok?: unknown }).ok === false;
+}
+
+/** CLI exit codes: 0 ok, 1 refused or failed, 2 bad usage (input the caller must change). */
+export function exitCodeFor(code: ErrorCode): 1 | 2 {
+  switch (code) {
+    case 'BAD_USAGE':
+    case 'SPEC_NOT_FOUND':
+    case 'SPEC_INVALID':
+    case 'SEAT_NAME_INVALID':
+    case 'TEXT_INVALID':
+    case 'TEXT_TOO_LONG':
+    case 'RUNTIME_UNKNOWN':
+      return 2;
+    default:
+      return 1;
+  }
+}

@@ -1,0 +1,75 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A private tmux server for one test: `tmux -L <unique> -f /dev/null`. Tests never touch the
+ * default server or a socket they did not create, and kill their own server in teardown.
+ */
+export class TestTmux {
+  readonly socketName: string;
+  constructor(prefix = 'rdt') {
+    this.socketName = `${prefix}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  }
+  run(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): string {
+    return execFileSync('tmux', ['-L', this.socketName, '-f', '/dev/null', ...args], {
+      encoding: 'utf8',
+      input: opts.input,
+      env: opts.env ?? cleanTmuxEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  }
+  tryRun(args: string[]): { ok: boolean; out: string } {
+    try {
+      return { ok: true, out: this.run(args) };
+    } catch (e) {
+      return { ok: false, out: String((e as { stderr?: unknown }).stderr ?? e) };
+    }
+  }
+  /** Starts a detached session running argv (no shell string) and returns its pane's pid. */
+  newSession(name: string, argv: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): { sessionId: string; paneId: string; panePid: number } {
+    const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    const out = this.run([
+      'new-session', '-d', '-s', name, '-x', '200', '-y', '50',
+      ...(opts.cwd ? ['-c', opts.cwd] : []),
+      ...envArgs,
+      '-P', '-F', '#{session_id} #{pane_id} #{pane_pid}',
+      ...argv,
+    ]).trim();
+    const [sessionId, paneId, pid] = out.split(' ');
+    return { sessionId: sessionId!, paneId: paneId!, panePid: Number(pid) };
+  }
+  capture(target: string): string {
+    return this.run(['capture-pane', '-p', '-t', target]);
+  }
+  serverPid(): number | undefined {
+    const r = this.tryRun(['display-message', '-p', '#{pid}']);
+    return r.ok ? Number(r.out.trim()) : undefined;
+  }
+  kill(): void {
+    this.tryRun(['kill-server']);
+  }
+}
+
+/** The test runner itself may run inside tmux or an agent; never leak that into test servers. */
+export function cleanTmuxEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const k of Object.keys(env)) {
+    if (k === 'TMUX' || k === 'TMUX_PANE' || k === 'CLAUDECODE' || k.startsWith('CLAUDE_CODE_') || k.startsWith('CODEX_')) delete env[k];
+  }
+  return env;
+}
+
+export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
+  }
+}
