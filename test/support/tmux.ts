@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * A private tmux server for one test: `tmux -L <unique> -f /dev/null`. Tests never touch the
@@ -45,8 +47,11 @@ export class TestTmux {
     const r = this.tryRun(['display-message', '-p', '#{pid}']);
     return r.ok ? Number(r.out.trim()) : undefined;
   }
+  /** Kills this test's own server and removes its socket file (tmux 3.3a leaves it behind). */
   kill(): void {
     this.tryRun(['kill-server']);
+    const uid = process.getuid?.() ?? 0;
+    rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, this.socketName), { force: true });
   }
 }
 

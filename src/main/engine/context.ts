@@ -65,7 +65,8 @@ function faultsFromEnv(env: NodeJS.ProcessEnv): FaultHooks {
   return {
     [point]: async () => {
       process.stderr.write(`rigdesk: test fault: paused at ${point}\n`);
-      await new Promise(() => undefined);
+      // A timer keeps the event loop alive: a bare pending promise would let the process exit.
+      await new Promise(() => setInterval(() => undefined, 60_000));
     },
   };
 }

@@ -6,9 +6,23 @@ import { basename, flagValue, UUID_RE, type ConversationClaim, type RuntimeAdapt
  * path Claude-specific lives in this module only.
  */
 
-/** `projects/<cwd with every non-alphanumeric character replaced by "-">`. */
+/**
+ * The folder Claude Code uses under `projects/` for a cwd (observed on 2.1.197): every UTF-16
+ * code unit that is not an ASCII letter or digit becomes `-`; a name over 200 characters is cut to
+ * 200 and suffixed with `-` and a base-36 Java-style hash of the whole path. Claude resolves
+ * symlinks in its cwd first; callers pass the real path.
+ */
 export function claudeProjectSlug(cwd: string): string {
-  return cwd.replace(/[^A-Za-z0-9]/g, '-');
+  const slug = cwd.replace(/[^a-zA-Z0-9]/g, '-');
+  if (slug.length <= 200) return slug;
+  let h = 0;
+  for (let i = 0; i < cwd.length; i++) h = ((h << 5) - h + cwd.charCodeAt(i)) | 0;
+  return `${slug.slice(0, 200)}-${Math.abs(h).toString(36)}`;
+}
+
+/** Where a conversation's transcript lives: `$CLAUDE_CONFIG_DIR/projects/<slug>/<id>.jsonl`. */
+export function claudeTranscriptFile(home: string, realCwd: string, id: string): string {
+  return join(home, 'projects', claudeProjectSlug(realCwd), `${id}.jsonl`);
 }
 
 export const CLAUDE_SIGNATURES = {
@@ -75,7 +89,7 @@ export const claudeCode: RuntimeAdapter = {
     return claims;
   },
   transcriptPath(home, cwd, id, io) {
-    const p = join(home, 'projects', claudeProjectSlug(cwd), `${id}.jsonl`);
+    const p = claudeTranscriptFile(home, cwd, id);
     return io.exists(p) ? p : undefined;
   },
   missingConversation: CLAUDE_SIGNATURES.missingConversation,

@@ -49,6 +49,12 @@ async function launchRow(engine: Engine, seat: SeatRow, opts: { fresh?: boolean 
   const ownListing = roster.servers.find((s) => s.server === engine.ownKey);
   if (!ownListing) return fail('TMUX_FAILED', 'could not list Rigdesk\'s tmux server', { evidence: { problems: roster.problems } });
 
+  // A reservation left by a launch that died is settled by census before anything else.
+  const stale = engine.store.reservations.active(seat.seat);
+  if (stale) {
+    const settled = await resolveStaleReservation(engine, stale, roster);
+    if (!settled.ok) return settled;
+  }
   // A live row whose session is gone is history now; one whose session is there means running.
   const live = engine.store.sessions.live(seat.seat);
   if (live) {

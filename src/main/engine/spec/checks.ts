@@ -1,0 +1,111 @@
+import { expandPath, expandVars } from './expand';
+import { valueAt, formatPath } from './locate';
+import { quote } from './names';
+import type { Problem } from './problems';
+import type { RawRig } from './schema';
+import type { EdgeSpec, MemberSpec, PodSpec, RigSpec, SpecDeps } from './types';
+
+/**
+ * Rules that need the whole (schema-valid) spec: unique ids, edges naming members, known runtimes,
+ * variable expansion and cwds that exist. Reads the live system only through `deps`.
+ */
+
+export interface CheckContext {
+  knownRuntimes: readonly string[];
+  deps: SpecDeps;
+  specPath: string;
+  specDir: string;
+  /** The untouched YAML data, to see keys the schema library drops (`__proto__`). */
+  raw: unknown;
+  lineOf(path: readonly PropertyKey[]): number;
+}
+
+export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | { problems: Problem[] } {
+  const problems: Problem[] = [];
+  const firstPod = new Map<string, readonly PropertyKey[]>();
+  const firstMember = new Map<string, readonly PropertyKey[]>();
+  const seenAt = (p: readonly PropertyKey[]) => `${formatPath(p)}, line ${ctx.lineOf(p)}`;
+
+  const pods: PodSpec[] = data.pods.map((pod, pi) => {
+    const podPath = ['pods', pi, 'id'];
+    const earlier = firstPod.get(pod.id);
+    if (earlier) problems.push({ code: 'SPEC_INVALID', path: podPath, message: `duplicate pod id ${quote(pod.id)} (first used at ${seenAt(earlier)})` });
+    else firstPod.set(pod.id, podPath);
+
+    const members = pod.members.map((m, mi): MemberSpec => {
+      const at = ['pods', pi, 'members', mi];
+      const prior = firstMember.get(m.id);
+      if (prior) {
+        problems.push({ code: 'SPEC_INVALID', path: [...at, 'id'], message: `duplicate member id ${quote(m.id)}: member ids are unique across the whole rig (first used at ${seenAt(prior)})` });
+      } else firstMember.set(m.id, [...at, 'id']);
+
+      if (!ctx.knownRuntimes.includes(m.runtime)) {
+        problems.push({
+          code: 'RUNTIME_UNKNOWN',
+          path: [...at, 'runtime'],
+          message: `unknown runtime ${quote(m.runtime)} (known: ${ctx.knownRuntimes.join(', ')})`,
+          extra: { known: [...ctx.knownRuntimes] },
+        });
+      }
+
+      let cwd = ctx.specDir;
+      const expanded = expandPath(m.cwd, { env: ctx.deps.env, homeDir: ctx.deps.homeDir, baseDir: ctx.specDir });
+      if (!expanded.ok) {
+        problems.push({ code: 'SPEC_INVALID', path: [...at, 'cwd'], message: expanded.message, extra: expanded.evidence });
+      } else {
+        cwd = expanded.path;
+        const missing = cwdProblem(cwd, ctx.deps);
+        if (missing) problems.push({ code: 'CWD_MISSING', path: [...at, 'cwd'], message: missing, extra: { cwd } });
+      }
+
+      const env: Record<string, string> = {};
+      const rawEnv = valueAt(ctx.raw, [...at, 'env']);
+      if (rawEnv && typeof rawEnv === 'object' && Object.prototype.hasOwnProperty.call(rawEnv, '__proto__')) {
+        problems.push({ code: 'SPEC_INVALID', path: [...at, 'env', '__proto__'], message: 'environment variable name "__proto__" is not allowed' });
+      }
+      for (const [key, value] of Object.entries(m.env ?? {})) {
+        const v = expandVars(value, ctx.deps.env);
+        if (v.ok) env[key] = v.value;
+        else problems.push({ code: 'SPEC_INVALID', path: [...at, 'env', key], message: v.message, extra: v.evidence });
+      }
+
+      const member: MemberSpec = {
+        id: m.id,
+        podId: pod.id,
+        runtime: m.runtime,
+        cwd,
+        args: [...(m.args ?? [])],
+        env,
+        restorePolicy: m.restore_policy ?? 'resume_if_possible',
+      };
+      if (m.command !== undefined && m.command !== null) member.command = m.command;
+      return member;
+    });
+    return { id: pod.id, members };
+  });
+
+  const edges: EdgeSpec[] = (data.edges ?? []).map((e, ei) => {
+    for (const end of ['from', 'to'] as const) {
+      if (!firstMember.has(e[end])) {
+        problems.push({ code: 'SPEC_INVALID', path: ['edges', ei, end], message: `edge names unknown member ${quote(e[end])} (members: ${[...firstMember.keys()].join(', ')})` });
+      }
+    }
+    if (e.from === e.to) {
+      problems.push({ code: 'SPEC_INVALID', path: ['edges', ei, 'to'], message: `edge from ${quote(e.from)} to itself` });
+    }
+    return { from: e.from, to: e.to, kind: e.kind };
+  });
+
+  if (problems.length > 0) return { problems };
+  return { spec: { name: data.name, specPath: ctx.specPath, pods, edges } };
+}
+
+function cwdProblem(cwd: string, deps: SpecDeps): string | undefined {
+  try {
+    if (!deps.exists(cwd)) return `folder ${quote(cwd, 200)} does not exist`;
+    if (!deps.isDirectory(cwd)) return `${quote(cwd, 200)} is not a folder`;
+    return undefined;
+  } catch (e) {
+    return `cannot check folder ${quote(cwd, 200)}: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fail, type Result } from '../../../shared/errors';
+import { parseRigSpec } from './parse';
+import { MAX_SPEC_BYTES, type RigSpec, type SpecDeps } from './types';
+
+/** The live system: process.env, the real home folder, the real filesystem. */
+export function liveSpecDeps(): SpecDeps {
+  return {
+    env: process.env,
+    homeDir: os.homedir(),
+    exists: (p) => fs.existsSync(p),
+    isDirectory: (p) => {
+      try {
+        return fs.statSync(p).isDirectory();
+      } catch {
+        return false;
+      }
+    },
+    readFile: (p) => readBounded(p, MAX_SPEC_BYTES + 1),
+  };
+}
+
+/**
+ * Reads at most `limit` bytes, so a spec path pointing at a huge file or a device (/dev/zero) is
+ * refused by the size check in parse instead of exhausting memory.
+ */
+function readBounded(p: string, limit: number): string {
+  const fd = fs.openSync(p, 'r');
+  try {
+    if (fs.fstatSync(fd).isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${p}'`), { code: 'EISDIR' });
+    const buf = Buffer.alloc(limit);
+    let n = 0;
+    while (n < limit) {
+      const got = fs.readSync(fd, buf, n, limit - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Reads a spec file and parses it (cwds are checked against `deps`, the live fs by default). */
+export function loadRigSpec(specPath: string, opts: { knownRuntimes: readonly string[]; deps?: SpecDeps }): Result<{ spec: RigSpec }> {
+  if (typeof specPath !== 'string' || specPath === '' || specPath.includes('\0')) {
+    return fail('SPEC_NOT_FOUND', `invalid spec path ${JSON.stringify(String(specPath).slice(0, 80))}`, {
+      hint: 'Pass the path of a rig spec YAML file.',
+    });
+  }
+  const deps = opts.deps ?? liveSpecDeps();
+  const absolute = path.resolve(specPath);
+  let text: string;
+  try {
+    text = deps.readFile(absolute);
+  } catch (e) {
+    const code = (e as { code?: unknown } | null)?.code;
+    const why =
+      code === 'ENOENT' ? 'no such file'
+      : code === 'EISDIR' ? 'is a folder, not a spec file'
+      : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
+      : `cannot read the spec (${typeof code === 'string' ? code : e instanceof Error ? e.message : String(e)})`;
+    return fail('SPEC_NOT_FOUND', `${specPath}: ${why}`, {
+      hint: 'Check the path of the rig spec file.',
+      evidence: { file: absolute, errno: typeof code === 'string' ? code : null },
+    });
+  }
+  return parseRigSpec(text, specPath, { knownRuntimes: opts.knownRuntimes, deps });
+}

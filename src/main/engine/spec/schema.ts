@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { ENV_NAME_RE } from './expand';
+import { nameProblem, type NameKind } from './names';
+import { EDGE_KINDS, RESTORE_POLICIES } from './types';
+
+/**
+ * The YAML shape of a rig spec, strict at every level: an unknown key is far more often a typo
+ * (`restorePolicy`, `member:`) than an extension, and a typo silently ignored is a seat started with
+ * the wrong policy. Cross-field rules (unique ids, edges naming members, known runtimes, existing
+ * cwds) live in checks.ts, where they can see the whole spec.
+ */
+
+function name(kind: NameKind, field = 'id') {
+  return z.string().superRefine((value, ctx) => {
+    const problem = nameProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `invalid ${kind} ${field} ${JSON.stringify(value.slice(0, 40))}: it ${problem}` });
+  });
+}
+
+const noNul = (what: string) =>
+  z
+    .string()
+    .refine((s) => !s.includes('\0'), { error: `${what} must not contain a NUL character` });
+
+const nonEmpty = (what: string) => noNul(what).refine((s) => s.length > 0, { error: `${what} must not be empty` });
+
+export const memberSchema = z.strictObject({
+  id: name('member'),
+  runtime: nonEmpty('runtime'),
+  cwd: nonEmpty('cwd'),
+  command: nonEmpty('command').nullish(),
+  args: z.array(noNul('an argument')).nullish(),
+  env: z.record(z.string().regex(ENV_NAME_RE), noNul('an environment value')).nullish(),
+  restore_policy: z.enum(RESTORE_POLICIES, { error: `must be one of: ${RESTORE_POLICIES.join(', ')}` }).nullish(),
+});
+
+export const podSchema = z.strictObject({
+  id: name('pod'),
+  members: z.array(memberSchema).min(1, { error: 'a pod needs at least one member' }),
+});
+
+export const edgeSchema = z.strictObject({
+  from: name('member', 'name'),
+  to: name('member', 'name'),
+  kind: z.enum(EDGE_KINDS, { error: `must be one of: ${EDGE_KINDS.join(', ')}` }),
+});
+
+export const rigSchema = z.strictObject({
+  name: name('rig', 'name'),
+  pods: z.array(podSchema).min(1, { error: 'a rig needs at least one pod' }),
+  edges: z.array(edgeSchema).nullish(),
+});
+
+export type RawRig = z.output<typeof rigSchema>;
+export type RawMember = z.output<typeof memberSchema>;
+
+/** Keys allowed at a path, for "unknown key" messages that say what was meant instead. */
+export function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] | undefined {
+  const at = path.map((p) => (typeof p === 'number' ? '#' : String(p))).join('/');
+  switch (at) {
+    case '':
+      return Object.keys(rigSchema.shape);
+    case 'pods/#':
+      return Object.keys(podSchema.shape);
+    case 'pods/#/members/#':
+      return Object.keys(memberSchema.shape);
+    case 'edges/#':
+      return Object.keys(edgeSchema.shape);
+    default:
+      return undefined;
+  }
+}

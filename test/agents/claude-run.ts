@@ -1,0 +1,85 @@
+/** Running the real Claude Code from tests: headless as a child process, interactive in a TestTmux. */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { TestTmux } from '../support/tmux';
+import { CLAUDE_BIN, type ClaudeFixture, claudeProcessEnv } from './claude-fixture';
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `claude <args>` with the fixture's environment, no stdin, killed (by its own pid) after timeoutMs. */
+export function runClaude(fx: ClaudeFixture, cwd: string, args: string[], timeoutMs = 30_000): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLAUDE_BIN, args, { cwd, env: claudeProcessEnv(fx), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Starts `argv` in a new session of the test's private tmux server. The server (and so every pane)
+ * gets the runner's environment stripped of agent/proxy variables plus the fixture's env.
+ */
+export function startInTmux(tmux: TestTmux, fx: ClaudeFixture, name: string, cwd: string, argv: string[]): { paneId: string; panePid: number } {
+  const env = claudeProcessEnv(fx);
+  const out = tmux
+    .run(
+      ['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', cwd, ...Object.entries(fx.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), '-P', '-F', '#{pane_id} #{pane_pid}', ...argv],
+      { env },
+    )
+    .trim();
+  const [paneId, pid] = out.split(' ');
+  return { paneId: paneId!, panePid: Number(pid) };
+}
+
+/** True while the pid exists and is not a zombie (PID 1 in a container may not reap orphans). */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for a pid we started to go away; SIGKILLs that same pid if it outlives the grace period. */
+export async function waitForExit(pid: number, graceMs = 10_000): Promise<'exited' | 'killed'> {
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!processAlive(pid)) return 'exited';
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+  return 'killed';
+}
+
+/**
+ * Kills the test's own tmux server and removes its socket file, which tmux 3.3a leaves behind
+ * after kill-server. Only a socket whose name is this TestTmux's unique name is removed.
+ */
+export function killTmuxServer(tmux: TestTmux): void {
+  const r = tmux.tryRun(['display-message', '-p', '#{socket_path}']);
+  tmux.kill();
+  const socket = r.ok ? r.out.trim() : '';
+  if (socket && basename(socket) === tmux.socketName) rmSync(socket, { force: true });
+}

@@ -1,0 +1,150 @@
+/**
+ * What the fake model answers, decided from the conversation alone (see docs/agent-clis.md §1).
+ *
+ * The API modules turn a request body into a `Conversation` (the last real user text, or the tool
+ * result that ends it, plus the tool names the client offers); `decideReply` maps that to a `Reply`.
+ */
+
+export type Json = Record<string, unknown>;
+
+export type LastTurn =
+  | { kind: 'user'; text: string }
+  | { kind: 'tool_result'; text: string }
+  | { kind: 'none' };
+
+export interface Conversation {
+  last: LastTurn;
+  /** Tool names the client offered, in its order. */
+  tools: string[];
+}
+
+/** What every API module extracts from a request body. */
+export interface ParsedRequest extends Conversation {
+  stream: boolean;
+  model: string;
+  inputTokens: number;
+}
+
+export interface ReplyTimings {
+  slowChunks: number;
+  slowMs: number;
+  waitMs: number;
+}
+
+export type ReplyContent =
+  | { kind: 'text'; text: string; chunks: string[]; chunkDelayMs: number }
+  | { kind: 'tool'; name: string; input: Json };
+
+export type Reply =
+  | (ReplyContent & { trigger: string; waitMs: number })
+  | { kind: 'error'; trigger: 'limit' | 'fail500'; status: 429 | 500 };
+
+/** Blocks the CLIs inject into the user turn that are not what the user typed. */
+const NOISE = [
+  /<system-reminder>[\s\S]*?<\/system-reminder>/g,
+  /<environment_context>[\s\S]*?<\/environment_context>/g,
+];
+
+export function stripNoise(text: string): string {
+  let out = text;
+  for (const re of NOISE) out = out.replace(re, '');
+  return out.trim();
+}
+
+export function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Text of a content value that is either a string or an array of `{type, text}` parts. */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return asArray(content)
+    .map((p) => (isObj(p) ? (str(p.text) ?? '') : typeof p === 'string' ? p : ''))
+    .filter((s) => s.length > 0)
+    .join('\n');
+}
+
+/** Shell tools the fake knows how to call, by the name the client offers (first offered wins). */
+const SHELL_TOOLS: Record<string, (cmd: string, sandboxed: boolean) => Json> = {
+  // Claude Code
+  Bash: (cmd) => ({ command: cmd, description: `fake server RUN: ${cmd}`.slice(0, 80) }),
+  // Codex: only `require_escalated` makes it ask for approval.
+  exec_command: (cmd, sandboxed) =>
+    sandboxed
+      ? { cmd, justification: 'fake server RUN' }
+      : { cmd, sandbox_permissions: 'require_escalated', justification: 'fake server RUN' },
+  // Pi
+  bash: (cmd) => ({ command: cmd }),
+  // Gemini / Qwen
+  run_shell_command: (cmd) => ({ command: cmd }),
+  // older Codex
+  shell: (cmd) => ({ command: ['bash', '-lc', cmd] }),
+};
+
+export function pickShellTool(offered: string[], cmd: string, sandboxed: boolean): { name: string; input: Json } | undefined {
+  for (const name of offered) {
+    const make = SHELL_TOOLS[name];
+    if (make) return { name, input: make(cmd, sandboxed) };
+  }
+  return undefined;
+}
+
+/** Splits text into at most `n` non-empty pieces, so clients have to join deltas. */
+export function splitText(text: string, n = 2): string[] {
+  if (text.length < 2 || n < 2) return [text];
+  const size = Math.ceil(text.length / n);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+const has = (text: string, word: string): boolean => new RegExp(`\\b${word}\\b`).test(text);
+
+export function decideReply(conv: Conversation, t: ReplyTimings): Reply {
+  const last = conv.last;
+  if (last.kind === 'tool_result') {
+    const text = `ACK tool result: ${last.text.slice(0, 200)}`;
+    return { kind: 'text', trigger: 'tool_result', text, chunks: splitText(text), chunkDelayMs: 0, waitMs: 0 };
+  }
+  const userText = last.kind === 'user' ? last.text : '';
+  if (has(userText, 'LIMIT')) return { kind: 'error', trigger: 'limit', status: 429 };
+  if (has(userText, 'FAIL500')) return { kind: 'error', trigger: 'fail500', status: 500 };
+
+  const wait = has(userText, 'WAIT');
+  const waitMs = wait ? t.waitMs : 0;
+  const run = /RUN:[ \t]*(.*)/.exec(userText);
+  if (run) {
+    const sandboxed = has(userText, 'SANDBOXED');
+    const cmd = (run[1] ?? '').replace(/\bSANDBOXED\b/g, '').trim();
+    const tool = cmd ? pickShellTool(conv.tools, cmd, sandboxed) : undefined;
+    if (tool) return { kind: 'tool', trigger: wait ? 'run+wait' : 'run', waitMs, ...tool };
+  }
+
+  const base = `ACK ${userText}`;
+  const triggers = [...(has(userText, 'SLOW') ? ['slow'] : []), ...(wait ? ['wait'] : [])];
+  const trigger = triggers.length ? triggers.join('+') : 'ack';
+  if (has(userText, 'SLOW')) {
+    const n = Math.max(1, t.slowChunks);
+    const chunks = [base, ...Array.from({ length: n - 1 }, (_, i) => ` tick${i + 2}`)];
+    return { kind: 'text', trigger, text: chunks.join(''), chunks, chunkDelayMs: t.slowMs, waitMs };
+  }
+  return { kind: 'text', trigger, text: base, chunks: splitText(base), chunkDelayMs: 0, waitMs };
+}
+
+/** A rough token count so usage fields are plausible and non-zero. */
+export function estimateTokens(v: unknown): number {
+  const s = typeof v === 'string' ? v : JSON.stringify(v ?? '');
+  return Math.max(1, Math.ceil(s.length / 4));
+}
+
+export function randomId(prefix: string): string {
+  return `${prefix}${Math.random().toString(16).slice(2, 14).padEnd(12, '0')}${Date.now().toString(16)}`;
+}
