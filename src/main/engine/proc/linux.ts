@@ -25,20 +25,31 @@ export function linuxProcReader(opts: LinuxProcReaderOptions = {}): ProcReader {
 
   const readOne = (pid: number): ProcInfo | undefined => {
     const dir = `${root}/${pid}`;
-    let head: StatFields | undefined;
-    let uid: number;
+    let head: ParsedStat | undefined;
+    let uid = 0;
     try {
-      const n = io.read(`${dir}/stat`, true);
-      head = parseStatBytes(io.buf, n, pid);
-      uid = io.uid;
+      const fd = openSync(`${dir}/stat`, O_RDONLY);
+      try {
+        head = parseStatBytes(io.buf, io.readFd(fd), pid);
+        // Kernel threads are root's and have no arguments: no fstat, no cmdline read for them.
+        if (head && !head.kthread) uid = fstatSync(fd).uid;
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       // Gone (ENOENT/ESRCH), or not a process directory we understand: either way not in the table.
       return undefined;
     }
     if (!head) return undefined;
+    if (head.kthread) return { ...publicStat(head), argv: [], uid: 0 };
     let argv: string[];
     try {
-      argv = cmdlineFromBytes(io.buf, io.read(`${dir}/cmdline`, false));
+      const fd = openSync(`${dir}/cmdline`, O_RDONLY);
+      try {
+        argv = cmdlineFromBytes(io.buf, io.readFd(fd));
+      } finally {
+        closeSync(fd);
+      }
     } catch (e) {
       if (isGone(e)) return undefined;
       argv = []; // EACCES and anything stranger: the process exists, its arguments are not ours to see.
@@ -113,11 +124,22 @@ export function linuxProcReader(opts: LinuxProcReaderOptions = {}): ProcReader {
 }
 
 type StatFields = Omit<ProcInfo, 'argv' | 'uid'>;
+interface ParsedStat extends StatFields {
+  /** PF_KTHREAD in the flags field (9). */
+  kthread: boolean;
+}
+
+const PF_KTHREAD = 0x00200000;
+
+function publicStat(h: ParsedStat): StatFields {
+  return { pid: h.pid, ppid: h.ppid, pgid: h.pgid, sid: h.sid, tpgid: h.tpgid, ttyNr: h.ttyNr, startTime: h.startTime, comm: h.comm };
+}
 
 /** `/proc/<pid>/stat` minus argv and uid; undefined when the text is not a stat line for `pid`. */
 export function parseStat(text: string, pid: number): StatFields | undefined {
   const b = Buffer.from(text, 'utf8');
-  return parseStatBytes(b, b.length, pid);
+  const h = parseStatBytes(b, b.length, pid);
+  return h && publicStat(h);
 }
 
 /**
@@ -126,7 +148,7 @@ export function parseStat(text: string, pid: number): StatFields | undefined {
  * comm sits in parentheses and may itself contain spaces and ')': it ends at the LAST ')'. A line
  * cut before the space that ends field 22 is rejected.
  */
-function parseStatBytes(b: Buffer, len: number, pid: number): StatFields | undefined {
+function parseStatBytes(b: Buffer, len: number, pid: number): ParsedStat | undefined {
   if (len < 4) return undefined;
   // "<pid> ("
   let i = 0;
@@ -147,6 +169,7 @@ function parseStatBytes(b: Buffer, len: number, pid: number): StatFields | undef
   let ttyNr = 0;
   let tpgid = 0;
   let startTime = '';
+  let flags = 0;
   // Fields after comm, from 0: [0]=state(3) [1]=ppid(4) [2]=pgrp(5) [3]=session(6) [4]=tty_nr(7) [5]=tpgid(8) ... [19]=starttime(22)
   let p = close + 2;
   for (let f = 0; f <= 19; f++) {
@@ -170,6 +193,13 @@ function parseStatBytes(b: Buffer, len: number, pid: number): StatFields | undef
       else if (f === 3) sid = v;
       else if (f === 4) ttyNr = v;
       else tpgid = v;
+    } else if (f === 6) {
+      if (e - p > 10) return undefined;
+      for (let q = p; q < e; q++) {
+        const c = b[q]! - 48;
+        if (c < 0 || c > 9) return undefined;
+        flags = flags * 10 + c;
+      }
     } else if (f === 19) {
       if (e - p > 20) return undefined;
       for (let q = p; q < e; q++) {
@@ -180,7 +210,9 @@ function parseStatBytes(b: Buffer, len: number, pid: number): StatFields | undef
     }
     p = e + 1;
   }
-  return { pid, ppid, pgid, sid, tpgid, ttyNr, startTime, comm: b.toString('utf8', commStart, close) };
+  // flags is a u32: the bit test must not go through a signed 32-bit `&` on a value >= 2^31
+  const kthread = Math.floor(flags / PF_KTHREAD) % 2 === 1;
+  return { pid, ppid, pgid, sid, tpgid, ttyNr, startTime, comm: b.toString('utf8', commStart, close), kthread };
 }
 
 function cmdlineFromBytes(b: Buffer, len: number): string[] {
@@ -296,34 +328,26 @@ function gateError(e: unknown): undefined {
   throw e;
 }
 
-/** Whole-file reads into one reused, growing buffer: open, (fstat), read until short, close. */
+/** Whole-file reads into one reused, growing buffer. */
 class Reader {
   buf = Buffer.allocUnsafe(16 * 1024);
-  /** Owner uid of the file last read with `wantUid`. */
-  uid = 0;
 
-  /** Reads the file at `path` into `buf`; returns its length. Throws what open/read throw. */
-  read(path: string, wantUid: boolean): number {
-    const fd = openSync(path, O_RDONLY);
-    try {
-      if (wantUid) this.uid = fstatSync(fd).uid;
-      let total = 0;
-      for (;;) {
-        if (total === this.buf.length) {
-          if (total >= 64 * 1024 * 1024) break; // a sane ceiling; ARG_MAX is far below
-          const bigger = Buffer.allocUnsafe(this.buf.length * 2);
-          this.buf.copy(bigger, 0, 0, total);
-          this.buf = bigger;
-        }
-        const want = this.buf.length - total;
-        const n = readSync(fd, this.buf, total, want, null);
-        total += n;
-        // procfs hands over a whole record per read, as regular files do: a short read is the end.
-        if (n < want) break;
+  /** Reads an open file from its current position to the end into `buf`; returns the length. */
+  readFd(fd: number): number {
+    let total = 0;
+    for (;;) {
+      if (total === this.buf.length) {
+        if (total >= 64 * 1024 * 1024) break; // a sane ceiling; ARG_MAX is far below
+        const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+        this.buf.copy(bigger, 0, 0, total);
+        this.buf = bigger;
       }
-      return total;
-    } finally {
-      closeSync(fd);
+      const want = this.buf.length - total;
+      const n = readSync(fd, this.buf, total, want, null);
+      total += n;
+      // procfs hands over a whole record per read, as regular files do: a short read is the end.
+      if (n < want) break;
     }
+    return total;
   }
 }

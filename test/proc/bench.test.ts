@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { liveExec } from '../../src/main/engine/deps';
+import { descendants } from '../../src/main/engine/proc/lineage';
+import { linuxProcReader } from '../../src/main/engine/proc/linux';
+import { psProcReader } from '../../src/main/engine/proc/ps';
+import { hasProc, Procs, waitFor } from './helpers';
+
+const procs = new Procs();
+afterEach(() => procs.cleanup());
+
+/** Microbenchmark, printed, never asserted: timings depend on the machine and its neighbours. */
+function timeIt(fn: () => unknown, runs: number): { median: number; p95: number; min: number } {
+  for (let i = 0; i < 5; i++) fn(); // warm-up (JIT, dentry cache)
+  const t: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const s = process.hrtime.bigint();
+    fn();
+    t.push(Number(process.hrtime.bigint() - s) / 1e6);
+  }
+  t.sort((a, b) => a - b);
+  return { median: t[Math.floor(runs / 2)]!, p95: t[Math.floor(runs * 0.95)]!, min: t[0]! };
+}
+
+const fmt = (r: { median: number; p95: number; min: number }) => `median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, min ${r.min.toFixed(2)} ms`;
+
+/**
+ * Set RIGDESK_PROC_BENCH_N=1000 to also top the table up to that many processes with `sleep`s
+ * (off by default: 1000 extra processes would slow every other test file running beside this one).
+ */
+const target = Number(process.env.RIGDESK_PROC_BENCH_N ?? 0);
+
+describe.runIf(hasProc)('snapshot() microbenchmark (printed, not asserted)', () => {
+  it('times snapshot() on this machine as it is (and topped up to RIGDESK_PROC_BENCH_N processes)', async () => {
+    const reader = linuxProcReader();
+    const base = reader.snapshot().byPid.size;
+    const r0 = timeIt(() => reader.snapshot(), 100);
+    console.log(`[proc bench] linux snapshot(), ${base} processes: ${fmt(r0)}`);
+
+    const extra = Math.max(0, target - base);
+    if (extra === 0) return;
+    const farm = procs.spawn('bash', ['-c', `for i in $(seq ${extra}); do sleep 120 & done; wait`], { detached: true });
+    await waitFor(() => descendants(reader.snapshot(), farm.pid).filter((p) => p.comm === 'sleep').length >= extra || undefined, {
+      what: `${extra} sleeps`,
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
+    const n = reader.snapshot().byPid.size;
+    const r1 = timeIt(() => reader.snapshot(), 100);
+    console.log(`[proc bench] linux snapshot(), ${n} processes: ${fmt(r1)} (${((r1.median / n) * 1000).toFixed(1)} µs/process)`);
+
+    const ps = psProcReader(liveExec);
+    const t: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const s = performance.now();
+      await ps.snapshotAsync();
+      t.push(performance.now() - s);
+    }
+    t.sort((a, b) => a - b);
+    console.log(`[proc bench] ps snapshotAsync() (one spawn), ${n} processes: median ${t[2]!.toFixed(1)} ms`);
+    expect(n).toBeGreaterThanOrEqual(target);
+  });
+});
