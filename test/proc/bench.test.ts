@@ -44,6 +44,7 @@ describe.runIf(hasProc)('snapshot() microbenchmark (printed, not asserted)', () 
       timeoutMs: 60_000,
       intervalMs: 100,
     });
+    await new Promise((r) => setTimeout(r, 1000)); // let the farm settle (forks done, bash waiting)
     const n = reader.snapshot().byPid.size;
     const r1 = timeIt(() => reader.snapshot(), 100);
     console.log(`[proc bench] linux snapshot(), ${n} processes: ${fmt(r1)} (${((r1.median / n) * 1000).toFixed(1)} µs/process)`);

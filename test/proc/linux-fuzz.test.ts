@@ -15,9 +15,9 @@ function freshRoot(): string {
   return r;
 }
 
-function statLine(o: { pid: number; comm: string; state?: string; ppid: number; pgid: number; sid: number; tty: number; tpgid: number; start: string }): string {
-  // 52 fields as a 6.x kernel writes them; field 22 is starttime.
-  const after = [o.state ?? 'S', o.ppid, o.pgid, o.sid, o.tty, o.tpgid, 4194304, 10, 0, 0, 0, 1, 2, 0, 0, 20, 0, 1, 0, o.start, 2990080, 405];
+function statLine(o: { pid: number; comm: string; state?: string; ppid: number; pgid: number; sid: number; tty: number; tpgid: number; start: string; flags?: number }): string {
+  // 52 fields as a 6.x kernel writes them; field 9 is flags, field 22 starttime.
+  const after = [o.state ?? 'S', o.ppid, o.pgid, o.sid, o.tty, o.tpgid, o.flags ?? 4194304, 10, 0, 0, 0, 1, 2, 0, 0, 20, 0, 1, 0, o.start, 2990080, 405];
   const tail = Array.from({ length: 30 }, (_, i) => i);
   return `${o.pid} (${o.comm}) ${[...after, ...tail].join(' ')}\n`;
 }
@@ -29,6 +29,9 @@ describe('parseStat', () => {
   });
 
   it('rejects a line for another pid, a truncated line, and non-numeric fields', () => {
+    const full = statLine({ pid: 9, comm: 'x', ppid: 1, pgid: 9, sid: 9, tty: 0, tpgid: -1, start: '12345' });
+    const cutInStart = full.slice(0, full.indexOf(' 12345 ') + 4); // "... 123": starttime cut short
+    expect(parseStat(cutInStart, 9)).toBeUndefined();
     const ok = statLine({ pid: 9, comm: 'x', ppid: 1, pgid: 9, sid: 9, tty: 0, tpgid: -1, start: '5' });
     expect(parseStat(ok, 9)?.tpgid).toBe(-1);
     expect(parseStat(ok, 10)).toBeUndefined();
@@ -193,12 +196,22 @@ describe('snapshot over a fake procRoot with half-written and garbage files', ()
     put(10, 1, 'bash', ['bash']);
     put(11, 10, 'a (b) c', ['./a (b) c', '--x']);
     put(12, 10, 'sleep', ['sleep', '5']);
+    // a kernel thread (PF_KTHREAD in flags): argv [] and uid 0 without reading cmdline
+    mkdirSync(join(root, '2'));
+    writeFileSync(join(root, '2', 'stat'), statLine({ pid: 2, comm: 'kthreadd', ppid: 0, pgid: 0, sid: 0, tty: 0, tpgid: -1, start: '0', flags: 0x208040 }));
+    writeFileSync(join(root, '2', 'cmdline'), 'not\u0000read\u0000');
+    // flags >= 2^31 (PF_SUSPEND_TASK...) must not flip the kthread test through a signed `&`
+    mkdirSync(join(root, '13'));
+    writeFileSync(join(root, '13', 'stat'), statLine({ pid: 13, comm: 'hi', ppid: 10, pgid: 13, sid: 1, tty: 0, tpgid: -1, start: '7', flags: 0x80000000 + 0x400100 }));
+    writeFileSync(join(root, '13', 'cmdline'), 'hi\u0000');
     mkdirSync(join(root, 'self'));
     writeFileSync(join(root, 'uptime'), '1 1');
     const snap = linuxProcReader({ procRoot: root }).snapshot();
-    expect([...snap.byPid.keys()].sort((a, b) => a - b)).toEqual([1, 10, 11, 12]);
-    expect(snap.children.get(10)?.sort()).toEqual([11, 12]);
-    expect(snap.children.get(0)).toEqual([1]);
+    expect([...snap.byPid.keys()].sort((a, b) => a - b)).toEqual([1, 2, 10, 11, 12, 13]);
+    expect(snap.children.get(10)?.sort()).toEqual([11, 12, 13]);
+    expect(snap.children.get(0)?.sort()).toEqual([1, 2]);
+    expect(snap.byPid.get(2)).toMatchObject({ comm: 'kthreadd', argv: [], uid: 0 });
+    expect(snap.byPid.get(13)?.argv).toEqual(['hi']);
     expect(snap.byPid.get(11)).toMatchObject({ comm: 'a (b) c', argv: ['./a (b) c', '--x'], startTime: '110', ppid: 10 });
     expect(linuxProcReader({ procRoot: join(root, 'nope') }).snapshot().byPid.size).toBe(0);
   });

@@ -54,7 +54,9 @@ async function deliver(engine: Engine, seatName: string, rig: string, runtime: s
   const target: WriteTarget = {
     server: live.server, paneId: live.paneId, sessionId: live.sessionId, serverPid: live.serverPid,
     panePid: pane.panePid, panePidStart: pane.panePidStart,
-    agent: pane.agent ? { pid: pane.agent.pid, startTime: pane.agent.startTime } : undefined,
+    // The process that reads the keystrokes: the agent, or for a plain program the seat's program
+    // (the wrapper's child). If it exits or its pid is reused, the write is refused.
+    agent: pane.agent ? { pid: pane.agent.pid, startTime: pane.agent.startTime } : pane.lineage[0] ? { pid: pane.lineage[0].pid, startTime: pane.lineage[0].startTime } : undefined,
   };
   await engine.deps.faults['send.before_revalidate']?.();
   const moved = await revalidateTarget(engine, target);

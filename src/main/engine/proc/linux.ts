@@ -8,8 +8,9 @@ import type { FileLock, ProcInfo, ProcReader, ProcSnapshot } from './types';
  * Per process a snapshot costs two files: `stat` (ids, tty, start time, comm) and `cmdline`. The
  * uid is the owner of the open `stat` file (one fstat on a descriptor already open; the owner of
  * /proc/<pid> is the effective uid, except for non-dumpable processes, which the kernel shows as
- * root). Reads go through one reused buffer with open/read/close, not readFileSync, to avoid a
- * fresh allocation and an extra fstat per file.
+ * root). Kernel threads (PF_KTHREAD in stat's flags) cost the stat read only: uid 0, argv [].
+ * Reads go through one reused buffer with open/read/close and a byte-level stat parser, not
+ * readFileSync + split: readFileSync alone made a 1,000-process snapshot ~2x slower here.
  */
 
 const O_RDONLY = fsConstants.O_RDONLY;

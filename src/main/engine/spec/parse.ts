@@ -25,7 +25,8 @@ export function parseRigSpec(text: string, specPath: string, opts: ParseOptions)
   } catch (e) {
     // Defence in depth: the steps below are written not to throw, but a spec must never crash a caller.
     const shown = typeof specPath === 'string' && specPath !== '' ? specPath : '<spec>';
-    return fail('SPEC_INVALID', `${shown}: could not read the spec: ${e instanceof Error ? e.message : String(e)}`);
+    const why = e instanceof Error ? e.message : String(e);
+    return fail('SPEC_INVALID', `${shown}: could not read the spec: ${why}`, { evidence: { internalError: why } });
   }
 }
 
@@ -116,7 +117,7 @@ function issueMessage(issue: z.core.$ZodIssue, raw: unknown): string {
       }
       if (!present) return 'is required';
       const quoteHint = issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean') ? ` (quote it: "${String(value)}")` : '';
-      const expected = issue.expected === 'array' ? 'a list' : issue.expected === 'object' ? 'a mapping' : `a ${issue.expected}`;
+      const expected = issue.expected === 'array' ? 'a list' : issue.expected === 'object' || issue.expected === 'record' ? 'a mapping' : `a ${issue.expected}`;
       return `expected ${expected}, got ${describeType(value)}${quoteHint}`;
     }
     case 'invalid_key': {
