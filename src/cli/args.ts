@@ -5,7 +5,7 @@ export interface ParsedArgs {
   flags: Record<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(['rig', 'lines', 'port', 'seat', 'limit']);
+const VALUE_FLAGS = new Set(['rig', 'lines', 'port', 'seat', 'limit', 'file']);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const out: ParsedArgs = { positionals: [], flags: {} };
@@ -43,6 +43,7 @@ Usage: rigdesk <command> [options] [--json]
   stop <member@rig>            end a seat's agent by exact cleanup; recorded as intentional
   down <rig>                   stop every seat of a rig
   send <member@rig> <text...>  paste text into the seat's agent and press Enter
+                               (--file F, or - for stdin, for long text)
   capture <member@rig> [--lines N]  print the seat's screen (and N lines of history)
   attach <member@rig> [--print]     attach this terminal to the seat's tmux session
   events [--seat S] [--rig R]  the event log

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { PsAgent, PsRow } from '../shared/contract';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
@@ -23,7 +23,20 @@ function toRequest(a: ParsedArgs): Result<{ method: string; params: Record<strin
     case 'launch': return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'launch', params: { seat: p[0], ...(a.flags.fresh ? { fresh: true } : {}) } };
     case 'stop': return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'stop', params: { seat: p[0] } };
     case 'down': return need(1, 'a rig name') ?? { ok: true, method: 'down', params: { rig: p[0] } };
-    case 'send': return need(2, 'a seat and the text') ?? { ok: true, method: 'send', params: { seat: p[0], text: p.slice(1).join(' ') } };
+    case 'send': {
+      // Long text cannot travel as one argv string (the kernel caps each at 128 KiB): --file or '-'.
+      if (typeof a.flags.file === 'string') {
+        const text = readTextArg(a.flags.file);
+        if (!text.ok) return text;
+        return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'send', params: { seat: p[0], text: text.text } };
+      }
+      if (p.length === 2 && p[1] === '-') {
+        const text = readTextArg('/dev/stdin');
+        if (!text.ok) return text;
+        return { ok: true, method: 'send', params: { seat: p[0], text: text.text } };
+      }
+      return need(2, 'a seat and the text') ?? { ok: true, method: 'send', params: { seat: p[0], text: p.slice(1).join(' ') } };
+    }
     case 'capture': {
       const lines = a.flags.lines === undefined ? undefined : Number(a.flags.lines);
       if (lines !== undefined && (!Number.isInteger(lines) || lines < 0)) return fail('BAD_USAGE', '--lines takes a whole number');
@@ -33,6 +46,14 @@ function toRequest(a: ParsedArgs): Result<{ method: string; params: Record<strin
     case 'doctor': return { ok: true, method: 'doctor', params: {} };
     case 'events': return { ok: true, method: 'events', params: { ...(typeof a.flags.seat === 'string' ? { seat: a.flags.seat } : {}), ...(typeof a.flags.rig === 'string' ? { rig: a.flags.rig } : {}) } };
     default: return fail('BAD_USAGE', a.command ? `unknown command "${a.command}"` : 'no command given', { hint: 'rigdesk --help lists the commands.' });
+  }
+}
+
+function readTextArg(path: string): Result<{ text: string }> {
+  try {
+    return { ok: true, text: readFileSync(path, 'utf8') };
+  } catch (e) {
+    return fail('BAD_USAGE', `cannot read the text to send from ${path}: ${(e as Error).message}`);
   }
 }
 

@@ -76,6 +76,7 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'TEXT_INVALID':
     case 'TEXT_TOO_LONG':
     case 'RUNTIME_UNKNOWN':
+    case 'CWD_MISSING':
       return 2;
     default:
       return 1;
