@@ -64,6 +64,6 @@ export interface ProcReader {
 export interface AsyncProcReader {
   /** One spawn of `ps` for the whole table. Rejects only when `ps` itself cannot run or its output is unusable. */
   snapshotAsync(): Promise<ProcSnapshot>;
-  /** One process, read fresh with one `ps -p <pid>` spawn. Undefined when it is gone. */
+  /** One process, read fresh (one `ps` spawn of the whole table, which keeps comm/args parsing unambiguous). Undefined when it is gone. */
   readAsync(pid: number): Promise<ProcInfo | undefined>;
 }
