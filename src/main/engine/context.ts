@@ -34,7 +34,8 @@ export interface EngineDeps {
   faults: FaultHooks;
 }
 
-export function liveEngineDeps(env: NodeJS.ProcessEnv = process.env, overrides: Partial<EngineDeps> = {}): EngineDeps {
+export function liveEngineDeps(baseEnv: NodeJS.ProcessEnv = process.env, overrides: Partial<EngineDeps> = {}): EngineDeps {
+  const env = overrides.env ?? baseEnv;
   const layout = overrides.layout ?? resolveHome(env);
   const clock = overrides.clock ?? systemClock;
   return {

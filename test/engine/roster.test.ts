@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkConversationFree } from '../../src/main/engine/custody/guard';
+import { countingExec, liveExec } from '../../src/main/engine/deps';
+import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
+import type { EvidenceIO } from '../../src/main/engine/runtimes/types';
+import { RigWorld, shellRigYaml } from '../support/rig';
+import { spawnHeadlessStandIn, standInArgv } from '../support/standin';
+import { TestTmux, waitFor } from '../support/tmux';
+
+const X = '0e0e0e0e-1111-4222-8333-444455556666';
+const T = '01a2261d-651b-79c3-93d1-b8ba59512eb0';
+
+describe('roster: one refresh sees every agent for a constant number of spawns', () => {
+  let w: RigWorld;
+  const kids: ChildProcess[] = [];
+  const servers: TestTmux[] = [];
+  beforeEach(() => {
+    w = new RigWorld();
+  });
+  afterEach(() => {
+    for (const k of kids.splice(0)) k.kill('SIGKILL');
+    for (const s of servers.splice(0)) s.kill();
+    w.cleanup();
+  });
+
+  it('spawns one process per watched tmux server, whether 1 or 8 seats', async () => {
+    const counts: number[] = [];
+    for (const n of [1, 8]) {
+      const members = Array.from({ length: n }, (_, i) => `s${i}`);
+      expect((await w.cli(['up', w.spec(`r${n}.yaml`, shellRigYaml(`r${n}`, members))])).code).toBe(0);
+      const exec = countingExec(liveExec);
+      const engine = w.engine({ exec });
+      const roster = await engine.roster();
+      expect(roster.panes.filter((p) => p.seatTag.endsWith(`@r${n}`))).toHaveLength(n);
+      counts.push(exec.count);
+      expect(exec.calls.every((c) => c[0] === 'tmux' && c.includes('list-panes'))).toBe(true);
+    }
+    expect(counts).toEqual([1, 1]);
+  });
+
+  it('finds agents on other tmux servers (one more spawn per server, not per agent) and headless ones', async () => {
+    const other = new TestTmux('rdt-other');
+    servers.push(other);
+    const a = other.newSession('a', standInArgv('claude', ['--session-id', X]));
+    const b = other.newSession('b', standInArgv('claude', ['--resume', '11111111-2222-4333-8444-555555555555']));
+    const headless = spawnHeadlessStandIn('codex', ['exec', 'resume', T, 'hi']);
+    kids.push(headless);
+    await waitFor(() => {
+      try {
+        return [a, b].every((s) => require('node:fs').readFileSync(`/proc/${s.panePid}/cmdline`, 'utf8').startsWith('claude'));
+      } catch {
+        return false;
+      }
+    }, { what: 'stand-in' });
+    await new Promise((r) => setTimeout(r, 200));
+    const exec = countingExec(liveExec);
+    const roster = await w.engine({ exec }).roster();
+    expect(exec.count).toBe(2); // Rigdesk's server + the one hosting the stand-ins
+    const onOther = roster.agents.filter((g) => g.pane?.server.includes(other.socketName));
+    expect(onOther.map((g) => g.conversationId).sort()).toEqual([X, '11111111-2222-4333-8444-555555555555'].sort());
+    expect(onOther.find((g) => g.conversationId === X)).toMatchObject({ runtime: 'claude-code', conversationSource: 'argv', pane: { paneId: a.paneId, sessionName: 'a' } });
+    const h = roster.agents.find((g) => g.pid === headless.pid);
+    expect(h).toMatchObject({ runtime: 'codex', conversationId: T, conversationSource: 'argv' });
+    expect(h!.pane).toBeUndefined();
+  });
+
+  it('a Codex writer lock held by a live process blocks its thread, and names the home (real flock)', async () => {
+    const homeA = join(w.root, 'codexA');
+    const homeB = join(w.root, 'codexB');
+    for (const h of [homeA, homeB]) mkdirSync(join(h, 'thread-writer-locks'), { recursive: true });
+    const lockA = join(homeA, 'thread-writer-locks', `${T}.lock`);
+    writeFileSync(lockA, '');
+    // The same thread present in a second home through a hard link: one inode, one lock.
+    linkSync(lockA, join(homeB, 'thread-writer-locks', `${T}.lock`));
+    const holder = spawn('flock', ['--no-fork', '-x', lockA, 'sleep', '600'], { stdio: 'ignore' });
+    kids.push(holder);
+    await waitFor(() => require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${holder.pid} `), { what: 'flock held' });
+    const engine = w.engine({ env: { ...w.env, CODEX_HOME: homeA } });
+    const roster = await engine.roster();
+    const refused = checkConversationFree(roster, { runtime: 'codex', conversationId: T, home: homeA });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.code).toBe('CONVERSATION_LIVE_ELSEWHERE');
+      expect((refused.evidence!.owners as { pid: number; source: string }[])).toEqual([expect.objectContaining({ pid: holder.pid, source: 'writer_lock' })]);
+    }
+    // Naming another home is no bypass: the answer is a structured conflict.
+    const other = checkConversationFree(roster, { runtime: 'codex', conversationId: T, home: join(w.root, 'elsewhere') });
+    expect(other.ok).toBe(false);
+    if (!other.ok) expect(other.evidence).toMatchObject({ homeConflict: true });
+    // Another thread is free.
+    expect(checkConversationFree(roster, { runtime: 'codex', conversationId: X }).ok).toBe(true);
+    holder.kill('SIGKILL');
+    await waitFor(() => !require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${holder.pid} `), { what: 'lock released' });
+    expect(checkConversationFree(await engine.roster(), { runtime: 'codex', conversationId: T }).ok).toBe(true);
+  });
+
+  it('two live writers of one thread in two homes are both named', async () => {
+    const locks = ['A', 'B'].map((n) => {
+      const d = join(w.root, `codex${n}`, 'thread-writer-locks');
+      mkdirSync(d, { recursive: true });
+      writeFileSync(join(d, `${T}.lock`), '');
+      return join(d, `${T}.lock`);
+    });
+    const holders = locks.map((l) => spawn('flock', ['--no-fork', '-x', l, 'sleep', '600'], { stdio: 'ignore' }));
+    kids.push(...holders);
+    await waitFor(() => holders.every((h) => require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${h.pid} `)), { what: 'both locks' });
+    // The second home is known only as some seat's CODEX_HOME.
+    const spec = w.spec('rig.yaml', `name: cx\npods:\n  - id: p\n    members:\n      - { id: m, runtime: codex, cwd: ., env: { CODEX_HOME: ${JSON.stringify(join(w.root, 'codexB'))} } }\n`);
+    await w.cli(['up', spec]); // launch fails (no codex installed) but the seat and its home are recorded
+    const roster = await w.engine({ env: { ...w.env, CODEX_HOME: join(w.root, 'codexA') } }).roster();
+    const r = checkConversationFree(roster, { runtime: 'codex', conversationId: T });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect((r.evidence!.owners as { pid: number }[]).map((o) => o.pid).sort()).toEqual(holders.map((h) => h.pid).sort());
+  });
+
+  it('an unreadable live-state directory fails closed (fault: injected evidence reader)', async () => {
+    const io: EvidenceIO = {
+      ...liveEvidenceIO,
+      listDir: (p) => {
+        if (p.endsWith('/sessions')) throw Object.assign(new Error(`EACCES: permission denied, scandir '${p}'`), { code: 'EACCES' });
+        return liveEvidenceIO.listDir(p);
+      },
+    };
+    const roster = await w.engine({ io }).roster();
+    const r = checkConversationFree(roster, { runtime: 'claude-code', conversationId: X });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.code).toBe('EVIDENCE_UNREADABLE');
+      expect(r.message).toContain('EACCES');
+    }
+    // Other runtimes' evidence was readable: their guard still answers.
+    expect(checkConversationFree(roster, { runtime: 'codex', conversationId: T }).ok).toBe(true);
+  });
+});
