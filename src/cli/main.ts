@@ -62,6 +62,10 @@ async function execute(method: string, params: Record<string, unknown>, env: Nod
   const layout = resolveHome(env);
   const remote = await callRunningEngine(layout.engineInfoPath, method, params);
   if (remote) return remote;
+  // Scripts that must act through the app's engine (and never start their own) say so.
+  if (env.RIGDESK_REQUIRE_ENGINE === '1') {
+    return fail('ENGINE_UNREACHABLE', `no Rigdesk engine is running for ${layout.home}`, { hint: 'Start the app or `rigdesk serve`, or unset RIGDESK_REQUIRE_ENGINE to run one in this process.' });
+  }
   mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const engine = new Engine(liveEngineDeps(env, { layout }));
   try {
