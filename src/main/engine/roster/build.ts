@@ -157,10 +157,19 @@ function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, 
   for (const a of agents.values()) if (a.agent.home) homes.set(`${a.adapter.id}\0${a.agent.home}`, { runtime: a.adapter.id, home: a.agent.home });
 
   let locks: ReturnType<ProcReader['locks']> = [];
-  try {
-    locks = deps.proc.locks();
-  } catch (e) {
-    problems.push({ probe: '/proc/locks', error: (e as Error).message });
+  const wantLocks = [...homes.values()].some(({ runtime, home }) => {
+    try {
+      return AGENT_RUNTIMES.find((r) => r.id === runtime)?.needsLocks?.(home, deps.io) ?? false;
+    } catch {
+      return true; // unreadable: let liveClaims report it, with the locks in hand
+    }
+  });
+  if (wantLocks) {
+    try {
+      locks = deps.proc.locks();
+    } catch (e) {
+      problems.push({ probe: '/proc/locks', error: (e as Error).message });
+    }
   }
   const alive = (pid: number, start?: string) => {
     const p = snap.byPid.get(pid);

@@ -82,6 +82,9 @@ export const codex: RuntimeAdapter = {
     }
     return claims;
   },
+  needsLocks(home, io) {
+    return io.listDir(join(home, 'thread-writer-locks')).some((n) => n.endsWith('.lock') && !n.startsWith('.'));
+  },
   transcriptPath(home, _cwd, id, io) {
     return findCodexRollout(home, id, io);
   },

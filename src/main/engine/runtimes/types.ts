@@ -62,6 +62,11 @@ export interface RuntimeAdapter {
   conversationFromArgv(argv: string[]): string | undefined;
   /** Live-state files and writer locks under one config home. Throws when unreadable. */
   liveClaims?(input: LiveEvidenceInput): ConversationClaim[];
+  /**
+   * Whether this home has lock files worth matching against /proc/locks. Reading /proc/locks
+   * costs several ms even when it is empty, so the roster reads it only when someone needs it.
+   */
+  needsLocks?(home: string, io: EvidenceIO): boolean;
   /** Runtime status from its own live-state file, when it keeps one (Claude: idle/busy/waiting). */
   transcriptPath?(home: string, cwd: string, conversationId: string, io: EvidenceIO): string | undefined;
   /** The runtime's own words for "that conversation does not exist". */

@@ -125,7 +125,10 @@ async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan
   store.db.transaction(() => {
     store.reservations.advance(r.id, 'helper_invoked', 'created', { identity: id });
     store.sessions.insertLive(seat.seat, plan.runtime, id, { panePidStart, conversationId: plan.conversationId ?? null });
-    if (plan.conversationId) store.rigs.setConversation(seat.seat, plan.conversationId);
+    if (plan.conversationId) {
+      store.rigs.setConversation(seat.seat, plan.conversationId);
+      store.conversations.record({ runtime: plan.runtime, id: plan.conversationId, seat: seat.seat, home: engine.seatHome(seat) ?? null, cwd: seat.cwd });
+    }
     store.rigs.setStoppedOnPurpose(seat.seat, false);
     store.events.append('seat.identity_bound', { rig: seat.rig, seat: seat.seat }, { ...id, attempt, conversationId: plan.conversationId ?? null });
   }).immediate();

@@ -1,6 +1,6 @@
 import { openDb, type Db } from './db';
 import { EventLog } from './events';
-import { RigRepo } from './seats';
+import { ConversationRepo, RigRepo } from './seats';
 import { SessionRepo } from './sessions';
 import { ReservationRepo } from './reservations';
 
@@ -16,11 +16,13 @@ export class Store {
   readonly sessions: SessionRepo;
   readonly reservations: ReservationRepo;
   readonly events: EventLog;
+  readonly conversations: ConversationRepo;
   constructor(readonly db: Db, now: () => number) {
     this.rigs = new RigRepo(db, now);
     this.sessions = new SessionRepo(db, now);
     this.reservations = new ReservationRepo(db, now);
     this.events = new EventLog(db, now);
+    this.conversations = new ConversationRepo(db, now);
   }
   static open(path: string, now: () => number = Date.now): Store {
     return new Store(openDb(path), now);

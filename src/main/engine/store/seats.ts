@@ -89,3 +89,20 @@ export class RigRepo {
     this.db.prepare('UPDATE seats SET stopped_on_purpose = ?, updated_at = ? WHERE seat = ?').run(stopped ? 1 : 0, this.now(), seat);
   }
 }
+
+/** Conversations Rigdesk has seen a seat write: (runtime, id) with where its evidence lives. */
+export class ConversationRepo {
+  constructor(private readonly db: Db, private readonly now: () => number) {}
+
+  record(c: { runtime: string; id: string; seat?: string | null; home?: string | null; cwd?: string | null; transcriptPath?: string | null }): void {
+    const t = this.now();
+    this.db.prepare(`INSERT INTO conversations (runtime, id, seat, home, cwd, transcript_path, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT(runtime, id) DO UPDATE SET seat = COALESCE(excluded.seat, seat), home = COALESCE(excluded.home, home), cwd = COALESCE(excluded.cwd, cwd),
+        transcript_path = COALESCE(excluded.transcript_path, transcript_path), last_seen_at = excluded.last_seen_at`)
+      .run(c.runtime, c.id, c.seat ?? null, c.home ?? null, c.cwd ?? null, c.transcriptPath ?? null, t, t);
+  }
+
+  get(runtime: string, id: string): { runtime: string; id: string; seat: string | null; home: string | null; cwd: string | null; transcriptPath: string | null } | undefined {
+    return this.db.prepare('SELECT runtime, id, seat, home, cwd, transcript_path AS transcriptPath FROM conversations WHERE runtime = ? AND id = ?').get(runtime, id) as never;
+  }
+}

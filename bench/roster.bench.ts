@@ -1,0 +1,309 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { expect, it } from 'vitest';
+import { liveEngineDeps } from '../src/main/engine/context';
+import { countingExec, liveExec } from '../src/main/engine/deps';
+import { Engine } from '../src/main/engine/engine';
+import { upRig } from '../src/main/engine/services/up';
+import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
+
+/**
+ * Roster refresh bench (design.md "Numbers to beat"): for N shell seats on a private tmux server,
+ * how many processes one `Engine.roster()` spawns, and how long it takes, against the per-seat
+ * polling peers use (one `tmux display-message` per pane). Both are measured in the same run,
+ * interleaved, so the ratio holds on a shared, noisy machine even when absolute times drift.
+ *
+ * Run: npx vitest run --config bench/vitest.bench.config.mts bench/roster.bench.ts
+ * Env: RDBENCH_SIZES=10,50,200  RDBENCH_REPS=30  RDBENCH_WARMUP=3 (defaults shown).
+ */
+
+const SIZES = listEnv('RDBENCH_SIZES', [10, 50, 200]);
+const REPS = numEnv('RDBENCH_REPS', 30);
+const WARMUP = numEnv('RDBENCH_WARMUP', 3);
+const TARGET_SEATS = 200;
+const TARGET_MEDIAN_MS = 100;
+const RESULTS_DIR = resolve(__dirname, 'results');
+
+/**
+ * The seat's program. `sleep` rather than `bash --noprofile --norc`: each pane is already a
+ * `/bin/sh` wrapper plus its program, and an idle `sleep` costs ~1 MB RSS, no startup work and
+ * no prompt output for tmux to process, where an interactive bash costs ~3-4 MB, reads
+ * terminfo and draws a prompt. 200 of either are one pane and two processes each, which is what
+ * the roster reads; `sleep` keeps the bring-up and the machine's load lower on two cores.
+ */
+const SEAT_COMMAND = 'sleep';
+const SEAT_ARGS = ['3600'];
+
+interface Stats {
+  medianMs: number;
+  p95Ms: number;
+  minMs: number;
+  maxMs: number;
+  meanMs: number;
+}
+
+interface SizeResult {
+  seats: number;
+  bringUpMs: number;
+  panesSeen: number;
+  rosterProblems: string[];
+  engine: Stats & {
+    spawnsPerRefresh: number[];
+    /** Spawns that addressed the bench's own tmux server (the one that scales with N). */
+    ownSpawnsPerRefresh: number[];
+    /** Spawns caused by agent processes elsewhere on the machine (their TMUX variable). */
+    foreignCalls: string[];
+  };
+  naive: Stats & { spawnsPerRefresh: number[] };
+  ratioMedian: number;
+  ratioP95: number;
+}
+
+it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, async () => {
+  const started = performance.now();
+  const startedAt = new Date();
+  const machine = {
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    totalMemBytes: os.totalmem(),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    tmux: tmuxVersion(),
+    loadavgAtStart: os.loadavg(),
+    procCountAtStart: procCount(),
+  };
+  log(`roster bench: sizes ${SIZES.join(', ')}; ${WARMUP} warm-ups + ${REPS} refreshes each; seat program: ${SEAT_COMMAND} ${SEAT_ARGS.join(' ')}`);
+  log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${(machine.totalMemBytes / 2 ** 30).toFixed(1)} GiB, node ${machine.node}, ${machine.tmux}, load ${machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+
+  const results: SizeResult[] = [];
+  for (const n of SIZES) results.push(await benchSize(n));
+  const totalMs = performance.now() - started;
+
+  // ---- verdicts -------------------------------------------------------------------------------
+  const ownSpawns = new Set(results.flatMap((r) => r.engine.ownSpawnsPerRefresh));
+  const allSpawns = new Set(results.flatMap((r) => r.engine.spawnsPerRefresh));
+  const spawnsConstant = ownSpawns.size === 1;
+  const spawnsOne = allSpawns.size === 1 && allSpawns.has(1);
+  const target = results.find((r) => r.seats === TARGET_SEATS);
+  const medianOk = target ? target.engine.medianMs < TARGET_MEDIAN_MS : undefined;
+  const verdicts = [
+    { target: 'spawns per refresh constant in N', pass: spawnsConstant, detail: results.map((r) => `${r.seats}: ${range(r.engine.ownSpawnsPerRefresh)}`).join(', '), hard: true },
+    { target: 'spawns per refresh == 1 (one list-panes -a)', pass: spawnsOne, detail: results.map((r) => `${r.seats}: ${range(r.engine.spawnsPerRefresh)}`).join(', '), hard: false },
+    ...(target
+      ? [{ target: `${TARGET_SEATS} seats: refresh median < ${TARGET_MEDIAN_MS} ms`, pass: medianOk!, detail: `${fmt(target.engine.medianMs)} ms`, hard: false }]
+      : []),
+  ];
+
+  // ---- table ----------------------------------------------------------------------------------
+  const rows = [
+    ['seats', 'bring-up', 'eng spawns', 'eng median', 'eng p95', 'naive spawns', 'naive median', 'naive p95', 'naive/eng (median)', 'naive/eng (p95)'],
+    ...results.map((r) => [
+      String(r.seats),
+      `${(r.bringUpMs / 1000).toFixed(1)} s`,
+      range(r.engine.spawnsPerRefresh),
+      `${fmt(r.engine.medianMs)} ms`,
+      `${fmt(r.engine.p95Ms)} ms`,
+      range(r.naive.spawnsPerRefresh),
+      `${fmt(r.naive.medianMs)} ms`,
+      `${fmt(r.naive.p95Ms)} ms`,
+      `${r.ratioMedian.toFixed(1)}x`,
+      `${r.ratioP95.toFixed(1)}x`,
+    ]),
+  ];
+  log('\n' + table(rows));
+  for (const v of verdicts) log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.target}  (${v.detail})`);
+  const foreign = results.flatMap((r) => r.engine.foreignCalls);
+  if (foreign.length) log(`note: refreshes also listed servers of agents found elsewhere on this machine: ${[...new Set(foreign)].join(' | ')}`);
+  for (const r of results) if (r.rosterProblems.length) log(`note: roster problems at ${r.seats} seats: ${r.rosterProblems.join(' | ')}`);
+  log(`whole bench: ${(totalMs / 1000).toFixed(1)} s (bring-up ${results.map((r) => `${r.seats}: ${(r.bringUpMs / 1000).toFixed(1)} s`).join(', ')})`);
+
+  // ---- JSON -----------------------------------------------------------------------------------
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `roster-${startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  const doc = {
+    bench: 'roster',
+    date: startedAt.toISOString(),
+    totalMs: round(totalMs),
+    settings: { sizes: SIZES, reps: REPS, warmup: WARMUP, seatProgram: [SEAT_COMMAND, ...SEAT_ARGS], naive: "one `tmux display-message -p -t <pane> '#{pane_current_command}'` per seat, sequential" },
+    machine: { ...machine, loadavgAtEnd: os.loadavg() },
+    targets: verdicts.map(({ target, pass, detail }) => ({ target, pass, detail })),
+    results: results.map((r) => ({
+      ...r,
+      bringUpMs: round(r.bringUpMs),
+      engine: { ...roundStats(r.engine), spawnsPerRefresh: range(r.engine.spawnsPerRefresh), ownSpawnsPerRefresh: range(r.engine.ownSpawnsPerRefresh), foreignCalls: [...new Set(r.engine.foreignCalls)] },
+      naive: { ...roundStats(r.naive), spawnsPerRefresh: range(r.naive.spawnsPerRefresh) },
+      ratioMedian: round(r.ratioMedian),
+      ratioP95: round(r.ratioP95),
+    })),
+  };
+  writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
+  log(`results: ${file}`);
+
+  // Only a spawn count that grows with N fails the run; slow timings are reported, not thrown.
+  expect(spawnsConstant, `roster spawns per refresh vary: ${verdicts[0]!.detail}`).toBe(true);
+});
+
+async function benchSize(n: number): Promise<SizeResult> {
+  const root = mkdtempSync(join(os.tmpdir(), 'rdbench-'));
+  const home = join(root, 'home');
+  const tmux = new TestTmux('rdbench'); // -L rdbench-<pid>-<rand>: never the default server
+  const env = cleanTmuxEnv({ RIGDESK_HOME: home, RIGDESK_TMUX_SOCKET: tmux.socketName, RIGDESK_TMUX_CONF: '/dev/null' });
+  delete env.RIGDESK_TEST_FAULT;
+  let engine: Engine | undefined;
+  let tornDown = false;
+  const teardown = () => {
+    if (tornDown) return;
+    tornDown = true;
+    try {
+      engine?.store.close();
+    } catch {
+      /* already closed */
+    }
+    tmux.kill(); // kill-server on our own socket: every seat's processes get SIGHUP with it
+    rmSync(root, { recursive: true, force: true });
+  };
+  // Also on an abrupt exit of the worker (Ctrl-C, a crash between awaits): both steps are sync.
+  process.once('exit', teardown);
+  try {
+    mkdirSync(home, { recursive: true });
+    const exec = countingExec(liveExec);
+    const eng = new Engine(liveEngineDeps(env, { exec }));
+    engine = eng;
+    const rig = `bench${n}`;
+    const members = Array.from({ length: n }, (_, i) => `s${String(i + 1).padStart(3, '0')}`);
+    const specPath = join(root, `${rig}.yaml`);
+    writeFileSync(specPath, rigYaml(rig, members));
+
+    const t0 = performance.now();
+    const up = await upRig(eng, specPath);
+    const bringUpMs = performance.now() - t0;
+    if (!up.ok) throw new Error(`up of ${n} seats failed: ${up.code}: ${up.message}`);
+    log(`${n} seats up in ${(bringUpMs / 1000).toFixed(1)} s (${exec.count} spawns during bring-up)`);
+
+    const first = await eng.roster();
+    const panes = first.panes.filter((p) => p.server === eng.ownKey).map((p) => p.paneId);
+    if (panes.length !== n) throw new Error(`roster sees ${panes.length} panes on ${eng.ownKey}, expected ${n}`);
+    const rosterProblems = first.problems.map((p) => JSON.stringify(p));
+
+    const engTimes: number[] = [];
+    const engSpawns: number[] = [];
+    const ownSpawns: number[] = [];
+    const foreignCalls: string[] = [];
+    const naiveTimes: number[] = [];
+    const naiveSpawns: number[] = [];
+    // Interleaved: engine refresh, then naive sweep, so both see the same machine moment.
+    for (let i = 0; i < WARMUP + REPS; i++) {
+      const k0 = exec.calls.length;
+      const a = performance.now();
+      const roster = await eng.roster();
+      const dt = performance.now() - a;
+      const calls = exec.calls.slice(k0);
+      if (roster.panes.filter((p) => p.server === eng.ownKey).length !== n) throw new Error(`refresh ${i} at ${n} seats lost panes`);
+
+      const k1 = exec.calls.length;
+      const b = performance.now();
+      for (const pane of panes) {
+        const r = await eng.own.run(['display-message', '-p', '-t', pane, '#{pane_current_command}']);
+        if (r.code !== 0 || r.stdout.trim() === '') throw new Error(`naive probe of ${pane} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
+      }
+      const naiveDt = performance.now() - b;
+      const naiveCalls = exec.calls.length - k1;
+
+      if (i < WARMUP) continue;
+      engTimes.push(dt);
+      engSpawns.push(calls.length);
+      const own = calls.filter((c) => c.includes(tmux.socketName));
+      ownSpawns.push(own.length + calls.filter((c) => c[0] !== 'tmux').length);
+      foreignCalls.push(...calls.filter((c) => c[0] === 'tmux' && !c.includes(tmux.socketName)).map((c) => c.join(' ')));
+      naiveTimes.push(naiveDt);
+      naiveSpawns.push(naiveCalls);
+    }
+    const engStats = stats(engTimes);
+    const naive = stats(naiveTimes);
+    log(`${n} seats: engine median ${fmt(engStats.medianMs)} ms / p95 ${fmt(engStats.p95Ms)} ms (${range(engSpawns)} spawns); naive median ${fmt(naive.medianMs)} ms / p95 ${fmt(naive.p95Ms)} ms (${range(naiveSpawns)} spawns)`);
+    return {
+      seats: n,
+      bringUpMs,
+      panesSeen: panes.length,
+      rosterProblems,
+      engine: { ...engStats, spawnsPerRefresh: engSpawns, ownSpawnsPerRefresh: ownSpawns, foreignCalls },
+      naive: { ...naive, spawnsPerRefresh: naiveSpawns },
+      ratioMedian: naive.medianMs / engStats.medianMs,
+      ratioP95: naive.p95Ms / engStats.p95Ms,
+    };
+  } finally {
+    process.removeListener('exit', teardown);
+    teardown();
+  }
+}
+
+function rigYaml(rig: string, members: string[]): string {
+  const args = JSON.stringify(SEAT_ARGS);
+  return [`name: ${rig}`, 'pods:', '  - id: team', '    members:',
+    ...members.map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: ${SEAT_COMMAND}, args: ${args} }`)].join('\n') + '\n';
+}
+
+/** Nearest-rank percentiles over the measured refreshes (warm-ups excluded). */
+function stats(xs: number[]): Stats {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]!;
+  const mid = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return { medianMs: mid, p95Ms: at(0.95), minMs: s[0]!, maxMs: s[s.length - 1]!, meanMs: s.reduce((a, b) => a + b, 0) / s.length };
+}
+
+function roundStats(s: Stats): Stats {
+  return { medianMs: round(s.medianMs), p95Ms: round(s.p95Ms), minMs: round(s.minMs), maxMs: round(s.maxMs), meanMs: round(s.meanMs) };
+}
+
+function range(xs: number[]): string {
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  return lo === hi ? String(lo) : `${lo}-${hi}`;
+}
+
+function table(rows: string[][]): string {
+  const w = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(w[c]!) : cell.padStart(w[c]!))).join('  ');
+  return [line(rows[0]!), w.map((x) => '-'.repeat(x)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+function tmuxVersion(): string {
+  try {
+    return execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'tmux: not found';
+  }
+}
+
+function procCount(): number {
+  try {
+    return os.platform() === 'linux' ? readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length : -1;
+  } catch {
+    return -1;
+  }
+}
+
+function fmt(ms: number): string {
+  return ms < 10 ? ms.toFixed(2) : ms.toFixed(1);
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+function log(s: string): void {
+  console.log(s);
+}
+
+function numEnv(name: string, dflt: number): number {
+  const v = Number(process.env[name]);
+  return Number.isInteger(v) && v > 0 ? v : dflt;
+}
+
+function listEnv(name: string, dflt: number[]): number[] {
+  const v = (process.env[name] ?? '').split(',').map(Number).filter((x) => Number.isInteger(x) && x > 0);
+  return v.length ? v : dflt;
+}

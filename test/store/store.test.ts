@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDb, schemaVersion } from '../../src/main/engine/store/db';
+import { MIGRATIONS } from '../../src/main/engine/store/migrations';
+import { Store } from '../../src/main/engine/store';
+
+describe('the store (real SQLite file)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rd-store-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('opens in WAL mode with every migration recorded once, also when opened twice at once', () => {
+    const a = openDb(join(dir, 'x.db'));
+    const b = openDb(join(dir, 'x.db'));
+    expect(a.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(schemaVersion(b)).toBe(MIGRATIONS[MIGRATIONS.length - 1]!.version);
+    expect((a.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
+    a.close();
+    b.close();
+  });
+
+  it('the event log is append-only: rows cannot be changed or deleted', () => {
+    const s = Store.open(join(dir, 'x.db'));
+    s.events.append('seat.launch', { rig: 'r', seat: 'a@r' }, { n: 1 });
+    expect(() => s.db.prepare("UPDATE events SET kind = 'x'").run()).toThrow(/append-only/);
+    expect(() => s.db.prepare('DELETE FROM events').run()).toThrow(/append-only/);
+    expect(s.events.list()).toHaveLength(1);
+    s.close();
+  });
+
+  it('the fence allows one active reservation per seat and only legal phase moves', () => {
+    const s = Store.open(join(dir, 'x.db'));
+    const input = { seat: 'a@r', attempt: 'x', holderPid: 1, holderStart: '1', server: 'L:t', sessionName: 'a@r', plan: { mode: 'fresh' as const, runtime: 'shell' } };
+    const first = s.reservations.reserve(input);
+    expect(first.ok).toBe(true);
+    const second = s.reservations.reserve({ ...input, attempt: 'y' });
+    expect(second.ok).toBe(false);
+    // The partial unique index holds even against a direct insert.
+    expect(() => s.db.prepare("INSERT INTO reservations (seat, phase, attempt, holder_pid, tmux_socket, session_name, created_at, updated_at) VALUES ('a@r', 'reserved', 'z', 1, 'L:t', 'a@r', 0, 0)").run()).toThrow(/UNIQUE/);
+    if (!first.ok) return;
+    expect(() => s.reservations.advance(first.row.id, 'reserved', 'released')).toThrow(/illegal/);
+    expect(s.reservations.advance(first.row.id, 'reserved', 'helper_invoked')).toBe(true);
+    expect(s.reservations.advance(first.row.id, 'reserved', 'helper_invoked')).toBe(false); // lost the race
+    expect(s.reservations.advance(first.row.id, 'helper_invoked', 'abandoned', { outcome: 'test' })).toBe(true);
+    expect(s.reservations.reserve({ ...input, attempt: 'w' }).ok).toBe(true);
+    s.close();
+  });
+
+  it('bringing a rig up again keeps each seat\'s conversation and stop flag', () => {
+    const s = Store.open(join(dir, 'x.db'));
+    const spec = { name: 'r', specPath: '/x/r.yaml', edges: [], pods: [{ id: 'p', members: [{ id: 'a', podId: 'p', runtime: 'claude-code', cwd: '/tmp', args: [], env: {}, restorePolicy: 'resume_if_possible' as const }] }] };
+    s.rigs.upsert(spec);
+    s.rigs.setConversation('a@r', 'c1');
+    s.rigs.setStoppedOnPurpose('a@r', true);
+    s.rigs.upsert({ ...spec, pods: [{ ...spec.pods[0]!, members: [{ ...spec.pods[0]!.members[0]!, cwd: '/var' }] }] });
+    expect(s.rigs.seat('a@r')).toMatchObject({ cwd: '/var', conversationId: 'c1', stoppedOnPurpose: true });
+    s.close();
+  });
+});
