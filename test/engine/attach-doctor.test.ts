@@ -1,0 +1,44 @@
+import * as pty from 'node-pty';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RIGDESK_BIN, RigWorld, shellRigYaml } from '../support/rig';
+import { waitFor } from '../support/tmux';
+
+describe('attach and doctor', () => {
+  let w: RigWorld;
+  beforeEach(() => {
+    w = new RigWorld();
+  });
+  afterEach(() => w.cleanup());
+
+  it('attach hands a real terminal to the seat\'s tmux session on Rigdesk\'s server', async () => {
+    expect((await w.cli(['up', w.spec('rig.yaml', shellRigYaml('demo', ['lead']))])).code).toBe(0);
+    await w.cli(['send', 'lead@demo', 'echo attach-marker-$((40+2))']);
+    const term = pty.spawn(process.execPath, [RIGDESK_BIN, 'attach', 'lead@demo'], { name: 'xterm-256color', cols: 120, rows: 30, env: w.env as Record<string, string> });
+    let screen = '';
+    term.onData((d) => (screen += d));
+    const exited = new Promise<number>((r) => term.onExit((e) => r(e.exitCode)));
+    await waitFor(() => screen.includes('attach-marker-42'), { what: 'the pane drawn in the attached terminal' });
+    expect(Number(w.tmux.run(['display-message', '-p', '-t', 'lead@demo', '#{session_attached}']).trim())).toBe(1);
+    term.write('\x02d'); // C-b d detaches
+    expect(await exited).toBe(0);
+    expect(w.sessions().map((s) => s.seat)).toEqual(['lead@demo']);
+  });
+
+  it('doctor checks tmux, the agent CLIs, the home and the database, and says how to fix what is missing', async () => {
+    const r = await w.cli(['doctor', '--json'], { PATH: `/usr/bin:/bin` });
+    expect(r.code, r.stdout).toBe(0);
+    const checks = Object.fromEntries(r.json.checks.map((c: { check: string; ok: boolean; hint?: string }) => [c.check, c]));
+    expect(checks.tmux.ok).toBe(true);
+    expect(checks.database.ok).toBe(true);
+    expect(checks.home.ok).toBe(true);
+    expect(checks['claude-code CLI']).toMatchObject({ ok: false, hint: expect.stringContaining('@anthropic-ai/claude-code') });
+    const withClaude = await w.cli(['doctor', '--json'], { PATH: `${require('node:path').join(__dirname, '..', '..', 'node_modules', '.bin')}:/usr/bin:/bin` });
+    expect(withClaude.json.checks.find((c: { check: string }) => c.check === 'claude-code CLI').ok).toBe(true);
+  });
+
+  it('doctor fails (exit 1) when tmux is missing and says how to install it', async () => {
+    const r = await w.cli(['doctor', '--json'], { PATH: '/nonexistent' });
+    expect(r.code).toBe(1);
+    expect(r.json.evidence.checks[0]).toMatchObject({ check: 'tmux', ok: false, hint: expect.stringContaining('tmux') });
+  });
+});
