@@ -100,7 +100,7 @@ function human(method: string, r: Record<string, unknown>): string {
   }
 }
 
-async function serve(env: NodeJS.ProcessEnv, out: Out): Promise<number> {
+async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean): Promise<number> {
   const layout = resolveHome(env);
   mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const engine = new Engine(liveEngineDeps(env, { layout }));
@@ -108,10 +108,12 @@ async function serve(env: NodeJS.ProcessEnv, out: Out): Promise<number> {
   try {
     handle = await serveEngineSocket(engine);
   } catch (e) {
-    out.stderr(`rigdesk: ENGINE_UNREACHABLE: ${(e as Error).message}\n`);
+    const f = fail('ENGINE_UNREACHABLE', (e as Error).message, { hint: 'Use the running engine (the CLI finds it by itself), or stop it first.' });
+    if (json) out.stdout(JSON.stringify(f) + '\n');
+    else out.stderr(formatFailure(f) + '\n');
     return 1;
   }
-  out.stdout(`rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\n`);
+  out.stdout(json ? JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid }) + '\n' : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\n`);
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGINT', stop);
@@ -133,7 +135,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     out.stdout(USAGE + '\n');
     return a.command === undefined && !a.flags.help ? 2 : 0;
   }
-  if (a.command === 'serve') return serve(env, out);
+  if (a.command === 'serve') return serve(env, out, json);
   const req = toRequest(a);
   const report = (f: Failure) => {
     if (json) out.stdout(JSON.stringify(f) + '\n');

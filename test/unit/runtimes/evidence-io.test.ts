@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { liveEvidenceIO } from '../../../src/main/engine/evidence-io';
+
+// Tests run as root here, so a real EACCES cannot be produced with chmod; a path containing
+// this marker makes statSync fail the way it does for a folder without search permission.
+const DENIED = '__denied__';
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const statSync = ((p: Parameters<typeof real.statSync>[0], o?: Parameters<typeof real.statSync>[1]) => {
+    if (String(p).includes(DENIED)) throw Object.assign(new Error(`EACCES: permission denied, stat '${String(p)}'`), { code: 'EACCES' });
+    return real.statSync(p, o as never);
+  }) as typeof real.statSync;
+  return { ...real, default: { ...real, statSync }, statSync };
+});
+
+const root = mkdtempSync(join(tmpdir(), 'rigdesk-unit-evio-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('live evidence reads: absent is empty, unreadable throws', () => {
+  it('a missing folder lists as empty, and so does a path that is a file', () => {
+    writeFileSync(join(root, 'f'), 'x');
+    expect(liveEvidenceIO.listDir(join(root, 'nope'))).toEqual([]);
+    expect(liveEvidenceIO.listDir(join(root, 'f'))).toEqual([]);
+  });
+
+  it('fileId gives the device and inode that /proc/locks would show', () => {
+    const p = join(root, 'a.lock');
+    writeFileSync(p, '');
+    const id = liveEvidenceIO.fileId(p)!;
+    const st = statSync(p, { bigint: true });
+    expect(id.inode).toBe(Number(st.ino));
+    expect(typeof id.devMajor).toBe('number');
+    expect(typeof id.devMinor).toBe('number');
+  });
+
+  it('fileId of a vanished file is undefined', () => {
+    expect(liveEvidenceIO.fileId(join(root, 'gone.lock'))).toBeUndefined();
+  });
+
+  // BUG (src/main/engine/evidence-io.ts:21-28): fileId catches every error, so a lock file that
+  // cannot be stat'ed (EACCES, EIO, ELOOP) reads as "vanished", and codex.liveClaims drops the
+  // writer-lock claim silently instead of throwing: custody fails OPEN, against design.md
+  // invariant 2 and this module's own rule ("absent is empty, unreadable throws").
+  it.fails('fileId of a lock file that cannot be stat-ed (EACCES) throws instead of reading as absent', () => {
+    expect(() => liveEvidenceIO.fileId(join(root, DENIED, 'x.lock'))).toThrow(/EACCES/);
+  });
+});
