@@ -35,7 +35,7 @@ describe('claude: the conversation an argv makes the process write', () => {
     expect(claudeCode.conversationFromArgv(['claude', '--fork-session', '--resume=' + U])).toBeUndefined();
   });
 
-  // BUG (src/main/engine/runtimes/claude-code.ts:65): with --fork-session the --session-id value is
+  // BUG (src/main/engine/runtimes/claude-code.ts:66): with --fork-session the --session-id value is
   // returned without the UUID check the other branch applies, so `--fork-session --session-id my-fork`
   // (or `--session-id --fork-session`, where the flag itself is taken as the value) claims a
   // non-UUID "conversation". Harmless to the guard today (no real conversation has that id) but it

@@ -1,16 +1,20 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { liveEvidenceIO } from '../../../src/main/engine/evidence-io';
 
 // Tests run as root here, so a real EACCES cannot be produced with chmod; a path containing
-// this marker makes statSync fail the way it does for a folder without search permission.
+// this marker (DENIED; spelled out inside the hoisted mock) makes statSync fail the way it does for a folder without search permission.
 const DENIED = '__denied__';
+const denied = vi.hoisted(() => ({ count: 0 }));
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
   const statSync = ((p: Parameters<typeof real.statSync>[0], o?: Parameters<typeof real.statSync>[1]) => {
-    if (String(p).includes(DENIED)) throw Object.assign(new Error(`EACCES: permission denied, stat '${String(p)}'`), { code: 'EACCES' });
+    if (String(p).includes('__denied__')) {
+      denied.count++;
+      throw Object.assign(new Error(`EACCES: permission denied, stat '${String(p)}'`), { code: 'EACCES' });
+    }
     return real.statSync(p, o as never);
   }) as typeof real.statSync;
   return { ...real, default: { ...real, statSync }, statSync };
@@ -40,7 +44,22 @@ describe('live evidence reads: absent is empty, unreadable throws', () => {
     expect(liveEvidenceIO.fileId(join(root, 'gone.lock'))).toBeUndefined();
   });
 
-  // BUG (src/main/engine/evidence-io.ts:21-28): fileId catches every error, so a lock file that
+  it('(harness) the simulated EACCES reaches the reader: an existing lock file under the marker is not stat-able', () => {
+    const d = join(root, DENIED);
+    mkdirSync(d);
+    writeFileSync(join(d, 'x.lock'), '');
+    expect(readdirSync(d)).toEqual(['x.lock']);
+    expect(() => statSync(join(d, 'x.lock'))).toThrow(/EACCES/);
+    const before = denied.count;
+    try {
+      liveEvidenceIO.fileId(join(d, 'x.lock'));
+    } catch {
+      // throwing is the fixed behaviour; either way the stat went through the simulation
+    }
+    expect(denied.count).toBe(before + 1);
+  });
+
+  // BUG (src/main/engine/evidence-io.ts:18-25): fileId catches every error, so a lock file that
   // cannot be stat'ed (EACCES, EIO, ELOOP) reads as "vanished", and codex.liveClaims drops the
   // writer-lock claim silently instead of throwing: custody fails OPEN, against design.md
   // invariant 2 and this module's own rule ("absent is empty, unreadable throws").

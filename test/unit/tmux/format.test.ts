@@ -78,7 +78,7 @@ describe('parsePaneRows reads list-panes -F PANE_FORMAT output', () => {
     expect(rows[0]).toMatchObject({ title: '✳ Claude Code — task', currentPath: '/w/my proj/é' });
   });
 
-  // BUG (src/main/engine/tmux/format.ts:1-4 and :50-56, consumed by tmux/client.ts:57): the module
+  // BUG (src/main/engine/tmux/format.ts:1-4 and :56, consumed by tmux/client.ts:57): the module
   // assumes tmux escapes U+001F inside every value. tmux 3.3a does for session_name (checked:
   // `rename-session "x\037y"` lists as `x\037y`) and refuses it in pane titles, but prints
   // pane_current_path raw: a pane whose cwd is `/tmp/a<U+001F>b` lists with 18 fields. The row is
