@@ -77,6 +77,8 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'TEXT_TOO_LONG':
     case 'RUNTIME_UNKNOWN':
     case 'CWD_MISSING':
+    case 'SEAT_NOT_FOUND':
+    case 'RIG_NOT_FOUND':
       return 2;
     default:
       return 1;

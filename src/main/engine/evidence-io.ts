@@ -19,8 +19,10 @@ export const liveEvidenceIO: EvidenceIO = {
     try {
       const st = statSync(path, { bigint: true });
       return { ...splitDev(st.dev), inode: Number(st.ino) };
-    } catch {
-      return undefined;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined; // released and removed as we looked
+      throw e;
     }
   },
 };

@@ -170,14 +170,14 @@ describe('checkConversationFree: one writer per conversation', () => {
       expect(owners(r).map((o) => [o.pid, o.source])).toEqual([[500, 'live_state']]);
     });
 
-    // BUG (src/main/engine/custody/guard.ts:46): every `tmux list-panes` problem is dropped before
+    // Was a bug, now fixed (src/main/engine/custody/guard.ts:46): every `tmux list-panes` problem is dropped before
     // the check, including one on the very server that holds a live row bound to this conversation.
     // The row's pane then cannot be found, so its store evidence is silently ignored and the guard
     // answers "free": it fails OPEN on unknown evidence (design.md invariant 2). For Pi, whose argv
     // is rewritten, the store row is often the only evidence. Expected: EVIDENCE_UNREADABLE when
     // list-panes failed on the server of a bound row (a problem on an unrelated server still passes,
     // see the test below).
-    it.fails('a list-panes failure on the server of a bound live row refuses (unknown evidence fails closed)', () => {
+    it('a list-panes failure on the server of a bound live row refuses (unknown evidence fails closed)', () => {
       const rs = roster({
         servers: [{ server: 'L:team', running: false }],
         problems: [{ probe: 'tmux list-panes', server: 'L:team', error: 'tmux list-panes failed on L:team: timed out' }],

@@ -35,12 +35,12 @@ describe('claude: the conversation an argv makes the process write', () => {
     expect(claudeCode.conversationFromArgv(['claude', '--fork-session', '--resume=' + U])).toBeUndefined();
   });
 
-  // BUG (src/main/engine/runtimes/claude-code.ts:66): with --fork-session the --session-id value is
+  // Was a bug, now fixed (src/main/engine/runtimes/claude-code.ts:66): with --fork-session the --session-id value is
   // returned without the UUID check the other branch applies, so `--fork-session --session-id my-fork`
   // (or `--session-id --fork-session`, where the flag itself is taken as the value) claims a
   // non-UUID "conversation". Harmless to the guard today (no real conversation has that id) but it
   // can become the agent's conversationId in the roster when no live-state file outranks it.
-  it.fails('--fork-session with a non-UUID --session-id claims nothing (non-UUID values are ignored)', () => {
+  it('--fork-session with a non-UUID --session-id claims nothing (non-UUID values are ignored)', () => {
     expect(claudeCode.conversationFromArgv(['claude', '--resume', U, '--fork-session', '--session-id', 'my-fork'])).toBeUndefined();
     expect(claudeCode.conversationFromArgv(['claude', '--session-id', '--fork-session'])).toBeUndefined();
   });

@@ -59,11 +59,11 @@ describe('live evidence reads: absent is empty, unreadable throws', () => {
     expect(denied.count).toBe(before + 1);
   });
 
-  // BUG (src/main/engine/evidence-io.ts:18-25): fileId catches every error, so a lock file that
+  // Was a bug, now fixed (src/main/engine/evidence-io.ts:18-25): fileId catches every error, so a lock file that
   // cannot be stat'ed (EACCES, EIO, ELOOP) reads as "vanished", and codex.liveClaims drops the
   // writer-lock claim silently instead of throwing: custody fails OPEN, against design.md
   // invariant 2 and this module's own rule ("absent is empty, unreadable throws").
-  it.fails('fileId of a lock file that cannot be stat-ed (EACCES) throws instead of reading as absent', () => {
+  it('fileId of a lock file that cannot be stat-ed (EACCES) throws instead of reading as absent', () => {
     expect(() => liveEvidenceIO.fileId(join(root, DENIED, 'x.lock'))).toThrow(/EACCES/);
   });
 });

@@ -50,6 +50,16 @@ export function checkConversationFree(roster: Roster, q: GuardQuery, liveRowsBou
       evidence: { problems: relevant },
     });
   }
+  // A bound live row on a server whose panes could not be listed is unknown evidence, not absence.
+  const blind = liveRowsBound.filter((row) => row.id !== q.allowSessionId && row.runtime === q.runtime && row.conversationId === q.conversationId)
+    .map((row) => roster.problems.find((p) => p.probe === 'tmux list-panes' && p.server === row.server))
+    .filter((p): p is NonNullable<typeof p> => p !== undefined);
+  if (blind.length > 0) {
+    return fail('EVIDENCE_UNREADABLE', `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: the tmux server of a pane bound to it could not be listed (${blind[0]!.error})`, {
+      hint: 'Check that tmux server (rigdesk doctor), then try again; Rigdesk will not guess.',
+      evidence: { problems: blind },
+    });
+  }
   const allow = new Set(q.allowPids ?? []);
   const owners = new Map<number, ConversationOwner>();
   const agentByPid = new Map(roster.agents.map((a) => [a.pid, a]));

@@ -55,6 +55,10 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
       continue;
     }
     servers.push({ server: client.key, running: res.running });
+    if (res.malformed > 0) {
+      // A row we could not read may be a seat's pane: that server's panes are not fully known.
+      problems.push({ probe: 'tmux list-panes', server: client.key, error: `${res.malformed} pane row(s) did not parse` });
+    }
     for (const row of res.panes) {
       const pane = paneFromRow(client.key, row, snap, agents);
       if (pane.agent) agentInPane.add(pane.agent.pid);

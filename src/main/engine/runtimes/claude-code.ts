@@ -63,8 +63,7 @@ export const claudeCode: RuntimeAdapter = {
   },
   conversationFromArgv(argv) {
     // --fork-session reads the named conversation but writes a new one: not a claim on it.
-    if (argv.includes('--fork-session')) return flagValue(argv, '--session-id');
-    const id = flagValue(argv, '--session-id', '--resume', '-r');
+    const id = argv.includes('--fork-session') ? flagValue(argv, '--session-id') : flagValue(argv, '--session-id', '--resume', '-r');
     return id && UUID_RE.test(id) ? id : undefined;
   },
   liveClaims({ home, io, alive }) {

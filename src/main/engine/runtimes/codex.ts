@@ -17,11 +17,8 @@ const SUBCOMMANDS_THAT_WRITE = new Set(['resume']);
 function resumedId(argv: string[]): string | undefined {
   for (let i = 1; i < argv.length; i++) {
     if (SUBCOMMANDS_THAT_WRITE.has(argv[i]!)) {
-      for (let j = i + 1; j < argv.length; j++) {
-        const a = argv[j]!;
-        if (a.startsWith('-')) continue;
-        return UUID_RE.test(a) ? a : undefined;
-      }
+      // Options (some with values: `--model o3`) may stand before the id: the first UUID wins.
+      return argv.slice(i + 1).find((a) => UUID_RE.test(a));
     }
   }
   return undefined;

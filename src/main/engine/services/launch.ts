@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { fail, type Failure, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import { resolveStaleReservation } from '../custody/census';
@@ -73,7 +73,7 @@ async function launchRow(engine: Engine, seat: SeatRow, opts: { fresh?: boolean 
   let conversationId: string | undefined;
   if (resume) {
     conversationId = seat.conversationId!;
-    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: seat.cwd, home: ctx.home }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
+    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: realpathSync(seat.cwd), home: ctx.home }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
     if (!free.ok) return free;
     argv = adapter.resumeArgv(ctx, conversationId);
   } else {

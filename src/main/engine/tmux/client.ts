@@ -51,11 +51,14 @@ export class TmuxClient {
   }
 
   /** One spawn: every pane on this server. A server that is not running is an empty list. */
-  async listPanes(): Promise<Result<{ running: boolean; panes: PaneRow[] }>> {
+  async listPanes(): Promise<Result<{ running: boolean; panes: PaneRow[]; malformed: number }>> {
     const r = await this.run(['list-panes', '-a', '-F', PANE_FORMAT]);
     if (r.spawnError) return fail('TMUX_UNAVAILABLE', `tmux could not be started (${r.spawnError})`, { hint: 'Install tmux 3.2 or newer and make sure it is on PATH.' });
-    if (r.code === 0) return { ok: true, running: true, panes: parsePaneRows(r.stdout).rows };
-    if (serverAbsent(r.stderr)) return { ok: true, running: false, panes: [] };
+    if (r.code === 0) {
+      const parsed = parsePaneRows(r.stdout);
+      return { ok: true, running: true, panes: parsed.rows, malformed: parsed.malformed };
+    }
+    if (serverAbsent(r.stderr)) return { ok: true, running: false, panes: [], malformed: 0 };
     return fail('TMUX_FAILED', `tmux list-panes failed on ${this.key}: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, { evidence: { server: this.key } });
   }
 

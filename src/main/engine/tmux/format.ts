@@ -1,6 +1,7 @@
 /**
- * tmux -F formats and their parsers. Fields are separated by U+001F, which tmux escapes when it
- * occurs inside a value, so a user-chosen session name or pane title can never split a row.
+ * tmux -F formats and their parsers. Fields are separated by U+001F. tmux escapes it in session
+ * names and refuses it in pane titles, but prints pane_current_path raw, so that field comes last
+ * and keeps the rest of the line.
  */
 export const SEP = '\x1f';
 
@@ -20,8 +21,10 @@ export const PANE_FIELDS = [
   '@rigdesk_seat',
   '@rigdesk_attempt',
   'session_name',
-  'pane_current_path',
   'pane_title',
+  // Last on purpose: tmux 3.3a prints pane_current_path raw (a U+001F in a folder name is not
+  // escaped), so it takes whatever is left of the line.
+  'pane_current_path',
 ] as const;
 
 export const PANE_FORMAT = PANE_FIELDS.map((f) => `#{${f}}`).join(SEP);
@@ -52,17 +55,18 @@ export function parsePaneRows(stdout: string): { rows: PaneRow[]; malformed: num
   let malformed = 0;
   for (const line of stdout.split('\n')) {
     if (line === '') continue;
-    const f = line.split(SEP);
-    if (f.length !== PANE_FIELDS.length) {
+    const parts = line.split(SEP);
+    if (parts.length < PANE_FIELDS.length) {
       malformed++;
       continue;
     }
+    const f = [...parts.slice(0, PANE_FIELDS.length - 1), parts.slice(PANE_FIELDS.length - 1).join(SEP)];
     const num = (s: string | undefined) => (s !== undefined && /^-?\d+$/.test(s) ? Number(s) : NaN);
     const row: PaneRow = {
       serverPid: num(f[0]), sessionId: f[1]!, sessionCreated: num(f[2]), paneId: f[3]!, panePid: num(f[4]),
       paneDead: f[5] === '1', paneActive: f[6] === '1', windowIndex: num(f[7]), paneIndex: num(f[8]),
       width: num(f[9]), height: num(f[10]), currentCommand: f[11]!, seatTag: f[12]!, attemptTag: f[13]!,
-      sessionName: f[14]!, currentPath: f[15]!, title: f[16]!,
+      sessionName: f[14]!, title: f[15]!, currentPath: f[16]!,
     };
     if (!/^\$\d+$/.test(row.sessionId) || !/^%\d+$/.test(row.paneId) || Number.isNaN(row.serverPid) || Number.isNaN(row.panePid) || Number.isNaN(row.sessionCreated)) {
       malformed++;
