@@ -33,22 +33,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   return out;
 }
 
-export const USAGE = `rigdesk: run a team of coding agents in tmux, one writer per conversation
-
-Usage: rigdesk <command> [options] [--json]
-
-  up <spec.yaml>               validate a rig spec, record it, launch every seat
-  ps [--rig R] [--all]         seats with runtime, pane, pid, activity (--all: other agents too)
-  launch <member@rig> [--fresh] start a stopped seat (on its last conversation when it can)
-  stop <member@rig>            end a seat's agent by exact cleanup; recorded as intentional
-  down <rig>                   stop every seat of a rig
-  send <member@rig> <text...>  paste text into the seat's agent and press Enter
-                               (--file F, or - for stdin, for long text)
-  capture <member@rig> [--lines N]  print the seat's screen (and N lines of history)
-  attach <member@rig> [--print]     attach this terminal to the seat's tmux session
-  events [--seat S] [--rig R]  the event log
-  doctor                       check tmux, the agent CLIs, the home and the database
-  serve                        run the engine and keep it running (the CLI then talks to it)
+export const USAGE_HEAD = 'rigdesk: run a team of coding agents in tmux, one writer per conversation\n\nUsage: rigdesk <command> [options] [--json]\n';
+export const USAGE_TAIL = `  serve                        run the engine and keep it running (the CLI then talks to it)
 
 Every command takes --json. Exit codes: 0 ok, 1 refused or failed, 2 bad usage.
 Environment: RIGDESK_HOME (default ~/.rigdesk), RIGDESK_TMUX_SOCKET (default: tmux -L rigdesk).`;

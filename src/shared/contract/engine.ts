@@ -1,15 +1,11 @@
 import { z } from 'zod';
 
-/**
- * The one contract between the engine and its clients (CLI socket today; Electron IPC and the
- * browser WebSocket use the same schemas). Every request is validated here before an engine
- * method runs; response types come from the same place, so nothing is mirrored by hand.
- */
+/** Engine core: rigs, seats, sessions (issue 2). */
 
-const seatRef = z.string().min(1).max(200);
-const rigName = z.string().min(1).max(200);
+export const seatRef = z.string().min(1).max(200);
+export const rigName = z.string().min(1).max(200);
 
-export const REQUESTS = {
+export const ENGINE_REQUESTS = {
   up: z.strictObject({ spec: z.string().min(1).max(4096) }),
   ps: z.strictObject({ rig: rigName.optional(), all: z.boolean().optional() }),
   launch: z.strictObject({ seat: seatRef, fresh: z.boolean().optional() }),
@@ -21,10 +17,6 @@ export const REQUESTS = {
   doctor: z.strictObject({}),
   events: z.strictObject({ seat: seatRef.optional(), rig: rigName.optional(), afterSeq: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(10_000).optional() }),
 } as const;
-
-export type Method = keyof typeof REQUESTS;
-export const METHODS = Object.keys(REQUESTS) as Method[];
-export type RequestOf<M extends Method> = z.output<(typeof REQUESTS)[M]>;
 
 export const ACTIVITIES = ['working', 'idle', 'needs_input', 'exited', 'unknown'] as const;
 export type Activity = (typeof ACTIVITIES)[number];
@@ -63,11 +55,3 @@ export interface PsAgent {
   headless: boolean;
 }
 
-/** Wire frames of the engine socket: one JSON object per line. */
-export const rpcRequest = z.strictObject({
-  id: z.number().int(),
-  token: z.string().max(200),
-  method: z.string().max(64),
-  params: z.unknown(),
-});
-export type RpcRequest = z.output<typeof rpcRequest>;

@@ -1,0 +1,8 @@
+import { ACTIVITY_COMMANDS } from './activity';
+import { APP_COMMANDS } from './app';
+import { ENGINE_COMMANDS } from './engine';
+import { RESTORE_COMMANDS } from './restore';
+import type { CommandTable } from './types';
+
+/** Every command, by domain; each domain owns its file. */
+export const COMMANDS: CommandTable = { ...ENGINE_COMMANDS, ...RESTORE_COMMANDS, ...ACTIVITY_COMMANDS, ...APP_COMMANDS };

@@ -1,0 +1,3 @@
+import type { CommandTable } from './types';
+
+export const RESTORE_COMMANDS: CommandTable = {};

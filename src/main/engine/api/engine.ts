@@ -1,0 +1,21 @@
+import { ENGINE_REQUESTS } from '../../../shared/contract/engine';
+import { sendToSeat } from '../delivery/send';
+import { launchSeat } from '../services/launch';
+import { attachCommand, captureSeat, doctor } from '../services/misc';
+import { ps } from '../services/ps';
+import { downRig, stopSeat } from '../services/stop';
+import { upRig } from '../services/up';
+import type { Handlers } from './types';
+
+export const ENGINE_HANDLERS: Handlers<typeof ENGINE_REQUESTS> = {
+  up: (e, p) => upRig(e, p.spec),
+  ps: (e, p) => ps(e, p),
+  launch: (e, p) => launchSeat(e, p.seat, { fresh: p.fresh }),
+  stop: (e, p) => stopSeat(e, p.seat),
+  down: (e, p) => downRig(e, p.rig),
+  send: (e, p) => sendToSeat(e, p.seat, p.text),
+  capture: (e, p) => captureSeat(e, p.seat, p.lines),
+  attach: (e, p) => attachCommand(e, p.seat),
+  doctor: (e) => doctor(e),
+  events: async (e, p) => ({ ok: true, events: e.store.events.list(p) }),
+};

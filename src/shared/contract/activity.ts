@@ -1,0 +1,2 @@
+/** Activity, safe delivery and the queue (issue 4). */
+export const ACTIVITY_REQUESTS = {} as const;
