@@ -1,3 +1,6 @@
+import { ACTIVITY_MIGRATIONS } from './migrations-activity';
+import { RESTORE_MIGRATIONS } from './migrations-restore';
+
 /**
  * Numbered migrations, applied in order inside one transaction each and recorded in
  * `schema_migrations`. Never edit a shipped migration; add the next number.
@@ -8,7 +11,8 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [
+/** Version 1: the engine core. Later domains add theirs in their own files (see the end). */
+const CORE: readonly Migration[] = [
   {
     version: 1,
     name: 'rigs, seats, sessions, conversations, reservations, events',
@@ -114,3 +118,9 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
+
+/**
+ * Every migration, in version order. Each domain keeps its own list so that work on one never
+ * edits another's: activity and delivery take version 2, restore takes version 3, and so on.
+ */
+export const MIGRATIONS: readonly Migration[] = [...CORE, ...ACTIVITY_MIGRATIONS, ...RESTORE_MIGRATIONS].sort((a, b) => a.version - b.version);
