@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { splitDev } from './proc/linux';
 import type { EvidenceIO } from './runtimes/types';
 
@@ -23,6 +23,18 @@ export const liveEvidenceIO: EvidenceIO = {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined; // released and removed as we looked
       throw e;
+    }
+  },
+  readTail(path, bytes) {
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const len = Math.min(size, bytes);
+      const buf = Buffer.alloc(len);
+      readSync(fd, buf, 0, len, size - len);
+      return buf.toString('utf8');
+    } finally {
+      closeSync(fd);
     }
   },
 };

@@ -32,6 +32,10 @@ export interface PsRow {
   state: 'running' | 'stopped' | 'gone' | 'unknown';
   activity: Activity;
   needsInput?: string;
+  /** The session axis: present, detached (its server cannot be read), exited (agent gone), absent. */
+  session?: 'present' | 'detached' | 'exited' | 'absent';
+  /** A person has unsent text in the agent's input box. */
+  draft?: boolean;
   conversationId?: string;
   stoppedOnPurpose: boolean;
   server?: string;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { basename, flagValue, UUID_RE, type ConversationClaim, type RuntimeAdapter } from './types';
+import { readClaudeScreen } from './screens/claude';
 
 /**
  * Claude Code (observed: 2.1.197). Facts from ../shared/docs/agent-clis.md; every signature and
@@ -26,6 +27,7 @@ export function claudeTranscriptFile(home: string, realCwd: string, id: string):
 }
 
 export const CLAUDE_SIGNATURES = {
+  readScreen: readClaudeScreen,
   missingConversation: /No conversation found with session ID: (\S+)/,
   idle: /\? for shortcuts/,
   working: /esc to interrupt/,

@@ -1,9 +1,12 @@
 import { join } from 'node:path';
 import { basename, UUID_RE, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from './types';
+import { readCodexScreen } from './screens/codex';
 
 /** Codex CLI (observed: 0.171.0). Facts from ../shared/docs/agent-clis.md. */
 
 export const CODEX_SIGNATURES = {
+  readScreen: readCodexScreen,
+  submitDelayMs: 600,
   missingConversation: /No saved session found with ID (\S+?)\.|no rollout found for thread id (\S+)/,
   idle: /Ask Codex to do anything/,
   working: /Working \(\d+s • esc to interrupt\)/,
@@ -78,6 +81,16 @@ export const codex: RuntimeAdapter = {
       }
     }
     return claims;
+  },
+  transcriptActivity(home, id, io) {
+    const file = findCodexRollout(home, id, io);
+    if (!file) return undefined;
+    const tail = io.readTail ? io.readTail(file, 256 * 1024) : io.readFile(file);
+    // The last turn boundary in the rollout says whether a turn is running.
+    const started = tail.lastIndexOf('"type":"task_started"');
+    const done = Math.max(tail.lastIndexOf('"type":"task_complete"'), tail.lastIndexOf('"type":"turn_aborted"'));
+    if (started < 0 && done < 0) return undefined;
+    return started > done ? 'working' : 'idle';
   },
   needsLocks(home, io) {
     return io.listDir(join(home, 'thread-writer-locks')).some((n) => n.endsWith('.lock') && !n.startsWith('.'));

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { basename, flagValue, type EvidenceIO, type RuntimeAdapter } from './types';
+import { readPiScreen } from './screens/pi';
 
 /**
  * Pi coding agent (observed: 0.73.1). Pi rewrites its own command line, holds no lock and keeps
@@ -9,6 +10,7 @@ import { basename, flagValue, type EvidenceIO, type RuntimeAdapter } from './typ
  */
 
 export const PI_SIGNATURES = {
+  readScreen: readPiScreen,
   missingConversation: /No session found matching '([^']+)'/,
   working: /Working\.\.\./,
   usageLimit: /Error: 429|Retry failed after \d+ attempts: 429/,

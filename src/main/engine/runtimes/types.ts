@@ -33,6 +33,8 @@ export interface EvidenceIO {
   exists(path: string): boolean;
   /** device + inode of a file, for matching /proc/locks entries. */
   fileId(path: string): { devMajor: number; devMinor: number; inode: number } | undefined;
+  /** The last `bytes` of a file (transcripts grow large); falls back to readFile when absent. */
+  readTail?(path: string, bytes: number): string;
 }
 
 export interface LiveEvidenceInput {
@@ -41,6 +43,24 @@ export interface LiveEvidenceInput {
   /** Live processes by pid, to drop stale files left by a dead or reused pid. */
   alive: (pid: number, startTime?: string) => boolean;
   locks: { pid: number; devMajor: number; devMinor: number; inode: number; mode: string }[];
+}
+
+/** What the screen says, per runtime. Every field is optional: no signature seen is no claim. */
+export type NeedsInputReason = 'permission' | 'question' | 'usage_limit' | 'login' | 'trust_dialog' | 'error';
+
+export interface ScreenReading {
+  activity?: 'working' | 'idle';
+  needsInput?: NeedsInputReason;
+  /** Text a person typed into the agent's input box and has not sent (dim suggestions are not). */
+  draft?: string;
+  /** The signature lines that decided it, for the evidence shown to a person. */
+  matched?: string[];
+}
+
+/** A pane's screen: plain lines, and the same lines with SGR styling (to tell dim text apart). */
+export interface ScreenText {
+  plain: string[];
+  styled: string[];
 }
 
 export interface RuntimeAdapter {
@@ -69,6 +89,12 @@ export interface RuntimeAdapter {
   needsLocks?(home: string, io: EvidenceIO): boolean;
   /** Runtime status from its own live-state file, when it keeps one (Claude: idle/busy/waiting). */
   transcriptPath?(home: string, cwd: string, conversationId: string, io: EvidenceIO): string | undefined;
+  /** Turn state from the transcript's own events (Codex task_started/task_complete). */
+  transcriptActivity?(home: string, conversationId: string, io: EvidenceIO): 'working' | 'idle' | undefined;
+  /** Reads its own screen: working, idle, waiting for the person, a draft in the input box. */
+  readScreen?(screen: ScreenText): ScreenReading;
+  /** Milliseconds to wait between pasted text and Enter (Codex drops an Enter sent too soon). */
+  submitDelayMs?: number;
   /** The runtime's own words for "that conversation does not exist". */
   missingConversation: RegExp;
 }
@@ -91,3 +117,25 @@ export function flagValue(argv: string[], ...flags: string[]): string | undefine
 }
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const SGR_RE = /\x1b\[[0-9;:]*m/g;
+export function stripSgr(s: string): string {
+  return s.replace(SGR_RE, '');
+}
+
+/** True when the first visible characters of `styled` are drawn dim or grey (a placeholder or suggestion). */
+export function startsDim(styled: string, after: string): boolean {
+  const i = styled.indexOf(after);
+  if (i < 0) return false;
+  let active = '';
+  const rest = styled.slice(i + after.length);
+  const m = /^((?:\x1b\[[0-9;:]*m)*)/.exec(rest);
+  active = m?.[1] ?? '';
+  return /\x1b\[(?:[0-9;]*;)?(2|90|37|38;5;(2[3-5][0-9]|24[0-9]|8|7)|38;2;1[0-5][0-9];1[0-5][0-9];1[0-5][0-9])(;[0-9;]*)?m/.test(active);
+}
+
+/** Index of the last line matching `re`, or -1. */
+export function lastIndexMatching(lines: readonly string[], re: RegExp): number {
+  for (let i = lines.length - 1; i >= 0; i--) if (re.test(lines[i]!)) return i;
+  return -1;
+}

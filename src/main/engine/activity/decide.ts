@@ -1,0 +1,64 @@
+import type { NeedsInputReason } from '../runtimes/types';
+
+/**
+ * Activity is decided from evidence, strongest first; each piece has an age and expires. Three
+ * axes per seat: the session, the activity and what (if anything) the seat needs from a person.
+ * Unknown is never idle.
+ */
+export type SessionAxis = 'present' | 'detached' | 'exited' | 'absent';
+export type ActivityAxis = 'working' | 'idle' | 'unknown';
+export type EvidenceSource = 'hook' | 'live_state' | 'transcript' | 'screen' | 'process';
+
+export interface Evidence {
+  source: EvidenceSource;
+  at: number;
+  activity?: 'working' | 'idle';
+  needsInput?: NeedsInputReason;
+  draft?: string;
+  detail?: string;
+}
+
+export interface SeatActivity {
+  session: SessionAxis;
+  activity: ActivityAxis;
+  needsInput: NeedsInputReason | 'none';
+  /** A person's unsent text in the agent's input box, if the screen shows one. */
+  draft?: string;
+  /** The evidence that decided each axis, strongest first. */
+  basis: { source: EvidenceSource; detail?: string; ageMs: number }[];
+  at: number;
+}
+
+export const RANK: Record<EvidenceSource, number> = { hook: 5, live_state: 4, transcript: 3, screen: 2, process: 1 };
+
+/** How long a piece of evidence is believed without being seen again. */
+export const TTL_MS: Record<EvidenceSource, number> = { hook: 30_000, live_state: 10_000, transcript: 20_000, screen: 5_000, process: 5_000 };
+
+export function decideActivity(input: { session: SessionAxis; evidence: readonly Evidence[]; now: number }): SeatActivity {
+  const { session, now } = input;
+  if (session !== 'present') return { session, activity: 'unknown', needsInput: 'none', basis: [], at: now };
+  const live = input.evidence.filter((e) => now - e.at <= TTL_MS[e.source]).sort((a, b) => RANK[b.source] - RANK[a.source] || b.at - a.at);
+  const basis = (e: Evidence) => ({ source: e.source, detail: e.detail, ageMs: now - e.at });
+  // What a seat waits for outranks what it is doing: a Codex turn at a permission prompt is both
+  // "working" by its transcript and "needs permission" by its screen, and the person must answer.
+  const need = live.find((e) => e.needsInput !== undefined);
+  const act = live.find((e) => e.activity !== undefined);
+  const draftFrom = live.find((e) => e.draft !== undefined);
+  const out: SeatActivity = {
+    session,
+    activity: act?.activity ?? 'unknown',
+    needsInput: need?.needsInput ?? 'none',
+    basis: [need, act].filter((e): e is Evidence => e !== undefined).map(basis),
+    at: now,
+  };
+  if (draftFrom?.draft) out.draft = draftFrom.draft;
+  return out;
+}
+
+/** The single word the topology and `ps` show. */
+export function activityLabel(a: SeatActivity): 'working' | 'idle' | 'needs_input' | 'exited' | 'unknown' {
+  if (a.session === 'exited') return 'exited';
+  if (a.session !== 'present') return 'unknown';
+  if (a.needsInput !== 'none') return 'needs_input';
+  return a.activity;
+}

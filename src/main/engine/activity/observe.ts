@@ -1,0 +1,85 @@
+import type { Engine } from '../engine';
+import type { Roster, RosterPane } from '../roster/types';
+import { runtimeById } from '../runtimes';
+import { claudeLiveStatus } from '../runtimes/claude-code';
+import type { SeatRow, SessionRow } from '../store';
+import { capturePanes } from './capture';
+import { decideActivity, type Evidence, type SeatActivity, type SessionAxis } from './decide';
+
+export interface ObservedSeat {
+  seat: SeatRow;
+  live?: SessionRow;
+  pane?: RosterPane;
+  activity: SeatActivity;
+}
+
+/**
+ * Gathers every kind of evidence for the given seats from one roster and one batched capture per
+ * tmux server, then decides each seat's activity. Costs O(servers) spawns, not O(seats).
+ */
+export async function observeSeats(engine: Engine, roster: Roster, seats: readonly SeatRow[]): Promise<Map<string, ObservedSeat>> {
+  const now = engine.now();
+  const found = seats.map((seat) => {
+    const live = engine.store.sessions.live(seat.seat);
+    return { seat, live, pane: live ? engine.paneOf(roster, live) : undefined };
+  });
+  const byServer = new Map<string, string[]>();
+  for (const f of found) if (f.pane && !f.pane.paneDead) byServer.set(f.pane.server, [...(byServer.get(f.pane.server) ?? []), f.pane.paneId]);
+  const screens = new Map<string, Awaited<ReturnType<typeof capturePanes>> extends Map<string, infer V> ? V : never>();
+  await Promise.all([...byServer].map(async ([server, panes]) => {
+    for (const [id, text] of await capturePanes(engine.client(server), panes)) screens.set(`${server} ${id}`, text);
+  }));
+
+  const out = new Map<string, ObservedSeat>();
+  for (const { seat, live, pane } of found) {
+    const evidence: Evidence[] = [];
+    const session = sessionAxis(seat, live, pane, roster, engine);
+    if (pane && session === 'present') {
+      const adapter = runtimeById(seat.runtime);
+      if (seat.runtime === 'shell') {
+        const program = pane.lineage[0];
+        if (program && pane.foreground) evidence.push({ source: 'process', at: now, activity: pane.foreground.pid === program.pid ? 'idle' : 'working', detail: `foreground ${pane.foreground.comm}` });
+      }
+      if (seat.runtime === 'claude-code' && pane.agent) {
+        const home = pane.agent.home ?? engine.seatHome(seat);
+        const st = home ? claudeLiveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
+        if (st?.status === 'busy') evidence.push({ source: 'live_state', at: now, activity: 'working', detail: 'sessions/<pid>.json busy' });
+        else if (st?.status === 'idle') evidence.push({ source: 'live_state', at: now, activity: 'idle', detail: 'sessions/<pid>.json idle' });
+        else if (st?.status === 'waiting') evidence.push({ source: 'live_state', at: now, needsInput: /permission/i.test(st.waitingFor ?? '') ? 'permission' : 'question', detail: `waiting for ${st.waitingFor ?? 'input'}` });
+      }
+      const conv = pane.agent?.conversationId ?? live?.conversationId ?? undefined;
+      const home = pane.agent?.home ?? engine.seatHome(seat);
+      if (adapter?.transcriptActivity && conv && home) {
+        try {
+          const t = adapter.transcriptActivity(home, conv, engine.deps.io);
+          if (t) evidence.push({ source: 'transcript', at: now, activity: t, detail: 'turn events in the transcript' });
+        } catch {
+          /* unreadable transcript: no claim from it */
+        }
+      }
+      const screen = screens.get(`${pane.server} ${pane.paneId}`);
+      if (screen && adapter?.readScreen) {
+        const r = adapter.readScreen(screen);
+        const e: Evidence = { source: 'screen', at: now, detail: r.matched?.join('; ') };
+        if (r.activity) e.activity = r.activity;
+        if (r.needsInput) e.needsInput = r.needsInput;
+        if (r.draft !== undefined) e.draft = r.draft;
+        evidence.push(e);
+      }
+    }
+    out.set(seat.seat, { seat, live, pane, activity: decideActivity({ session, evidence, now }) });
+  }
+  return out;
+}
+
+function sessionAxis(seat: SeatRow, live: SessionRow | undefined, pane: RosterPane | undefined, roster: Roster, engine: Engine): SessionAxis {
+  if (!live) return 'absent';
+  if (!pane) return engine.serverRunning(roster, live.server) === undefined ? 'detached' : 'absent';
+  if (pane.paneDead) return 'exited';
+  // The pane runs Rigdesk's wrapper; the seat's program is its child. Without it the wrapper's
+  // shell is in front: the agent exited.
+  const wrapper = engine.deps.proc.read(pane.panePid);
+  if (!wrapper?.argv.includes('rigdesk-seat')) return 'exited';
+  if (seat.runtime === 'shell') return pane.lineage.length > 0 ? 'present' : 'exited';
+  return pane.agent ? 'present' : 'exited';
+}

@@ -1,0 +1,52 @@
+import { lastIndexMatching, startsDim, type ScreenReading, type ScreenText } from '../types';
+
+/**
+ * Claude Code's screen (observed on 2.1.197, 200x50): the input box is a `❯ ` line between two
+ * full-width `────` rules; below them the footer says `? for shortcuts` when idle and
+ * `esc to interrupt` while a turn runs. Dialogs replace the box.
+ */
+export const CLAUDE_SCREEN = {
+  rule: /^─{8,}\s*$/,
+  prompt: /^❯ ?/,
+  working: /esc to interrupt/,
+  spinner: /^\S (\S+)… \(\d+s ·/,
+  idle: /\? for shortcuts/,
+  permission: /Do you want to proceed\?/,
+  permissionFooter: /Esc to cancel/,
+  trust: /Is this a project you created or one you trust\?|Yes, I trust this folder/,
+  login: /Detected a custom API key|Select login method|Please run \/login|Invalid API key/,
+  usageLimit: /API Error: Request rejected \(429\)|API Error: 429|usage limit reached|hit your (monthly )?(usage|spend) limit/i,
+} as const;
+
+export function readClaudeScreen({ plain, styled }: ScreenText): ScreenReading {
+  const text = plain.join('\n');
+  if (CLAUDE_SCREEN.permission.test(text) && CLAUDE_SCREEN.permissionFooter.test(text)) return { needsInput: 'permission', matched: ['Do you want to proceed?'] };
+  if (CLAUDE_SCREEN.trust.test(text)) return { needsInput: 'trust_dialog', matched: ['workspace trust dialog'] };
+  if (CLAUDE_SCREEN.login.test(text)) return { needsInput: 'login', matched: ['API key / login dialog'] };
+
+  const b = lastIndexMatching(plain, CLAUDE_SCREEN.rule);
+  const a = b > 0 ? lastIndexMatching(plain.slice(0, b), CLAUDE_SCREEN.rule) : -1;
+  if (a < 0) return {};
+  const footer = plain.slice(b + 1).join('\n');
+  const box = plain.slice(a + 1, b);
+  const first = box[0] ?? '';
+  let draft: string | undefined;
+  if (CLAUDE_SCREEN.prompt.test(first)) {
+    const typed = [first.replace(CLAUDE_SCREEN.prompt, ''), ...box.slice(1).map((l) => l.replace(/^ {2}/, ''))].join('\n').trim();
+    // A suggestion is drawn dim right after the prompt: it is not the person's text.
+    draft = typed && !startsDim(styled[a + 1] ?? '', '❯ ') ? typed : '';
+  }
+  const working = CLAUDE_SCREEN.working.test(footer) || plain.slice(Math.max(0, a - 3), a).some((l) => CLAUDE_SCREEN.spinner.test(l));
+  const reading: ScreenReading = { activity: working ? 'working' : 'idle', matched: [working ? 'esc to interrupt' : CLAUDE_SCREEN.idle.test(footer) ? '? for shortcuts' : 'input box, no spinner'] };
+  if (draft !== undefined) reading.draft = draft;
+  if (!working) {
+    // Only what came after the last prompt the person sent counts: an old error is history.
+    const lastUser = lastIndexMatching(plain.slice(0, a), /^❯ \S/);
+    const since = plain.slice(lastUser < 0 ? 0 : lastUser, a).join('\n');
+    if (CLAUDE_SCREEN.usageLimit.test(since)) {
+      reading.needsInput = 'usage_limit';
+      reading.matched = [since.match(CLAUDE_SCREEN.usageLimit)![0]];
+    }
+  }
+  return reading;
+}
