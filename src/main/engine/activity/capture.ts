@@ -1,7 +1,7 @@
 import { stripSgr, type ScreenText } from '../runtimes/types';
 import type { TmuxClient } from '../tmux/client';
 
-const MARK = '\x1fRIGDESK-PANE-END\x1f';
+import { randomBytes } from 'node:crypto';
 
 /**
  * Captures many panes of one server in ONE tmux spawn: a command list of `capture-pane -e` and a
@@ -10,6 +10,9 @@ const MARK = '\x1fRIGDESK-PANE-END\x1f';
 export async function capturePanes(client: TmuxClient, paneIds: readonly string[]): Promise<Map<string, ScreenText>> {
   const out = new Map<string, ScreenText>();
   if (paneIds.length === 0) return out;
+  // tmux escapes control characters in display-message output, so the marker is printable and
+  // carries a nonce no screen would show by chance.
+  const MARK = `RIGDESK-PANE-END-${randomBytes(6).toString('hex')}:`;
   const args: string[] = [];
   for (const id of paneIds) {
     if (args.length) args.push(';');

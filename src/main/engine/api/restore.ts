@@ -1,4 +1,24 @@
 import { RESTORE_REQUESTS } from '../../../shared/contract/restore';
+import { fail } from '../../../shared/errors';
+import { answerDecision, listDecisions } from '../restore/decisions';
+import { reconcile } from '../restore/reconcile';
+import { restore } from '../restore/run';
+import { snapshotRig } from '../restore/snapshot';
+import { freshSeat, restartSeat } from '../services/lifecycle';
+import { restoreRepos } from '../store/restore-repos';
 import type { Handlers } from './types';
 
-export const RESTORE_HANDLERS: Handlers<typeof RESTORE_REQUESTS> = {};
+export const RESTORE_HANDLERS: Handlers<typeof RESTORE_REQUESTS> = {
+  snapshot: (e, p) => snapshotRig(e, p.rig, 'manual'),
+  snapshots: async (e, p) => ({ ok: true, snapshots: restoreRepos(e.store).snapshots.list(p.rig, p.limit) }),
+  restore: async (e, p) => {
+    const r = await restore(e, p.target, { plan: p.plan });
+    return r.ok ? { ...r } : r;
+  },
+  decisions: async (e, p) => listDecisions(e, p),
+  decide: (e, p) => answerDecision(e, p.id, p.choice, p.reason),
+  restart: (e, p) => restartSeat(e, p.seat, { plan: p.plan }),
+  fresh: (e, p) => freshSeat(e, p.seat, p.reason, { plan: p.plan }),
+  fork: async (_e, p) => fail('BAD_USAGE', `fork is not implemented yet (asked to fork ${p.seat} as ${p.as})`, { hint: 'Needs launch.ts to take a caller-built argv behind the fence; see issue 5 notes.' }),
+  reconcile: (e) => reconcile(e),
+};

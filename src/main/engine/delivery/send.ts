@@ -14,9 +14,6 @@ export interface SendResult {
   warnings: string[];
 }
 
-/** Runtimes that drop an Enter arriving right after pasted text (Codex): wait this long first. */
-const SUBMIT_DELAY_MS: Record<string, number> = { codex: 500 };
-
 /**
  * Sends text to a seat: custody first, then the target is re-read just before the keystrokes
  * (design.md invariants 1 and 5), then a bracketed paste of a literal buffer and Enter.
@@ -66,7 +63,8 @@ async function deliver(engine: Engine, seatName: string, rig: string, runtime: s
   const buffer = `rigdesk-${engine.deps.newId()}`;
   const pasted = await client.paste(live.paneId, text, buffer);
   if (!pasted.ok) return pasted;
-  const delay = SUBMIT_DELAY_MS[runtime] ?? 0;
+  // Some runtimes drop an Enter that arrives right after pasted text (Codex): the adapter says how long to wait.
+  const delay = adapter?.submitDelayMs ?? 0;
   if (delay) await engine.deps.clock.sleep(delay);
   const entered = await client.sendKeys(live.paneId, ['Enter']);
   if (!entered.ok) return entered;

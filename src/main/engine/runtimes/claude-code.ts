@@ -27,7 +27,6 @@ export function claudeTranscriptFile(home: string, realCwd: string, id: string):
 }
 
 export const CLAUDE_SIGNATURES = {
-  readScreen: readClaudeScreen,
   missingConversation: /No conversation found with session ID: (\S+)/,
   idle: /\? for shortcuts/,
   working: /esc to interrupt/,
@@ -93,6 +92,7 @@ export const claudeCode: RuntimeAdapter = {
     const p = claudeTranscriptFile(home, cwd, id);
     return io.exists(p) ? p : undefined;
   },
+  readScreen: readClaudeScreen,
   missingConversation: CLAUDE_SIGNATURES.missingConversation,
 };
 

@@ -5,8 +5,6 @@ import { readCodexScreen } from './screens/codex';
 /** Codex CLI (observed: 0.171.0). Facts from ../shared/docs/agent-clis.md. */
 
 export const CODEX_SIGNATURES = {
-  readScreen: readCodexScreen,
-  submitDelayMs: 600,
   missingConversation: /No saved session found with ID (\S+?)\.|no rollout found for thread id (\S+)/,
   idle: /Ask Codex to do anything/,
   working: /Working \(\d+s • esc to interrupt\)/,
@@ -98,5 +96,7 @@ export const codex: RuntimeAdapter = {
   transcriptPath(home, _cwd, id, io) {
     return findCodexRollout(home, id, io);
   },
+  readScreen: readCodexScreen,
+  submitDelayMs: 600,
   missingConversation: CODEX_SIGNATURES.missingConversation,
 };

@@ -10,7 +10,6 @@ import { readPiScreen } from './screens/pi';
  */
 
 export const PI_SIGNATURES = {
-  readScreen: readPiScreen,
   missingConversation: /No session found matching '([^']+)'/,
   working: /Working\.\.\./,
   usageLimit: /Error: 429|Retry failed after \d+ attempts: 429/,
@@ -54,5 +53,6 @@ export const pi: RuntimeAdapter = {
   transcriptPath(home, cwd, id, io) {
     return findPiSession(home, cwd, id, io);
   },
+  readScreen: readPiScreen,
   missingConversation: PI_SIGNATURES.missingConversation,
 };

@@ -1,0 +1,52 @@
+import { fail, type Result } from '../../../shared/errors';
+import type { Engine } from '../engine';
+import { restoreRepos, type DecisionRow } from '../store/restore-repos';
+import type { DecisionChoice } from './decide';
+import { execContext, launchFresh, launchResume, type SeatResult } from './execute';
+import type { VerifyOptions } from './verify';
+
+/**
+ * Answering a restore decision. The answer is recorded (row + event) before anything launches, so
+ * a crash after it cannot lose it; the launch itself re-checks custody with a fresh roster
+ * (launchSeat does), and a refusal opens a new decision carrying the refusal as evidence.
+ */
+
+export function listDecisions(engine: Engine, filter: { rig?: string; all?: boolean }): Result<{ decisions: DecisionRow[] }> {
+  return { ok: true, decisions: restoreRepos(engine.store).decisions.list(filter) };
+}
+
+export async function answerDecision(engine: Engine, id: number, choice: DecisionChoice, reason: string, verify: Partial<VerifyOptions> = {}): Promise<Result<{ decision: DecisionRow; result: SeatResult | { seat: string; outcome: 'left_stopped' } }>> {
+  const repos = restoreRepos(engine.store);
+  const d = repos.decisions.get(id);
+  // BAD_USAGE stands in for DECISION_NOT_FOUND / DECISION_ANSWERED until those codes exist.
+  if (!d) return fail('BAD_USAGE', `no decision ${id}`, { hint: 'rigdesk decisions lists the open ones.' });
+  if (d.state !== 'open') return fail('BAD_USAGE', `decision ${id} was already answered (${d.answer})`, { evidence: { decision: d } });
+  if (!d.choices.includes(choice)) return fail('BAD_USAGE', `decision ${id} does not offer "${choice}"; it offers ${d.choices.join(', ')}`, { evidence: { choices: d.choices } });
+  const seat = engine.store.rigs.seat(d.seat);
+  if (!seat) return fail('SEAT_NOT_FOUND', `decision ${id} is about ${d.seat}, which is no longer recorded`);
+  if (!repos.decisions.answer(id, choice, reason)) return fail('BAD_USAGE', `decision ${id} was answered by someone else a moment ago`);
+  const where = { rig: d.rig, seat: d.seat };
+  repos.event('decision.answered', where, { decision: id, choice, reason, conversationId: d.conversationId });
+
+  const base = { seat: d.seat, plan: choice === 'resume' ? ('resume' as const) : ('fresh' as const), why: `decision ${id}: ${reason}` };
+  let result: SeatResult | { seat: string; outcome: 'left_stopped' };
+  if (choice === 'leave_stopped') {
+    engine.store.rigs.setStoppedOnPurpose(d.seat, true);
+    result = { seat: d.seat, outcome: 'left_stopped' };
+  } else if (choice === 'resume') {
+    if (!d.conversationId) return fail('BAD_USAGE', `decision ${id} has no conversation to resume`);
+    result = await launchResume(engine, seat, d.conversationId, execContext(engine, d.rig, d.snapshotId, verify), base);
+  } else {
+    result = await launchFresh(engine, seat, base);
+  }
+  repos.decisions.setOutcome(id, result as unknown as Record<string, unknown>);
+  // A refused launch is not an answer to the situation: ask again, with the refusal as evidence.
+  if (result.outcome === 'refused') {
+    const again = repos.decisions.open({
+      seat: d.seat, rig: d.rig, reason: d.reason, runtime: d.runtime, conversationId: d.conversationId, snapshotId: d.snapshotId,
+      choices: d.choices, evidence: { ...d.evidence, refusedAnswer: { decision: id, choice, code: (result as SeatResult).code, why: (result as SeatResult).why } },
+    });
+    if (again.created) repos.event('decision.opened', where, { decision: again.row.id, reason: d.reason, after: id });
+  }
+  return { ok: true, decision: repos.decisions.get(id)!, result };
+}

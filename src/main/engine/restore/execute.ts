@@ -1,0 +1,136 @@
+import type { Engine } from '../engine';
+import { runtimeById } from '../runtimes';
+import { launchSeat } from '../services/launch';
+import type { SeatRow, SessionRow } from '../store';
+import { restoreRepos, type DecisionRow } from '../store/restore-repos';
+import { choicesFor, plannedOutcome, type DecisionReason, type SeatOutcome, type SeatPlan } from './decide';
+import { restoreFault } from './faults';
+import { DEFAULT_VERIFY, sharedRoster, verifyConversation, type RosterSource, type Verdict, type VerifyOptions } from './verify';
+
+/** Carries one seat's plan out: launch behind the fence, prove the resume, roll back or keep the pane. */
+
+export interface SeatResult {
+  seat: string;
+  plan: SeatPlan['action'];
+  outcome: SeatOutcome;
+  why: string;
+  code?: string;
+  conversationId?: string;
+  paneId?: string;
+  sessionId?: string;
+  pid?: number;
+  decisionId?: number;
+  evidence?: Record<string, unknown>;
+}
+
+export interface ExecContext {
+  rig: string;
+  snapshotId: number | null;
+  verify: VerifyOptions;
+  roster: RosterSource;
+}
+
+export function execContext(engine: Engine, rig: string, snapshotId: number | null, verify: Partial<VerifyOptions> = {}): ExecContext {
+  return { rig, snapshotId, verify: { ...DEFAULT_VERIFY, ...verify }, roster: sharedRoster(engine) };
+}
+
+/** Every `awaiting_decision` is a durable row; a second restore refreshes the open one instead of asking twice. */
+export function openDecision(engine: Engine, seat: SeatRow, reason: DecisionReason, conversationId: string | null, snapshotId: number | null, evidence: Record<string, unknown>): DecisionRow {
+  const repos = restoreRepos(engine.store);
+  const adapter = runtimeById(seat.runtime);
+  const { row, created } = repos.decisions.open({
+    seat: seat.seat, rig: seat.rig, reason, runtime: seat.runtime, conversationId, snapshotId,
+    choices: choicesFor(reason, conversationId, adapter?.canResume ?? false), evidence,
+  });
+  if (created) repos.event('decision.opened', { rig: seat.rig, seat: seat.seat }, { decision: row.id, reason, conversationId, choices: row.choices });
+  return row;
+}
+
+const CUSTODY_CODES = new Set(['CONVERSATION_LIVE_ELSEWHERE', 'CONVERSATION_OWNER_UNKNOWN', 'EVIDENCE_UNREADABLE']);
+
+export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecContext): Promise<SeatResult> {
+  const seat = engine.store.rigs.seat(plan.seat);
+  const base = { seat: plan.seat, plan: plan.action, why: plan.why };
+  if (!seat) return { ...base, outcome: 'failed', code: 'SEAT_NOT_FOUND', why: 'the seat is no longer in the store' };
+  const done = plannedOutcome(plan);
+  if (plan.action === 'awaiting_decision') {
+    const d = openDecision(engine, seat, plan.reason, plan.conversationId, ctx.snapshotId, { why: plan.why });
+    return { ...base, outcome: 'awaiting_decision', decisionId: d.id, ...(plan.conversationId ? { conversationId: plan.conversationId } : {}) };
+  }
+  if (plan.action === 'refused') return { ...base, outcome: 'refused', code: plan.code, ...(plan.evidence ? { evidence: plan.evidence } : {}) };
+  switch (plan.action) {
+    case 'verify_running': return verifyRunning(engine, seat, plan.conversationId, ctx, base);
+    case 'fresh': return launchFresh(engine, seat, base);
+    case 'resume': return launchResume(engine, seat, plan.conversationId, ctx, base);
+    default: return { ...base, outcome: done ?? 'failed' };
+  }
+}
+
+type Base = Pick<SeatResult, 'seat' | 'plan' | 'why'>;
+
+export async function launchFresh(engine: Engine, seat: SeatRow, base: Base): Promise<SeatResult> {
+  const l = await launchSeat(engine, seat.seat, { fresh: true });
+  if (!l.ok && l.code === 'SEAT_ALREADY_RUNNING') return { ...base, outcome: 'running', why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
+  if (!l.ok) return { ...base, outcome: CUSTODY_CODES.has(l.code) ? 'refused' : 'failed', code: l.code, why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
+  await restoreFault(engine, 'restore.after_launch');
+  return { ...base, outcome: 'fresh', paneId: l.launched.paneId, sessionId: l.launched.sessionId, ...(l.launched.conversationId ? { conversationId: l.launched.conversationId } : {}) };
+}
+
+export async function launchResume(engine: Engine, seat: SeatRow, conversationId: string, ctx: ExecContext, base: Base): Promise<SeatResult> {
+  if (seat.conversationId !== conversationId) {
+    // Restoring a snapshot whose conversation differs from the seat's latest: the snapshot wins, on record.
+    engine.store.rigs.setConversation(seat.seat, conversationId);
+    restoreRepos(engine.store).event('restore.seat', { rig: seat.rig, seat: seat.seat }, { step: 'conversation_set', from: seat.conversationId, to: conversationId });
+  }
+  const l = await launchSeat(engine, seat.seat, {});
+  if (!l.ok) {
+    if (l.code === 'SEAT_ALREADY_RUNNING') return verifyRunning(engine, seat, conversationId, ctx, base);
+    return { ...base, outcome: CUSTODY_CODES.has(l.code) ? 'refused' : 'failed', code: l.code, why: l.message, conversationId, ...(l.evidence ? { evidence: l.evidence } : {}) };
+  }
+  await restoreFault(engine, 'restore.after_launch');
+  const live = engine.store.sessions.live(seat.seat);
+  if (!live || live.sessionId !== l.launched.sessionId) return { ...base, outcome: 'failed', code: 'TARGET_CHANGED', why: 'the session row changed under the restore', conversationId };
+  const verdict = await verifyConversation(engine, live, conversationId, ctx.verify, ctx.roster);
+  return settle(engine, seat, live, conversationId, verdict, ctx, base, 'resumed');
+}
+
+async function verifyRunning(engine: Engine, seat: SeatRow, conversationId: string | null, ctx: ExecContext, base: Base): Promise<SeatResult> {
+  const live = engine.store.sessions.live(seat.seat);
+  const at = live ? { paneId: live.paneId, sessionId: live.sessionId } : {};
+  if (!live || conversationId === null || seat.runtime === 'shell') return { ...base, outcome: 'running', ...at };
+  // Nothing was launched: a short look, only to catch a "conversation missing" left on its screen.
+  const verdict = await verifyConversation(engine, live, conversationId, { ...ctx.verify, timeoutMs: Math.min(ctx.verify.timeoutMs, ctx.verify.settleMs + 3000) }, ctx.roster);
+  if (verdict.verdict === 'unproven') return { ...base, outcome: 'running', ...at, conversationId, evidence: { unproven: true, agentConversation: verdict.agentConversation } };
+  return settle(engine, seat, live, conversationId, verdict, ctx, base, 'running');
+}
+
+async function settle(engine: Engine, seat: SeatRow, live: SessionRow, conversationId: string, v: Verdict, ctx: ExecContext, base: Base, ok: 'resumed' | 'running'): Promise<SeatResult> {
+  const at = { paneId: live.paneId, sessionId: live.sessionId, conversationId };
+  switch (v.verdict) {
+    case 'resumed': return { ...base, outcome: ok, ...at, pid: v.pid, evidence: { source: v.source } };
+    case 'missing': return rollback(engine, seat, live, conversationId, v.screen, ctx, base);
+    // Any other failure keeps the pane so its output can be read (design.md invariant 7).
+    case 'exited': return { ...base, outcome: 'failed', code: 'TARGET_CHANGED', why: 'the agent exited without naming its conversation; the pane is kept', ...at, evidence: { screen: v.screen } };
+    case 'gone': return { ...base, outcome: 'failed', code: 'SEAT_NOT_RUNNING', why: 'the seat\'s session vanished while it was being verified', ...at };
+    case 'unproven': return { ...base, outcome: 'failed', code: 'CONVERSATION_OWNER_UNKNOWN', why: `no process in the pane named ${conversationId} within ${ctx.verify.timeoutMs} ms; the pane is kept`, ...at, evidence: { screen: v.screen, agentConversation: v.agentConversation } };
+  }
+}
+
+/** The runtime said the conversation is gone: remove exactly our pane, then ask the person. */
+async function rollback(engine: Engine, seat: SeatRow, live: SessionRow, conversationId: string, screen: string, ctx: ExecContext, base: Base): Promise<SeatResult> {
+  await restoreFault(engine, 'restore.before_rollback');
+  const kill = await engine.client(live.server).killByIdentity(live);
+  const where = { rig: seat.rig, seat: seat.seat };
+  const repos = restoreRepos(engine.store);
+  if (kill.outcome === 'not_removed') {
+    repos.event('restore.rolled_back', where, { sessionId: live.sessionId, paneId: live.paneId, removed: false, why: kill.why });
+    return { ...base, outcome: 'failed', code: 'NOT_REMOVED', why: `the runtime reported ${conversationId} missing, but its pane was not removed (${kill.why})`, paneId: live.paneId, sessionId: live.sessionId, conversationId };
+  }
+  engine.store.db.transaction(() => {
+    engine.store.sessions.end(live.id, 'conversation_missing');
+    repos.event('restore.rolled_back', where, { sessionId: live.sessionId, paneId: live.paneId, removed: kill.outcome, conversationId, screen });
+  }).immediate();
+  await restoreFault(engine, 'restore.after_rollback_kill');
+  const d = openDecision(engine, seat, 'conversation_missing_reported', conversationId, ctx.snapshotId, { screen, paneRemoved: kill.outcome });
+  return { ...base, outcome: 'awaiting_decision', why: `${seat.runtime} reported conversation ${conversationId} missing; its pane was removed`, decisionId: d.id, conversationId, evidence: { screen } };
+}

@@ -1,0 +1,89 @@
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { checkConversationFree } from '../custody/guard';
+import type { Engine } from '../engine';
+import type { Roster, RosterPane } from '../roster/types';
+import { runtimeById } from '../runtimes';
+import type { SeatRow, SessionRow } from '../store';
+import { restoreRepos, type SnapshotSeat } from '../store/restore-repos';
+import type { LiveFact, SeatFacts, TranscriptFact } from './decide';
+
+/**
+ * The thin live adapter in front of the decision table: reads the store, a roster the caller has
+ * just refreshed, and the runtime's transcript files, and answers only facts. It decides nothing.
+ */
+
+export function realOrSame(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** The seat's own pane, when its live row's immutable identity is on a listed server. */
+export function ownPane(engine: Engine, roster: Roster, seat: string): { live?: SessionRow; pane?: RosterPane; running: SeatFacts['running'] } {
+  const live = engine.store.sessions.live(seat);
+  if (!live) return { running: 'not_running' };
+  const pane = engine.paneOf(roster, live);
+  if (pane) return { live, pane, running: 'running' };
+  const listed = engine.serverRunning(roster, live.server) !== undefined && !roster.problems.some((p) => p.server === live.server);
+  return { live, running: listed ? 'not_running' : 'unknown' };
+}
+
+export function transcriptFact(engine: Engine, seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'>, conversationId: string): TranscriptFact {
+  const adapter = runtimeById(seat.runtime);
+  const home = engine.seatHome(seat);
+  if (!adapter?.transcriptPath || !home) return { state: 'unknown' };
+  try {
+    const p = adapter.transcriptPath(home, realOrSame(seat.cwd), conversationId, engine.deps.io);
+    if (p) return { state: 'present', path: p };
+  } catch (e) {
+    return { state: 'unreadable', error: `${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`.trim() };
+  }
+  // `exists` says false for a file it may not look at: only a readable home makes "missing" a fact.
+  try {
+    accessSync(home, constants.R_OK | constants.X_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return { state: 'unreadable', error: `${code ?? ''} ${home}: ${(e as Error).message}`.trim() };
+  }
+  return { state: 'missing', looked: home };
+}
+
+export function liveFact(engine: Engine, roster: Roster, seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'>, conversationId: string, own?: { live?: SessionRow; pane?: RosterPane }): LiveFact {
+  const free = checkConversationFree(
+    roster,
+    {
+      runtime: seat.runtime, conversationId, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat),
+      allowPids: own?.pane?.agent ? [own.pane.agent.pid] : [], allowSessionId: own?.pane ? own.live?.id : undefined,
+    },
+    engine.store.sessions.liveBoundTo(seat.runtime, conversationId),
+  );
+  if (free.ok) return { state: 'free' };
+  if (free.code === 'CONVERSATION_LIVE_ELSEWHERE') return { state: 'owned_elsewhere', message: free.message, evidence: free.evidence ?? {} };
+  return { state: 'unprovable', code: free.code, message: free.message, evidence: free.evidence ?? {} };
+}
+
+/** Facts for one seat of a snapshot. The snapshot's conversation and flags win over the store's. */
+export function seatFacts(engine: Engine, roster: Roster, snap: SnapshotSeat, row: SeatRow): SeatFacts {
+  const adapter = runtimeById(row.runtime);
+  const own = ownPane(engine, roster, row.seat);
+  const hasConversations = row.runtime !== 'shell';
+  const cid = snap.conversationId;
+  const seatLike = { runtime: row.runtime, env: row.env, cwd: row.cwd };
+  const needsCustody = cid !== null && hasConversations && own.running !== 'running';
+  return {
+    seat: row.seat,
+    runtime: row.runtime,
+    runtimeKnown: adapter !== undefined,
+    canResume: adapter?.canResume ?? false,
+    hasConversations,
+    restorePolicy: row.restorePolicy,
+    conversationId: cid,
+    stoppedOnPurpose: snap.stoppedOnPurpose,
+    everRan: restoreRepos(engine.store).everRan(row.seat),
+    running: own.running,
+    transcript: cid !== null && hasConversations ? transcriptFact(engine, seatLike, cid) : { state: 'unknown' },
+    live: needsCustody ? liveFact(engine, roster, seatLike, cid, own) : { state: 'free' },
+  };
+}

@@ -1,0 +1,75 @@
+import { fail, type Result } from '../../../shared/errors';
+import type { Engine } from '../engine';
+import type { Roster } from '../roster/types';
+import { restoreRepos, type Snapshot, type SnapshotSeat } from '../store/restore-repos';
+import { ownPane, transcriptFact } from './facts';
+
+/**
+ * Snapshots: every seat's runtime, cwd, conversation id with the evidence behind it, and whether
+ * it was stopped on purpose. The store already holds the latest of each; a snapshot freezes them
+ * with what the live system showed at that moment, so a restore can say what it was based on.
+ */
+
+export type SnapshotReason = 'manual' | 'before_down' | 'timer' | 'restore';
+
+export function snapshotSeats(engine: Engine, roster: Roster, rig: string): SnapshotSeat[] {
+  return engine.store.rigs.seats(rig).map((row) => {
+    const own = ownPane(engine, roster, row.seat);
+    const agent = own.pane?.agent;
+    // A running agent's own claim is fresher than the store (Claude's /clear moves it on).
+    const liveId = agent?.conversationId;
+    const conversationId = liveId ?? row.conversationId;
+    const evidence: Record<string, unknown> = { source: liveId ? `roster:${agent?.conversationSource}` : row.conversationId ? 'store' : 'none' };
+    if (agent) Object.assign(evidence, { pid: agent.pid, startTime: agent.startTime, paneId: own.pane?.paneId, sessionId: own.pane?.sessionId });
+    if (liveId && row.conversationId && liveId !== row.conversationId) evidence.storeConversationId = row.conversationId;
+    if (conversationId && row.runtime !== 'shell') {
+      const t = transcriptFact(engine, row, conversationId);
+      evidence.transcript = t;
+      const known = engine.store.conversations.get(row.runtime, conversationId);
+      if (known) evidence.recorded = { home: known.home, cwd: known.cwd, transcriptPath: known.transcriptPath };
+    }
+    const state: SnapshotSeat['state'] = own.running === 'running' ? 'running' : own.running === 'unknown' ? 'unknown' : own.live ? 'gone' : 'stopped';
+    return {
+      seat: row.seat, runtime: row.runtime, cwd: row.cwd, restorePolicy: row.restorePolicy, conversationId,
+      evidence, stoppedOnPurpose: row.stoppedOnPurpose, state,
+    };
+  });
+}
+
+/** `rigdesk snapshot <rig>`; also the hook `down` calls first (reason before_down). */
+export async function snapshotRig(engine: Engine, rig: string, reason: SnapshotReason = 'manual', roster?: Roster): Promise<Result<{ snapshot: Snapshot }>> {
+  if (!engine.store.rigs.exists(rig)) {
+    return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, { hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.` });
+  }
+  const r = roster ?? (await engine.roster());
+  const repos = restoreRepos(engine.store);
+  const snapshot = repos.snapshots.insert(rig, reason, snapshotSeats(engine, r, rig));
+  repos.event('snapshot.taken', { rig }, { snapshot: snapshot.id, reason, seats: snapshot.seats.length, problems: r.problems.length });
+  return { ok: true, snapshot };
+}
+
+/**
+ * The timer the app (or `rigdesk serve`) runs: one roster per tick for every rig with a running
+ * seat, never overlapping itself. Returns the function that stops it.
+ */
+export function startSnapshotTimer(engine: Engine, everyMs: number, onError: (e: unknown) => void = () => undefined): () => void {
+  let busy = false;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const roster = await engine.roster();
+      for (const rig of engine.store.rigs.names()) {
+        if (!engine.store.rigs.seats(rig).some((s) => engine.store.sessions.live(s.seat))) continue;
+        await snapshotRig(engine, rig, 'timer', roster);
+      }
+    } catch (e) {
+      onError(e);
+    } finally {
+      busy = false;
+    }
+  };
+  const h = setInterval(() => void tick(), everyMs);
+  h.unref?.();
+  return () => clearInterval(h);
+}

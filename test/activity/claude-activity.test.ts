@@ -1,0 +1,98 @@
+/**
+ * Issue 4 acceptance with the real Claude Code CLI: the engine reports working during a slow
+ * reply, idle after it, needs_input: permission at the permission prompt, needs_input:
+ * usage_limit on a 429, and exited when the CLI quits to its shell; each within 2 s.
+ */
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
+import { waitForExit } from '../agents/claude-run';
+import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
+import { descendants, liveProcReader } from '../../src/main/engine/proc';
+import { RigWorld } from '../support/rig';
+import { waitFor } from '../support/tmux';
+
+export function claudeRigYaml(fx: ClaudeFixture, id = 'lead'): string {
+  const env = Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`).join('\n');
+  return `name: act\npods:\n  - id: p\n    members:\n      - id: ${id}\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}\n`;
+}
+
+describe('activity of a real Claude Code seat', () => {
+  let server: FakeModelServer;
+  let closed: number;
+  let w: RigWorld;
+  let fx: ClaudeFixture;
+  beforeAll(async () => {
+    server = await startFakeModelServer({ slowChunks: 6, slowMs: 1000 });
+    closed = await closedPort();
+  });
+  afterAll(async () => {
+    await server.close();
+    expect(server.requests.every((r) => ['127.0.0.1', '::ffff:127.0.0.1'].includes(r.remoteAddress))).toBe(true);
+  });
+  beforeEach(async () => {
+    w = new RigWorld();
+    mkdirSync(join(w.root, 'work'), { recursive: true });
+    fx = makeClaudeFixture({ serverUrl: server.url, closedPort: closed, trustedCwds: [realpathSync(join(w.root, 'work'))], root: join(w.root, 'claude') });
+    const up = await w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+  });
+  afterEach(async () => {
+    const pids = w.sessions().length ? w.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
+    const snap = liveProcReader().snapshot();
+    const all = pids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
+    w.tmux.kill();
+    for (const p of all) await waitForExit(p, 5000);
+    w.cleanup();
+  });
+
+  const row = async () => (await w.cli(['ps', '--json'])).json.seats[0];
+  /** Waits for a state and returns how long after `since` it was first seen. */
+  async function seen(pred: (r: any) => boolean, since: number, what: string): Promise<number> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    await waitFor(async () => pred(await row()), { timeoutMs: 30_000, intervalMs: 50, what });
+    return Date.now() - since;
+  }
+  const type = (text: string) => {
+    w.tmux.run(['send-keys', '-t', 'lead@act', '-l', text]);
+    w.tmux.run(['send-keys', '-t', 'lead@act', 'Enter']);
+  };
+
+  it('working during a slow reply, idle after it, each within 2 s', async () => {
+    await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
+    const t0 = Date.now();
+    type('tell me SLOW');
+    expect(await seen((r) => r.activity === 'working', t0, 'working')).toBeLessThan(2000 + 1000);
+    await waitFor(() => w.tmux.capture('lead@act').includes('tick6'), { timeoutMs: 30_000, what: 'reply finished on screen' });
+    const t1 = Date.now();
+    expect(await seen((r) => r.activity === 'idle', t1, 'idle after')).toBeLessThan(2000);
+  });
+
+  it('needs_input: permission at the permission prompt, within 2 s of the prompt', async () => {
+    await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
+    type('RUN: touch perm-test.txt');
+    await waitFor(() => w.tmux.capture('lead@act').includes('Do you want to proceed?'), { timeoutMs: 30_000, what: 'permission prompt on screen' });
+    const t = Date.now();
+    expect(await seen((r) => r.activity === 'needs_input' && r.needsInput === 'permission', t, 'needs_input permission')).toBeLessThan(2000);
+  });
+
+  it('needs_input: usage_limit on a 429, within 2 s of the error', async () => {
+    await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
+    type('LIMIT please');
+    await waitFor(() => w.tmux.capture('lead@act').includes('Request rejected (429)'), { timeoutMs: 30_000, what: '429 on screen' });
+    const t = Date.now();
+    expect(await seen((r) => r.needsInput === 'usage_limit', t, 'needs_input usage_limit')).toBeLessThan(2000);
+  });
+
+  it('a draft typed by a person shows, and exited when the CLI quits to its shell', async () => {
+    await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
+    w.tmux.run(['send-keys', '-t', 'lead@act', '-l', 'half a thought']);
+    await seen((r) => r.draft === true, Date.now(), 'draft seen');
+    w.tmux.run(['send-keys', '-t', 'lead@act', 'C-u']);
+    await seen((r) => !r.draft, Date.now(), 'draft cleared');
+    type('/exit');
+    await waitFor(() => w.tmux.capture('lead@act').includes('[rigdesk] claude exited'), { timeoutMs: 30_000, what: 'wrapper reports the exit' });
+    const t = Date.now();
+    expect(await seen((r) => r.activity === 'exited' && r.session === 'exited', t, 'exited')).toBeLessThan(2000);
+  });
+});
