@@ -5,7 +5,7 @@ export interface ParsedArgs {
   flags: Record<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(['rig', 'lines', 'port', 'seat', 'limit', 'file']);
+const VALUE_FLAGS = new Set(['rig', 'lines', 'port', 'seat', 'limit', 'file', 'wait-for-idle', 'reason', 'as', 'note', 'by']);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const out: ParsedArgs = { positionals: [], flags: {} };

@@ -1,3 +1,76 @@
-// The Electron shell (thin). The desktop issue fills this in: window, tray, notifications and deep
-// links around the same engine the CLI runs. Until then it only proves the build wiring.
-export {};
+// The Electron shell's entry: builds the real Electron API for the injected shell wiring
+// (src/main/shell), starts the engine in this process and serves its socket so the `rigdesk`
+// CLI (and `rigdesk open <seat>`) talks to this app's engine.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { app, BrowserWindow, ipcMain, Notification, Tray } from 'electron';
+import { liveEngineDeps } from './engine/context';
+import { Engine } from './engine/engine';
+import { resolveHome } from './engine/home';
+import { serveEngineSocket } from './engine/rpc/server';
+import { PushHub } from './host/pushes';
+import { startShell } from './shell/app';
+import type { ElectronApi } from './shell/types';
+import { TerminalHub } from './terminal/hub';
+
+const api: ElectronApi = {
+  app: app as unknown as ElectronApi['app'],
+  ipcMain: ipcMain as unknown as ElectronApi['ipcMain'],
+  // webPreferences spelled out at the constructor (same values as windowOptions(), which the
+  // wiring tests check) so electronegativity's static checks can see them.
+  createWindow: (o) =>
+    new BrowserWindow({
+      ...o,
+      webPreferences: {
+        preload: (o.webPreferences as { preload: string }).preload,
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+        nodeIntegrationInWorker: false,
+        nodeIntegrationInSubFrames: false,
+        webviewTag: false,
+        webSecurity: true,
+        allowRunningInsecureContent: false,
+        experimentalFeatures: false,
+        navigateOnDragDrop: false,
+        disableBlinkFeatures: 'Auxclick',
+        spellcheck: false,
+      },
+    }) as unknown as ReturnType<ElectronApi['createWindow']>,
+  createTray: (image) => new Tray(image) as unknown as ReturnType<ElectronApi['createTray']>,
+  createNotification: (o) => new Notification(o),
+  notificationsSupported: () => Notification.isSupported(),
+};
+
+async function main(): Promise<void> {
+  const layout = resolveHome(process.env);
+  mkdirSync(layout.home, { recursive: true, mode: 0o700 });
+  const engine = new Engine(liveEngineDeps(process.env, { layout }));
+  const ctx = { engine, terminals: new TerminalHub(engine), pushes: new PushHub(engine) };
+  const resources = app.isPackaged ? process.resourcesPath : join(__dirname, '..', '..', 'resources');
+  const shell = await startShell({
+    api,
+    ctx,
+    argv: process.argv,
+    preloadPath: join(__dirname, '..', 'preload', 'index.js'),
+    rendererUrl: pathToFileURL(join(__dirname, '..', 'renderer', 'index.html')).href,
+    trayImages: { idle: join(resources, 'tray.png'), attention: join(resources, 'tray-attention.png') },
+    iconPath: join(resources, 'icon.png'),
+    ...(app.isPackaged ? {} : { protocolClient: { path: process.execPath, args: [app.getAppPath()] } }),
+  });
+  if (!shell) return; // another instance has the lock and got our deep link
+  let socket: Awaited<ReturnType<typeof serveEngineSocket>> | undefined;
+  try {
+    socket = await serveEngineSocket(engine);
+  } catch (e) {
+    process.stderr.write(`rigdesk: the engine socket is in use (${(e as Error).message}); the CLI will not reach this window\n`);
+  }
+  app.on('window-all-closed', () => app.quit());
+  app.on('before-quit', () => {
+    ctx.pushes.close();
+    void socket?.close();
+  });
+}
+
+void main();

@@ -26,6 +26,12 @@ export const ERROR_CODES = [
   'SEAT_NOT_RUNNING',
   'TARGET_CHANGED',
   'TMUX_NAME_TAKEN',
+  // delivery (design.md invariant 6)
+  'SEND_HELD',
+  'SEND_UNCONFIRMED',
+  'QUEUE_NO_WRITER',
+  'QUEUE_ITEM_NOT_FOUND',
+  'QUEUE_ILLEGAL_MOVE',
   // tmux and the system
   'TMUX_UNAVAILABLE',
   'TMUX_FAILED',

@@ -19,8 +19,10 @@ describe('the create fence (design.md invariant 3)', () => {
   beforeEach(async () => {
     w = new RigWorld();
     const spec = w.spec('rig.yaml', shellRigYaml('demo', ['lead']));
-    expect((await w.cli(['up', spec])).code).toBe(0);
-    expect((await w.cli(['stop', 'lead@demo'])).code).toBe(0);
+    const up = await w.cli(['up', spec]);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const stop = await w.cli(['stop', 'lead@demo']);
+    expect(stop.code, stop.stdout + stop.stderr).toBe(0);
   });
   afterEach(() => w.cleanup());
 
@@ -32,7 +34,8 @@ describe('the create fence (design.md invariant 3)', () => {
       const refusal = (a.code === 1 ? a : b).json;
       expect(['LAUNCH_IN_PROGRESS', 'SEAT_ALREADY_RUNNING']).toContain(refusal.code);
       expect(w.sessions().filter((s) => s.seat === 'lead@demo')).toHaveLength(1);
-      expect((await w.cli(['stop', 'lead@demo'])).code).toBe(0);
+      const stop = await w.cli(['stop', 'lead@demo']);
+      expect(stop.code, stop.stdout + stop.stderr).toBe(0);
     }
   });
 

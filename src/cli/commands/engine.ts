@@ -17,6 +17,33 @@ function engineRequest(a: ParsedArgs): Result<{ method: string; params: Record<s
     case 'launch': return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'launch', params: { seat: p[0], ...(a.flags.fresh ? { fresh: true } : {}) } };
     case 'stop': return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'stop', params: { seat: p[0] } };
     case 'down': return need(1, 'a rig name') ?? { ok: true, method: 'down', params: { rig: p[0] } };
+    case 'capture': {
+      const lines = a.flags.lines === undefined ? undefined : Number(a.flags.lines);
+      if (lines !== undefined && (!Number.isInteger(lines) || lines < 0)) return fail('BAD_USAGE', '--lines takes a whole number');
+      return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'capture', params: { seat: p[0], ...(lines !== undefined ? { lines } : {}) } };
+    }
+    case 'attach': return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'attach', params: { seat: p[0] } };
+    case 'doctor': return { ok: true, method: 'doctor', params: {} };
+    case 'events': return { ok: true, method: 'events', params: { ...(typeof a.flags.seat === 'string' ? { seat: a.flags.seat } : {}), ...(typeof a.flags.rig === 'string' ? { rig: a.flags.rig } : {}) } };
+    case 'send': {
+      const extra: Record<string, unknown> = {};
+      if (a.flags['wait-for-idle'] !== undefined) {
+        const n = Number(a.flags['wait-for-idle']);
+        if (!Number.isFinite(n) || n < 0) return fail('BAD_USAGE', '--wait-for-idle takes a number of seconds');
+        extra.waitForIdle = n;
+      }
+      if (a.flags.force) extra.force = true;
+      if (typeof a.flags.reason === 'string') extra.reason = a.flags.reason;
+      if (a.flags.verify) extra.verify = true;
+      const r = sendRequest(a, p, need);
+      return r.ok ? { ...r, params: { ...r.params, ...extra } } : r;
+    }
+    default: return fail('BAD_USAGE', a.command ? `unknown command "${a.command}"` : 'no command given', { hint: 'rigdesk --help lists the commands.' });
+  }
+}
+
+function sendRequest(a: ParsedArgs, p: string[], need: (n: number, what: string) => ReturnType<typeof fail> | undefined): Result<{ method: string; params: Record<string, unknown> }> {
+  switch (a.command) {
     case 'send': {
       // Long text cannot travel as one argv string (the kernel caps each at 128 KiB): --file or '-'.
       if (typeof a.flags.file === 'string') {
@@ -31,15 +58,7 @@ function engineRequest(a: ParsedArgs): Result<{ method: string; params: Record<s
       }
       return need(2, 'a seat and the text') ?? { ok: true, method: 'send', params: { seat: p[0], text: p.slice(1).join(' ') } };
     }
-    case 'capture': {
-      const lines = a.flags.lines === undefined ? undefined : Number(a.flags.lines);
-      if (lines !== undefined && (!Number.isInteger(lines) || lines < 0)) return fail('BAD_USAGE', '--lines takes a whole number');
-      return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'capture', params: { seat: p[0], ...(lines !== undefined ? { lines } : {}) } };
-    }
-    case 'attach': return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'attach', params: { seat: p[0] } };
-    case 'doctor': return { ok: true, method: 'doctor', params: {} };
-    case 'events': return { ok: true, method: 'events', params: { ...(typeof a.flags.seat === 'string' ? { seat: a.flags.seat } : {}), ...(typeof a.flags.rig === 'string' ? { rig: a.flags.rig } : {}) } };
-    default: return fail('BAD_USAGE', a.command ? `unknown command "${a.command}"` : 'no command given', { hint: 'rigdesk --help lists the commands.' });
+    default: return fail('BAD_USAGE', `not a send: ${a.command}`);
   }
 }
 
@@ -83,7 +102,7 @@ const ENGINE_USAGE: Record<string, string> = {
   launch: 'launch <member@rig> [--fresh] start a stopped seat (on its last conversation when it can)',
   stop: 'stop <member@rig>            end a seat\'s agent by exact cleanup; recorded as intentional',
   down: 'down <rig>                   stop every seat of a rig',
-  send: 'send <member@rig> <text...>  paste text into the seat\'s agent and press Enter (--file F or - for long text)',
+  send: 'send <member@rig> <text...>  paste text and press Enter (--file F or - for long text; --wait-for-idle N; --verify; --force --reason R)',
   capture: 'capture <member@rig> [--lines N]  print the seat\'s screen (and N lines of history)',
   attach: 'attach <member@rig> [--print]     attach this terminal to the seat\'s tmux session',
   events: 'events [--seat S] [--rig R]  the event log',

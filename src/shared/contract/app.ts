@@ -1,2 +1,146 @@
-/** The window's own requests and pushed events (issue 3). */
-export const APP_REQUESTS = {} as const;
+import { z } from 'zod';
+import { rigName, seatRef } from './engine';
+
+/**
+ * The window's contract (issue 3). Three parts, all declared here so both transports (Electron IPC
+ * and the browser's WebSocket) and both sides take their types from one place:
+ *  - APP_REQUESTS: engine requests the window and the CLI add (dispatched like every engine method);
+ *  - WINDOW_REQUESTS: requests that belong to one window connection (its terminals), handled by the
+ *    host that owns the connection, never by the engine;
+ *  - pushes and the binary terminal frame format.
+ */
+
+export const APP_REQUESTS = {
+  /** Rigs → pods → seats with edges: read-only, straight from the store. */
+  topology: z.strictObject({ rig: rigName.optional() }),
+  /** Focus a seat in every open window, through the deep-link route (`rigdesk open <seat>`). */
+  open: z.strictObject({ link: z.string().min(1).max(2048) }),
+} as const;
+
+export const TERM_ID_MAX = 0x7fff_ffff;
+const termId = z.number().int().min(1).max(TERM_ID_MAX);
+const cols = z.number().int().min(2).max(1000);
+const rows = z.number().int().min(1).max(500);
+
+export const WINDOW_REQUESTS = {
+  'terminal.open': z.strictObject({ seat: seatRef, cols, rows }),
+  'terminal.resize': z.strictObject({ term: termId, cols, rows }),
+  'terminal.close': z.strictObject({ term: termId }),
+} as const;
+export type WindowMethod = keyof typeof WINDOW_REQUESTS;
+
+/** A request on either transport: the id pairs the answer; `method` names an engine or window request. */
+export const windowMessage = z.strictObject({
+  id: z.number().int().min(0).max(TERM_ID_MAX),
+  method: z.string().min(1).max(64),
+  params: z.unknown(),
+});
+export type WindowMessage = z.output<typeof windowMessage>;
+
+/** Text messages above this are refused with an answer; the socket itself drops far larger ones. */
+export const MAX_TEXT_MESSAGE = 2_500_000;
+/** A binary input frame carries at most one paste; larger ones are dropped. */
+export const MAX_INPUT_FRAME = 1_048_576;
+
+export interface SeatNode {
+  seat: string;
+  member: string;
+  runtime: string;
+  cwd: string;
+}
+export interface Topology {
+  rigs: { name: string; pods: { id: string; seats: SeatNode[] }[]; edges: { from: string; to: string; kind: string }[] }[];
+}
+
+/** Pushed from the host to the window. `seats` carries `ps` rows; `focus` comes from a deep link. */
+export const PUSHES = {
+  event: z.strictObject({ seq: z.number(), at: z.number(), kind: z.string(), rig: z.string().nullable(), seat: z.string().nullable(), data: z.record(z.string(), z.unknown()) }),
+  seats: z.strictObject({ seats: z.array(z.record(z.string(), z.unknown())) }),
+  focus: z.strictObject({ seat: seatRef }),
+  'terminal.exit': z.strictObject({ term: termId, reason: z.string().max(500) }),
+} as const;
+export type PushName = keyof typeof PUSHES;
+/** A discriminated union, so `if (m.push === 'focus')` narrows `m.data`. */
+export type PushMessage = { [N in PushName]: { push: N; data: z.output<(typeof PUSHES)[N]> } }[PushName];
+
+// ---- deep links -------------------------------------------------------------------------------
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/**
+ * `rigdesk://seat/<rig>/<member>` and nothing else: one scheme, one host, two path segments of
+ * the characters a rig spec allows. Anything else (other schemes, queries, fragments, encoded
+ * slashes, extra segments, credentials, ports) is refused, since a link can come from any page.
+ */
+export function parseDeepLink(link: unknown): { ok: true; seat: string; rig: string; member: string } | { ok: false; reason: string } {
+  if (typeof link !== 'string' || link.length > 2048) return { ok: false, reason: 'not a string of at most 2048 characters' };
+  const m = /^rigdesk:\/\/seat\/([^/?#]+)\/([^/?#]+)\/?$/.exec(link);
+  if (!m) return { ok: false, reason: 'not of the form rigdesk://seat/<rig>/<member>' };
+  const [rig, member] = [m[1]!, m[2]!];
+  if (!NAME.test(rig) || !NAME.test(member)) return { ok: false, reason: 'rig and member must be plain names' };
+  return { ok: true, seat: `${member}@${rig}`, rig, member };
+}
+
+export function seatDeepLink(seat: string): string | undefined {
+  const at = seat.lastIndexOf('@');
+  if (at <= 0) return undefined;
+  const link = `rigdesk://seat/${seat.slice(at + 1)}/${seat.slice(0, at)}`;
+  return parseDeepLink(link).ok ? link : undefined;
+}
+
+// ---- binary terminal frames -------------------------------------------------------------------
+
+/**
+ * Terminal bytes never travel as JSON: a frame is [kind u8][term u32 BE][payload].
+ * OUTPUT host→window (pane bytes), INPUT window→host (keystrokes), ACK window→host (u32 BE count
+ * of bytes xterm has parsed, sent from its write callback; drives flow control).
+ */
+export const FRAME = { OUTPUT: 1, INPUT: 2, ACK: 3 } as const;
+export type FrameKind = (typeof FRAME)[keyof typeof FRAME];
+export const FRAME_HEADER = 5;
+
+export function encodeFrame(kind: FrameKind, term: number, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(FRAME_HEADER + payload.length);
+  out[0] = kind;
+  new DataView(out.buffer).setUint32(1, term >>> 0, false);
+  out.set(payload, FRAME_HEADER);
+  return out;
+}
+
+export function encodeAck(term: number, bytes: number): Uint8Array {
+  const p = new Uint8Array(4);
+  new DataView(p.buffer).setUint32(0, Math.max(0, Math.min(bytes, 0xffff_ffff)) >>> 0, false);
+  return encodeFrame(FRAME.ACK, term, p);
+}
+
+export type DecodedFrame = { kind: FrameKind; term: number; payload: Uint8Array; ack?: number };
+
+/** Undefined for anything malformed: unknown kind, short header, a term id out of range, a bad ack. */
+export function decodeFrame(buf: Uint8Array): DecodedFrame | undefined {
+  if (buf.length < FRAME_HEADER) return undefined;
+  const kind = buf[0]!;
+  if (kind !== FRAME.OUTPUT && kind !== FRAME.INPUT && kind !== FRAME.ACK) return undefined;
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const term = view.getUint32(1, false);
+  if (term < 1 || term > TERM_ID_MAX) return undefined;
+  const payload = buf.subarray(FRAME_HEADER);
+  if (kind === FRAME.ACK) {
+    if (payload.length !== 4) return undefined;
+    return { kind, term, payload, ack: view.getUint32(FRAME_HEADER, false) };
+  }
+  return { kind: kind as FrameKind, term, payload };
+}
+
+// ---- the preload bridge ---------------------------------------------------------------------
+
+/**
+ * What the preload exposes as `window.rigdesk`, and nothing else: send a request, receive
+ * answers and pushes, send and receive binary terminal frames. The main process validates every
+ * message against this contract; the preload only forwards.
+ */
+export interface RigdeskBridge {
+  request(msg: WindowMessage): Promise<{ id: number | null; result: unknown }>;
+  onPush(cb: (msg: PushMessage) => void): () => void;
+  sendFrame(bytes: Uint8Array): void;
+  onFrame(cb: (bytes: Uint8Array) => void): () => void;
+}

@@ -1,43 +1,101 @@
 import { fail, type Result } from '../../../shared/errors';
+import { observeSeats, type ObservedSeat } from '../activity/observe';
 import { checkConversationFree } from '../custody/guard';
 import { revalidateTarget, type WriteTarget } from '../custody/revalidate';
 import type { Engine } from '../engine';
 import { runtimeById } from '../runtimes';
+import type { SeatRow } from '../store';
 import { findSeat } from '../services/resolve';
+import { withSeatTurn } from './lease';
 import { validateSendText } from './text';
+import { verifySubmitted } from './verify';
+
+export interface SendOptions {
+  /** Seconds from the start to wait for idle before taking the lease. */
+  waitForIdle?: number;
+  force?: boolean;
+  reason?: string;
+  verify?: boolean;
+}
 
 export interface SendResult {
   seat: string;
-  status: 'delivered';
+  status: 'delivered' | 'unconfirmed';
   paneId: string;
   chars: number;
+  verified: boolean;
   warnings: string[];
 }
 
+/** How long a send waits for its turn behind another send to the same seat, at least. */
+const TURN_WAIT_MS = 30_000;
+
 /**
- * Sends text to a seat: custody first, then the target is re-read just before the keystrokes
- * (design.md invariants 1 and 5), then a bracketed paste of a literal buffer and Enter.
+ * Sends text to a seat (design.md invariants 1, 5, 6): custody first; then what the seat is doing
+ * holds an automatic send (a prompt waiting for the person, a draft, unknown or busy activity)
+ * unless forced with a reason; the target is re-read just before the keystrokes; the text goes in
+ * as a bracketed paste of a literal buffer, then Enter. Held, refused and unconfirmed are never
+ * reported as delivered.
  */
-export async function sendToSeat(engine: Engine, ref: unknown, textIn: unknown): Promise<Result<{ sent: SendResult }>> {
+export async function sendToSeat(engine: Engine, ref: unknown, textIn: unknown, opts: SendOptions = {}): Promise<Result<{ sent: SendResult }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const { seat } = found;
   const text = validateSendText(textIn);
   if (!text.ok) return text;
-  const res = await deliver(engine, seat.seat, seat.rig, seat.runtime, text.text);
-  if (!res.ok) engine.store.events.append('seat.send_refused', { rig: seat.rig, seat: seat.seat }, { code: res.code, message: res.message, evidence: res.evidence ?? {} });
+  if (opts.force && !opts.reason) return fail('BAD_USAGE', 'a forced send needs --reason, which is recorded');
+  const start = engine.now();
+  const deadline = start + (opts.waitForIdle ?? 0) * 1000;
+  const res = await deliver(engine, seat, text.text, opts, start, deadline);
+  const where = { rig: seat.rig, seat: seat.seat };
+  if (!res.ok) engine.store.events.append(res.code === 'SEND_HELD' ? 'seat.send_held' : 'seat.send_refused', where, { code: res.code, message: res.message, evidence: res.evidence ?? {} });
   return res;
 }
 
-async function deliver(engine: Engine, seatName: string, rig: string, runtime: string, text: string): Promise<Result<{ sent: SendResult }>> {
-  const live = engine.store.sessions.live(seatName);
-  if (!live) return fail('SEAT_NOT_RUNNING', `${seatName} is not running`, { hint: `Start it with rigdesk launch ${seatName}.` });
-  const roster = await engine.roster();
-  const pane = engine.paneOf(roster, live);
-  if (!pane) return fail('SEAT_NOT_RUNNING', `${seatName}'s session ${live.sessionId} is gone`, { hint: `Start it again with rigdesk launch ${seatName}.` });
+async function deliver(engine: Engine, seat: SeatRow, text: string, opts: SendOptions, start: number, deadline: number): Promise<Result<{ sent: SendResult }>> {
+  if (!engine.store.sessions.live(seat.seat)) return fail('SEAT_NOT_RUNNING', `${seat.seat} is not running`, { hint: `Start it with rigdesk launch ${seat.seat}.` });
+  // --wait-for-idle waits before taking the lease, against a deadline counted from the start.
+  if (opts.waitForIdle && !opts.force) {
+    for (;;) {
+      const o = await observe(engine, seat);
+      if (!o.ok) return o;
+      if (holdReason(o.observed) === undefined || engine.now() >= deadline) break;
+      await engine.deps.clock.sleep(250);
+    }
+  }
+  const turn = await withSeatTurn(engine, seat.seat, Math.max(deadline, start + TURN_WAIT_MS), () => typeOnce(engine, seat, text, opts));
+  if (!turn.ok) {
+    return fail('SEND_HELD', `another send to ${seat.seat} held the seat for ${Math.round(turn.waitedMs / 1000)} s`, { evidence: { status: 'held', why: 'lease' } });
+  }
+  return turn.value;
+}
 
+async function observe(engine: Engine, seat: SeatRow) {
+  const roster = await engine.roster();
+  const observed = (await observeSeats(engine, roster, [seat])).get(seat.seat)!;
+  if (!observed.live || !observed.pane) return fail('SEAT_NOT_RUNNING', `${seat.seat}'s session is gone`, { hint: `Start it again with rigdesk launch ${seat.seat}.` });
+  return { ok: true as const, roster, observed };
+}
+
+/** Why an automatic send must not type now, or undefined when it may. */
+function holdReason(o: ObservedSeat): { why: string; detail: string } | undefined {
+  const a = o.activity;
+  if (a.session === 'exited') return { why: 'exited', detail: 'the agent has exited; its shell is in front' };
+  if (a.needsInput !== 'none') return { why: `needs_input:${a.needsInput}`, detail: `the seat is waiting for a person (${a.needsInput})` };
+  if (a.draft) return { why: 'draft', detail: 'a person has unsent text in the input box' };
+  if (a.activity === 'unknown') return { why: 'unknown', detail: 'nothing shows what the seat is doing' };
+  if (a.activity === 'working') return { why: 'working', detail: 'the seat is in the middle of a turn' };
+  return undefined;
+}
+
+async function typeOnce(engine: Engine, seat: SeatRow, text: string, opts: SendOptions): Promise<Result<{ sent: SendResult }>> {
+  const o = await observe(engine, seat);
+  if (!o.ok) return o;
+  const { roster, observed } = o;
+  const live = observed.live!;
+  const pane = observed.pane!;
   const warnings: string[] = [];
-  const adapter = runtimeById(runtime);
+  const adapter = runtimeById(seat.runtime);
   const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
   const ownPids = [pane.panePid, ...pane.lineage.map((p) => p.pid)];
   if (adapter && adapter.id !== 'shell') {
@@ -45,8 +103,19 @@ async function deliver(engine: Engine, seatName: string, rig: string, runtime: s
       const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, allowPids: ownPids, allowSessionId: live.id }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
       if (!free.ok) return free;
     } else {
-      warnings.push(`the conversation of ${seatName} is not known yet; only its own pane was checked`);
+      warnings.push(`the conversation of ${seat.seat} is not known yet; only its own pane was checked`);
     }
+  }
+  const hold = holdReason(observed);
+  if (hold && !opts.force) {
+    return fail('SEND_HELD', `held: ${hold.detail}; nothing was typed`, {
+      hint: hold.why === 'working' ? 'Add --wait-for-idle <seconds> to send when the turn ends.' : hold.why === 'exited' ? `Relaunch it: rigdesk launch ${seat.seat}.` : 'Answer the seat yourself, or send with --force --reason "<why>".',
+      evidence: { status: 'held', why: hold.why, activity: observed.activity },
+    });
+  }
+  if (hold && opts.force) {
+    engine.store.events.append('seat.send_override', { rig: seat.rig, seat: seat.seat }, { why: hold.why, reason: opts.reason });
+    warnings.push(`typed over ${hold.why} by request: ${opts.reason}`);
   }
   const target: WriteTarget = {
     server: live.server, paneId: live.paneId, sessionId: live.sessionId, serverPid: live.serverPid,
@@ -60,14 +129,21 @@ async function deliver(engine: Engine, seatName: string, rig: string, runtime: s
   if (!moved.ok) return moved;
 
   const client = engine.client(live.server);
-  const buffer = `rigdesk-${engine.deps.newId()}`;
-  const pasted = await client.paste(live.paneId, text, buffer);
+  const pasted = await client.paste(live.paneId, text, `rigdesk-${engine.deps.newId()}`);
   if (!pasted.ok) return pasted;
   // Some runtimes drop an Enter that arrives right after pasted text (Codex): the adapter says how long to wait.
-  const delay = adapter?.submitDelayMs ?? 0;
-  if (delay) await engine.deps.clock.sleep(delay);
+  if (adapter?.submitDelayMs) await engine.deps.clock.sleep(adapter.submitDelayMs);
   const entered = await client.sendKeys(live.paneId, ['Enter']);
   if (!entered.ok) return entered;
-  engine.store.events.append('seat.send', { rig, seat: seatName }, { paneId: live.paneId, chars: text.length, preview: text.slice(0, 120), conversationId: conversationId ?? null });
-  return { ok: true, sent: { seat: seatName, status: 'delivered', paneId: live.paneId, chars: text.length, warnings } };
+  let verified = false;
+  if (opts.verify) {
+    const v = await verifySubmitted(engine, seat, live.server, live.paneId, text);
+    verified = v.ok;
+    if (!v.ok) {
+      engine.store.events.append('seat.send', { rig: seat.rig, seat: seat.seat }, { paneId: live.paneId, chars: text.length, preview: text.slice(0, 120), conversationId: conversationId ?? null, verified: false });
+      return fail('SEND_UNCONFIRMED', `typed into ${seat.seat}, but ${v.why}`, { hint: 'Look at the seat (rigdesk capture) before sending again.', evidence: { status: 'unconfirmed', why: v.why } });
+    }
+  }
+  engine.store.events.append('seat.send', { rig: seat.rig, seat: seat.seat }, { paneId: live.paneId, chars: text.length, preview: text.slice(0, 120), conversationId: conversationId ?? null, verified });
+  return { ok: true, sent: { seat: seat.seat, status: 'delivered', paneId: live.paneId, chars: text.length, verified, warnings } };
 }

@@ -130,7 +130,13 @@ export class TmuxClient {
       return { outcome: 'not_removed', why: r.stderr.trim() || `tmux exited ${r.code}` };
     }
     if (r.stdout.includes('rigdesk:not-ours')) return { outcome: 'already_gone', why: `${id.sessionId} now belongs to another session (server restarted or id reused)` };
-    const after = await this.probeSession(id.sessionId);
+    // Killing a server's last session makes the server exit; a probe that lands while it shuts
+    // down can read "lost server". Ask again briefly before calling it indeterminate.
+    let after = await this.probeSession(id.sessionId);
+    for (let i = 0; i < 3 && after.state === 'indeterminate' && !/timed out/.test(after.why); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await this.probeSession(id.sessionId);
+    }
     if (after.state === 'absent') return { outcome: 'removed' };
     if (after.state === 'present' && (after.serverPid !== id.serverPid || after.sessionCreated !== id.sessionCreated)) return { outcome: 'removed' };
     return { outcome: 'not_removed', why: after.state === 'indeterminate' ? after.why : 'the session is still there after kill-session' };

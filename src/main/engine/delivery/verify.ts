@@ -1,0 +1,31 @@
+import { capturePanes } from '../activity/capture';
+import type { Engine } from '../engine';
+import { runtimeById } from '../runtimes';
+import type { SeatRow } from '../store';
+
+/**
+ * After Enter: the text must have left the input box (no draft that holds it) and show on screen
+ * or the agent must have started a turn. Codex may drop an Enter that came too soon; one more
+ * Enter is sent when the text still sits in its composer.
+ */
+export async function verifySubmitted(engine: Engine, seat: SeatRow, server: string, paneId: string, text: string, timeoutMs = 8000): Promise<{ ok: true } | { ok: false; why: string }> {
+  const adapter = runtimeById(seat.runtime);
+  const probe = text.split('\n')[0]!.trim().slice(0, 40);
+  const until = engine.now() + timeoutMs;
+  let retried = false;
+  for (;;) {
+    const screen = (await capturePanes(engine.client(server), [paneId])).get(paneId);
+    if (screen) {
+      const reading = adapter?.readScreen?.(screen);
+      const stillDrafted = reading?.draft !== undefined && reading.draft !== '' && reading.draft.includes(probe.slice(0, 20));
+      const shown = screen.plain.some((l) => l.includes(probe));
+      if (!stillDrafted && (shown || reading?.activity === 'working')) return { ok: true };
+      if (stillDrafted && !retried && adapter?.submitDelayMs && engine.now() > until - timeoutMs + 1500) {
+        retried = true;
+        await engine.client(server).sendKeys(paneId, ['Enter']);
+      }
+    }
+    if (engine.now() >= until) return { ok: false, why: 'the text was not seen submitted on screen' };
+    await engine.deps.clock.sleep(200);
+  }
+}

@@ -1,0 +1,108 @@
+import type { PsRow } from '../../shared/contract';
+import type { PushMessage } from '../../shared/contract/app';
+import { dispatch } from '../engine/api';
+import { onFocusRequest } from '../engine/api/app';
+import type { Engine } from '../engine/engine';
+import type { EventRow } from '../engine/store/events';
+
+export type PushListener = (msg: PushMessage) => void;
+
+/**
+ * What the engine tells open windows, whatever the transport: new event-log rows (polled by
+ * `afterSeq`, so nothing is missed between polls), the seats' `ps` rows (activity and needs_input
+ * come from there; polled at 1 s so a needs_input shows within the 2 s the issue asks) and focus
+ * requests from deep links. Polls run only while someone listens.
+ */
+export class PushHub {
+  private readonly listeners = new Set<PushListener>();
+  private lastSeq: number;
+  private eventsTimer?: NodeJS.Timeout;
+  private seatsTimer?: NodeJS.Timeout;
+  private seatsBusy = false;
+  private latestSeats: PsRow[] = [];
+  private readonly unfocus: () => void;
+
+  constructor(private readonly engine: Engine, private readonly opts: { eventsMs?: number; seatsMs?: number } = {}) {
+    const last = engine.store.events.list({ afterSeq: 0, limit: 1_000_000 }).at(-1);
+    this.lastSeq = last?.seq ?? 0;
+    this.unfocus = onFocusRequest((seat) => this.broadcast({ push: 'focus', data: { seat } }));
+  }
+
+  subscribe(fn: PushListener): () => void {
+    this.listeners.add(fn);
+    if (this.listeners.size === 1) this.start();
+    if (this.latestSeats.length) fn({ push: 'seats', data: { seats: this.latestSeats as unknown as Record<string, unknown>[] } });
+    return () => {
+      this.listeners.delete(fn);
+      if (this.listeners.size === 0) this.stop();
+    };
+  }
+
+  get seats(): PsRow[] {
+    return this.latestSeats;
+  }
+
+  focus(seat: string): void {
+    this.broadcast({ push: 'focus', data: { seat } });
+  }
+
+  /** Polls once now (tests and the shell call it after a change they caused). */
+  async refresh(): Promise<void> {
+    this.pollEvents();
+    await this.pollSeats();
+  }
+
+  close(): void {
+    this.stop();
+    this.listeners.clear();
+    this.unfocus();
+  }
+
+  private start(): void {
+    this.eventsTimer = setInterval(() => this.pollEvents(), this.opts.eventsMs ?? 250);
+    this.seatsTimer = setInterval(() => void this.pollSeats(), this.opts.seatsMs ?? 1000);
+    void this.pollSeats();
+  }
+
+  private stop(): void {
+    clearInterval(this.eventsTimer);
+    clearInterval(this.seatsTimer);
+  }
+
+  private pollEvents(): void {
+    let rows: EventRow[];
+    try {
+      rows = this.engine.store.events.list({ afterSeq: this.lastSeq, limit: 500 });
+    } catch {
+      return; // the store is closing; the next poll (if any) retries
+    }
+    for (const e of rows) {
+      this.lastSeq = e.seq;
+      this.broadcast({ push: 'event', data: e });
+    }
+  }
+
+  private async pollSeats(): Promise<void> {
+    if (this.seatsBusy) return; // a slow roster never stacks up polls
+    this.seatsBusy = true;
+    try {
+      const r = await dispatch(this.engine, 'ps', {});
+      if (r.ok) {
+        this.latestSeats = r.seats as PsRow[];
+        this.broadcast({ push: 'seats', data: { seats: r.seats as Record<string, unknown>[] } });
+      }
+    } finally {
+      this.seatsBusy = false;
+    }
+  }
+
+  private broadcast(msg: PushMessage): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(msg);
+      } catch {
+        /* one broken window must not stop the others */
+      }
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import type { HostContext } from '../host/connection';
+import { DeepLinkRouter, deepLinkInArgv, PROTOCOL } from './deeplink';
+import { wireIpc } from './ipc';
+import { NeedsInputNotifier } from './notify';
+import { TrayController, type TrayImages } from './tray';
+import type { ElectronApi, WindowLike } from './types';
+import { createMainWindow, focusWindow } from './window';
+
+export interface ShellOptions {
+  api: ElectronApi;
+  ctx: HostContext;
+  argv: readonly string[];
+  preloadPath: string;
+  rendererUrl: string;
+  trayImages: TrayImages;
+  iconPath?: string;
+  /** Protocol registration for development runs (process.execPath plus the app's path). */
+  protocolClient?: { path: string; args: string[] };
+}
+
+export interface Shell {
+  /** undefined when another instance holds the lock (this one quits). */
+  window(): WindowLike | undefined;
+  deepLinks: DeepLinkRouter;
+  tray?: TrayController;
+  notifier: NeedsInputNotifier;
+}
+
+/**
+ * The Electron shell's wiring, with Electron injected: one instance (a second one hands its deep
+ * link to the first and quits), one hardened window, the tray and notifications fed by the same
+ * seat pushes the renderer gets, and every deep link through one router.
+ */
+export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
+  const { api, ctx } = o;
+  if (!api.app.requestSingleInstanceLock()) {
+    api.app.quit();
+    return undefined;
+  }
+  if (o.protocolClient) api.app.setAsDefaultProtocolClient(PROTOCOL, o.protocolClient.path, o.protocolClient.args);
+  else api.app.setAsDefaultProtocolClient(PROTOCOL);
+
+  let win: WindowLike | undefined;
+  const focusSeat = (seat: string) => {
+    ctx.pushes.focus(seat);
+    focusWindow(win);
+  };
+  const deepLinks = new DeepLinkRouter((seat) => ctx.engine.store.rigs.seat(seat) !== undefined, focusSeat);
+  const notifier = new NeedsInputNotifier(api, focusSeat);
+  // Links that arrive before the window exists are routed once it has loaded.
+  const early: string[] = [];
+  const route = (link: string | undefined) => {
+    if (!link) return;
+    if (win) deepLinks.route(link);
+    else early.push(link);
+  };
+  api.app.on('second-instance', (_e, argv) => {
+    route(deepLinkInArgv(argv));
+    focusWindow(win);
+  });
+  api.app.on('open-url', (e, url) => {
+    e.preventDefault();
+    route(url);
+  });
+  route(deepLinkInArgv(o.argv));
+
+  await api.app.whenReady();
+  const ipc = wireIpc(api.ipcMain, ctx, { rendererUrl: o.rendererUrl });
+  win = createMainWindow(api, { preloadPath: o.preloadPath, rendererUrl: o.rendererUrl, iconPath: o.iconPath });
+  ipc.attach(win.webContents);
+  const tray = new TrayController(api.createTray(o.trayImages.idle), o.trayImages);
+  const off = ctx.pushes.subscribe((m) => {
+    if (m.push !== 'seats') return;
+    const seats = m.data.seats as never[];
+    tray.update(seats);
+    notifier.update(seats);
+  });
+  win.on('closed', () => {
+    off();
+    win = undefined;
+  });
+  await win.loadURL(o.rendererUrl);
+  focusWindow(win);
+  for (const link of early.splice(0)) deepLinks.route(link);
+  return { window: () => win, deepLinks, tray, notifier };
+}

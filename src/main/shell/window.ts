@@ -1,0 +1,72 @@
+import type { ElectronApi, WebContentsLike, WindowLike } from './types';
+
+/** The one set of window options; electronegativity and the wiring tests read these. */
+export function windowOptions(preloadPath: string, iconPath?: string): Record<string, unknown> {
+  return {
+    width: 1280,
+    height: 820,
+    show: false,
+    title: 'Rigdesk',
+    backgroundColor: '#0d1117',
+    ...(iconPath ? { icon: iconPath } : {}),
+    webPreferences: {
+      preload: preloadPath,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webviewTag: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      disableBlinkFeatures: 'Auxclick',
+      navigateOnDragDrop: false,
+      spellcheck: false,
+    },
+  };
+}
+
+/**
+ * The window shows the bundled renderer and nothing else: navigation away, new windows, webviews
+ * and every permission request (camera, notifications from the page, ...) are refused, and each
+ * response carries the strict CSP.
+ */
+export function harden(wc: WebContentsLike, rendererUrl: string): void {
+  const home = new URL(rendererUrl);
+  const same = (u: string) => {
+    try {
+      const x = new URL(u);
+      return x.protocol === home.protocol && x.host === home.host && x.pathname === home.pathname;
+    } catch {
+      return false;
+    }
+  };
+  wc.on('will-navigate', (e, url) => {
+    if (!same(url)) e.preventDefault();
+  });
+  wc.on('will-redirect', (e, url) => {
+    if (!same(url)) e.preventDefault();
+  });
+  wc.on('will-attach-webview', (e) => e.preventDefault());
+  wc.setWindowOpenHandler(() => ({ action: 'deny' }));
+  wc.session.setPermissionRequestHandler((_wc, _permission, cb) => cb(false));
+  // The literal is spelled out here (not imported) so electronegativity can parse and check it;
+  // a test keeps it equal to the serve host's CSP.
+  wc.session.webRequest.onHeadersReceived((d, cb) =>
+    cb({ responseHeaders: { ...(d.responseHeaders ?? {}), 'Content-Security-Policy': ["default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"] } }),
+  );
+}
+
+export function createMainWindow(api: ElectronApi, opts: { preloadPath: string; rendererUrl: string; iconPath?: string }): WindowLike {
+  const win = api.createWindow(windowOptions(opts.preloadPath, opts.iconPath));
+  harden(win.webContents, opts.rendererUrl);
+  return win;
+}
+
+export function focusWindow(win: WindowLike | undefined): void {
+  if (!win || win.isDestroyed()) return;
+  if (win.isMinimized()) win.restore();
+  win.show();
+  win.focus();
+}

@@ -1,0 +1,105 @@
+/**
+ * Output batching and flow control for one terminal viewer (VS Code's platform/common layer).
+ * Pure: the timer and the pause/resume actions are injected, so tests drive them exactly.
+ */
+
+/** Flush a batch after this long, or as soon as it holds this many bytes (issue 3). */
+export const BATCH_MAX_DELAY_MS = 16;
+export const BATCH_MAX_BYTES = 200 * 1024;
+/** Pause the pty above this many unacknowledged bytes and resume below the low mark. */
+export const FLOW_HIGH_WATERMARK = 100_000;
+export const FLOW_LOW_WATERMARK = 5_000;
+
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+export const realTimers: Timers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** Coalesces pty chunks: one frame per ≤16 ms, or earlier once 200 KB are waiting. */
+export class OutputBatcher {
+  private chunks: Uint8Array[] = [];
+  private size = 0;
+  private timer: unknown;
+  constructor(
+    private readonly flush: (batch: Uint8Array) => void,
+    private readonly timers: Timers = realTimers,
+    private readonly maxBytes = BATCH_MAX_BYTES,
+    private readonly maxDelayMs = BATCH_MAX_DELAY_MS,
+  ) {}
+
+  push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size >= this.maxBytes) this.flushNow();
+    else if (this.timer === undefined) this.timer = this.timers.set(() => this.flushNow(), this.maxDelayMs);
+  }
+
+  flushNow(): void {
+    if (this.timer !== undefined) this.timers.clear(this.timer);
+    this.timer = undefined;
+    if (this.size === 0) return;
+    const batch = this.chunks.length === 1 ? this.chunks[0]! : concat(this.chunks, this.size);
+    this.chunks = [];
+    this.size = 0;
+    this.flush(batch);
+  }
+
+  dispose(): void {
+    if (this.timer !== undefined) this.timers.clear(this.timer);
+    this.timer = undefined;
+    this.chunks = [];
+    this.size = 0;
+  }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+/**
+ * Counts bytes sent to the window and not yet parsed by its xterm. Above the high mark the pty
+ * is paused (tmux then throttles this one client; the pane and other viewers go on), and it
+ * resumes only below the low mark, so it does not flap around one threshold.
+ */
+export class FlowControl {
+  private unacked = 0;
+  private paused = false;
+  constructor(
+    private readonly pause: () => void,
+    private readonly resume: () => void,
+    private readonly high = FLOW_HIGH_WATERMARK,
+    private readonly low = FLOW_LOW_WATERMARK,
+  ) {}
+
+  sent(bytes: number): void {
+    this.unacked += bytes;
+    if (!this.paused && this.unacked > this.high) {
+      this.paused = true;
+      this.pause();
+    }
+  }
+
+  /** An ack can never credit more than was sent: a lying or confused window cannot unpause early. */
+  acked(bytes: number): void {
+    this.unacked = Math.max(0, this.unacked - Math.max(0, bytes));
+    if (this.paused && this.unacked < this.low) {
+      this.paused = false;
+      this.resume();
+    }
+  }
+
+  get state(): { unacked: number; paused: boolean } {
+    return { unacked: this.unacked, paused: this.paused };
+  }
+}

@@ -1,0 +1,155 @@
+import { FRAME, TERM_ID_MAX, encodeFrame } from '../../shared/contract/app';
+import { fail, type Result } from '../../shared/errors';
+import { dispatch } from '../engine/api';
+import type { Engine } from '../engine/engine';
+import { FlowControl, OutputBatcher, realTimers, type Timers } from './flow';
+import { livePty, viewerEnv, type PtyLike, type SpawnPty } from './pty';
+
+/**
+ * Live terminals. Each viewer is its own `tmux attach-session -f ignore-size` client in a node-pty,
+ * not a control-mode client: tmux renders the pane for that client's size, redraws the whole
+ * screen on attach (a new or restored viewer needs no replay), and throttles a client that stops
+ * reading without ever blocking the pane or other clients (a paused viewer cannot stall a seat).
+ *
+ * Size: `ignore-size` keeps every Rigdesk viewer from resizing the window by itself. One viewer
+ * per seat is the size owner (the one that most recently opened or typed into it); only its
+ * settled size is applied with `resize-window`. Other viewers see the pane at the owner's size,
+ * clipped or padded by tmux, and never resize it, so two windows showing one seat cannot fight.
+ */
+
+interface View {
+  id: number;
+  owner: object;
+  seat: string;
+  tmuxPrefix: string[];
+  sessionId: string;
+  pty: PtyLike;
+  batcher: OutputBatcher;
+  flow: FlowControl;
+  cols: number;
+  rows: number;
+  closed: boolean;
+}
+
+export interface ViewSink {
+  frame(bytes: Uint8Array): void;
+  exit(term: number, reason: string): void;
+}
+
+export class TerminalHub {
+  private nextId = 1;
+  private readonly views = new Map<number, View>();
+  private readonly sizeOwner = new Map<string, number>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly spawnPty: SpawnPty = livePty,
+    private readonly timers: Timers = realTimers,
+  ) {}
+
+  async open(owner: object, seat: string, cols: number, rows: number, sink: ViewSink): Promise<Result<{ term: number; seat: string }>> {
+    const at = await dispatch(this.engine, 'attach', { seat });
+    if (!at.ok) return at;
+    const argv = at.argv as string[];
+    const sessionId = argv[argv.length - 1]!;
+    const id = this.nextId;
+    this.nextId = this.nextId >= TERM_ID_MAX ? 1 : this.nextId + 1;
+    let pty: PtyLike;
+    try {
+      pty = this.spawnPty(argv[0]!, [...argv.slice(1), '-f', 'ignore-size'], { cols, rows, env: viewerEnv(this.engine.deps.env) });
+    } catch (e) {
+      return fail('TMUX_FAILED', `cannot start a terminal for ${seat}: ${(e as Error).message}`);
+    }
+    const view: View = {
+      id, owner, seat: at.seat as string, tmuxPrefix: argv.slice(0, argv.indexOf('attach-session')), sessionId, pty, cols, rows, closed: false,
+      batcher: new OutputBatcher((batch) => {
+        view.flow.sent(batch.length);
+        sink.frame(encodeFrame(FRAME.OUTPUT, id, batch));
+      }, this.timers),
+      flow: new FlowControl(() => pty.pause(), () => pty.resume()),
+    };
+    this.views.set(id, view);
+    pty.onData((d) => {
+      if (!view.closed) view.batcher.push(d);
+    });
+    pty.onExit((e) => {
+      if (view.closed) return;
+      view.batcher.flushNow();
+      this.drop(view);
+      sink.exit(id, `the tmux client ended (exit ${e.exitCode})`);
+    });
+    await this.takeSize(view);
+    return { ok: true, term: id, seat: view.seat };
+  }
+
+  /** Keystrokes: bytes as typed; typing also makes this viewer the seat's size owner. */
+  input(owner: object, term: number, bytes: Uint8Array): void {
+    const v = this.mine(owner, term);
+    if (!v) return;
+    v.pty.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    if (this.sizeOwner.get(v.seat) !== v.id) void this.takeSize(v);
+  }
+
+  ack(owner: object, term: number, bytes: number): void {
+    this.mine(owner, term)?.flow.acked(bytes);
+  }
+
+  async resize(owner: object, term: number, cols: number, rows: number): Promise<Result> {
+    const v = this.mine(owner, term);
+    if (!v) return fail('BAD_USAGE', `no terminal ${term} on this connection`);
+    v.cols = cols;
+    v.rows = rows;
+    v.pty.resize(cols, rows);
+    if (this.sizeOwner.get(v.seat) === v.id) await this.applySize(v);
+    return { ok: true };
+  }
+
+  close(owner: object, term: number): Result {
+    const v = this.mine(owner, term);
+    if (!v) return fail('BAD_USAGE', `no terminal ${term} on this connection`);
+    this.drop(v);
+    return { ok: true };
+  }
+
+  closeAll(owner: object): void {
+    for (const v of [...this.views.values()]) if (v.owner === owner) this.drop(v);
+  }
+
+  /** For tests and the bench: who owns a seat's size, and a view's flow state. */
+  inspect(term: number): { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean } } | undefined {
+    const v = this.views.get(term);
+    return v && { seat: v.seat, pid: v.pty.pid, sizeOwner: this.sizeOwner.get(v.seat) === v.id, flow: v.flow.state };
+  }
+
+  get count(): number {
+    return this.views.size;
+  }
+
+  private mine(owner: object, term: number): View | undefined {
+    const v = this.views.get(term);
+    return v && v.owner === owner && !v.closed ? v : undefined;
+  }
+
+  private async takeSize(v: View): Promise<void> {
+    this.sizeOwner.set(v.seat, v.id);
+    await this.applySize(v);
+  }
+
+  private async applySize(v: View): Promise<void> {
+    await this.engine.deps.exec(v.tmuxPrefix[0]!, [...v.tmuxPrefix.slice(1), 'resize-window', '-t', v.sessionId, '-x', String(v.cols), '-y', String(v.rows)], { env: viewerEnv(this.engine.deps.env), timeoutMs: 5000 });
+  }
+
+  /** Ends our own attach client by its pty (never the seat's session) and forgets the view. */
+  private drop(v: View): void {
+    if (v.closed) return;
+    v.closed = true;
+    v.batcher.dispose();
+    this.views.delete(v.id);
+    if (this.sizeOwner.get(v.seat) === v.id) this.sizeOwner.delete(v.seat);
+    try {
+      v.pty.kill();
+    } catch {
+      /* already exited */
+    }
+  }
+}

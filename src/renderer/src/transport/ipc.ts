@@ -1,0 +1,23 @@
+import type { RigdeskBridge } from '../../../shared/contract/app';
+import { fail, type Result } from '../../../shared/errors';
+import type { Transport } from './types';
+
+/** Desktop mode: the preload's bridge, which only forwards to the main process. */
+export function ipcTransport(bridge: RigdeskBridge): Transport {
+  let nextId = 1;
+  return {
+    kind: 'ipc',
+    request: async (method, params = {}) => {
+      try {
+        const r = await bridge.request({ id: nextId++, method, params });
+        return r.result as Result<never>;
+      } catch (e) {
+        return fail('ENGINE_UNREACHABLE', `the app did not answer: ${(e as Error).message}`);
+      }
+    },
+    onPush: (fn) => bridge.onPush(fn),
+    sendFrame: (b) => bridge.sendFrame(b),
+    onFrame: (fn) => bridge.onFrame(fn),
+    onStatus: (fn) => (fn('open'), () => undefined),
+  };
+}
