@@ -34,7 +34,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
 }
 
 export const USAGE_HEAD = 'rigdesk: run a team of coding agents in tmux, one writer per conversation\n\nUsage: rigdesk <command> [options] [--json]\n';
-export const USAGE_TAIL = `  serve                        run the engine and keep it running (the CLI then talks to it)
+export const USAGE_TAIL = `  serve [--port P]             run the engine and keep it running (the CLI then talks to it),
+                               and host the window in a browser at the URL it prints
 
 Every command takes --json. Exit codes: 0 ok, 1 refused or failed, 2 bad usage.
 Environment: RIGDESK_HOME (default ~/.rigdesk), RIGDESK_TMUX_SOCKET (default: tmux -L rigdesk).`;

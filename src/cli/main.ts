@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServe } from '../server/serve';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
 import { liveEngineDeps } from '../main/engine/context';
@@ -35,7 +37,7 @@ async function execute(method: string, params: Record<string, unknown>, env: Nod
   }
 }
 
-async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean): Promise<number> {
+async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: number): Promise<number> {
   const layout = resolveHome(env);
   mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const engine = new Engine(liveEngineDeps(env, { layout }));
@@ -48,12 +50,18 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean): Promise<n
     else out.stderr(formatFailure(f) + '\n');
     return 1;
   }
-  out.stdout(json ? JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid }) + '\n' : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\n`);
+  // The same engine hosts the window in a browser (the renderer over HTTP, the contract over a
+  // WebSocket on 127.0.0.1 with a per-start token in the URL).
+  const win = await startServe({ engine, port, staticDir: join(__dirname, '..', 'renderer') });
+  out.stdout(json
+    ? JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url }) + '\n'
+    : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\nrigdesk window: ${win.url}\n`);
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  await win.close();
   await handle.close();
   engine.store.close();
   return 0;
@@ -70,7 +78,6 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     out.stdout(usage() + '\n');
     return a.command === undefined && !a.flags.help ? 2 : 0;
   }
-  if (a.command === 'serve') return serve(env, out, json);
   const cmd = a.command !== undefined && Object.prototype.hasOwnProperty.call(COMMANDS, a.command) ? COMMANDS[a.command]! : undefined;
   const req = cmd ? cmd.toRequest(a) : fail('BAD_USAGE', a.command ? `unknown command "${a.command}"` : 'no command given', { hint: 'rigdesk --help lists the commands.' });
   const report = (f: Failure) => {
@@ -78,6 +85,11 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     else out.stderr(formatFailure(f) + '\n');
     return exitCodeFor(f.code);
   };
+  if (a.command === 'serve') {
+    const port = a.flags.port === undefined ? 0 : Number(a.flags.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) return report(fail('BAD_USAGE', '--port takes a port number (0 picks a free one)'));
+    return serve(env, out, json, port);
+  }
   if (!req.ok) return report(req);
   const res = await execute(req.method, req.params, env);
   if (!res.ok) return report(res);

@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { expect, it } from 'vitest';
+import { restore } from '../src/main/engine/restore/run';
+import { upRig } from '../src/main/engine/services/up';
+import { RigWorld } from '../test/support/rig';
+import { waitFor } from '../test/support/tmux';
+import { standInRigYaml, standInTranscript, writeClaudeStandIn } from '../test/restore/standin-claude';
+
+/**
+ * Restore bench (issue 5): N seats restored after a simulated reboot (the tmux server killed),
+ * with the resumable Claude STAND-IN (test/restore/standin-claude.ts: real argv, real transcript
+ * files, real "conversation missing" report) on a private tmux server. Compares the wall time of
+ * one N-seat restore with the slowest of single-seat restores measured the same way. Seats
+ * restore in parallel, so the target is "within 2 s of the slowest seat", not their sum. Both
+ * include the resume proof's settle time (argv must name the id for 1.5 s with no missing report).
+ *
+ * Run: npx vitest run --config bench/vitest.bench.config.mts bench/restore.bench.ts
+ * Env: RDBENCH_SEATS=20  RDBENCH_SINGLE_REPS=3  RDBENCH_REPS=3 (defaults shown).
+ */
+
+const SEATS = numEnv('RDBENCH_SEATS', 20);
+const SINGLE_REPS = numEnv('RDBENCH_SINGLE_REPS', 3);
+const REPS = numEnv('RDBENCH_REPS', 3);
+const TARGET_MARGIN_MS = 2000;
+
+async function rebootedWorld(n: number): Promise<RigWorld> {
+  const w = new RigWorld();
+  mkdirSync(join(w.root, 'work'), { recursive: true });
+  const work = realpathSync(join(w.root, 'work'));
+  const bin = writeClaudeStandIn(join(w.root, 'bin'));
+  const members = Array.from({ length: n }, (_, i) => `s${i}`);
+  const spec = w.spec('rig.yaml', standInRigYaml('bench', bin, w.root, members));
+  const e = w.engine();
+  const up = await upRig(e, spec);
+  if (!up.ok) throw new Error(`up failed: ${up.message}`);
+  for (const s of e.store.rigs.seats('bench')) await waitFor(() => existsSync(standInTranscript(join(w.root, `cfg-${s.member}`), work, s.conversationId!)), { what: 'transcript' });
+  // A reboot leaves no process behind: wait for every agent to go, or the guard rightly refuses.
+  const agents = (await e.roster()).agents.filter((a) => a.pane?.server === e.ownKey).map((a) => a.pid);
+  w.tmux.kill();
+  await waitFor(() => agents.every((pid) => !e.deps.proc.read(pid) || e.deps.proc.read(pid)!.argv.length === 0), { what: 'agents gone', timeoutMs: 20_000 });
+  return w;
+}
+
+async function timedRestore(n: number): Promise<{ ms: number; outcome: string; resumed: number }> {
+  const w = await rebootedWorld(n);
+  try {
+    const e = w.engine();
+    const t0 = performance.now();
+    const r = await restore(e, 'bench');
+    const ms = performance.now() - t0;
+    if (!r.ok) throw new Error(`restore failed: ${r.message}`);
+    if (r.seats.some((s) => s.outcome !== "resumed")) log(JSON.stringify(r.seats.filter((s) => s.outcome !== "resumed").slice(0, 2)));
+    return { ms, outcome: r.outcome, resumed: r.seats.filter((s) => s.outcome === "resumed").length };
+  } finally {
+    w.cleanup();
+  }
+}
+
+it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`, async () => {
+  const machine = {
+    cpuModel: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, totalMemBytes: os.totalmem(),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`, node: process.version, tmux: tmuxVersion(), loadavgAtStart: os.loadavg(),
+  };
+  log(`restore bench: ${SEATS} seats x ${REPS}, single seat x ${SINGLE_REPS}; machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, ${machine.tmux}, load ${machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+  const single: number[] = [];
+  for (let i = 0; i < SINGLE_REPS; i++) {
+    const r = await timedRestore(1);
+    expect(r.resumed).toBe(1);
+    single.push(r.ms);
+    log(`  single seat #${i + 1}: ${r.ms.toFixed(0)} ms (${r.outcome})`);
+  }
+  const many: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const r = await timedRestore(SEATS);
+    expect(r.resumed).toBe(SEATS);
+    many.push(r.ms);
+    log(`  ${SEATS} seats #${i + 1}: ${r.ms.toFixed(0)} ms (${r.outcome}, ${r.resumed} resumed)`);
+  }
+  const slowestSingle = Math.max(...single);
+  const medianMany = [...many].sort((a, b) => a - b)[Math.floor(many.length / 2)]!;
+  const pass = medianMany - slowestSingle <= TARGET_MARGIN_MS;
+  log(`slowest single seat ${slowestSingle.toFixed(0)} ms; ${SEATS}-seat restore median ${medianMany.toFixed(0)} ms (+${(medianMany - slowestSingle).toFixed(0)} ms; sum of seats would be ~${(slowestSingle * SEATS / 1000).toFixed(1)} s) — target within ${TARGET_MARGIN_MS} ms: ${pass ? 'PASS' : 'MISS'}`);
+  const dir = resolve(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `restore-${new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  writeFileSync(file, JSON.stringify({ bench: 'restore', at: new Date().toISOString(), machine, seats: SEATS, singleMs: single.map(Math.round), manyMs: many.map(Math.round), slowestSingleMs: Math.round(slowestSingle), medianManyMs: Math.round(medianMany), targetMarginMs: TARGET_MARGIN_MS, pass }, null, 2) + '\n');
+  log(`results: ${file}`);
+});
+
+function tmuxVersion(): string {
+  try {
+    return execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'tmux: not found';
+  }
+}
+function log(s: string): void {
+  console.log(s);
+}
+function numEnv(name: string, dflt: number): number {
+  const v = Number(process.env[name]);
+  return Number.isInteger(v) && v > 0 ? v : dflt;
+}
+

@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { dispatch } from '../../src/main/engine/api';
+import type { Engine } from '../../src/main/engine/engine';
+import { startServe, type ServeHandle } from '../../src/server/serve';
+import { REPO, RigWorld, shellRigYaml } from '../support/rig';
+
+export const RENDERER_DIR = join(REPO, 'out', 'renderer');
+
+export interface AppWorld {
+  world: RigWorld;
+  engine: Engine;
+  serve: ServeHandle;
+  rig: string;
+  cleanup(): Promise<void>;
+}
+
+/** A real engine on a private tmux server with a three-seat shell rig, and the serve host on it. */
+export async function appWorld(rig = 'trio', members = ['lead', 'worker1', 'worker2']): Promise<AppWorld> {
+  if (!existsSync(join(RENDERER_DIR, 'index.html'))) throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
+  const world = new RigWorld();
+  const engine = world.engine();
+  const spec = world.spec(`${rig}.yaml`, shellRigYaml(rig, members, edgesYaml(members)));
+  const up = await dispatch(engine, 'up', { spec });
+  if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
+  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR });
+  return {
+    world, engine, serve, rig,
+    cleanup: async () => {
+      await serve.close();
+      world.cleanup();
+    },
+  };
+}
+
+/** A minimal WebSocket client of the window contract, as a test sees the wire. */
+export class WireClient {
+  readonly ws: WebSocket;
+  readonly texts: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly frames: Buffer[] = [];
+  private waiters: (() => void)[] = [];
+  closed = false;
+  constructor(url: string, headers: Record<string, string> = {}) {
+    this.ws = new WebSocket(url, { headers });
+    this.ws.on('message', (d, bin) => {
+      if (bin) this.frames.push(d as Buffer);
+      else this.texts.push(JSON.parse(String(d)));
+      for (const w of this.waiters.splice(0)) w();
+    });
+    this.ws.on('close', () => {
+      this.closed = true;
+      for (const w of this.waiters.splice(0)) w();
+    });
+    this.ws.on('error', () => undefined);
+  }
+  static async open(serve: ServeHandle): Promise<WireClient> {
+    const c = new WireClient(`ws://127.0.0.1:${serve.port}/ws?token=${serve.token}`, { origin: `http://127.0.0.1:${serve.port}` });
+    await new Promise<void>((res, rej) => {
+      c.ws.once('open', () => res());
+      c.ws.once('unexpected-response', (_q, r) => rej(new Error(`refused ${r.statusCode}`)));
+      c.ws.once('error', rej);
+    });
+    return c;
+  }
+  async next(pred: (m: any) => boolean, timeoutMs = 10_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const i = this.texts.findIndex(pred);
+      if (i >= 0) return this.texts.splice(i, 1)[0];
+      if (this.closed) throw new Error('socket closed');
+      if (Date.now() > deadline) throw new Error('timed out waiting for a message');
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 200);
+      });
+    }
+  }
+  private nextId = 1;
+  async call(method: string, params: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const id = this.nextId++;
+    this.ws.send(JSON.stringify({ id, method, params }));
+    return (await this.next((m) => m.id === id)).result;
+  }
+  close(): void {
+    this.ws.close();
+  }
+}
+
+/** Edges between consecutive members: the first delegates to the second, the rest collaborate. */
+function edgesYaml(m: string[]): string {
+  if (m.length < 2) return '';
+  return ['edges:', ...m.slice(1).map((to, i) => `  - { from: ${m[i]}, to: ${to}, kind: ${i === 0 ? 'delegates_to' : 'collaborates_with'} }`)].join('\n');
+}

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PsRow } from '../../src/shared/contract';
+import { PushHub } from '../../src/main/host/pushes';
+import { startShell } from '../../src/main/shell/app';
+import { deepLinkInArgv } from '../../src/main/shell/deeplink';
+import { IPC } from '../../src/preload/channels';
+import { trayState } from '../../src/main/shell/tray';
+import type { ElectronApi } from '../../src/main/shell/types';
+import { windowOptions } from '../../src/main/shell/window';
+import { TerminalHub } from '../../src/main/terminal/hub';
+import type { Engine } from '../../src/main/engine/engine';
+import { dispatch } from '../../src/main/engine/api';
+import { RigWorld, shellRigYaml } from '../support/rig';
+
+const RENDERER = 'file:///opt/Rigdesk/resources/app/out/renderer/index.html';
+const IMAGES = { idle: '/r/tray.png', attention: '/r/tray-attention.png' };
+
+/** A recording fake of the Electron API slice the shell uses. */
+function fakeElectron(opts: { lock?: boolean } = {}) {
+  const log: string[] = [];
+  const appHandlers: Record<string, ((...a: any[]) => void)[]> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const wcHandlers: Record<string, ((...a: any[]) => void)[]> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const ipcHandle: Record<string, (...a: any[]) => unknown> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const sent: { channel: string; args: unknown[] }[] = [];
+  const notifications: { title: string; body: string; click(): void }[] = [];
+  let windowOpts: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let openHandler: ((d: { url: string }) => { action: string }) | undefined;
+  let permission: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
+  let headers: ((d: { responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void) | undefined;
+  const tray = { image: '', tooltip: '' };
+  const api: ElectronApi = {
+    app: {
+      requestSingleInstanceLock: () => opts.lock ?? true,
+      quit: () => void log.push('quit'),
+      whenReady: async () => undefined,
+      on: (ev: string, fn: (...a: any[]) => void) => void (appHandlers[ev] ??= []).push(fn), // eslint-disable-line @typescript-eslint/no-explicit-any
+      setAsDefaultProtocolClient: (p: string) => (log.push(`protocol ${p}`), true),
+    } as ElectronApi['app'],
+    ipcMain: {
+      handle: (ch, fn) => void (ipcHandle[ch] = fn),
+      on: (ch, fn) => void (ipcHandle[`on:${ch}`] = fn),
+    },
+    createWindow: (o) => {
+      windowOpts = o;
+      return {
+        webContents: {
+          id: 7,
+          on: (ev: string, fn: (...a: any[]) => void) => void (wcHandlers[ev] ??= []).push(fn), // eslint-disable-line @typescript-eslint/no-explicit-any
+          setWindowOpenHandler: (fn: typeof openHandler) => void (openHandler = fn),
+          send: (channel: string, ...args: unknown[]) => void sent.push({ channel, args }),
+          isDestroyed: () => false,
+          session: { setPermissionRequestHandler: (fn: typeof permission) => void (permission = fn), webRequest: { onHeadersReceived: (fn: typeof headers) => void (headers = fn) } },
+        } as never,
+        loadURL: async (u) => void log.push(`load ${u}`),
+        show: () => void log.push('show'),
+        focus: () => void log.push('focus'),
+        restore: () => void log.push('restore'),
+        isMinimized: () => false,
+        isDestroyed: () => false,
+        on: () => undefined,
+      };
+    },
+    createTray: (image) => ({ setImage: (i) => void (tray.image = i), setToolTip: (t) => void (tray.tooltip = t), on: () => undefined, ...{ image } }),
+    createNotification: (o) => {
+      const n = { ...o, clickFn: () => undefined as void, click: () => n.clickFn() };
+      notifications.push(n);
+      return { on: (_e, fn) => void (n.clickFn = fn), show: () => void log.push(`notify ${o.title}`) };
+    },
+    notificationsSupported: () => true,
+  };
+  const nav = (ev: string, url: string) => {
+    let prevented = false;
+    for (const fn of wcHandlers[ev] ?? []) fn({ preventDefault: () => (prevented = true) }, url);
+    return prevented;
+  };
+  return { api, log, appHandlers, ipcHandle, sent, notifications, tray, nav, get windowOpts() { return windowOpts; }, get openHandler() { return openHandler; }, get permission() { return permission; }, get headers() { return headers; } };
+}
+
+let world: RigWorld;
+let engine: Engine;
+beforeAll(async () => {
+  world = new RigWorld();
+  engine = world.engine();
+  const spec = world.spec('duo.yaml', shellRigYaml('duo', ['lead', 'worker']));
+  expect(await dispatch(engine, 'up', { spec })).toMatchObject({ ok: true });
+}, 60_000);
+afterAll(() => world?.cleanup());
+
+function ctx() {
+  return { engine, terminals: new TerminalHub(engine), pushes: new PushHub(engine, { seatsMs: 60_000, eventsMs: 60_000 }) };
+}
+
+describe('Electron shell wiring (Electron API injected)', () => {
+  it('window options: context isolation, sandbox, no node integration, no webviews', () => {
+    const o = windowOptions('/p/preload.js') as { webPreferences: Record<string, unknown> };
+    expect(o.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInWorker: false, nodeIntegrationInSubFrames: false, webviewTag: false, webSecurity: true, allowRunningInsecureContent: false, preload: '/p/preload.js' });
+  });
+
+  it('the started window refuses navigation, new windows and permissions, and sends the strict CSP', async () => {
+    const f = fakeElectron();
+    const c = ctx();
+    const shell = await startShell({ api: f.api, ctx: c, argv: ['/opt/Rigdesk/rigdesk'], preloadPath: '/p/preload.js', rendererUrl: RENDERER, trayImages: IMAGES });
+    expect(shell).toBeDefined();
+    expect(f.windowOpts!.webPreferences.sandbox).toBe(true);
+    expect(f.log).toContain('protocol rigdesk');
+    expect(f.log).toContain(`load ${RENDERER}`);
+    expect(f.nav('will-navigate', 'https://evil.example/')).toBe(true);
+    expect(f.nav('will-navigate', 'file:///etc/passwd')).toBe(true);
+    expect(f.nav('will-redirect', 'http://127.0.0.1:1/')).toBe(true);
+    expect(f.nav('will-navigate', `${RENDERER}#/seat/lead%40duo`)).toBe(false);
+    expect(f.openHandler!({ url: 'https://evil.example/' })).toEqual({ action: 'deny' });
+    let granted: boolean | undefined;
+    f.permission!(null, 'media', (ok) => (granted = ok));
+    expect(granted).toBe(false);
+    let out: Record<string, string[]> = {};
+    f.headers!({ responseHeaders: {} }, (r) => (out = r.responseHeaders));
+    expect(out['Content-Security-Policy']![0]).toMatch(/default-src 'self'; script-src 'self'/);
+    c.pushes.close();
+  });
+
+  it('IPC: only the window we attached, on the renderer URL, is answered; its requests go through the contract', async () => {
+    const f = fakeElectron();
+    const c = ctx();
+    await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES });
+    const handle = f.ipcHandle[IPC.request]!;
+    expect(await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, { id: 1, method: 'topology', params: {} })).toMatchObject({ id: 1, result: { ok: true, rigs: [{ name: 'duo' }] } });
+    expect(await handle({ sender: { id: 7 }, senderFrame: { url: 'https://evil.example/' } }, { id: 2, method: 'ps', params: {} })).toMatchObject({ id: null, result: { ok: false } });
+    expect(await handle({ sender: { id: 99 }, senderFrame: { url: RENDERER } }, { id: 3, method: 'ps', params: {} })).toMatchObject({ id: null, result: { ok: false } });
+    expect(await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, { id: 4, method: 'stop', params: { seat: 'ghost@duo' } })).toMatchObject({ id: 4, result: { ok: false, code: 'SEAT_NOT_FOUND' } });
+    expect(await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, 'garbage')).toMatchObject({ result: { ok: false, code: 'BAD_USAGE' } });
+    c.pushes.close();
+  });
+
+  it('tray image and tooltip show how many seats need input; notification on entering needs_input focuses that seat on click', async () => {
+    const f = fakeElectron();
+    const c = ctx();
+    const shell = (await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES }))!;
+    const row = (seat: string, activity: PsRow['activity'], needsInput?: string) => ({ seat, activity, needsInput }) as PsRow;
+    shell.tray!.update([row('lead@duo', 'idle'), row('worker@duo', 'working')]);
+    expect(f.tray).toMatchObject({ image: IMAGES.idle, tooltip: expect.stringMatching(/none need you/) });
+    shell.tray!.update([row('lead@duo', 'needs_input', 'permission'), row('worker@duo', 'needs_input', 'question')]);
+    expect(f.tray).toMatchObject({ image: IMAGES.attention, tooltip: expect.stringMatching(/2 seat\(s\) need input/) });
+    expect(trayState([row('a@r', 'needs_input'), row('b@r', 'unknown')], IMAGES).count).toBe(1);
+
+    const pushes: unknown[] = [];
+    c.pushes.subscribe((m) => pushes.push(m));
+    expect(shell.notifier.update([row('lead@duo', 'needs_input', 'permission')])).toEqual(['lead@duo']);
+    // Still waiting on the next poll: no second notification.
+    expect(shell.notifier.update([row('lead@duo', 'needs_input', 'permission')])).toEqual([]);
+    expect(f.notifications).toHaveLength(1);
+    expect(f.notifications[0]!.title).toBe('lead@duo needs you');
+    f.log.length = 0;
+    f.notifications[0]!.click();
+    expect(pushes).toContainEqual({ push: 'focus', data: { seat: 'lead@duo' } });
+    expect(f.log).toEqual(expect.arrayContaining(['show', 'focus']));
+    // Leaving and re-entering needs_input notifies again.
+    shell.notifier.update([row('lead@duo', 'working')]);
+    expect(shell.notifier.update([row('lead@duo', 'needs_input', 'question')])).toEqual(['lead@duo']);
+    c.pushes.close();
+  });
+
+  it('deep links: first launch argv and a second instance both route to the seat; malformed and foreign ones are refused', async () => {
+    const f = fakeElectron();
+    const c = ctx();
+    const pushes: unknown[] = [];
+    c.pushes.subscribe((m) => pushes.push(m));
+    const shell = (await startShell({ api: f.api, ctx: c, argv: ['/opt/Rigdesk/rigdesk', '--no-sandbox', 'rigdesk://seat/duo/worker'], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES }))!;
+    expect(pushes).toContainEqual({ push: 'focus', data: { seat: 'worker@duo' } });
+    pushes.length = 0;
+    for (const fn of f.appHandlers['second-instance']!) fn({}, ['/opt/Rigdesk/rigdesk', 'rigdesk://seat/duo/lead']);
+    expect(pushes).toEqual([{ push: 'focus', data: { seat: 'lead@duo' } }]);
+    for (const fn of f.appHandlers['open-url']!) fn({ preventDefault: () => undefined }, 'rigdesk://seat/duo/worker');
+    expect(pushes).toContainEqual({ push: 'focus', data: { seat: 'worker@duo' } });
+    pushes.length = 0;
+    for (const bad of ['rigdesk://seat/duo/ghost', 'rigdesk://seat/duo', 'rigdesk://settings/x/y', 'rigdesk://seat/duo/lead#x', 'RIGDESK://seat/duo/../lead', 'rigdesk://seat/%2e%2e/lead']) {
+      for (const fn of f.appHandlers['second-instance']!) fn({}, ['/x', bad]);
+    }
+    expect(pushes).toEqual([]);
+    expect(shell.deepLinks.refused.length).toBeGreaterThanOrEqual(6);
+    expect(deepLinkInArgv(['/x', '/home/u/rigdesk:notes.txt'])).toBeUndefined();
+    c.pushes.close();
+  });
+
+  it('single instance: without the lock the app quits before creating any window', async () => {
+    const f = fakeElectron({ lock: false });
+    const c = ctx();
+    expect(await startShell({ api: f.api, ctx: c, argv: ['rigdesk://seat/duo/lead'], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES })).toBeUndefined();
+    expect(f.log).toEqual(['quit']);
+    expect(f.windowOpts).toBeUndefined();
+    c.pushes.close();
+  });
+});

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeAck, encodeFrame, FRAME } from '../../src/shared/contract/app';
+import { FLOW_HIGH_WATERMARK } from '../../src/main/terminal/flow';
+import { waitFor } from '../support/tmux';
+import { appWorld, WireClient, type AppWorld } from './helpers';
+
+let w: AppWorld;
+beforeAll(async () => {
+  w = await appWorld('live', ['lead', 'flood', 'calm']);
+}, 120_000);
+afterAll(async () => {
+  await w?.cleanup();
+});
+
+const windowSize = (seat: string) => w.world.tmux.run(['display-message', '-p', '-t', w.engine.store.sessions.live(seat)!.sessionId, '#{window_width}x#{window_height}']).trim();
+const text = (c: WireClient, term: number) => Buffer.concat(c.frames.filter((f) => f[0] === FRAME.OUTPUT && f.readUInt32BE(1) === term).map((f) => f.subarray(5))).toString('utf8');
+
+describe('live terminals over the serve host (real tmux, node-pty attach clients)', () => {
+  it('two viewers of one seat never fight over its size: only the size owner (last to open or type) resizes it', async () => {
+    const a = await WireClient.open(w.serve);
+    const b = await WireClient.open(w.serve);
+    const ta = (await a.call('terminal.open', { seat: 'lead@live', cols: 100, rows: 30 })).term;
+    await waitFor(() => windowSize('lead@live') === '100x30', { what: 'A size' });
+    const tb = (await b.call('terminal.open', { seat: 'lead@live', cols: 70, rows: 20 })).term;
+    await waitFor(() => windowSize('lead@live') === '70x20', { what: 'B took the size by opening' });
+    // A re-fits many times (a window being dragged): it is not the owner, so nothing moves.
+    for (let i = 0; i < 10; i++) expect(await a.call('terminal.resize', { term: ta, cols: 90 + i, rows: 25 })).toMatchObject({ ok: true });
+    expect(windowSize('lead@live')).toBe('70x20');
+    expect(w.serve.ctx.terminals.inspect(tb)?.sizeOwner).toBe(true);
+    // Typing in A makes A the owner, at A's last settled size; B's re-fits then move nothing.
+    a.ws.send(encodeFrame(FRAME.INPUT, ta, new TextEncoder().encode(' ')));
+    await waitFor(() => windowSize('lead@live') === '99x25', { what: 'A owns after typing' });
+    await b.call('terminal.resize', { term: tb, cols: 60, rows: 15 });
+    expect(windowSize('lead@live')).toBe('99x25');
+    a.close();
+    b.close();
+    await waitFor(() => w.serve.ctx.terminals.count === 0, { what: 'viewers closed with their sockets' });
+  });
+
+  it('flow control: an unacked flood pauses that viewer above the high watermark, acks resume it, the other seat stays live', async () => {
+    const c = await WireClient.open(w.serve);
+    const flood = (await c.call('terminal.open', { seat: 'flood@live', cols: 120, rows: 40 })).term;
+    const calm = (await c.call('terminal.open', { seat: 'calm@live', cols: 80, rows: 24 })).term;
+    await waitFor(() => /[$#] ?$/m.test(w.world.tmux.capture(w.engine.store.sessions.live('flood@live')!.paneId).trimEnd()), { what: 'prompt' });
+    c.ws.send(encodeFrame(FRAME.INPUT, flood, new TextEncoder().encode('yes rigdesk-flood-line\r')));
+    await waitFor(() => w.serve.ctx.terminals.inspect(flood)?.flow.paused, { what: 'flood viewer paused', timeoutMs: 20_000 });
+    const sentWhenPaused = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
+    expect(sentWhenPaused).toBeGreaterThan(FLOW_HIGH_WATERMARK);
+    await new Promise((r) => setTimeout(r, 500));
+    const later = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
+    // Paused: at most what was already batched in flight when the pause hit.
+    expect(later - sentWhenPaused).toBeLessThan(256 * 1024);
+    // The other seat still answers while the flood is held back.
+    c.ws.send(encodeFrame(FRAME.INPUT, calm, new TextEncoder().encode('echo calm-$((2+3))\r')));
+    await waitFor(() => /calm-5/.test(text(c, calm)), { what: 'calm seat output', timeoutMs: 10_000 });
+    // Ack what has arrived, as xterm's write callback would, until the viewer resumes.
+    let acked = 0;
+    await waitFor(() => {
+      const got = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
+      if (got > acked) c.ws.send(encodeAck(flood, got - acked));
+      acked = got;
+      return w.serve.ctx.terminals.inspect(flood)?.flow.paused === false;
+    }, { what: 'resumed after ack' });
+    // Stop the flood (Ctrl-C) so teardown is quick.
+    c.ws.send(encodeFrame(FRAME.INPUT, flood, new Uint8Array([3])));
+    c.close();
+    await waitFor(() => w.serve.ctx.terminals.count === 0, { what: 'viewers closed' });
+  });
+
+  it('closing a viewer ends only its own attach client; the seat keeps running', async () => {
+    const c = await WireClient.open(w.serve);
+    const t = (await c.call('terminal.open', { seat: 'lead@live', cols: 80, rows: 24 })).term;
+    const pid = w.serve.ctx.terminals.inspect(t)!.pid;
+    expect(await c.call('terminal.close', { term: t })).toMatchObject({ ok: true });
+    await waitFor(() => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, { what: 'attach client gone' });
+    expect(w.world.sessions().map((s) => s.seat).sort()).toEqual(['calm@live', 'flood@live', 'lead@live']);
+    c.close();
+  });
+});

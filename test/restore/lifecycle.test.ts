@@ -1,0 +1,112 @@
+/**
+ * Lifecycle and reconcile through the built CLI with STAND-IN Claude seats: restart keeps the
+ * conversation or refuses with nothing stopped; fresh --reason refuses before stopping anything
+ * while the old conversation is open elsewhere; reconcile records what vanished and deletes nothing.
+ */
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RigWorld } from '../support/rig';
+import { spawnHeadlessStandIn } from '../support/standin';
+import { waitFor } from '../support/tmux';
+import { standInRigYaml, standInTranscript, writeClaudeStandIn } from './standin-claude';
+
+describe('seat lifecycle (stand-in Claude seats)', () => {
+  let w: RigWorld;
+  let work: string;
+  let ids: Record<string, string>;
+  const pids: number[] = [];
+  beforeEach(async () => {
+    w = new RigWorld();
+    mkdirSync(join(w.root, 'work'), { recursive: true });
+    work = realpathSync(join(w.root, 'work'));
+    const bin = writeClaudeStandIn(join(w.root, 'bin'));
+    const up = await w.cli(['up', w.spec('rig.yaml', standInRigYaml('crew', bin, w.root, ['a'], ['sh'])), '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    ids = { a: up.json.seats.find((s: { seat: string }) => s.seat === 'a@crew').launched.conversationId };
+    await waitFor(() => existsSync(standInTranscript(join(w.root, 'cfg-a'), work, ids.a!)), { what: 'transcript' });
+  });
+  afterEach(() => {
+    for (const p of pids.splice(0)) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    w.cleanup();
+  });
+  const row = async (seat: string) => (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === seat);
+
+  it('restart --keep-conversation: --plan stops nothing; the real one comes back on the same conversation in a new process', async () => {
+    const first = await waitFor(async () => ((await row('a@crew'))?.pid ? row('a@crew') : undefined), { what: 'a pid' });
+    const plan = await w.cli(['restart', 'a@crew', '--keep-conversation', '--plan', '--json']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.json.plan).toMatchObject({ launch: 'resume', conversationId: ids.a, stop: { pid: first.pid } });
+    expect((await row('a@crew')).pid).toBe(first.pid);
+    const r = await w.cli(['restart', 'a@crew', '--keep-conversation', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.result).toMatchObject({ outcome: 'resumed', conversationId: ids.a });
+    const after = await row('a@crew');
+    expect(after.pid).not.toBe(first.pid);
+    expect(readFileSync(`/proc/${after.pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--resume', ids.a]));
+  });
+
+  it('restart refuses with nothing stopped when it cannot prove the conversation (a shell seat; a seat not running)', async () => {
+    const sh = await row('sh@crew');
+    expect((await w.cli(['restart', 'sh@crew', '--keep-conversation', '--json'])).json.code).toBe('BAD_USAGE');
+    expect((await w.cli(['restart', 'a@crew', '--json'])).json.code).toBe('BAD_USAGE'); // the flag is required
+    expect((await row('sh@crew')).pid).toBe(sh.pid);
+    expect((await w.cli(['stop', 'a@crew'])).code).toBe(0);
+    expect((await w.cli(['restart', 'a@crew', '--keep-conversation', '--json'])).json.code).toBe('SEAT_NOT_RUNNING');
+  });
+
+  it('fresh --reason refuses before stopping anything while the old conversation is open elsewhere, then starts a new one with the reason on record', async () => {
+    expect((await w.cli(['stop', 'a@crew'])).code).toBe(0);
+    const hand = spawnHeadlessStandIn('claude', ['--resume', ids.a!]);
+    pids.push(hand.pid!);
+    await waitFor(() => readFileSync(`/proc/${hand.pid}/cmdline`, 'utf8').startsWith('claude'), { what: 'hand stand-in' });
+    const refused = await w.cli(['fresh', 'a@crew', '--reason', 'start over', '--json']);
+    expect(refused.json.code).toBe('CONVERSATION_LIVE_ELSEWHERE');
+    expect(w.sessions().map((s) => s.seat)).toEqual(['sh@crew']);
+    process.kill(hand.pid!, 'SIGKILL');
+    pids.splice(0);
+    await waitFor(async () => !(await w.cli(['fresh', 'a@crew', '--reason=x', '--plan', '--json'])).json.code, { what: 'guard released' });
+    const plan = await w.cli(['fresh', 'a@crew', '--reason=x', '--plan', '--json']);
+    expect(plan.json.plan).toMatchObject({ launch: 'fresh', previousConversationId: ids.a });
+    const r = await w.cli(['fresh', 'a@crew', '--reason', 'start over', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.result.conversationId).not.toBe(ids.a);
+    const ev = (await w.cli(['events', '--seat', 'a@crew', '--json'])).json.events.filter((e: { kind: string }) => e.kind === 'seat.fresh_with_reason');
+    expect(ev.at(-1).data).toMatchObject({ step: 'end', reason: 'start over', previousConversationId: ids.a, outcome: 'fresh' });
+  });
+
+  it('reconcile ends live rows whose sessions vanished (gone_at_reconcile) and leaves every row it cannot explain', async () => {
+    w.tmux.kill();
+    const r = await w.cli(['reconcile', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.report.ended.map((e: { seat: string }) => e.seat).sort()).toEqual(['a@crew', 'sh@crew']);
+    const ev = (await w.cli(['events', '--json'])).json.events.filter((e: { kind: string }) => e.kind === 'reconcile.ended_gone');
+    expect(ev).toHaveLength(2);
+    // Rows are ended, never deleted.
+    const e = w.engine();
+    expect(e.store.db.prepare("SELECT end_reason FROM sessions WHERE seat = 'a@crew'").all()).toEqual([{ end_reason: 'gone_at_reconcile' }]);
+    // A second reconcile finds nothing new.
+    expect((await w.cli(['reconcile', '--json'])).json.report.ended).toEqual([]);
+  });
+
+  it('snapshot records every seat\'s runtime, cwd, conversation with evidence and stop flag', async () => {
+    expect((await w.cli(['stop', 'sh@crew'])).code).toBe(0);
+    const s = await w.cli(['snapshot', 'crew', '--json']);
+    expect(s.code, s.stdout + s.stderr).toBe(0);
+    const by = Object.fromEntries(s.json.snapshot.seats.map((x: { seat: string }) => [x.seat, x]));
+    expect(by['a@crew']).toMatchObject({ runtime: 'claude-code', cwd: work, conversationId: ids.a, stoppedOnPurpose: false, state: 'running' });
+    expect(by['a@crew'].evidence).toMatchObject({ source: 'roster:argv', transcript: { state: 'present' } });
+    expect(by['sh@crew']).toMatchObject({ runtime: 'shell', stoppedOnPurpose: true, state: 'stopped', conversationId: null });
+    expect((await w.cli(['snapshots', '--rig', 'crew', '--json'])).json.snapshots[0]).toMatchObject({ id: s.json.snapshot.id, reason: 'manual' });
+    // Restoring that snapshot by id: the running seat is verified, the stopped one skipped.
+    const r = await w.cli(['restore', String(s.json.snapshot.id), '--json']);
+    expect(Object.fromEntries(r.json.seats.map((x: { seat: string; outcome: string }) => [x.seat, x.outcome]))).toEqual({ 'a@crew': 'running', 'sh@crew': 'skipped_stopped' });
+    expect(r.json.outcome).toBe('fully_restored');
+  });
+});
