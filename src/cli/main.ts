@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServe } from '../server/serve';
+import { reconcile } from '../main/engine/restore/reconcile';
+import { startSnapshotTimer } from '../main/engine/restore/snapshot';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
 import { liveEngineDeps } from '../main/engine/context';
@@ -50,6 +52,10 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
     else out.stderr(formatFailure(f) + '\n');
     return 1;
   }
+  // After a crash or a reboot, the store is compared with tmux and the process table first.
+  const rec = await reconcile(engine);
+  if (!rec.ok) out.stderr(formatFailure(rec) + '\n');
+  const stopSnapshots = startSnapshotTimer(engine, 5 * 60_000);
   // The same engine hosts the window in a browser (the renderer over HTTP, the contract over a
   // WebSocket on 127.0.0.1 with a per-start token in the URL).
   const win = await startServe({ engine, port, staticDir: join(__dirname, '..', 'renderer') });
@@ -61,6 +67,7 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  stopSnapshots();
   await win.close();
   await handle.close();
   engine.store.close();

@@ -32,6 +32,12 @@ export const ERROR_CODES = [
   'QUEUE_NO_WRITER',
   'QUEUE_ITEM_NOT_FOUND',
   'QUEUE_ILLEGAL_MOVE',
+  // restore and decisions (design.md invariant 7)
+  'DECISION_NOT_FOUND',
+  'DECISION_ALREADY_ANSWERED',
+  'DECISION_CHOICE_INVALID',
+  'RESUME_UNPROVEN',
+  'AGENT_EXITED',
   // tmux and the system
   'TMUX_UNAVAILABLE',
   'TMUX_FAILED',
@@ -85,6 +91,8 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'CWD_MISSING':
     case 'SEAT_NOT_FOUND':
     case 'RIG_NOT_FOUND':
+    case 'DECISION_NOT_FOUND':
+    case 'DECISION_CHOICE_INVALID':
       return 2;
     default:
       return 1;

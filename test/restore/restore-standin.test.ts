@@ -78,7 +78,7 @@ describe('restore with stand-in Claude seats (shell-free resumable stand-in)', (
     expect((await w.cli(['decide', String(db.id), 'fresh', '--reason', 'transcript lost', '--json'])).json.result).toMatchObject({ outcome: 'fresh' });
     const left = await w.cli(['decide', String(dc.id), 'leave_stopped', '--reason=not needed', '--json']);
     expect(left.json.result).toMatchObject({ outcome: 'left_stopped' });
-    expect((await w.cli(['decide', String(dc.id), 'fresh', '--reason=again', '--json'])).json.code).toBe('BAD_USAGE');
+    expect((await w.cli(['decide', String(dc.id), 'fresh', '--reason=again', '--json'])).json.code).toBe('DECISION_ALREADY_ANSWERED');
     const rows = await psRows();
     const b = rows.find((s) => s.seat === 'b@crew')!;
     expect(b.state).toBe('running');

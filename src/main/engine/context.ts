@@ -16,6 +16,8 @@ import type { TmuxServerRef } from './tmux/identity';
  * process at an exact fence phase.
  */
 export type FaultPoint = 'fence.after_reserved' | 'fence.after_helper_invoked' | 'fence.after_created' | 'send.before_revalidate';
+// Restore's own test-only points (restore.after_snapshot, …) are read in restore/faults.ts from the
+// same RIGDESK_TEST_FAULT variable.
 export type FaultHooks = Partial<Record<FaultPoint, () => Promise<void> | void>>;
 
 export interface EngineDeps {

@@ -19,12 +19,12 @@ export async function answerDecision(engine: Engine, id: number, choice: Decisio
   const repos = restoreRepos(engine.store);
   const d = repos.decisions.get(id);
   // BAD_USAGE stands in for DECISION_NOT_FOUND / DECISION_ANSWERED until those codes exist.
-  if (!d) return fail('BAD_USAGE', `no decision ${id}`, { hint: 'rigdesk decisions lists the open ones.' });
-  if (d.state !== 'open') return fail('BAD_USAGE', `decision ${id} was already answered (${d.answer})`, { evidence: { decision: d } });
-  if (!d.choices.includes(choice)) return fail('BAD_USAGE', `decision ${id} does not offer "${choice}"; it offers ${d.choices.join(', ')}`, { evidence: { choices: d.choices } });
+  if (!d) return fail('DECISION_NOT_FOUND', `no decision ${id}`, { hint: 'rigdesk decisions lists the open ones.' });
+  if (d.state !== 'open') return fail('DECISION_ALREADY_ANSWERED', `decision ${id} was already answered (${d.answer})`, { evidence: { decision: d } });
+  if (!d.choices.includes(choice)) return fail('DECISION_CHOICE_INVALID', `decision ${id} does not offer "${choice}"; it offers ${d.choices.join(', ')}`, { evidence: { choices: d.choices } });
   const seat = engine.store.rigs.seat(d.seat);
   if (!seat) return fail('SEAT_NOT_FOUND', `decision ${id} is about ${d.seat}, which is no longer recorded`);
-  if (!repos.decisions.answer(id, choice, reason)) return fail('BAD_USAGE', `decision ${id} was answered by someone else a moment ago`);
+  if (!repos.decisions.answer(id, choice, reason)) return fail('DECISION_ALREADY_ANSWERED', `decision ${id} was answered by someone else a moment ago`);
   const where = { rig: d.rig, seat: d.seat };
   repos.event('decision.answered', where, { decision: id, choice, reason, conversationId: d.conversationId });
 

@@ -110,9 +110,9 @@ async function settle(engine: Engine, seat: SeatRow, live: SessionRow, conversat
     case 'resumed': return { ...base, outcome: ok, ...at, pid: v.pid, evidence: { source: v.source } };
     case 'missing': return rollback(engine, seat, live, conversationId, v.screen, ctx, base);
     // Any other failure keeps the pane so its output can be read (design.md invariant 7).
-    case 'exited': return { ...base, outcome: 'failed', code: 'TARGET_CHANGED', why: 'the agent exited without naming its conversation; the pane is kept', ...at, evidence: { screen: v.screen } };
+    case 'exited': return { ...base, outcome: 'failed', code: 'AGENT_EXITED', why: 'the agent exited without naming its conversation; the pane is kept', ...at, evidence: { screen: v.screen } };
     case 'gone': return { ...base, outcome: 'failed', code: 'SEAT_NOT_RUNNING', why: 'the seat\'s session vanished while it was being verified', ...at };
-    case 'unproven': return { ...base, outcome: 'failed', code: 'CONVERSATION_OWNER_UNKNOWN', why: `no process in the pane named ${conversationId} within ${ctx.verify.timeoutMs} ms; the pane is kept`, ...at, evidence: { screen: v.screen, agentConversation: v.agentConversation } };
+    case 'unproven': return { ...base, outcome: 'failed', code: 'RESUME_UNPROVEN', why: `no process in the pane named ${conversationId} within ${ctx.verify.timeoutMs} ms; the pane is kept`, ...at, evidence: { screen: v.screen, agentConversation: v.agentConversation } };
   }
 }
 

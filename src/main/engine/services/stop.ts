@@ -1,6 +1,7 @@
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { findSeat } from './resolve';
+import { snapshotRig } from '../restore/snapshot';
 
 export interface StopResult {
   seat: string;
@@ -47,6 +48,8 @@ export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ ri
   if (typeof rig !== 'string' || !engine.store.rigs.exists(rig)) {
     return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, { hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.` });
   }
+  // A snapshot before taking a rig down is what restore works from later.
+  await snapshotRig(engine, rig, 'before_down');
   const results: StopResult[] = [];
   const failures: unknown[] = [];
   for (const seat of engine.store.rigs.seats(rig)) {

@@ -9,8 +9,11 @@ export interface EventRow {
   data: Record<string, unknown>;
 }
 
+import type { RestoreEventKind } from './restore-repos';
+
 /** Event kinds are stable strings; consumers (the window, tests) match on them. */
 export type EventKind =
+  | RestoreEventKind
   | 'rig.up'
   | 'rig.down'
   | 'seat.launch'
