@@ -3,7 +3,8 @@ import { fail, type Failure, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
-import { runtimeById } from '../runtimes';
+import { runtimeById, type LaunchContext, type RuntimeAdapter } from '../runtimes';
+import type { Roster } from '../roster/types';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import type { LaunchPlan, SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
@@ -29,7 +30,31 @@ export async function launchSeat(engine: Engine, ref: unknown, opts: { fresh?: b
   return res;
 }
 
+/** Chooses the agent's argv once the seat is known free to launch; custody checks belong here. */
+export type ArgvChooser = (input: { engine: Engine; seat: SeatRow; adapter: RuntimeAdapter; ctx: LaunchContext; roster: Roster }) => Result<{ argv: string[]; plan: LaunchPlan }>;
+
+/** The default: resume the seat's last conversation when it has one and the runtime can; else fresh. */
+const resumeOrFresh = (opts: { fresh?: boolean }): ArgvChooser => ({ engine, seat, adapter, ctx, roster }) => {
+  const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
+  if (resume) {
+    const conversationId = seat.conversationId!;
+    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: realpathSync(seat.cwd), home: ctx.home }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
+    if (!free.ok) return free;
+    return { ok: true, argv: adapter.resumeArgv(ctx, conversationId), plan: { mode: 'resume', runtime: adapter.id, conversationId } };
+  }
+  const f = adapter.freshArgv(ctx);
+  return { ok: true, argv: f.argv, plan: { mode: 'fresh', runtime: adapter.id, ...(f.conversationId ? { conversationId: f.conversationId } : {}) } };
+};
+
 async function launchRow(engine: Engine, seat: SeatRow, opts: { fresh?: boolean }): Promise<Result<{ launched: LaunchResult }>> {
+  return launchSeatWith(engine, seat, resumeOrFresh(opts));
+}
+
+/**
+ * Launches a seat with an argv of the caller's choosing (fork, restore) through the same checks
+ * and the same create fence as every launch.
+ */
+export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: ArgvChooser): Promise<Result<{ launched: LaunchResult }>> {
   const adapter = runtimeById(seat.runtime);
   if (!adapter) return fail('RUNTIME_UNKNOWN', `seat ${seat.seat} names runtime "${seat.runtime}", which this Rigdesk does not know`);
   if (!existsSync(seat.cwd) || !statSync(seat.cwd).isDirectory()) {
@@ -67,21 +92,10 @@ async function launchRow(engine: Engine, seat: SeatRow, opts: { fresh?: boolean 
     }
   }
 
-  const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
-  const ctx = { binary, cwd: seat.cwd, args: seat.args, home: engine.seatHome(seat), newId: engine.deps.newId };
-  let argv: string[];
-  let conversationId: string | undefined;
-  if (resume) {
-    conversationId = seat.conversationId!;
-    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: realpathSync(seat.cwd), home: ctx.home }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
-    if (!free.ok) return free;
-    argv = adapter.resumeArgv(ctx, conversationId);
-  } else {
-    const f = adapter.freshArgv(ctx);
-    argv = f.argv;
-    conversationId = f.conversationId;
-  }
-  const plan: LaunchPlan = { mode: resume ? 'resume' : 'fresh', runtime: adapter.id, ...(conversationId ? { conversationId } : {}) };
+  const ctx: LaunchContext = { binary, cwd: seat.cwd, args: seat.args, home: engine.seatHome(seat), newId: engine.deps.newId };
+  const chosen = choose({ engine, seat, adapter, ctx, roster });
+  if (!chosen.ok) return chosen;
+  const { argv, plan } = chosen;
   return createBehindFence(engine, seat, plan, wrapForPane(argv), roster);
 }
 
