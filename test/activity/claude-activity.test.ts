@@ -12,11 +12,8 @@ import { closedPort, startFakeModelServer, type FakeModelServer } from '../agent
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
+import { claudeRigYaml } from '../support/claude-rig';
 
-export function claudeRigYaml(fx: ClaudeFixture, id = 'lead'): string {
-  const env = Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`).join('\n');
-  return `name: act\npods:\n  - id: p\n    members:\n      - id: ${id}\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}\n`;
-}
 
 describe('activity of a real Claude Code seat', () => {
   let server: FakeModelServer;

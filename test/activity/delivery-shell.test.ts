@@ -33,11 +33,26 @@ describe('concurrent sends to one seat (real tmux, real CLI processes)', () => {
     const e = w.engine();
     // A ticket held by this (live) test process for the seat: the CLI's send must wait and give up.
     e.store.db.prepare('INSERT INTO delivery_tickets (seat, holder_pid, holder_start, created_at) VALUES (?, ?, ?, ?)').run('sink@d', process.pid, e.deps.proc.read(process.pid)!.startTime, Date.now());
-    const { sendToSeat } = await import('../../src/main/engine/delivery/send');
     const { withSeatTurn } = await import('../../src/main/engine/delivery/lease');
     const r = await withSeatTurn(e, 'sink@d', Date.now() + 300, async () => 'typed');
     expect(r.ok).toBe(false);
-    void sendToSeat;
     expect(readFileSync(join(w.root, 'out.txt'), 'utf8')).toBe('');
+  });
+
+  it('a busy seat holds an automatic send; --force types only with a reason, and the reason is recorded', async () => {
+    const spec = w.spec('busy.yaml', 'name: b\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }\n');
+    expect((await w.cli(['up', spec])).code).toBe(0);
+    await waitFor(async () => (await w.cli(['ps', '--rig', 'b', '--json'])).json.seats[0].activity === 'idle', { what: 'idle bash' });
+    w.tmux.run(['send-keys', '-t', 'sh@b', 'sleep 30', 'Enter']);
+    await waitFor(async () => (await w.cli(['ps', '--rig', 'b', '--json'])).json.seats[0].activity === 'working', { what: 'busy bash' });
+    const held = await w.cli(['send', 'sh@b', 'echo typed-anyway', '--json']);
+    expect(held.json).toMatchObject({ code: 'SEND_HELD', evidence: { why: 'working' } });
+    const noReason = await w.cli(['send', 'sh@b', 'echo typed-anyway', '--force', '--json']);
+    expect(noReason.code).toBe(2);
+    const forced = await w.cli(['send', 'sh@b', 'echo typed-anyway', '--force', '--reason', 'the person asked', '--json']);
+    expect(forced.code, forced.stdout).toBe(0);
+    expect(forced.json.sent.warnings.join(' ')).toContain('the person asked');
+    const ev = await w.cli(['events', '--seat', 'sh@b', '--json']);
+    expect(ev.json.events.find((e: { kind: string }) => e.kind === 'seat.send_override').data).toMatchObject({ why: 'working', reason: 'the person asked' });
   });
 });
