@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startServe } from '../server/serve';
 import { reconcile } from '../main/engine/restore/reconcile';
 import { startSnapshotTimer } from '../main/engine/restore/snapshot';
+import { ActivityMonitor } from '../main/engine/activity/monitor';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
 import { liveEngineDeps } from '../main/engine/context';
@@ -56,6 +57,9 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   const rec = await reconcile(engine);
   if (!rec.ok) out.stderr(formatFailure(rec) + '\n');
   const stopSnapshots = startSnapshotTimer(engine, 5 * 60_000);
+  // Activity from events (pane output, live-state files); each change is an event row.
+  const monitor = new ActivityMonitor(engine);
+  await monitor.start();
   // The same engine hosts the window in a browser (the renderer over HTTP, the contract over a
   // WebSocket on 127.0.0.1 with a per-start token in the URL).
   const win = await startServe({ engine, port, staticDir: join(__dirname, '..', 'renderer') });
@@ -67,6 +71,7 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  monitor.stop();
   stopSnapshots();
   await win.close();
   await handle.close();

@@ -27,6 +27,7 @@ export type EventKind =
   | 'seat.send'
   | 'seat.send_refused'
   | 'seat.send_held'
+  | 'seat.activity'
   | 'seat.send_override'
   | 'queue.created'
   | 'queue.moved'
