@@ -1,0 +1,131 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { it } from 'vitest';
+import { ActivityMonitor, type ActivityChange } from '../src/main/engine/activity/monitor';
+import { liveEngineDeps } from '../src/main/engine/context';
+import { Engine } from '../src/main/engine/engine';
+import { upRig } from '../src/main/engine/services/up';
+import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
+
+/**
+ * Activity bench (issue 4): (1) the delay from a screen change in a pane to the engine's
+ * `seat.activity` event, by screen and process evidence alone (no hooks: Rigdesk installs none
+ * yet); (2) the engine's CPU with 50 idle seats over 60 s, counting the engine process and its
+ * control-mode clients, against the tmux server's own CPU in the same window.
+ *
+ * Run: npx vitest run --config bench/vitest.bench.config.mts bench/activity.bench.ts
+ * Env: RDBENCH_TRIALS=20  RDBENCH_IDLE_SEATS=50  RDBENCH_IDLE_SECONDS=60
+ */
+const TRIALS = Number(process.env.RDBENCH_TRIALS ?? 20);
+const IDLE_SEATS = Number(process.env.RDBENCH_IDLE_SEATS ?? 50);
+const IDLE_SECONDS = Number(process.env.RDBENCH_IDLE_SECONDS ?? 60);
+/** /proc/<pid>/stat counts CPU in clock ticks: USER_HZ, 100 on Linux. */
+const TICK = 100;
+
+function cpuTicks(pid: number): number {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function world(seats: number, program: string[]) {
+  const root = mkdtempSync(join(os.tmpdir(), 'rd-actbench-'));
+  const tmux = new TestTmux('rdbench-act');
+  const env = cleanTmuxEnv({ RIGDESK_HOME: join(root, 'home'), RIGDESK_TMUX_SOCKET: tmux.socketName, RIGDESK_TMUX_CONF: '/dev/null' });
+  mkdirSync(join(root, 'home'), { recursive: true });
+  const members = Array.from({ length: seats }, (_, i) => `      - { id: s${i}, runtime: shell, cwd: ., command: ${program[0]}, args: ${JSON.stringify(program.slice(1))} }`);
+  writeFileSync(join(root, 'rig.yaml'), `name: b\npods:\n  - id: p\n    members:\n${members.join('\n')}\n`);
+  const engine = new Engine(liveEngineDeps(env));
+  const up = await upRig(engine, join(root, 'rig.yaml'));
+  if (!up.ok) throw new Error(up.message);
+  return { root, tmux, engine, cleanup: () => { engine.store.close(); tmux.kill(); rmSync(root, { recursive: true, force: true }); } };
+}
+
+it('activity: screen change to event delay, and CPU at rest', async () => {
+  const started = Date.now();
+  // (1) Delay: a bash seat runs `sleep 0.3`; the engine must report working, then idle.
+  const d = await world(1, ['bash', '--noprofile', '--norc']);
+  const delays: number[] = [];
+  const backToIdle: number[] = [];
+  try {
+    const m = new ActivityMonitor(d.engine, { fallbackMs: 60_000 });
+    const changes: ActivityChange[] = [];
+    m.onChange((c) => changes.push(c));
+    await m.start();
+    await new Promise((r) => setTimeout(r, 500));
+    for (let i = 0; i < TRIALS; i++) {
+      const t0 = Date.now();
+      d.tmux.run(['send-keys', '-t', 's0@b', 'sleep 0.3', 'Enter']);
+      const until = Date.now() + 5000;
+      let working: ActivityChange | undefined;
+      let idle: ActivityChange | undefined;
+      while (Date.now() < until && !(working && idle)) {
+        working ??= changes.find((c) => c.at >= t0 && c.label === 'working');
+        idle ??= working ? changes.find((c) => c.at > working!.at && c.label === 'idle') : undefined;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      if (working) delays.push(working.at - t0);
+      if (idle) backToIdle.push(idle.at - t0 - 300);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    m.stop();
+  } finally {
+    d.cleanup();
+  }
+  delays.sort((a, b) => a - b);
+  backToIdle.sort((a, b) => a - b);
+
+  // (2) CPU at rest: 50 idle seats, the monitor running, nothing happening for 60 s.
+  const c = await world(IDLE_SEATS, ['sleep', '3600']);
+  let engineCpu = 0;
+  let clientsCpu = 0;
+  let serverCpu = 0;
+  try {
+    const m = new ActivityMonitor(c.engine);
+    await m.start();
+    await new Promise((r) => setTimeout(r, 2000));
+    const serverPid = c.tmux.serverPid()!;
+    const pids = m.watcherPids();
+    const u0 = process.cpuUsage();
+    const k0 = pids.reduce((s, p) => s + cpuTicks(p), 0);
+    const s0 = cpuTicks(serverPid);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const u1 = process.cpuUsage(u0);
+    engineCpu = (u1.user + u1.system) / 1000 / (IDLE_SECONDS * 1000);
+    clientsCpu = ((pids.reduce((s, p) => s + cpuTicks(p), 0) - k0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
+    serverCpu = ((cpuTicks(serverPid) - s0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
+    m.stop();
+  } finally {
+    c.cleanup();
+  }
+
+  const figures = {
+    date: new Date().toISOString(),
+    machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), load: os.loadavg() },
+    delay: { trials: TRIALS, seen: delays.length, medianMs: pct(delays, 50), p95Ms: pct(delays, 95), maxMs: delays[delays.length - 1], backToIdleP95Ms: pct(backToIdle, 95) },
+    rest: { seats: IDLE_SEATS, seconds: IDLE_SECONDS, engineCpuPctOfCore: +(engineCpu * 100).toFixed(2), controlClientsCpuPctOfCore: +(clientsCpu * 100).toFixed(2), tmuxServerCpuPctOfCore: +(serverCpu * 100).toFixed(2) },
+    targets: { delayP95ScreenOnlyMs: 1500, delayP95WithHooksMs: 500, restCpuPctOfCore: 2 },
+  };
+  const rows = [
+    `screen/process change -> event: median ${figures.delay.medianMs} ms, p95 ${figures.delay.p95Ms} ms (${figures.delay.seen}/${TRIALS} seen); back to idle p95 ${figures.delay.backToIdleP95Ms} ms after the command ended`,
+    `${figures.delay.p95Ms < 1500 ? 'PASS' : 'FAIL'}  p95 by screen alone < 1500 ms`,
+    `${figures.delay.p95Ms < 500 ? 'PASS' : 'FAIL'}  p95 < 500 ms (the target with hooks; no hooks are installed yet, this is screen/process only)`,
+    `at rest, ${IDLE_SEATS} idle seats over ${IDLE_SECONDS} s: engine ${figures.rest.engineCpuPctOfCore} % of one core, its control clients ${figures.rest.controlClientsCpuPctOfCore} %, tmux server ${figures.rest.tmuxServerCpuPctOfCore} %`,
+    `${figures.rest.engineCpuPctOfCore + figures.rest.controlClientsCpuPctOfCore < 2 ? 'PASS' : 'FAIL'}  engine + clients < 2 % of one core at rest`,
+    `whole bench: ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  ];
+  console.log(rows.join('\n'));
+  const dir = resolve(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `activity-${figures.date.replace(/[:.]/g, '-').slice(0, 19)}Z.json`), JSON.stringify(figures, null, 2) + '\n');
+}, 15 * 60_000);
