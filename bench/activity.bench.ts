@@ -57,15 +57,17 @@ it('activity: screen change to event delay, and CPU at rest', async () => {
   const d = await world(1, ['bash', '--noprofile', '--norc']);
   const delays: number[] = [];
   const backToIdle: number[] = [];
+  let m: ActivityMonitor | undefined;
   try {
-    const m = new ActivityMonitor(d.engine, { fallbackMs: 60_000 });
+    m = new ActivityMonitor(d.engine, { fallbackMs: 60_000 });
     const changes: ActivityChange[] = [];
     m.onChange((c) => changes.push(c));
     await m.start();
     await new Promise((r) => setTimeout(r, 500));
     for (let i = 0; i < TRIALS; i++) {
       const t0 = Date.now();
-      d.tmux.run(['send-keys', '-t', 's0@b', 'sleep 0.3', 'Enter']);
+      const sent = d.tmux.tryRun(['send-keys', '-t', 's0@b', 'sleep 0.3', 'Enter']);
+      if (!sent.ok) throw new Error(`trial ${i}: ${sent.out}; sessions now: ${d.tmux.tryRun(['list-sessions']).out}; events: ${JSON.stringify(d.engine.store.events.list().slice(-5).map((e) => e.kind))}`);
       const until = Date.now() + 5000;
       let working: ActivityChange | undefined;
       let idle: ActivityChange | undefined;
@@ -78,8 +80,8 @@ it('activity: screen change to event delay, and CPU at rest', async () => {
       if (idle) backToIdle.push(idle.at - t0 - 300);
       await new Promise((r) => setTimeout(r, 200));
     }
-    m.stop();
   } finally {
+    m?.stop();
     d.cleanup();
   }
   delays.sort((a, b) => a - b);
@@ -91,7 +93,7 @@ it('activity: screen change to event delay, and CPU at rest', async () => {
   let clientsCpu = 0;
   let serverCpu = 0;
   try {
-    const m = new ActivityMonitor(c.engine);
+    m = new ActivityMonitor(c.engine);
     await m.start();
     await new Promise((r) => setTimeout(r, 2000));
     const serverPid = c.tmux.serverPid()!;
@@ -104,8 +106,8 @@ it('activity: screen change to event delay, and CPU at rest', async () => {
     engineCpu = (u1.user + u1.system) / 1000 / (IDLE_SECONDS * 1000);
     clientsCpu = ((pids.reduce((s, p) => s + cpuTicks(p), 0) - k0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
     serverCpu = ((cpuTicks(serverPid) - s0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
-    m.stop();
   } finally {
+    m?.stop();
     c.cleanup();
   }
 

@@ -3,7 +3,8 @@
  * reply, idle after it, needs_input: permission at the permission prompt, needs_input:
  * usage_limit on a 429, and exited when the CLI quits to its shell; each within 2 s.
  */
-import { mkdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { observeSeats } from '../../src/main/engine/activity/observe';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
@@ -91,5 +92,46 @@ describe('activity of a real Claude Code seat', () => {
     await waitFor(() => w.tmux.capture('lead@act').includes('[rigdesk] claude exited'), { timeoutMs: 30_000, what: 'wrapper reports the exit' });
     const t = Date.now();
     expect(await seen((r) => r.activity === 'exited' && r.session === 'exited', t, 'exited')).toBeLessThan(2000);
+  });
+});
+
+describe('Claude hooks installed into the seat\'s own isolated config', () => {
+  let server: FakeModelServer;
+  let w: RigWorld;
+  let fx: ClaudeFixture;
+  beforeAll(async () => {
+    server = await startFakeModelServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  afterEach(async () => {
+    const pids = w.sessions().length ? w.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
+    const snap = liveProcReader().snapshot();
+    const all = pids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
+    w.tmux.kill();
+    for (const p of all) await waitForExit(p, 5000);
+    w.cleanup();
+  });
+
+  it('are merged into its settings (keeping what was there) and report the turn as the strongest evidence', async () => {
+    w = new RigWorld();
+    mkdirSync(join(w.root, 'work'), { recursive: true });
+    fx = makeClaudeFixture({ serverUrl: server.url, closedPort: await closedPort(), trustedCwds: [realpathSync(join(w.root, 'work'))], root: join(w.root, 'claude') });
+    const up = await w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(fx.configDir, 'settings.json'), 'utf8'));
+    expect(settings.skipDangerousModePermissionPrompt).toBe(true);
+    expect(Object.keys(settings.hooks).sort()).toEqual(['Notification', 'PostToolUse', 'PreToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    const hookFile = join(w.home, 'hooks', 'lead@act.json');
+    await waitFor(() => existsSync(hookFile), { timeoutMs: 30_000, what: 'SessionStart hook' });
+    w.tmux.run(['send-keys', '-t', 'lead@act', '-l', 'hello hooks']);
+    w.tmux.run(['send-keys', '-t', 'lead@act', 'Enter']);
+    await waitFor(() => JSON.parse(readFileSync(hookFile, 'utf8')).hook_event_name === 'Stop', { timeoutMs: 30_000, what: 'Stop hook' });
+    expect(JSON.parse(readFileSync(hookFile, 'utf8')).session_id).toBe(up.json.seats[0].launched.conversationId);
+    const e = w.engine();
+    const o = (await observeSeats(e, await e.roster(), e.store.rigs.seats())).get('lead@act')!;
+    expect(o.activity).toMatchObject({ activity: 'idle', needsInput: 'none' });
+    expect(o.activity.basis[0]).toMatchObject({ source: 'hook', detail: 'hook Stop' });
   });
 });

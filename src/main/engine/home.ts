@@ -9,6 +9,8 @@ export interface HomeLayout {
   socketPath: string;
   /** Who is listening on the socket, with the token a client must present (mode 0600). */
   engineInfoPath: string;
+  /** Where activity hooks installed into seats' isolated configs write their events. */
+  hooksDir: string;
   tmuxServer: TmuxServerRef;
   /** Config file for Rigdesk's own tmux server, if one is set (tests use /dev/null). */
   tmuxConfig?: string;
@@ -23,6 +25,7 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env): HomeLayout {
     dbPath: join(home, 'rigdesk.db'),
     socketPath: join(home, 'engine.sock'),
     engineInfoPath: join(home, 'engine.json'),
+    hooksDir: join(home, 'hooks'),
     tmuxServer,
     tmuxConfig: env.RIGDESK_TMUX_CONF || undefined,
   };

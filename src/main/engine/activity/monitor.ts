@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../engine';
 import { parseServerKey } from '../tmux/identity';
@@ -40,6 +40,18 @@ export class ActivityMonitor {
 
   async start(): Promise<void> {
     this.running = true;
+    // Hook events land as one file per seat: a change there is that seat's news.
+    mkdirSync(this.engine.deps.layout.hooksDir, { recursive: true, mode: 0o700 });
+    try {
+      const fw = watch(this.engine.deps.layout.hooksDir, (_e, name) => {
+        const n = String(name ?? '');
+        if (n.endsWith('.json')) this.markDirty(n.slice(0, -5));
+      });
+      fw.on('error', () => undefined);
+      this.fsWatchers.push(fw);
+    } catch {
+      /* the fallback pass covers it */
+    }
     await this.pass(true);
     this.fallback = setInterval(() => void this.pass(true), this.opts.fallbackMs ?? 5000);
     this.fallback.unref?.();

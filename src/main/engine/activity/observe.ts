@@ -1,4 +1,6 @@
+import { readFileSync, statSync } from 'node:fs';
 import type { Engine } from '../engine';
+import { hookFileFor, readClaudeHook } from '../runtimes/hooks/claude';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById } from '../runtimes';
 import { claudeLiveStatus } from '../runtimes/claude-code';
@@ -41,6 +43,8 @@ export async function observeSeats(engine: Engine, roster: Roster, seats: readon
         if (program && pane.foreground) evidence.push({ source: 'process', at: now, activity: pane.foreground.pid === program.pid ? 'idle' : 'working', detail: `foreground ${pane.foreground.comm}` });
       }
       if (seat.runtime === 'claude-code' && pane.agent) {
+        const hook = readHookEvidence(engine, seat.seat, pane.agent.conversationId);
+        if (hook) evidence.push(hook);
         const home = pane.agent.home ?? engine.seatHome(seat);
         const st = home ? claudeLiveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
         if (st?.status === 'busy') evidence.push({ source: 'live_state', at: now, activity: 'working', detail: 'sessions/<pid>.json busy' });
@@ -82,4 +86,24 @@ function sessionAxis(seat: SeatRow, live: SessionRow | undefined, pane: RosterPa
   if (!wrapper?.argv.includes('rigdesk-seat')) return 'exited';
   if (seat.runtime === 'shell') return pane.lineage.length > 0 ? 'present' : 'exited';
   return pane.agent ? 'present' : 'exited';
+}
+
+/** The seat's last Claude hook event, if it belongs to the conversation the pane's agent writes. */
+function readHookEvidence(engine: Engine, seat: string, conversationId: string | undefined): Evidence | undefined {
+  const file = hookFileFor(engine.deps.layout.hooksDir, seat);
+  let raw: string;
+  let at: number;
+  try {
+    at = statSync(file).mtimeMs;
+    raw = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const h = readClaudeHook(raw);
+  if (conversationId && h.sessionId && h.sessionId !== conversationId) return undefined; // another occupant's
+  if (!h.activity && !h.needsInput) return undefined;
+  const e: Evidence = { source: 'hook', at: Math.min(at, engine.now()), detail: `hook ${h.event}` };
+  if (h.activity) e.activity = h.activity;
+  if (h.needsInput) e.needsInput = h.needsInput;
+  return e;
 }

@@ -6,6 +6,7 @@ import type { Engine } from '../engine';
 import { runtimeById, type LaunchContext, type RuntimeAdapter } from '../runtimes';
 import type { Roster } from '../roster/types';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
+import { installClaudeHooks } from '../runtimes/hooks/claude';
 import type { LaunchPlan, SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 
@@ -95,6 +96,8 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
   const ctx: LaunchContext = { binary, cwd: seat.cwd, args: seat.args, home: engine.seatHome(seat), newId: engine.deps.newId };
   const chosen = choose({ engine, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;
+  // Activity hooks go only into a config the seat isolates for itself, never a person's default.
+  if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR) installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, engine.deps.layout.hooksDir, seat.seat);
   const { argv, plan } = chosen;
   return createBehindFence(engine, seat, plan, wrapForPane(argv), roster);
 }

@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Claude Code hooks that Rigdesk installs into a seat's OWN isolated config (a CLAUDE_CONFIG_DIR
+ * named in the seat's env, never a person's default ~/.claude). Each hook writes the event Claude
+ * hands it (JSON on stdin: hook_event_name, session_id, …) to one file per seat, atomically; the
+ * engine reads it as the strongest activity evidence and watches the folder for changes.
+ */
+export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Notification', 'Stop'] as const;
+
+/** Marks our entries so a later install replaces them and never touches anyone else's hooks. */
+const MARK = 'rigdesk-activity-hook';
+
+function shQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function hookFileFor(hooksDir: string, seat: string): string {
+  return join(hooksDir, `${seat}.json`);
+}
+
+interface HookEntry { matcher?: string; hooks: { type: string; command: string }[] }
+
+export function installClaudeHooks(configDir: string, hooksDir: string, seat: string): void {
+  mkdirSync(hooksDir, { recursive: true, mode: 0o700 });
+  const file = hookFileFor(hooksDir, seat);
+  const command = `cat > ${shQuote(file + '.tmp')} && mv ${shQuote(file + '.tmp')} ${shQuote(file)} # ${MARK}`;
+  const settingsPath = join(configDir, 'settings.json');
+  let settings: Record<string, unknown> = {};
+  if (existsSync(settingsPath)) {
+    try {
+      settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
+    } catch {
+      return; // a file we cannot read is not ours to rewrite; activity falls back to other evidence
+    }
+  }
+  const hooks = (settings.hooks ?? {}) as Record<string, HookEntry[]>;
+  for (const ev of CLAUDE_HOOK_EVENTS) {
+    const kept = (hooks[ev] ?? []).filter((h) => !h.hooks?.some((x) => x.command?.includes(MARK)));
+    hooks[ev] = [...kept, { ...(ev === 'PreToolUse' || ev === 'PostToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command }] }];
+  }
+  settings.hooks = hooks;
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(settingsPath + '.rigdesk.tmp', JSON.stringify(settings, null, 2) + '\n');
+  renameSync(settingsPath + '.rigdesk.tmp', settingsPath);
+}
+
+/** What the last hook event says about the seat. */
+export function readClaudeHook(raw: string): { activity?: 'working' | 'idle'; needsInput?: 'permission' | 'question'; sessionId?: string; event?: string } {
+  let e: { hook_event_name?: string; session_id?: string; message?: string; notification_type?: string };
+  try {
+    e = JSON.parse(raw) as typeof e;
+  } catch {
+    return {};
+  }
+  const base = { sessionId: e.session_id, event: e.hook_event_name };
+  switch (e.hook_event_name) {
+    case 'UserPromptSubmit':
+    case 'PreToolUse':
+    case 'PostToolUse':
+      return { ...base, activity: 'working' };
+    case 'Stop':
+    case 'SessionStart':
+      return { ...base, activity: 'idle' };
+    case 'Notification':
+      if (/permission/i.test(`${e.message ?? ''} ${e.notification_type ?? ''}`)) return { ...base, needsInput: 'permission' };
+      if (/waiting for your input|idle/i.test(`${e.message ?? ''} ${e.notification_type ?? ''}`)) return { ...base, activity: 'idle' };
+      return base;
+    default:
+      return base;
+  }
+}
