@@ -204,4 +204,34 @@ describe('a rig with real Claude Code seats', () => {
     const launched = await w.cli(['launch', 'lead@crew', '--json']);
     expect(launched.code, launched.stdout).toBe(0);
   });
+
+  it('after /clear the seat is bound to the new conversation its live-state file names, not the one in its argv', async () => {
+    const spec = w.spec('rig.yaml', rigYaml(fx, [{ id: 'lead', runtime: 'claude-code' }]));
+    const up = await w.cli(['up', spec, '--json']);
+    const X = up.json.seats[0].launched.conversationId as string;
+    const first = await waitIdle('lead@crew');
+    expect((await w.cli(['send', 'lead@crew', 'hello', '--json'])).code).toBe(0);
+    await waitFor(() => existsSync(fx.transcriptPath(work, X)), { timeoutMs: 30_000, what: 'transcript' });
+    await waitIdle('lead@crew');
+    w.tmux.run(['send-keys', '-t', 'lead@crew', '-l', '/clear']);
+    w.tmux.run(['send-keys', '-t', 'lead@crew', 'Enter']);
+    const liveFile = join(fx.liveStateDir, `${first.pid}.json`);
+    const Y = await waitFor(() => {
+      const id = JSON.parse(readFileSync(liveFile, 'utf8')).sessionId as string;
+      return id !== X ? id : undefined;
+    }, { timeoutMs: 30_000, what: 'a new conversation after /clear' });
+    // argv still says X; ps must say Y, and the binding is an event.
+    expect(readFileSync(`/proc/${first.pid}/cmdline`, 'utf8')).toContain(X);
+    const row = await waitFor(async () => {
+      const r = (await w.cli(['ps', '--json'])).json.seats[0];
+      return r.conversationId === Y ? r : undefined;
+    }, { what: 'ps names the new conversation' });
+    expect(row.conversationId).toBe(Y);
+    const ev = await w.cli(['events', '--seat', 'lead@crew', '--json']);
+    expect(ev.json.events.find((e: { kind: string }) => e.kind === 'seat.conversation_bound').data).toMatchObject({ from: X, to: Y, source: 'live_state' });
+    // The old conversation is no longer written by anyone: its argv claim is history.
+    const roster = await w.engine().roster();
+    expect(roster.claims.filter((c) => c.conversationId === X)).toEqual([]);
+    expect(roster.claims.filter((c) => c.conversationId === Y).map((c) => c.source)).toContain('live_state');
+  });
 });

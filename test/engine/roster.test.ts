@@ -38,7 +38,7 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
       // One list-panes per tmux server in the roster; other tests' agents may add servers of their
       // own, so the property is "one per server", and exactly one for Rigdesk's server at any size.
       expect(exec.calls.every((c) => c[0] === 'tmux' && c.includes('list-panes'))).toBe(true);
-      expect(exec.count).toBe(roster.servers.length);
+      expect(exec.count, JSON.stringify({ calls: exec.calls, servers: roster.servers })).toBe(roster.servers.length);
       counts.push(exec.calls.filter((c) => c.includes(w.tmux.socketName)).length);
     }
     expect(counts).toEqual([1, 1]);

@@ -5,6 +5,7 @@ import { parseServerKey } from '../tmux/identity';
 import { PaneOutputWatch } from './control';
 import { activityLabel, type SeatActivity } from './decide';
 import { observeSeats } from './observe';
+import { bindDiscoveredConversations } from '../services/bind';
 
 export interface ActivityChange {
   seat: string;
@@ -94,6 +95,7 @@ export class ActivityMonitor {
       const seats = this.engine.store.rigs.seats().filter((s) => !names || names.has(s.seat));
       if (seats.length === 0) return;
       const roster = await this.engine.roster();
+      bindDiscoveredConversations(this.engine, roster);
       const observed = await observeSeats(this.engine, roster, seats);
       for (const [seat, o] of observed) {
         this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane?.agent?.home);

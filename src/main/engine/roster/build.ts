@@ -192,7 +192,27 @@ function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, 
     }
   }
   for (const c of claims) if (c.startTime === undefined) c.startTime = snap.byPid.get(c.pid)?.startTime;
-  return claims;
+  return dropSupersededArgv(snap, claims, agents);
+}
+
+/**
+ * A process's argv names the conversation it started with; after Claude's `/clear` it writes
+ * another, which its live-state file names. Where stronger evidence names a different conversation
+ * for the same agent, the argv claim is history and is dropped.
+ */
+function dropSupersededArgv(snap: ProcSnapshot, claims: ConversationClaim[], agents: Map<number, FoundAgent>): ConversationClaim[] {
+  const topOf = (pid: number) => [pid, ...ancestors(snap, pid).map((p) => p.pid)].find((p) => agents.has(p)) ?? pid;
+  const strong = new Map<string, Set<string>>();
+  for (const c of claims) {
+    if (c.source === 'argv') continue;
+    const k = `${c.runtime}\0${topOf(c.pid)}`;
+    strong.set(k, (strong.get(k) ?? new Set()).add(c.conversationId));
+  }
+  return claims.filter((c) => {
+    if (c.source !== 'argv') return true;
+    const named = strong.get(`${c.runtime}\0${topOf(c.pid)}`);
+    return !named || named.has(c.conversationId);
+  });
 }
 
 /** Gives each agent the conversation named by its strongest claim (lock > live state > argv). */

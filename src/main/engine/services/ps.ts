@@ -4,9 +4,11 @@ import { activityLabel } from '../activity/decide';
 import { observeSeats } from '../activity/observe';
 import type { Engine } from '../engine';
 import { attachArgv } from './launch';
+import { bindDiscoveredConversations } from './bind';
 
 export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } = {}): Promise<Result<{ seats: PsRow[]; others: PsAgent[]; problems: string[] }>> {
   const roster = await engine.roster();
+  bindDiscoveredConversations(engine, roster);
   const seats = engine.store.rigs.seats(opts.rig);
   const observed = await observeSeats(engine, roster, seats);
   const rows: PsRow[] = [];
