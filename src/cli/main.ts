@@ -5,6 +5,7 @@ import { startServe } from '../server/serve';
 import { reconcile } from '../main/engine/restore/reconcile';
 import { startSnapshotTimer } from '../main/engine/restore/snapshot';
 import { ActivityMonitor } from '../main/engine/activity/monitor';
+import { startQueueWaker } from '../main/engine/queue/waker';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
 import { liveEngineDeps } from '../main/engine/context';
@@ -57,6 +58,8 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   const rec = await reconcile(engine);
   if (!rec.ok) out.stderr(formatFailure(rec) + '\n');
   const stopSnapshots = startSnapshotTimer(engine, 5 * 60_000);
+  // Queued work: idle seats are told about their open items, once per occupant and set of items.
+  const stopWaker = startQueueWaker(engine, 5_000, (e) => out.stderr(`rigdesk: queue waker: ${(e as Error).message}\n`));
   // Activity from events (pane output, live-state files); each change is an event row.
   const monitor = new ActivityMonitor(engine);
   await monitor.start();
@@ -72,6 +75,7 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
     process.once('SIGTERM', stop);
   });
   monitor.stop();
+  stopWaker();
   stopSnapshots();
   await win.close();
   await handle.close();

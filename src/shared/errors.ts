@@ -92,6 +92,7 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'SEAT_NOT_FOUND':
     case 'RIG_NOT_FOUND':
     case 'DECISION_NOT_FOUND':
+    case 'QUEUE_ITEM_NOT_FOUND':
     case 'DECISION_CHOICE_INVALID':
       return 2;
     default:

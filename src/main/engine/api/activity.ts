@@ -1,4 +1,23 @@
 import { ACTIVITY_REQUESTS } from '../../../shared/contract/activity';
+import { moveItem, addItem, listItems, showItem } from '../queue/service';
+import { queueTick } from '../queue/waker';
+import { findSeat } from '../services/resolve';
 import type { Handlers } from './types';
 
-export const ACTIVITY_HANDLERS: Handlers<typeof ACTIVITY_REQUESTS> = {};
+export const ACTIVITY_HANDLERS: Handlers<typeof ACTIVITY_REQUESTS> = {
+  'queue.add': (e, p) => addItem(e, p),
+  'queue.list': (e, p) => listItems(e, p),
+  'queue.show': (e, p) => showItem(e, p.id),
+  'queue.claim': (e, p) => moveItem(e, p.id, 'claim', p),
+  'queue.handoff': (e, p) => moveItem(e, p.id, 'handoff', p),
+  'queue.done': (e, p) => moveItem(e, p.id, 'done', p),
+  'queue.block': (e, p) => moveItem(e, p.id, 'block', p),
+  'queue.wake': async (e, p) => {
+    if (p.seat !== undefined) {
+      const found = findSeat(e, p.seat);
+      if (!found.ok) return found;
+      return { ok: true, wakes: await queueTick(e, { seat: found.seat.seat }) };
+    }
+    return { ok: true, wakes: await queueTick(e) };
+  },
+};

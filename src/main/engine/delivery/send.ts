@@ -134,7 +134,10 @@ async function typeOnce(engine: Engine, seat: SeatRow, text: string, opts: SendO
   // Some runtimes drop an Enter that arrives right after pasted text (Codex): the adapter says how long to wait.
   if (adapter?.submitDelayMs) await engine.deps.clock.sleep(adapter.submitDelayMs);
   const entered = await client.sendKeys(live.paneId, ['Enter']);
-  if (!entered.ok) return entered;
+  if (!entered.ok) {
+    // The text is already in the input box: this is not a refusal, it is unconfirmed.
+    return fail('SEND_UNCONFIRMED', `pasted into ${seat.seat}, but Enter could not be sent (${entered.message})`, { hint: 'Look at the seat (rigdesk capture) before sending again.', evidence: { status: 'unconfirmed', why: 'enter_failed' } });
+  }
   let verified = false;
   if (opts.verify) {
     const v = await verifySubmitted(engine, seat, live.server, live.paneId, text);

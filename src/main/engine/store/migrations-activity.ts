@@ -1,6 +1,6 @@
 import type { Migration } from './migrations';
 
-/** Activity, delivery leases and the queue (issue 4): version 2. */
+/** Activity, delivery leases and the queue (issue 4): versions 2 and 5 (3 and 4 are restore's). */
 export const ACTIVITY_MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
@@ -56,6 +56,23 @@ export const ACTIVITY_MIGRATIONS: readonly Migration[] = [
         updated_at  INTEGER NOT NULL,
         UNIQUE (seat, session_row, digest)
       );
+    `,
+  },
+  {
+    version: 5,
+    name: 'queue moves name their verb and seats; wake rows name the process typing them',
+    sql: `
+      -- ADD COLUMN is DDL, not UPDATE: the append-only triggers still guard every row.
+      ALTER TABLE queue_transitions ADD COLUMN move TEXT;        -- create | claim | handoff | done | block
+      ALTER TABLE queue_transitions ADD COLUMN from_seat TEXT;
+      ALTER TABLE queue_transitions ADD COLUMN to_seat TEXT;
+      CREATE INDEX queue_transitions_by_item ON queue_transitions(item, id);
+      -- The waker that is typing a wake right now (pid + start time). A row left 'typing' by a dead
+      -- holder may or may not have reached the pane: the next pass looks for its token on screen.
+      ALTER TABLE queue_wakes ADD COLUMN holder_pid INTEGER;
+      ALTER TABLE queue_wakes ADD COLUMN holder_start TEXT;
+      ALTER TABLE queue_wakes ADD COLUMN items_json TEXT NOT NULL DEFAULT '[]';
+      CREATE INDEX queue_wakes_by_seat ON queue_wakes(seat, state);
     `,
   },
 ];

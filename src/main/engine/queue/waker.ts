@@ -1,0 +1,178 @@
+import { observeSeats, type ObservedSeat } from '../activity/observe';
+import { sendToSeat } from '../delivery/send';
+import type { Engine } from '../engine';
+import type { SeatRow, SessionRow } from '../store';
+import { queueFault } from './faults';
+import type { QueueItem } from './items';
+import { queueRepo } from './service';
+import { ladderDelay, PARK_RECHECK_MS, planWake, wakeDigest, wakeGate, wakeNotice, type WakeStep } from './wake-plan';
+import { WakeRepo, type Holder, type WakeRow } from './wakes';
+
+export type WakeOutcome = 'woken' | 'recovered' | 'held' | 'parked' | 'already_woken' | 'not_due' | 'in_flight' | 'not_running';
+
+export interface WakeReport {
+  seat: string;
+  outcome: WakeOutcome;
+  items: number[];
+  token?: string;
+  why?: string;
+  attempt?: number;
+  nextAt?: number;
+}
+
+/** How a pass sees the seats it may wake; tests inject one to stand a seat at its usage limit. */
+export type ObserveFn = (engine: Engine, seats: SeatRow[]) => Promise<Map<string, ObservedSeat>>;
+
+const liveObserve: ObserveFn = async (engine, seats) => observeSeats(engine, await engine.roster(), seats);
+
+interface Due {
+  seat: SeatRow;
+  live: SessionRow;
+  items: QueueItem[];
+  digest: string;
+  row: WakeRow | undefined;
+  step: Extract<WakeStep, { kind: 'attempt' }>;
+}
+
+/**
+ * One wake pass: for each running seat with open items, type a short notice when the seat is idle,
+ * at most once per occupant (the seat's live session row) and set of unchanged items. Costs no
+ * process spawn unless a wake is due: the roster is read only for seats that may be typed into.
+ */
+export async function queueTick(engine: Engine, opts: { seat?: string; observe?: ObserveFn } = {}): Promise<WakeReport[]> {
+  const wakes = new WakeRepo(engine.store.db, () => engine.now());
+  const self: Holder = { pid: engine.deps.selfPid, start: engine.deps.proc.read(engine.deps.selfPid)?.startTime ?? null };
+  const alive = (h: Holder | null) => {
+    if (!h) return false;
+    const p = engine.deps.proc.read(h.pid);
+    return p !== undefined && (h.start === null || p.startTime === h.start);
+  };
+  const open = new Map<string, QueueItem[]>();
+  for (const it of queueRepo(engine).list({ seat: opts.seat, states: ['open'] })) open.set(it.seat, [...(open.get(it.seat) ?? []), it]);
+  const seats = new Set([...open.keys(), ...wakeSeats(engine, opts.seat)]);
+
+  const reports: WakeReport[] = [];
+  const due: Due[] = [];
+  for (const name of seats) {
+    const items = open.get(name) ?? [];
+    const live = engine.store.sessions.live(name);
+    const digest = items.length ? wakeDigest(items) : '';
+    // A wake for another occupant or another set of items will never be typed: retire it, unless
+    // a live waker is typing it right now (its own write settles it).
+    for (const r of wakes.unfinished(name)) if (!(live && r.sessionRow === live.id && r.digest === digest) && !alive(r.holder)) wakes.supersede(r.id);
+    if (!items.length) continue;
+    const ids = items.map((i) => i.id);
+    const seat = engine.store.rigs.seat(name);
+    if (!live || !seat) {
+      reports.push({ seat: name, outcome: 'not_running', items: ids });
+      continue;
+    }
+    const row = wakes.find(name, live.id, digest);
+    const step = planWake(row, engine.now(), alive(row?.holder ?? null));
+    if (step.kind === 'skip') reports.push({ seat: name, outcome: step.why, items: ids, token: row?.token, nextAt: step.why === 'not_due' ? row?.nextAt : undefined });
+    else due.push({ seat, live, items, digest, row, step });
+  }
+  if (!due.length) return reports;
+  const observed = await (opts.observe ?? liveObserve)(engine, due.map((d) => d.seat));
+  for (const d of due) reports.push(await attempt(engine, wakes, self, d, observed.get(d.seat.seat)));
+  return reports;
+}
+
+function wakeSeats(engine: Engine, seat: string | undefined): string[] {
+  const rows = engine.store.db.prepare("SELECT DISTINCT seat FROM queue_wakes WHERE state IN ('pending', 'parked')").all() as { seat: string }[];
+  return rows.map((r) => r.seat).filter((s) => seat === undefined || s === seat);
+}
+
+async function attempt(engine: Engine, wakes: WakeRepo, self: Holder, d: Due, o: ObservedSeat | undefined): Promise<WakeReport> {
+  const where = { rig: d.seat.rig, seat: d.seat.seat };
+  const ids = d.items.map((i) => i.id);
+  const key = { seat: d.seat.seat, sessionRow: d.live.id, digest: d.digest, items: ids };
+  const now = engine.now();
+  let row = d.row;
+  if (row && d.step.checkScreen) {
+    // An earlier try was cut short after it may have typed: the pane's screen and history say.
+    const seen = await tokenOnScreen(engine, d.live, row.token);
+    if (seen) {
+      wakes.markSent(row.id, 'delivered:found_on_screen');
+      engine.store.events.append('queue.wake', where, { token: row.token, items: ids, sessionRow: d.live.id, paneId: d.live.paneId, attempt: row.attempts, recovered: true });
+      return { seat: d.seat.seat, outcome: 'recovered', items: ids, token: row.token, attempt: row.attempts };
+    }
+    if (seen === undefined) return hold(engine, wakes, d, row, 'failed:screen_unreadable', 'the pane could not be read to see whether an earlier try typed');
+  }
+  const gate = o ? wakeGate(o.activity) : ({ may: false, park: false, why: 'unobserved' } as const);
+  if (!gate.may && gate.park) {
+    const nextAt = now + PARK_RECHECK_MS;
+    const wasParked = row?.state === 'parked';
+    row = row ? (wakes.release(row, { state: 'parked', lastResult: gate.why, nextAt, attempts: 0 }) ? row : undefined) : wakes.insert(key, { state: 'parked', attempts: 0, nextAt, lastResult: gate.why });
+    if (!row) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
+    // One event when it parks, none while it stays parked: a limit can last hours.
+    if (!wasParked) engine.store.events.append('queue.wake_held', where, { token: row.token, why: gate.why, parked: true, items: ids, nextAt });
+    return { seat: d.seat.seat, outcome: 'parked', items: ids, token: row.token, why: gate.why, nextAt };
+  }
+  if (!gate.may) {
+    if (!row) {
+      row = wakes.insert(key, { state: 'pending', attempts: 0, nextAt: now, lastResult: 'new' });
+      if (!row) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
+    }
+    return hold(engine, wakes, d, row, `held:${gate.why}`, 'the seat is not idle');
+  }
+  // Write the row (pending, this process typing) before the keystrokes; mark it sent after them.
+  const taken = row ? wakes.take(row, self) : wakes.insert(key, { state: 'pending', attempts: 1, nextAt: now, lastResult: 'typing', holder: self });
+  if (!taken) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
+  await queueFault(engine, 'queue.after_wake_row');
+  let sent;
+  try {
+    // Through sendToSeat: custody, the per-seat lease and every hold apply to a wake as to a send.
+    sent = await sendToSeat(engine, d.seat.seat, wakeNotice(d.seat.seat, ids.length, taken.token), {});
+  } catch (e) {
+    wakes.release(taken, { lastResult: 'failed:INTERNAL', nextAt: now + ladderDelay(taken.attempts) });
+    throw e;
+  }
+  if (sent.ok) {
+    await queueFault(engine, 'queue.after_wake_typed');
+    wakes.markSent(taken.id, 'delivered');
+    engine.store.events.append('queue.wake', where, { token: taken.token, items: ids, sessionRow: d.live.id, paneId: d.live.paneId, attempt: taken.attempts, afterPark: d.row?.state === 'parked' });
+    return { seat: d.seat.seat, outcome: 'woken', items: ids, token: taken.token, attempt: taken.attempts };
+  }
+  // A held send typed nothing; any other failure may have pasted, so the next try looks first.
+  const why = sent.code === 'SEND_HELD' ? `held:${String(sent.evidence?.why ?? 'held')}` : `failed:${sent.code}`;
+  return hold(engine, wakes, d, taken, why, sent.message, true);
+}
+
+/** Records a held try and schedules the next on the ladder. */
+function hold(engine: Engine, wakes: WakeRepo, d: Due, row: WakeRow, why: string, detail: string, counted = false): WakeReport {
+  const attempts = counted ? row.attempts : (row.state === 'parked' ? 0 : row.attempts) + 1;
+  const nextAt = engine.now() + ladderDelay(attempts);
+  const ids = d.items.map((i) => i.id);
+  if (!wakes.release(row, { state: 'pending', lastResult: why, nextAt, attempts })) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
+  engine.store.events.append('queue.wake_held', { rig: d.seat.rig, seat: d.seat.seat }, { token: row.token, why, detail, attempt: attempts, nextAt, items: ids });
+  return { seat: d.seat.seat, outcome: 'held', items: ids, token: row.token, why, attempt: attempts, nextAt };
+}
+
+/** true: the token is on the pane's screen or in its history; false: it is not; undefined: unreadable. */
+async function tokenOnScreen(engine: Engine, live: SessionRow, token: string): Promise<boolean | undefined> {
+  const r = await engine.client(live.server).capture(live.paneId, 2000);
+  return r.ok ? r.text.includes(token) : undefined;
+}
+
+/**
+ * The long-lived engine's waker: one pass every `everyMs`, never overlapping itself, never keeping
+ * the process alive on its own. Returns the function that stops it.
+ */
+export function startQueueWaker(engine: Engine, everyMs: number, onError: (e: unknown) => void = () => undefined): () => void {
+  let busy = false;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      await queueTick(engine);
+    } catch (e) {
+      onError(e);
+    } finally {
+      busy = false;
+    }
+  };
+  const h = setInterval(() => void tick(), everyMs);
+  h.unref?.();
+  return () => clearInterval(h);
+}
