@@ -16,7 +16,10 @@ import { standInRigYaml, standInTranscript, writeClaudeStandIn } from '../test/r
  * files, real "conversation missing" report) on a private tmux server. Compares the wall time of
  * one N-seat restore with the slowest of single-seat restores measured the same way. Seats
  * restore in parallel, so the target is "within 2 s of the slowest seat", not their sum. Both
- * include the resume proof's settle time (argv must name the id for 1.5 s with no missing report).
+ * include the resume proof's wait: argv must name the id with no missing report and no dialog for
+ * 1.5 s once the screen shows the agent idle or working, and for 4 s (quietMs) when the screen shows
+ * neither, as the stand-in's never does. The dialog check is one batched capture per tick for all
+ * seats (sharedObserver), not one per seat.
  *
  * Run: npx vitest run --config bench/vitest.bench.config.mts bench/restore.bench.ts
  * Env: RDBENCH_SEATS=20  RDBENCH_SINGLE_REPS=3  RDBENCH_REPS=3 (defaults shown).

@@ -38,6 +38,8 @@ export const ERROR_CODES = [
   'DECISION_CHOICE_INVALID',
   'RESUME_UNPROVEN',
   'AGENT_EXITED',
+  'SEAT_EXISTS',
+  'CONVERSATION_MISSING',
   // tmux and the system
   'TMUX_UNAVAILABLE',
   'TMUX_FAILED',
@@ -93,6 +95,7 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'RIG_NOT_FOUND':
     case 'DECISION_NOT_FOUND':
     case 'QUEUE_ITEM_NOT_FOUND':
+    case 'SEAT_EXISTS':
     case 'DECISION_CHOICE_INVALID':
       return 2;
     default:

@@ -41,6 +41,9 @@ describe('restore contract', () => {
     expect(req(['decide', '4', 'resume'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     expect(req(['restart', 'a@crew'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     expect(req(['fresh', 'a@crew', '--reason=why', '--plan'])).toMatchObject({ ok: true, params: { seat: 'a@crew', reason: 'why', plan: true } });
+    expect(req(['fork', 'a@crew', '--as', 'b'])).toMatchObject({ ok: true, method: 'fork', params: { seat: 'a@crew', as: 'b' } });
+    expect(req(['fork', 'a@crew', '--as=b', '--plan'])).toMatchObject({ ok: true, params: { seat: 'a@crew', as: 'b', plan: true } });
+    expect(req(['fork', 'a@crew'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     for (const [m, v] of Object.entries(VALID)) expect(RESTORE_REQUESTS[m as keyof typeof RESTORE_REQUESTS].safeParse(v).success).toBe(true);
   });
 });

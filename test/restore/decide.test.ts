@@ -80,6 +80,11 @@ describe('rig outcome', () => {
   it('none restored is failed', () => {
     expect(rigOutcome(['failed', 'awaiting_decision', 'skipped_stopped'])).toBe('failed');
   });
+  it('a seat up at a dialog (attention_required) is not restored, but never makes the rig failed', () => {
+    expect(rigOutcome(['resumed', 'attention_required'])).toBe('partially_restored');
+    expect(rigOutcome(['attention_required', 'attention_required'])).toBe('partially_restored');
+    expect(rigOutcome(['attention_required', 'failed'])).toBe('partially_restored');
+  });
   it('nothing to restore is fully_restored', () => {
     expect(rigOutcome(['skipped_stopped'])).toBe('fully_restored');
     expect(rigOutcome([])).toBe('fully_restored');

@@ -95,6 +95,30 @@ describe('restore with stand-in Claude seats (shell-free resumable stand-in)', (
     expect(w.sessions()).toHaveLength(3);
   });
 
+  it('an agent up at a dialog after restore is attention_required: pane kept, no decision, the rig partially_restored; a fresh seat at a dialog too', async () => {
+    const ids = await upCrew(['a', 'b']);
+    reboot();
+    writeFileSync(join(cfg('a'), 'trust-dialog'), '');
+    const r = await w.cli(['restore', 'crew', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const by = Object.fromEntries(r.json.seats.map((s: { seat: string }) => [s.seat, s]));
+    expect(by['a@crew']).toMatchObject({ plan: 'resume', outcome: 'attention_required', conversationId: ids.a, evidence: { reason: 'trust_dialog' } });
+    expect(by['b@crew']).toMatchObject({ outcome: 'resumed', conversationId: ids.b });
+    expect(r.json.outcome).toBe('partially_restored');
+    expect(w.sessions().map((s) => s.seat).sort()).toEqual(['a@crew', 'b@crew']);
+    expect((await w.cli(['decisions', '--json'])).json.decisions).toEqual([]);
+    // Restoring again verifies, never relaunches: still at its dialog.
+    const again = await w.cli(['restore', 'crew', '--json']);
+    expect(Object.fromEntries(again.json.seats.map((s: { seat: string; outcome: string }) => [s.seat, s.outcome]))).toEqual({ 'a@crew': 'attention_required', 'b@crew': 'running' });
+    expect(w.sessions()).toHaveLength(2);
+    // A fresh start that meets a dialog (fresh --reason) is attention_required as well, not a failure.
+    expect((await w.cli(['stop', 'b@crew'])).code).toBe(0);
+    writeFileSync(join(cfg('b'), 'trust-dialog'), '');
+    const f = await w.cli(['fresh', 'b@crew', '--reason', 'new start', '--json']);
+    expect(f.code, f.stdout + f.stderr).toBe(0);
+    expect(f.json.result).toMatchObject({ outcome: 'attention_required', evidence: { reason: 'trust_dialog' } });
+  });
+
   it('a hand-started process owning a seat\'s conversation makes restore refuse that seat (CONVERSATION_LIVE_ELSEWHERE) and restore the rest', async () => {
     const ids = await upCrew(['a', 'b']);
     reboot();

@@ -8,7 +8,8 @@ import { claudeTranscriptFile } from '../../src/main/engine/runtimes/claude-code
  * `--resume X` prints Claude's own "No conversation found with session ID: X" and exits 1 when the
  * transcript is gone (or `$CLAUDE_CONFIG_DIR/missing-X` exists, to make the runtime's report
  * disagree with the files), else it stays up with argv naming X (argv[0] `claude`, as the roster
- * expects).
+ * expects). `--resume X --fork-session --session-id N` copies X to N and leaves X alone. With
+ * `$CLAUDE_CONFIG_DIR/trust-dialog` present it first prints Claude's folder-trust question and stays there.
  */
 export function writeClaudeStandIn(dir: string): string {
   mkdirSync(dir, { recursive: true });
@@ -22,8 +23,15 @@ case "$1" in
     if [ ! -f "$dir/$2.jsonl" ] || [ -f "$CLAUDE_CONFIG_DIR/missing-$2" ]; then
       echo "No conversation found with session ID: $2"; exit 1
     fi
-    echo '{"type":"standin-resumed"}' >> "$dir/$2.jsonl" ;;
+    if [ "$3" = --fork-session ] && [ "$4" = --session-id ]; then
+      cp "$dir/$2.jsonl" "$dir/$5.jsonl"; echo '{"type":"standin-forked"}' >> "$dir/$5.jsonl"
+    else
+      echo '{"type":"standin-resumed"}' >> "$dir/$2.jsonl"
+    fi ;;
 esac
+if [ -f "$CLAUDE_CONFIG_DIR/trust-dialog" ]; then
+  printf ' Quick safety check: Is this a project you created or one you trust?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n'
+fi
 exec -a claude "${process.execPath}" -e 'setInterval(() => {}, 60000)' -- "$@"
 `);
   chmodSync(p, 0o755);

@@ -101,7 +101,7 @@ export const RESTORE_COMMANDS: CommandTable = {
     },
   },
   fork: {
-    usage: 'fork <member@rig> --as <member> [--plan]  (not yet) a new seat on a copy of this conversation',
+    usage: 'fork <member@rig> --as <member> [--plan]  a new seat in the same pod on a fork of this seat\'s conversation',
     toRequest: (a) => {
       const bad = need(a, 1, 'a seat (member@rig)');
       if (bad) return bad;
@@ -109,7 +109,12 @@ export const RESTORE_COMMANDS: CommandTable = {
       if (!as) return fail('BAD_USAGE', 'fork needs --as <member>');
       return { ok: true, method: 'fork', params: { seat: a.positionals[0], as, ...plan(a) } };
     },
-    human: (r) => JSON.stringify(r, null, 2),
+    human: (r) => {
+      const p = r.plan as { source: string; seat: string; from: string; conversationId?: string };
+      const x = r.result as { outcome: string; conversationId?: string; paneId?: string; why: string } | undefined;
+      if (!x) return `${p.seat}: would fork ${p.source}'s conversation ${p.from} into a new seat`;
+      return `${p.seat}: ${x.outcome}${x.conversationId ? ` conversation ${x.conversationId}` : ''} (from ${p.from} of ${p.source})${x.paneId ? ` in ${x.paneId}` : ''}${x.outcome === 'forked' ? '' : ` — ${x.why}`}`;
+    },
   },
   reconcile: {
     usage: 'reconcile                     compare the store with tmux and record what changed',

@@ -1,6 +1,6 @@
 import { RESTORE_REQUESTS } from '../../../shared/contract/restore';
-import { fail } from '../../../shared/errors';
 import { answerDecision, listDecisions } from '../restore/decisions';
+import { forkSeat } from '../restore/fork';
 import { reconcile } from '../restore/reconcile';
 import { restore } from '../restore/run';
 import { snapshotRig } from '../restore/snapshot';
@@ -19,6 +19,6 @@ export const RESTORE_HANDLERS: Handlers<typeof RESTORE_REQUESTS> = {
   decide: (e, p) => answerDecision(e, p.id, p.choice, p.reason),
   restart: (e, p) => restartSeat(e, p.seat, { plan: p.plan }),
   fresh: (e, p) => freshSeat(e, p.seat, p.reason, { plan: p.plan }),
-  fork: async (_e, p) => fail('BAD_USAGE', `fork is not implemented yet (asked to fork ${p.seat} as ${p.as})`, { hint: 'Needs launch.ts to take a caller-built argv behind the fence; see issue 5 notes.' }),
+  fork: (e, p) => forkSeat(e, p.seat, p.as, { plan: p.plan }),
   reconcile: (e) => reconcile(e),
 };

@@ -94,13 +94,15 @@ const NOT_COUNTED: ReadonlySet<SeatOutcome> = new Set(['skipped_stopped', 'skipp
 
 /**
  * Seats stopped on purpose or by policy do not make a rig degraded. Of the rest: all restored is
- * full, none restored is failed, anything between is partial. A rig with nothing to restore is full.
+ * full, anything between is partial, none restored is failed. An agent that is up but waiting on
+ * a dialog (attention_required) is not restored, yet it is not a failure either: a rig with one
+ * reads partial, never failed. A rig with nothing to restore is full.
  */
 export function rigOutcome(outcomes: readonly SeatOutcome[]): RigOutcome {
   const counted = outcomes.filter((o) => !NOT_COUNTED.has(o));
   const ok = counted.filter((o) => RESTORED.has(o)).length;
   if (ok === counted.length) return 'fully_restored';
-  return ok === 0 ? 'failed' : 'partially_restored';
+  return ok === 0 && !counted.includes('attention_required') ? 'failed' : 'partially_restored';
 }
 
 /** The outcome a plan has before anything launches (for --plan, and for seats that launch nothing). */

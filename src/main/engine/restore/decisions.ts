@@ -18,7 +18,6 @@ export function listDecisions(engine: Engine, filter: { rig?: string; all?: bool
 export async function answerDecision(engine: Engine, id: number, choice: DecisionChoice, reason: string, verify: Partial<VerifyOptions> = {}): Promise<Result<{ decision: DecisionRow; result: SeatResult | { seat: string; outcome: 'left_stopped' } }>> {
   const repos = restoreRepos(engine.store);
   const d = repos.decisions.get(id);
-  // BAD_USAGE stands in for DECISION_NOT_FOUND / DECISION_ANSWERED until those codes exist.
   if (!d) return fail('DECISION_NOT_FOUND', `no decision ${id}`, { hint: 'rigdesk decisions lists the open ones.' });
   if (d.state !== 'open') return fail('DECISION_ALREADY_ANSWERED', `decision ${id} was already answered (${d.answer})`, { evidence: { decision: d } });
   if (!d.choices.includes(choice)) return fail('DECISION_CHOICE_INVALID', `decision ${id} does not offer "${choice}"; it offers ${d.choices.join(', ')}`, { evidence: { choices: d.choices } });
@@ -37,7 +36,7 @@ export async function answerDecision(engine: Engine, id: number, choice: Decisio
     if (!d.conversationId) return fail('BAD_USAGE', `decision ${id} has no conversation to resume`);
     result = await launchResume(engine, seat, d.conversationId, execContext(engine, d.rig, d.snapshotId, verify), base);
   } else {
-    result = await launchFresh(engine, seat, base);
+    result = await launchFresh(engine, seat, base, execContext(engine, d.rig, d.snapshotId, verify));
   }
   repos.decisions.setOutcome(id, result as unknown as Record<string, unknown>);
   // A refused launch is not an answer to the situation: ask again, with the refusal as evidence.

@@ -5,7 +5,8 @@ import type { SeatRow, SessionRow } from '../store';
 import { restoreRepos, type DecisionRow } from '../store/restore-repos';
 import { choicesFor, plannedOutcome, type DecisionReason, type SeatOutcome, type SeatPlan } from './decide';
 import { restoreFault } from './faults';
-import { DEFAULT_VERIFY, sharedRoster, verifyConversation, type RosterSource, type Verdict, type VerifyOptions } from './verify';
+import { bindDiscoveredConversations } from '../services/bind';
+import { DEFAULT_VERIFY, WRAPPER_EXIT, sharedObserver, sharedRoster, tail, verifyConversation, type ObserverSource, type RosterSource, type Verdict, type VerifyOptions } from './verify';
 
 /** Carries one seat's plan out: launch behind the fence, prove the resume, roll back or keep the pane. */
 
@@ -28,10 +29,12 @@ export interface ExecContext {
   snapshotId: number | null;
   verify: VerifyOptions;
   roster: RosterSource;
+  /** One batched observeSeats per tick for every seat watched at the same moment. */
+  observer: ObserverSource;
 }
 
 export function execContext(engine: Engine, rig: string, snapshotId: number | null, verify: Partial<VerifyOptions> = {}): ExecContext {
-  return { rig, snapshotId, verify: { ...DEFAULT_VERIFY, ...verify }, roster: sharedRoster(engine) };
+  return { rig, snapshotId, verify: { ...DEFAULT_VERIFY, ...verify }, roster: sharedRoster(engine), observer: sharedObserver(engine) };
 }
 
 /** Every `awaiting_decision` is a durable row; a second restore refreshes the open one instead of asking twice. */
@@ -60,7 +63,7 @@ export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecConte
   if (plan.action === 'refused') return { ...base, outcome: 'refused', code: plan.code, ...(plan.evidence ? { evidence: plan.evidence } : {}) };
   switch (plan.action) {
     case 'verify_running': return verifyRunning(engine, seat, plan.conversationId, ctx, base);
-    case 'fresh': return launchFresh(engine, seat, base);
+    case 'fresh': return launchFresh(engine, seat, base, ctx);
     case 'resume': return launchResume(engine, seat, plan.conversationId, ctx, base);
     default: return { ...base, outcome: done ?? 'failed' };
   }
@@ -68,12 +71,71 @@ export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecConte
 
 type Base = Pick<SeatResult, 'seat' | 'plan' | 'why'>;
 
-export async function launchFresh(engine: Engine, seat: SeatRow, base: Base): Promise<SeatResult> {
+export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx?: ExecContext): Promise<SeatResult> {
   const l = await launchSeat(engine, seat.seat, { fresh: true });
   if (!l.ok && l.code === 'SEAT_ALREADY_RUNNING') return { ...base, outcome: 'running', why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
   if (!l.ok) return { ...base, outcome: CUSTODY_CODES.has(l.code) ? 'refused' : 'failed', code: l.code, why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
   await restoreFault(engine, 'restore.after_launch');
-  return { ...base, outcome: 'fresh', paneId: l.launched.paneId, sessionId: l.launched.sessionId, ...(l.launched.conversationId ? { conversationId: l.launched.conversationId } : {}) };
+  const at = { paneId: l.launched.paneId, sessionId: l.launched.sessionId, ...(l.launched.conversationId ? { conversationId: l.launched.conversationId } : {}) };
+  const live = engine.store.sessions.live(seat.seat);
+  if (seat.runtime === 'shell' || !live || live.sessionId !== l.launched.sessionId) return { ...base, outcome: 'fresh', ...at };
+  // An agent started fresh may still stop at a dialog (trust, login): that is attention, not a start.
+  const w = await watchStart(engine, seat, live, ctx ?? execContext(engine, seat.rig, null));
+  if (w.outcome === 'fresh') return { ...base, outcome: 'fresh', ...at, ...(w.conversationId ? { conversationId: w.conversationId } : {}), ...(w.evidence ? { evidence: w.evidence } : {}) };
+  if (w.outcome === 'attention_required') return { ...base, outcome: 'attention_required', why: `the agent is up but waiting on a ${w.reason.replace('_', ' ')}; the pane is kept`, ...at, evidence: { reason: w.reason, screen: w.screen } };
+  return { ...base, outcome: 'failed', code: w.code, why: w.why, ...at, evidence: { screen: w.screen } };
+}
+
+type StartWatch =
+  | { outcome: 'fresh'; conversationId?: string; evidence?: Record<string, unknown> }
+  | { outcome: 'attention_required'; reason: string; screen: string }
+  | { outcome: 'failed'; code: 'AGENT_EXITED' | 'SEAT_NOT_RUNNING'; why: string; screen: string };
+
+/**
+ * Watches a freshly started agent until its screen shows it idle or working (started), a dialog
+ * on two reads in a row (attention), or it exits. A screen that shows neither counts as started
+ * after `quietMs` with the agent present. A conversation the agent proves (writer lock, live
+ * state) is bound to the seat on the way.
+ */
+async function watchStart(engine: Engine, seat: SeatRow, live: SessionRow, ctx: ExecContext): Promise<StartWatch> {
+  const since = Date.now();
+  const deadline = since + ctx.verify.timeoutMs;
+  const unwatch = ctx.observer.watch(seat.seat);
+  let agentSince: number | undefined;
+  let needSeen = 0;
+  let screen = '';
+  let bound: string | undefined;
+  try {
+    for (;;) {
+      const r = await ctx.roster(since);
+      const pane = engine.paneOf(r, live);
+      if (!pane) {
+        const listed = engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
+        if (listed) return { outcome: 'failed', code: 'SEAT_NOT_RUNNING', why: 'the seat\'s session vanished right after it started', screen };
+      } else {
+        const o = await ctx.observer.observe(seat.seat, r);
+        const a = o.seen?.activity;
+        if (o.screen !== undefined) screen = tail(o.screen);
+        const claim = pane.agent?.conversationId;
+        if (claim && (pane.agent!.conversationSource === 'writer_lock' || pane.agent!.conversationSource === 'live_state') && engine.store.sessions.get(live.id)?.conversationId !== claim) {
+          bindDiscoveredConversations(engine, r);
+          if (engine.store.sessions.get(live.id)?.conversationId === claim) bound = claim;
+        }
+        // Before the wrapper has started the agent the pane reads "exited" too; only its exit line says so.
+        if (!pane.agent && WRAPPER_EXIT.test(screen)) return { outcome: 'failed', code: 'AGENT_EXITED', why: 'the agent exited right after it started; the pane is kept', screen };
+        const need = a?.session === 'present' && a.needsInput !== 'none' ? a.needsInput : undefined;
+        needSeen = need ? needSeen + 1 : 0;
+        if (need && needSeen >= 2) return { outcome: 'attention_required', reason: need, screen };
+        if (pane.agent) agentSince ??= Date.now();
+        if (!need && a?.session === 'present' && (a.activity === 'idle' || a.activity === 'working')) return { outcome: 'fresh', ...(bound ? { conversationId: bound } : {}) };
+        if (!need && agentSince !== undefined && Date.now() - agentSince >= ctx.verify.quietMs) return { outcome: 'fresh', ...(bound ? { conversationId: bound } : {}), evidence: { screenState: 'unknown' } };
+      }
+      if (Date.now() > deadline) return { outcome: 'fresh', evidence: { screenState: 'unknown', agentSeen: agentSince !== undefined } };
+      await engine.deps.clock.sleep(ctx.verify.intervalMs);
+    }
+  } finally {
+    unwatch();
+  }
 }
 
 export async function launchResume(engine: Engine, seat: SeatRow, conversationId: string, ctx: ExecContext, base: Base): Promise<SeatResult> {
@@ -90,8 +152,8 @@ export async function launchResume(engine: Engine, seat: SeatRow, conversationId
   await restoreFault(engine, 'restore.after_launch');
   const live = engine.store.sessions.live(seat.seat);
   if (!live || live.sessionId !== l.launched.sessionId) return { ...base, outcome: 'failed', code: 'TARGET_CHANGED', why: 'the session row changed under the restore', conversationId };
-  const verdict = await verifyConversation(engine, live, conversationId, ctx.verify, ctx.roster);
-  return settle(engine, seat, live, conversationId, verdict, ctx, base, 'resumed');
+  const verdict = await verifyConversation(engine, live, conversationId, ctx.verify, ctx);
+  return settleVerdict(engine, seat, live, conversationId, verdict, ctx, base, 'resumed');
 }
 
 async function verifyRunning(engine: Engine, seat: SeatRow, conversationId: string | null, ctx: ExecContext, base: Base): Promise<SeatResult> {
@@ -99,15 +161,17 @@ async function verifyRunning(engine: Engine, seat: SeatRow, conversationId: stri
   const at = live ? { paneId: live.paneId, sessionId: live.sessionId } : {};
   if (!live || conversationId === null || seat.runtime === 'shell') return { ...base, outcome: 'running', ...at };
   // Nothing was launched: a short look, only to catch a "conversation missing" left on its screen.
-  const verdict = await verifyConversation(engine, live, conversationId, { ...ctx.verify, timeoutMs: Math.min(ctx.verify.timeoutMs, ctx.verify.settleMs + 3000) }, ctx.roster);
+  const verdict = await verifyConversation(engine, live, conversationId, { ...ctx.verify, timeoutMs: Math.min(ctx.verify.timeoutMs, ctx.verify.quietMs + 3000) }, ctx);
   if (verdict.verdict === 'unproven') return { ...base, outcome: 'running', ...at, conversationId, evidence: { unproven: true, agentConversation: verdict.agentConversation } };
-  return settle(engine, seat, live, conversationId, verdict, ctx, base, 'running');
+  return settleVerdict(engine, seat, live, conversationId, verdict, ctx, base, 'running');
 }
 
-async function settle(engine: Engine, seat: SeatRow, live: SessionRow, conversationId: string, v: Verdict, ctx: ExecContext, base: Base, ok: 'resumed' | 'running'): Promise<SeatResult> {
+export async function settleVerdict(engine: Engine, seat: SeatRow, live: SessionRow, conversationId: string, v: Verdict, ctx: ExecContext, base: Base, ok: 'resumed' | 'running'): Promise<SeatResult> {
   const at = { paneId: live.paneId, sessionId: live.sessionId, conversationId };
   switch (v.verdict) {
     case 'resumed': return { ...base, outcome: ok, ...at, pid: v.pid, evidence: { source: v.source } };
+    // Up, but a dialog stands between it and its conversation: the person answers it in the pane.
+    case 'attention': return { ...base, outcome: 'attention_required', why: `the agent is up but waiting on a ${v.reason.replace('_', ' ')}; the pane is kept`, ...at, ...(v.pid ? { pid: v.pid } : {}), evidence: { reason: v.reason, screen: v.screen, ...(v.conversationId ? { agentConversation: v.conversationId } : {}) } };
     case 'missing': return rollback(engine, seat, live, conversationId, v.screen, ctx, base);
     // Any other failure keeps the pane so its output can be read (design.md invariant 7).
     case 'exited': return { ...base, outcome: 'failed', code: 'AGENT_EXITED', why: 'the agent exited without naming its conversation; the pane is kept', ...at, evidence: { screen: v.screen } };

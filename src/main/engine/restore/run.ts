@@ -51,7 +51,7 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
     snapshot = repos.snapshots.insert(t.rig, 'restore', snapshotSeats(engine, roster, t.rig));
     repos.event('snapshot.taken', { rig: t.rig }, { snapshot: snapshot.id, reason: 'restore', seats: snapshot.seats.length });
   }
-  const seatsOf = snapshot?.seats ?? snapshotSeats(engine, roster, t.rig);
+  const seatsOf = snapshot?.seats ?? snapshotSeats(engine, roster, t.rig, { bind: !opts.plan });
   await restoreFault(engine, 'restore.after_snapshot');
 
   const plans: SeatPlan[] = [];

@@ -2,6 +2,7 @@ import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import type { Roster } from '../roster/types';
 import { restoreRepos, type Snapshot, type SnapshotSeat } from '../store/restore-repos';
+import { bindDiscoveredConversations } from '../services/bind';
 import { ownPane, transcriptFact } from './facts';
 
 /**
@@ -12,8 +13,15 @@ import { ownPane, transcriptFact } from './facts';
 
 export type SnapshotReason = 'manual' | 'before_down' | 'timer' | 'restore';
 
-export function snapshotSeats(engine: Engine, roster: Roster, rig: string): SnapshotSeat[] {
+/** `bind: false` (a --plan) writes nothing, not even a conversation the live process proves. */
+export function snapshotSeats(engine: Engine, roster: Roster, rig: string, opts: { bind?: boolean } = {}): SnapshotSeat[] {
+  const before = new Map(engine.store.rigs.seats(rig).map((s) => [s.seat, s.conversationId]));
+  // What each seat's own process shows is written down first (the engine's binding, as `ps` does):
+  // Codex names its thread only once it runs, and a reboot must not find the store without it.
+  if (opts.bind !== false) bindDiscoveredConversations(engine, roster);
   return engine.store.rigs.seats(rig).map((row) => {
+    const stored = { conversationId: before.get(row.seat) ?? null };
+    const bound = row.conversationId !== stored.conversationId;
     const own = ownPane(engine, roster, row.seat);
     const agent = own.pane?.agent;
     // A running agent's own claim is fresher than the store (Claude's /clear moves it on).
@@ -21,7 +29,8 @@ export function snapshotSeats(engine: Engine, roster: Roster, rig: string): Snap
     const conversationId = liveId ?? row.conversationId;
     const evidence: Record<string, unknown> = { source: liveId ? `roster:${agent?.conversationSource}` : row.conversationId ? 'store' : 'none' };
     if (agent) Object.assign(evidence, { pid: agent.pid, startTime: agent.startTime, paneId: own.pane?.paneId, sessionId: own.pane?.sessionId });
-    if (liveId && row.conversationId && liveId !== row.conversationId) evidence.storeConversationId = row.conversationId;
+    if (liveId && stored.conversationId && liveId !== stored.conversationId) evidence.storeConversationId = stored.conversationId;
+    if (bound) evidence.bound = true;
     if (conversationId && row.runtime !== 'shell') {
       const t = transcriptFact(engine, row, conversationId);
       evidence.transcript = t;

@@ -1,6 +1,9 @@
+import { capturePanes } from '../activity/capture';
+import { observeSeats, type ObservedSeat } from '../activity/observe';
 import type { Engine } from '../engine';
-import type { Roster } from '../roster/types';
-import { runtimeById } from '../runtimes';
+import type { Roster, RosterPane } from '../roster/types';
+import { isAbsolute } from 'node:path';
+import { flagValue, runtimeById, type NeedsInputReason } from '../runtimes';
 import type { SessionRow } from '../store';
 
 /**
@@ -8,26 +11,35 @@ import type { SessionRow } from '../store';
  * (design.md invariant 7). Argv names the id the moment the process starts, before the runtime
  * has looked for the conversation, so an argv claim must hold for a settle time with no
  * "conversation missing" report on screen; a live-state file or writer lock (written once the
- * runtime has opened it) counts at once.
+ * runtime has opened it, and for Claude only once its startup dialogs are past) counts at once.
+ *
+ * An agent that is up but waiting on a dialog (trust, login, permission...: `needs_input` from
+ * observeSeats) is neither resumed nor failed: it is `attention`. Because a dialog is drawn a
+ * moment after the process starts, an argv claim also waits until the screen shows the agent's
+ * own idle or working state; a screen that shows neither (a stand-in, or an agent still drawing)
+ * counts only after `quietMs` with no dialog.
  */
 
 export interface VerifyOptions {
   timeoutMs: number;
   settleMs: number;
+  /** How long an argv claim must hold when the screen shows no known state (see above). */
+  quietMs: number;
   intervalMs: number;
 }
 
-export const DEFAULT_VERIFY: VerifyOptions = { timeoutMs: 30_000, settleMs: 1500, intervalMs: 200 };
+export const DEFAULT_VERIFY: VerifyOptions = { timeoutMs: 30_000, settleMs: 1500, quietMs: 4000, intervalMs: 200 };
 
 export type Verdict =
-  | { verdict: 'resumed'; pid: number; source: string }
+  | { verdict: 'resumed'; pid: number; source: string; conversationId: string }
   | { verdict: 'missing'; screen: string }
   | { verdict: 'exited'; screen: string }
   | { verdict: 'gone' }
+  | { verdict: 'attention'; reason: NeedsInputReason; screen: string; pid?: number; conversationId?: string; basis?: unknown }
   | { verdict: 'unproven'; screen: string; agentConversation?: string };
 
 /** The pane wrapper's own line when the agent leaves (runtimes/env.ts PANE_WRAPPER). */
-const WRAPPER_EXIT = /\[rigdesk\] \S+ exited with status (\d+)/;
+export const WRAPPER_EXIT = /\[rigdesk\] \S+ exited with status (\d+)/;
 
 /**
  * One roster shared by every seat verifying at the same moment: O(1) spawns per tick, not per
@@ -49,6 +61,71 @@ export function sharedRoster(engine: Engine, maxAgeMs = 150): RosterSource {
   };
 }
 
+/**
+ * observeSeats for every seat being verified at the same moment, in one batch, with the same
+ * panes' screens: one capture per tmux server per tick for observeSeats and one for the screens,
+ * whatever the number of seats restoring in parallel.
+ */
+export interface Observation {
+  seen?: ObservedSeat;
+  /** The pane's visible screen, plain text (the "conversation missing" report, the wrapper's exit line). */
+  screen?: string;
+}
+
+export interface ObserverSource {
+  watch(seat: string): () => void;
+  observe(seat: string, roster: Roster): Promise<Observation>;
+}
+
+export function sharedObserver(engine: Engine, maxAgeMs = 150): ObserverSource {
+  const watching = new Map<string, number>();
+  let at = 0;
+  let basis: Roster | undefined;
+  let covered = new Set<string>();
+  let current: Promise<Map<string, Observation>> | undefined;
+  const batch = async (roster: Roster, seats: readonly string[]): Promise<Map<string, Observation>> => {
+    const rows = seats.map((s) => engine.store.rigs.seat(s)).filter((r) => r !== undefined);
+    const byServer = new Map<string, { seat: string; paneId: string }[]>();
+    for (const row of rows) {
+      const live = engine.store.sessions.live(row.seat);
+      const pane = live ? engine.paneOf(roster, live) : undefined;
+      if (pane && !pane.paneDead) byServer.set(pane.server, [...(byServer.get(pane.server) ?? []), { seat: row.seat, paneId: pane.paneId }]);
+    }
+    const screens = new Map<string, string>();
+    const [seen] = await Promise.all([
+      observeSeats(engine, roster, rows),
+      ...[...byServer].map(async ([server, panes]) => {
+        const got = await capturePanes(engine.client(server), panes.map((p) => p.paneId));
+        for (const p of panes) {
+          const text = got.get(p.paneId);
+          if (text) screens.set(p.seat, text.plain.join('\n'));
+        }
+      }),
+    ]);
+    return new Map(seats.map((s) => [s, { seen: seen.get(s), screen: screens.get(s) }]));
+  };
+  return {
+    watch(seat) {
+      watching.set(seat, (watching.get(seat) ?? 0) + 1);
+      return () => {
+        const n = (watching.get(seat) ?? 1) - 1;
+        if (n <= 0) watching.delete(seat);
+        else watching.set(seat, n);
+      };
+    },
+    async observe(seat, roster) {
+      const t = Date.now();
+      if (!current || t - at > maxAgeMs || !covered.has(seat) || (basis !== roster && basis!.takenAt < roster.takenAt)) {
+        at = t;
+        basis = roster;
+        covered = new Set([...watching.keys(), seat]);
+        current = batch(roster, [...covered]);
+      }
+      return (await current).get(seat) ?? {};
+    },
+  };
+}
+
 export function missingReported(runtime: string, screen: string, conversationId: string): boolean {
   const re = runtimeById(runtime)?.missingConversation;
   if (!re) return false;
@@ -63,11 +140,66 @@ export function tail(text: string, lines = 20): string {
   return text.replace(/\n+$/, '').split('\n').slice(-lines).join('\n');
 }
 
-export async function verifyConversation(engine: Engine, live: SessionRow, conversationId: string, opts: VerifyOptions = DEFAULT_VERIFY, roster: RosterSource = sharedRoster(engine)): Promise<Verdict> {
+/**
+ * A runtime that rewrites its own command line (Pi) cannot name its conversation in its argv; the
+ * pane's wrapper, its parent and the pane's own process, still carries the argv it ran the agent
+ * with. That is a claim from the pane's lineage, treated like argv (it must settle). A session
+ * named by its file (Pi's `--session <path>`) counts by the id in that file's session header.
+ */
+export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string): string | undefined {
+  const agent = pane.agent;
+  if (!agent) return undefined;
+  const wrapper = engine.deps.proc.read(pane.panePid);
+  const me = engine.deps.proc.read(agent.pid);
+  if (!wrapper || !me || me.ppid !== wrapper.pid || (pane.panePidStart !== undefined && wrapper.startTime !== pane.panePidStart)) return undefined;
+  const i = wrapper.argv.indexOf('rigdesk-seat');
+  if (i < 0) return undefined;
+  const argv = wrapper.argv.slice(i + 1);
+  const named = runtimeById(runtime)?.conversationFromArgv(argv);
+  if (named !== undefined || runtime !== 'pi') return named;
+  // `pi --session <file>`: the file Rigdesk named at launch; its session header names the id.
+  const file = flagValue(argv, '--session');
+  if (!file || !isAbsolute(file)) return undefined;
+  try {
+    const head = JSON.parse(engine.deps.io.readFile(file).split('\n', 1)[0]!) as { type?: unknown; id?: unknown };
+    return head.type === 'session' && typeof head.id === 'string' && head.id !== '' ? head.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a launched process must show to count: the exact conversation (resume), or any new one (fork). */
+export interface Expectation {
+  accept(conversationId: string): boolean;
+  /** The id whose "conversation missing" report means: roll back and ask. */
+  missingId: string;
+}
+
+export const exactly = (conversationId: string): Expectation => ({ accept: (id) => id === conversationId, missingId: conversationId });
+
+export interface VerifySources {
+  roster: RosterSource;
+  observer?: ObserverSource;
+}
+
+export async function verifyConversation(engine: Engine, live: SessionRow, expect: string | Expectation, opts: VerifyOptions = DEFAULT_VERIFY, sources: RosterSource | VerifySources = sharedRoster(engine)): Promise<Verdict> {
+  const want = typeof expect === 'string' ? exactly(expect) : expect;
+  const src: VerifySources = typeof sources === 'function' ? { roster: sources } : sources;
+  const observer = src.observer ?? sharedObserver(engine);
+  const unwatch = observer.watch(live.seat);
+  try {
+    return await loop(engine, live, want, opts, src.roster, observer);
+  } finally {
+    unwatch();
+  }
+}
+
+async function loop(engine: Engine, live: SessionRow, want: Expectation, opts: VerifyOptions, roster: RosterSource, observer: ObserverSource): Promise<Verdict> {
   const since = Date.now();
-  const client = engine.client(live.server);
   const deadline = Date.now() + opts.timeoutMs;
   let namedSince: number | undefined;
+  let named: string | undefined;
+  let needSeen = 0;
   let screen = '';
   let lastAgentConversation: string | undefined;
   for (;;) {
@@ -77,16 +209,34 @@ export async function verifyConversation(engine: Engine, live: SessionRow, conve
       const listed = engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
       if (listed) return { verdict: 'gone' };
     } else {
-      const cap = await client.capture(pane.paneId, 200);
-      if (cap.ok) screen = cap.text;
-      if (missingReported(live.runtime, screen, conversationId)) return { verdict: 'missing', screen: tail(screen) };
+      const o = await observer.observe(live.seat, r);
+      if (o.screen !== undefined) screen = o.screen;
+      if (missingReported(live.runtime, screen, want.missingId)) return { verdict: 'missing', screen: tail(screen) };
       const agent = pane.agent;
-      lastAgentConversation = agent?.conversationId;
-      if (agent && agent.conversationId === conversationId) {
-        if (agent.conversationSource === 'live_state' || agent.conversationSource === 'writer_lock') return { verdict: 'resumed', pid: agent.pid, source: agent.conversationSource };
-        namedSince ??= Date.now();
-        if (Date.now() - namedSince >= opts.settleMs) return { verdict: 'resumed', pid: agent.pid, source: agent.conversationSource ?? 'argv' };
+      let claim = agent?.conversationId;
+      let source: string | undefined = agent?.conversationSource;
+      if (agent && claim === undefined) {
+        claim = wrapperClaim(engine, pane, live.runtime);
+        if (claim !== undefined) source = 'wrapper_argv';
+      }
+      lastAgentConversation = claim;
+      const seen = agent ? o.seen : undefined;
+      const need = seen && seen.activity.session === 'present' && seen.activity.needsInput !== 'none' ? seen.activity.needsInput : undefined;
+      // A dialog must be on screen on two reads in a row: a one-frame match is not a dialog.
+      needSeen = need ? needSeen + 1 : 0;
+      if (need && needSeen >= 2) {
+        return { verdict: 'attention', reason: need, screen: tail(screen), ...(agent ? { pid: agent.pid } : {}), ...(claim ? { conversationId: claim } : {}), basis: seen?.activity.basis };
+      }
+      if (agent && claim !== undefined && want.accept(claim)) {
+        if (named !== claim) (named = claim, namedSince = Date.now());
+        const strong = source === 'live_state' || source === 'writer_lock';
+        const known = seen?.activity.activity === 'working' || seen?.activity.activity === 'idle';
+        const held = Date.now() - namedSince!;
+        if (!need && (strong ? known || held >= opts.settleMs : held >= opts.settleMs && (known || held >= opts.quietMs))) {
+          return { verdict: 'resumed', pid: agent.pid, source: source ?? 'argv', conversationId: claim };
+        }
       } else {
+        named = undefined;
         namedSince = undefined;
         if (!agent && WRAPPER_EXIT.test(screen)) return { verdict: 'exited', screen: tail(screen) };
       }
