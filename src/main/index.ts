@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, Notification, Tray } from 'electron';
+import { app, BrowserWindow, ipcMain, Menu, Notification, Tray } from 'electron';
 import { liveEngineDeps } from './engine/context';
 import { Engine } from './engine/engine';
 import { resolveHome } from './engine/home';
@@ -41,6 +41,7 @@ const api: ElectronApi = {
   createTray: (image) => new Tray(image) as unknown as ReturnType<ElectronApi['createTray']>,
   createNotification: (o) => new Notification(o),
   notificationsSupported: () => Notification.isSupported(),
+  createMenu: (template) => Menu.buildFromTemplate(template),
 };
 
 async function main(): Promise<void> {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,9 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
     expect(await c.call('terminal.open', { seat: 'ghost@wire', cols: 80, rows: 24 })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
     expect(await c.call('open', { link: 'rigdesk://seat/wire/ghost' })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
     expect(await c.call('open', { link: 'https://evil.example/seat/wire/lead' })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    // Writing a program onto the person's PATH is for the CLI and the app's menu, not a window.
+    expect(await c.call('installShim', { dir: '/tmp/rd-should-not-exist' })).toMatchObject({ ok: false, code: 'BAD_USAGE', message: expect.stringMatching(/not available to a window/) });
+    expect(existsSync('/tmp/rd-should-not-exist')).toBe(false);
     c.ws.send('{not json');
     expect((await c.next((m) => m.id === null)).result).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     c.ws.send(JSON.stringify({ id: 'x', method: 'ps' }));

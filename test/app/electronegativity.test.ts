@@ -26,10 +26,9 @@ it('electronegativity finds nothing above informational in the app sources beyon
       // The tool fetches translations at start; the preload keeps it on 127.0.0.1 (it carries on).
       execFile(process.execPath, ['-r', join(REPO, 'test', 'support', 'loopback-only.cjs'), join(REPO, 'node_modules', '@doyensec', 'electronegativity', 'dist', 'index.js'), '-e', '45.5.0', '-i', join(REPO, 'src'), '-o', csv], { cwd: REPO, timeout: 240_000 }, (e) => (e ? rej(e) : res())),
     );
-    const rows = readFileSync(csv, 'utf8').trim().split('\n').slice(1).map((l) => {
-      const [check, severity, confidence, file] = l.split(',').map((x) => x.replace(/^"|"$/g, ''));
-      return { check: check!, severity: severity!, confidence: confidence!, file: (file ?? '').replace(`${REPO}/`, '') };
-    });
+    const rows = parseCsv(readFileSync(csv, 'utf8')).slice(1).map(([check, severity, confidence, file]) => ({ check: check ?? '', severity: severity ?? '', confidence: confidence ?? '', file: (file ?? '').replace(`${REPO}/`, '') }));
+    // Every row names a check: a row that does not was mis-parsed, which must fail loudly here.
+    expect(rows.filter((r) => !/^[A-Z_]+$/.test(r.check))).toEqual([]);
     const serious = rows.filter((r) => r.severity !== 'INFORMATIONAL');
     const unreviewed = serious.filter((r) => !REVIEWED.some((x) => x.check === r.check && x.file === r.file));
     expect(unreviewed).toEqual([]);
@@ -46,3 +45,24 @@ it('the Electron window and the serve host send the same CSP', () => {
   const src = readFileSync(join(REPO, 'src', 'main', 'shell', 'window.ts'), 'utf8');
   expect(src).toContain(`["${CSP}"]`);
 });
+
+/** RFC 4180 CSV: quoted fields may hold commas, quotes ("") and line breaks (code samples do). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (field += '"', i++);
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') (row.push(field.trim()), (field = ''));
+    else if (c === '\n') (row.push(field.trim()), rows.push(row), (row = []), (field = ''));
+    else if (c !== '\r') field += c;
+  }
+  if (field || row.length) (row.push(field.trim()), rows.push(row));
+  return rows.filter((r) => r.some((f) => f !== ''));
+}

@@ -11,6 +11,9 @@ import { TerminalHub } from '../../src/main/terminal/hub';
 import type { Engine } from '../../src/main/engine/engine';
 import { dispatch } from '../../src/main/engine/api';
 import { RigWorld, shellRigYaml } from '../support/rig';
+import { waitFor } from '../support/tmux';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 const RENDERER = 'file:///opt/Rigdesk/resources/app/out/renderer/index.html';
 const IMAGES = { idle: '/r/tray.png', attention: '/r/tray-attention.png' };
@@ -27,7 +30,7 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
   let openHandler: ((d: { url: string }) => { action: string }) | undefined;
   let permission: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
   let headers: ((d: { responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void) | undefined;
-  const tray = { image: '', tooltip: '' };
+  const tray = { image: '', tooltip: '', menu: undefined as unknown };
   const api: ElectronApi = {
     app: {
       requestSingleInstanceLock: () => opts.lock ?? true,
@@ -60,7 +63,8 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
         on: () => undefined,
       };
     },
-    createTray: (image) => ({ setImage: (i) => void (tray.image = i), setToolTip: (t) => void (tray.tooltip = t), on: () => undefined, ...{ image } }),
+    createTray: (image) => ({ setImage: (i) => void (tray.image = i), setToolTip: (t) => void (tray.tooltip = t), on: () => undefined, setContextMenu: (m) => void (tray.menu = m), ...{ image } }),
+    createMenu: (template) => ({ template }),
     createNotification: (o) => {
       const n = { ...o, clickFn: () => undefined as void, click: () => n.clickFn() };
       notifications.push(n);
@@ -179,6 +183,26 @@ describe('Electron shell wiring (Electron API injected)', () => {
     expect(shell.deepLinks.refused.length).toBeGreaterThanOrEqual(6);
     expect(deepLinkInArgv(['/x', '/home/u/rigdesk:notes.txt'])).toBeUndefined();
     c.pushes.close();
+  });
+
+  it('the tray menu puts the rigdesk command on PATH through the engine and says where and how to remove it', async () => {
+    const f = fakeElectron();
+    const c = ctx();
+    await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES });
+    const items = (f.tray.menu as { template: { label?: string; click?: () => void }[] }).template;
+    expect(items.map((i) => i.label).filter(Boolean)).toEqual(['Open Rigdesk', 'Put the rigdesk command on PATH…', 'Quit Rigdesk']);
+    const dir = join(world.root, 'menu-bin');
+    engine.deps.env.RIGDESK_SHIM_DIR = dir;
+    try {
+      items.find((i) => i.label?.startsWith('Put'))!.click!();
+      await waitFor(() => f.notifications.length > 0, { what: 'notification' });
+      expect(f.notifications[0]).toMatchObject({ title: `rigdesk is at ${join(dir, 'rigdesk')}`, body: expect.stringMatching(/Remove it with: rigdesk install-shim --remove/) });
+      expect(f.notifications[0]!.body).toContain(`${dir} is not on PATH`);
+      expect(existsSync(join(dir, 'rigdesk'))).toBe(true);
+    } finally {
+      delete engine.deps.env.RIGDESK_SHIM_DIR;
+      c.pushes.close();
+    }
   });
 
   it('single instance: without the lock the app quits before creating any window', async () => {

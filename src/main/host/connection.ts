@@ -1,5 +1,5 @@
 import { METHODS } from '../../shared/contract';
-import { decodeFrame, FRAME, MAX_INPUT_FRAME, MAX_TEXT_MESSAGE, WINDOW_REQUESTS, windowMessage, type PushMessage, type WindowMethod } from '../../shared/contract/app';
+import { decodeFrame, FRAME, MAX_INPUT_FRAME, MAX_TEXT_MESSAGE, WINDOW_REFUSED, WINDOW_REQUESTS, windowMessage, type PushMessage, type WindowMethod } from '../../shared/contract/app';
 import { fail, type Result } from '../../shared/errors';
 import { dispatch } from '../engine/api';
 import type { Engine } from '../engine/engine';
@@ -81,6 +81,7 @@ export class WindowConnection {
   private async run(method: string, params: unknown): Promise<Result<Record<string, unknown>>> {
     if (this.closed) return fail('BAD_USAGE', 'connection closed');
     if (hasOwn(WINDOW_REQUESTS, method)) return this.window(method as WindowMethod, params);
+    if (WINDOW_REFUSED.has(method)) return fail('BAD_USAGE', `${method} is not available to a window; use the rigdesk command or the app's menu`);
     if (ENGINE_METHODS.has(method)) return dispatch(this.ctx.engine, method, params);
     return fail('BAD_USAGE', `unknown method ${JSON.stringify(method).slice(0, 80)}`);
   }

@@ -1,8 +1,9 @@
 import type { PsRow } from '../../shared/contract';
-import type { PushMessage } from '../../shared/contract/app';
+import type { PromptItem, PushMessage } from '../../shared/contract/app';
 import { dispatch } from '../engine/api';
 import { onFocusRequest } from '../engine/api/app';
 import type { Engine } from '../engine/engine';
+import { promptsFor } from '../engine/prompts/list';
 import type { EventRow } from '../engine/store/events';
 
 export type PushListener = (msg: PushMessage) => void;
@@ -10,7 +11,8 @@ export type PushListener = (msg: PushMessage) => void;
 /**
  * What the engine tells open windows, whatever the transport: new event-log rows (polled by
  * `afterSeq`, so nothing is missed between polls), the seats' `ps` rows (activity and needs_input
- * come from there; polled at 1 s so a needs_input shows within the 2 s the issue asks) and focus
+ * come from there; polled at 1 s so a needs_input shows within the 2 s the issue asks), the live
+ * prompts of the seats at needs_input (the Decisions view's live items) and focus
  * requests from deep links. Polls run only while someone listens.
  */
 export class PushHub {
@@ -20,6 +22,8 @@ export class PushHub {
   private seatsTimer?: NodeJS.Timeout;
   private seatsBusy = false;
   private latestSeats: PsRow[] = [];
+  private latestPrompts: PromptItem[] = [];
+  private promptsKey = '[]';
   private readonly unfocus: () => void;
 
   constructor(private readonly engine: Engine, private readonly opts: { eventsMs?: number; seatsMs?: number } = {}) {
@@ -32,6 +36,7 @@ export class PushHub {
     this.listeners.add(fn);
     if (this.listeners.size === 1) this.start();
     if (this.latestSeats.length) fn({ push: 'seats', data: { seats: this.latestSeats as unknown as Record<string, unknown>[] } });
+    if (this.latestPrompts.length) fn({ push: 'prompts', data: { prompts: this.latestPrompts as unknown as Record<string, unknown>[] } });
     return () => {
       this.listeners.delete(fn);
       if (this.listeners.size === 0) this.stop();
@@ -40,6 +45,10 @@ export class PushHub {
 
   get seats(): PsRow[] {
     return this.latestSeats;
+  }
+
+  get prompts(): PromptItem[] {
+    return this.latestPrompts;
   }
 
   focus(seat: string): void {
@@ -90,10 +99,30 @@ export class PushHub {
       if (r.ok) {
         this.latestSeats = r.seats as PsRow[];
         this.broadcast({ push: 'seats', data: { seats: r.seats as Record<string, unknown>[] } });
+        await this.pollPrompts(this.latestSeats);
       }
     } finally {
       this.seatsBusy = false;
     }
+  }
+
+  /**
+   * Seats at needs_input become live Decisions items from the rows just observed (one capture per
+   * server, and only while something waits); pushed when they change, so a prompt shows with its
+   * badge in the same poll.
+   */
+  private async pollPrompts(rows: PsRow[]): Promise<void> {
+    let items: PromptItem[];
+    try {
+      items = await promptsFor(this.engine, rows);
+    } catch {
+      return;
+    }
+    const key = JSON.stringify(items);
+    if (key === this.promptsKey) return;
+    this.promptsKey = key;
+    this.latestPrompts = items;
+    this.broadcast({ push: 'prompts', data: { prompts: items as unknown as Record<string, unknown>[] } });
   }
 
   private broadcast(msg: PushMessage): void {

@@ -1,6 +1,7 @@
 import type { HostContext } from '../host/connection';
 import { DeepLinkRouter, deepLinkInArgv, PROTOCOL } from './deeplink';
 import { wireIpc } from './ipc';
+import { trayMenu } from './menu';
 import { NeedsInputNotifier } from './notify';
 import { TrayController, type TrayImages } from './tray';
 import type { ElectronApi, WindowLike } from './types';
@@ -68,7 +69,9 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
   const ipc = wireIpc(api.ipcMain, ctx, { rendererUrl: o.rendererUrl });
   win = createMainWindow(api, { preloadPath: o.preloadPath, rendererUrl: o.rendererUrl, iconPath: o.iconPath });
   ipc.attach(win.webContents);
-  const tray = new TrayController(api.createTray(o.trayImages.idle), o.trayImages);
+  const trayIcon = api.createTray(o.trayImages.idle);
+  const tray = new TrayController(trayIcon, o.trayImages);
+  if (api.createMenu && trayIcon.setContextMenu) trayIcon.setContextMenu(api.createMenu(trayMenu(api, ctx, () => focusWindow(win))));
   const off = ctx.pushes.subscribe((m) => {
     if (m.push !== 'seats') return;
     const seats = m.data.seats as never[];

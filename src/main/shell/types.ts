@@ -58,6 +58,13 @@ export interface AppLike {
   setAsDefaultProtocolClient(protocol: string, path?: string, args?: string[]): boolean;
 }
 
+/** An Electron menu template item, as far as the shell builds them. */
+export interface MenuItemLike {
+  label?: string;
+  type?: 'separator';
+  click?: () => void;
+}
+
 export interface ElectronApi {
   app: AppLike;
   ipcMain: IpcMainLike;
@@ -65,4 +72,6 @@ export interface ElectronApi {
   createTray(image: string): TrayLike;
   createNotification(options: { title: string; body: string; silent?: boolean }): NotificationLike;
   notificationsSupported(): boolean;
+  /** Menu.buildFromTemplate; without it the tray has no menu. */
+  createMenu?(template: MenuItemLike[]): unknown;
 }

@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import type { PsRow } from '../../shared/contract';
+import type { PromptItem, PsRow } from '../../shared/contract';
 import { reload, routeFromHash, useApp } from './store';
 import { FrameRouter } from './terminal/frames';
 import type { Transport } from './transport';
@@ -12,12 +12,13 @@ const RELOAD_ON = /^(rig\.|decision\.)/;
 
 export function App({ transport }: { transport: Transport }) {
   const frames = useMemo(() => new FrameRouter(transport), [transport]);
-  const { route, setRoute, status, decisions, seats } = useApp();
+  const { route, setRoute, status, decisions, prompts } = useApp();
 
   useEffect(() => {
     const offStatus = transport.onStatus((s) => useApp.setState({ status: s }));
     const offPush = transport.onPush((m) => {
       if (m.push === 'seats') useApp.setState({ seats: Object.fromEntries((m.data.seats as unknown as PsRow[]).map((r) => [r.seat, r])) });
+      else if (m.push === 'prompts') useApp.setState({ prompts: m.data.prompts as unknown as PromptItem[] });
       else if (m.push === 'focus') useApp.getState().setRoute({ page: 'seat', seat: m.data.seat });
       else if (m.push === 'event' && RELOAD_ON.test(m.data.kind)) void reload(transport);
     });
@@ -31,7 +32,7 @@ export function App({ transport }: { transport: Transport }) {
     };
   }, [transport]);
 
-  const waiting = Object.values(seats).filter((r) => r.activity === 'needs_input').length + (decisions === 'unavailable' ? 0 : decisions.filter((d) => !d.state || d.state === 'open').length);
+  const waiting = prompts.length + (decisions === 'unavailable' ? 0 : decisions.filter((d) => !d.state || d.state === 'open').length);
   return (
     <div className="app">
       <nav>

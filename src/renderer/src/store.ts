@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { PsRow, Topology } from '../../shared/contract';
+import type { PromptItem, PsRow, Topology } from '../../shared/contract';
 import type { Transport } from './transport';
 
 export type Route = { page: 'topology' } | { page: 'seat'; seat: string } | { page: 'decisions' };
@@ -21,6 +21,8 @@ interface AppState {
   topology: Topology;
   seats: Record<string, PsRow>;
   decisions: DecisionItem[] | 'unavailable';
+  /** Seats waiting for a person right now (pushed by the host with the seats). */
+  prompts: PromptItem[];
   route: Route;
   lastError?: string;
   setRoute(r: Route): void;
@@ -31,6 +33,7 @@ export const useApp = create<AppState>((set) => ({
   topology: { rigs: [] },
   seats: {},
   decisions: [],
+  prompts: [],
   route: routeFromHash(typeof location === 'undefined' ? '' : location.hash),
   setRoute: (route) => {
     set({ route });

@@ -15,7 +15,47 @@ export const APP_REQUESTS = {
   topology: z.strictObject({ rig: rigName.optional() }),
   /** Focus a seat in every open window, through the deep-link route (`rigdesk open <seat>`). */
   open: z.strictObject({ link: z.string().min(1).max(2048) }),
+  /** Seats waiting for a person right now (needs_input), with the prompt as on screen. */
+  prompts: z.strictObject({ rig: rigName.optional() }),
+  /**
+   * Answer a seat's permission prompt with the keys its runtime expects. `fingerprint` (from
+   * `prompts`) pins the answer to the prompt the person saw: a different prompt is refused.
+   */
+  answerPrompt: z.strictObject({
+    seat: seatRef,
+    choice: z.enum(['approve', 'deny']),
+    fingerprint: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+    reason: z.string().trim().min(1).max(500).optional(),
+  }),
+  /**
+   * Put the `rigdesk` shim on PATH (or take it off): handled by the engine process, so with the
+   * app running the shim points at the app's runtime. From the CLI and the app's menu only: the
+   * window connection refuses it (see WINDOW_REFUSED).
+   */
+  installShim: z.strictObject({ dir: z.string().min(1).max(1024).optional(), remove: z.boolean().optional(), plan: z.boolean().optional() }),
 } as const;
+
+/** Engine requests a window (renderer) may not send: they touch the person's files, not the rig. */
+export const WINDOW_REFUSED: ReadonlySet<string> = new Set(['installShim']);
+
+export type PromptChoice = 'approve' | 'deny';
+
+/** A live item of the Decisions view: a seat at needs_input, not a stored decision. */
+export interface PromptItem {
+  seat: string;
+  rig: string;
+  runtime: string;
+  /** The needs_input reason: permission, question, usage_limit, login, trust_dialog, error. */
+  reason: string;
+  /** What can be answered from the window; empty when only the terminal can (a question, a limit). */
+  choices: PromptChoice[];
+  /** The prompt as on screen (or the screen's last lines): the evidence. */
+  screen: string[];
+  fingerprint?: string;
+  paneId?: string;
+  /** Why a button is missing. */
+  note?: string;
+}
 
 export const TERM_ID_MAX = 0x7fff_ffff;
 const termId = z.number().int().min(1).max(TERM_ID_MAX);
@@ -56,6 +96,7 @@ export interface Topology {
 export const PUSHES = {
   event: z.strictObject({ seq: z.number(), at: z.number(), kind: z.string(), rig: z.string().nullable(), seat: z.string().nullable(), data: z.record(z.string(), z.unknown()) }),
   seats: z.strictObject({ seats: z.array(z.record(z.string(), z.unknown())) }),
+  prompts: z.strictObject({ prompts: z.array(z.record(z.string(), z.unknown())) }),
   focus: z.strictObject({ seat: seatRef }),
   'terminal.exit': z.strictObject({ term: termId, reason: z.string().max(500) }),
 } as const;

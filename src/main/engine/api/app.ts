@@ -1,6 +1,9 @@
 import { APP_REQUESTS, parseDeepLink, type Topology } from '../../../shared/contract/app';
 import { fail } from '../../../shared/errors';
 import type { Engine } from '../engine';
+import { answerPrompt } from '../prompts/answer';
+import { listPrompts } from '../prompts/list';
+import { installShim } from '../../shell/shim';
 import type { Handlers } from './types';
 
 /**
@@ -45,4 +48,10 @@ export const APP_HANDLERS: Handlers<typeof APP_REQUESTS> = {
     for (const fn of focusListeners) fn(link.seat);
     return { ok: true, seat: link.seat, windows: focusListeners.size };
   },
+  prompts: async (e, p) => {
+    if (p.rig && !e.store.rigs.exists(p.rig)) return fail('RIG_NOT_FOUND', `no rig named ${p.rig}`);
+    return listPrompts(e, p.rig);
+  },
+  installShim: async (e, p) => installShim({ env: e.deps.env, dir: p.dir, remove: p.remove, plan: p.plan }),
+  answerPrompt: (e, p) => answerPrompt(e, p.seat, p.choice, { fingerprint: p.fingerprint, reason: p.reason }),
 };

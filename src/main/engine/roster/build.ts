@@ -66,7 +66,7 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     }
   }
 
-  const claims = gatherClaims(snap, deps, agents, problems);
+  const claims = [...gatherClaims(snap, deps, agents, problems), ...wrapperClaims(snap, panes, deps)];
   attributeClaims(snap, claims, agents);
 
   const agentList: RosterAgent[] = [];
@@ -231,3 +231,29 @@ function attributeClaims(snap: ProcSnapshot, claims: ConversationClaim[], agents
 }
 
 export type { ProcInfo };
+
+/**
+ * Pi rewrites its own command line, but Rigdesk's pane wrapper keeps the argv it launched the
+ * agent with (after `rigdesk-seat`): for the wrapper's direct child, that argv names the
+ * conversation.
+ */
+function wrapperClaims(snap: ProcSnapshot, panes: RosterPane[], deps: RosterDeps): ConversationClaim[] {
+  const out: ConversationClaim[] = [];
+  for (const pane of panes) {
+    const agent = pane.agent;
+    const adapter = agent && AGENT_RUNTIMES.find((r) => r.id === agent.runtime);
+    if (!agent || !adapter?.conversationFromLaunchArgv) continue;
+    const wrapper = snap.byPid.get(pane.panePid);
+    if (!wrapper || snap.byPid.get(agent.pid)?.ppid !== wrapper.pid) continue;
+    const i = wrapper.argv.indexOf('rigdesk-seat');
+    if (i < 0) continue;
+    let id: string | undefined;
+    try {
+      id = adapter.conversationFromLaunchArgv(wrapper.argv.slice(i + 1), deps.io);
+    } catch {
+      continue; // unreadable session file: no claim from it (the store row still binds the pane)
+    }
+    if (id) out.push({ runtime: adapter.id, conversationId: id, pid: agent.pid, startTime: agent.startTime, source: 'argv', home: agent.home, detail: 'launch argv kept by the pane wrapper' });
+  }
+  return out;
+}

@@ -1,16 +1,34 @@
 import { join } from 'node:path';
 import { basename, UUID_RE, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from './types';
-import { readCodexScreen } from './screens/codex';
+import { CODEX_SCREEN, readCodexScreen } from './screens/codex';
 
 /** Codex CLI (observed: 0.171.0). Facts from ../shared/docs/agent-clis.md. */
 
 export const CODEX_SIGNATURES = {
   missingConversation: /No saved session found with ID (\S+?)\.|no rollout found for thread id (\S+)/,
-  idle: /Ask Codex to do anything/,
-  working: /Working \(\d+s • esc to interrupt\)/,
-  permission: /Would you like to run the following command\?/,
-  usageLimit: /You’ve hit your usage limit/,
+  idle: CODEX_SCREEN.placeholder,
+  working: CODEX_SCREEN.working,
+  permission: CODEX_SCREEN.permission,
+  usageLimit: CODEX_SCREEN.usageLimit,
 } as const;
+
+/**
+ * Where Codex keeps things under CODEX_HOME (0.171.0): rollouts at
+ * `sessions/YYYY/MM/DD/rollout-<ts>-<thread id>.jsonl`, writer locks at
+ * `thread-writer-locks/<thread id>.lock` (the file outlives the process; only a held flock counts).
+ */
+export const CODEX_LAYOUT = {
+  sessionsDir: 'sessions',
+  rolloutFor: (name: string, id: string): boolean => name.startsWith('rollout-') && name.endsWith(`-${id}.jsonl`),
+  locksDir: 'thread-writer-locks',
+  lockSuffix: '.lock',
+};
+
+/** Turn boundaries in a rollout (`event_msg` payload types): the last one says whether a turn runs. */
+export const CODEX_TRANSCRIPT = {
+  started: ['"type":"task_started"'],
+  ended: ['"type":"task_complete"', '"type":"turn_aborted"'],
+};
 
 const SUBCOMMANDS_THAT_WRITE = new Set(['resume']);
 
@@ -25,18 +43,26 @@ function resumedId(argv: string[]): string | undefined {
   return undefined;
 }
 
-/** Rollouts live under sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl. */
+/** The rollout of a thread, searched through `sessions/YYYY/MM/DD/`. */
 export function findCodexRollout(home: string, id: string, io: EvidenceIO): string | undefined {
-  const root = join(home, 'sessions');
+  const root = join(home, CODEX_LAYOUT.sessionsDir);
   for (const y of io.listDir(root)) {
     for (const m of io.listDir(join(root, y))) {
       for (const d of io.listDir(join(root, y, m))) {
-        const hit = io.listDir(join(root, y, m, d)).find((f) => f.endsWith(`-${id}.jsonl`));
+        const hit = io.listDir(join(root, y, m, d)).find((f) => CODEX_LAYOUT.rolloutFor(f, id));
         if (hit) return join(root, y, m, d, hit);
       }
     }
   }
   return undefined;
+}
+
+/** Whether the rollout's last turn boundary opens or closes a turn; undefined when it has none. */
+export function codexTurnState(tail: string): 'working' | 'idle' | undefined {
+  const started = Math.max(...CODEX_TRANSCRIPT.started.map((m) => tail.lastIndexOf(m)));
+  const done = Math.max(...CODEX_TRANSCRIPT.ended.map((m) => tail.lastIndexOf(m)));
+  if (started < 0 && done < 0) return undefined;
+  return started > done ? 'working' : 'idle';
 }
 
 export const codex: RuntimeAdapter = {
@@ -65,11 +91,11 @@ export const codex: RuntimeAdapter = {
   liveClaims({ home, io, locks }) {
     // The writer lock is the strongest evidence: an exclusive flock held for as long as the thread
     // is loaded, by the TUI or by the background daemon (whose argv never names the thread).
-    const dir = join(home, 'thread-writer-locks');
+    const dir = join(home, CODEX_LAYOUT.locksDir);
     const claims: ConversationClaim[] = [];
     for (const name of io.listDir(dir)) {
-      if (!name.endsWith('.lock') || name.startsWith('.')) continue;
-      const id = name.slice(0, -5);
+      if (!name.endsWith(CODEX_LAYOUT.lockSuffix) || name.startsWith('.')) continue;
+      const id = name.slice(0, -CODEX_LAYOUT.lockSuffix.length);
       const fid = io.fileId(join(dir, name));
       if (!fid) continue;
       for (const l of locks) {
@@ -84,14 +110,10 @@ export const codex: RuntimeAdapter = {
     const file = findCodexRollout(home, id, io);
     if (!file) return undefined;
     const tail = io.readTail ? io.readTail(file, 256 * 1024) : io.readFile(file);
-    // The last turn boundary in the rollout says whether a turn is running.
-    const started = tail.lastIndexOf('"type":"task_started"');
-    const done = Math.max(tail.lastIndexOf('"type":"task_complete"'), tail.lastIndexOf('"type":"turn_aborted"'));
-    if (started < 0 && done < 0) return undefined;
-    return started > done ? 'working' : 'idle';
+    return codexTurnState(tail);
   },
   needsLocks(home, io) {
-    return io.listDir(join(home, 'thread-writer-locks')).some((n) => n.endsWith('.lock') && !n.startsWith('.'));
+    return io.listDir(join(home, CODEX_LAYOUT.locksDir)).some((n) => n.endsWith(CODEX_LAYOUT.lockSuffix) && !n.startsWith('.'));
   },
   transcriptPath(home, _cwd, id, io) {
     return findCodexRollout(home, id, io);

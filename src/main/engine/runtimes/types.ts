@@ -80,6 +80,12 @@ export interface RuntimeAdapter {
   matches(p: ProcInfo): boolean;
   /** The conversation this argv makes the process write, if the argv says. */
   conversationFromArgv(argv: string[]): string | undefined;
+  /**
+   * The conversation a process was launched on, from the argv it was started with (which Rigdesk's
+   * pane wrapper keeps), for a runtime that rewrites its own command line (Pi). May read the file
+   * the argv names.
+   */
+  conversationFromLaunchArgv?(argv: string[], io: EvidenceIO): string | undefined;
   /** Live-state files and writer locks under one config home. Throws when unreadable. */
   liveClaims?(input: LiveEvidenceInput): ConversationClaim[];
   /**

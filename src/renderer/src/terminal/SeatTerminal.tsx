@@ -5,10 +5,13 @@ import { encodeAck, encodeFrame, FRAME } from '../../../shared/contract/app';
 import type { Transport } from '../transport';
 import { loadFit, loadRenderer, loadSerialize, screenText } from './addons';
 import type { FrameRouter } from './frames';
+import { WritePacer } from './pacer';
 import { park, unpark } from './parking';
 
 /** A resize is sent once the container has stopped changing for this long, not per pixel. */
 const RESIZE_SETTLE_MS = 120;
+/** `?renderer=webgl|dom` picks the renderer (benches compare them); otherwise loadRenderer decides. */
+const PREFER = new URLSearchParams(location.search).get('renderer');
 
 declare global {
   interface Window {
@@ -27,7 +30,7 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
     const fit = loadFit(term);
     const serialize = loadSerialize(term);
     term.open(el);
-    const renderer = loadRenderer(term);
+    const renderer = loadRenderer(term, PREFER === 'webgl' || PREFER === 'dom' ? PREFER : undefined);
     const snapshot = unpark(seat);
     if (snapshot) term.write(snapshot);
     try {
@@ -48,7 +51,9 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
       termId = r.term;
       setStatus('live');
       // Ack from xterm's write callback: the host's flow control counts bytes the parser has done.
-      release = frames.claim(r.term, (payload) => term.write(payload, () => transport.sendFrame(encodeAck(r.term, payload.length))));
+      const pacer = new WritePacer((data, parsed) => term.write(data, parsed), (n) => transport.sendFrame(encodeAck(r.term, n)));
+      const unclaim = frames.claim(r.term, (payload) => pacer.push(payload));
+      release = () => (unclaim(), pacer.dispose());
     });
     const input = term.onData((d) => {
       if (termId !== undefined) transport.sendFrame(encodeFrame(FRAME.INPUT, termId, enc.encode(d)));

@@ -1,0 +1,54 @@
+import type { PsRow } from '../../../shared/contract';
+import type { PromptChoice, PromptItem } from '../../../shared/contract/app';
+import type { Result } from '../../../shared/errors';
+import { capturePanes } from '../activity/capture';
+import type { Engine } from '../engine';
+import { ps } from '../services/ps';
+import { PROMPT_KEYS, readPrompt } from './screens';
+
+/** Lines of screen shown as evidence when no prompt block can be picked out. */
+const TAIL_LINES = 12;
+
+/**
+ * The live items of the Decisions view, from `ps` rows already observed: one batched capture per
+ * tmux server for the seats at needs_input, nothing for the others.
+ */
+export async function promptsFor(engine: Engine, rows: readonly PsRow[]): Promise<PromptItem[]> {
+  const waiting = rows.filter((r) => r.activity === 'needs_input' && r.server && r.paneId);
+  if (waiting.length === 0) return [];
+  const byServer = new Map<string, string[]>();
+  for (const r of waiting) byServer.set(r.server!, [...(byServer.get(r.server!) ?? []), r.paneId!]);
+  const screens = new Map<string, string[]>();
+  await Promise.all([...byServer].map(async ([server, panes]) => {
+    try {
+      for (const [id, s] of await capturePanes(engine.client(server), panes)) screens.set(`${server} ${id}`, s.plain);
+    } catch {
+      /* an unreadable server: its items show without a screen */
+    }
+  }));
+  return waiting.map((r) => {
+    const plain = screens.get(`${r.server} ${r.paneId}`) ?? [];
+    const reason = r.needsInput ?? 'input';
+    const keys = PROMPT_KEYS[r.runtime];
+    const read = reason === 'permission' ? readPrompt(r.runtime, plain) : undefined;
+    const choices: PromptChoice[] = read && keys ? (read.approveReady ? ['approve', 'deny'] : ['deny']) : [];
+    const note = reason !== 'permission'
+      ? `answer it in the terminal (${reason.replace(/_/g, ' ')})`
+      : !keys ? `${r.runtime} prompts are answered in its terminal`
+      : !read ? 'the prompt is not on screen; answer it in the terminal'
+      : read.why;
+    return {
+      seat: r.seat, rig: r.rig, runtime: r.runtime, reason, choices,
+      screen: read?.lines ?? plain.slice(-TAIL_LINES).map((l) => l.trimEnd()),
+      ...(read ? { fingerprint: read.fingerprint } : {}),
+      paneId: r.paneId,
+      ...(note ? { note } : {}),
+    };
+  });
+}
+
+export async function listPrompts(engine: Engine, rig?: string): Promise<Result<{ prompts: PromptItem[] }>> {
+  const r = await ps(engine, rig ? { rig } : {});
+  if (!r.ok) return r;
+  return { ok: true, prompts: await promptsFor(engine, r.seats) };
+}

@@ -1,0 +1,53 @@
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { spawn as spawnPty } from 'node-pty';
+import { cleanTmuxEnv } from '../../support/tmux';
+
+/**
+ * Why the live terminal is a tmux attach client and not a control-mode client: the time for
+ * `seq 1 N` to finish in a pane (tmux must parse every byte either way) with no client, with an
+ * attach client (tmux sends screen updates) and with a control-mode client (tmux sends every byte
+ * as an escaped `%output` line). Each run gets its own server, killed after.
+ */
+export type ClientKind = 'none' | 'attach' | 'control';
+
+export async function paneFloodMs(kind: ClientKind, lines: number): Promise<{ ms: number; clientBytes: number }> {
+  const sock = `rdbench-cl-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const env = cleanTmuxEnv({ TERM: 'xterm-256color' });
+  const tmux = (args: string[]) => execFileSync('tmux', ['-L', sock, '-f', '/dev/null', ...args], { encoding: 'utf8', env });
+  tmux(['new-session', '-d', '-s', 'a', '-x', '120', '-y', '40', 'bash --noprofile --norc']);
+  let clientBytes = 0;
+  let stop = () => undefined as void;
+  try {
+    await sleep(300);
+    if (kind === 'attach') {
+      const p = spawnPty('tmux', ['-L', sock, '-f', '/dev/null', 'attach', '-t', 'a', '-f', 'ignore-size'], { name: 'xterm-256color', cols: 120, rows: 40, env: env as Record<string, string>, encoding: null });
+      p.onData((d) => void (clientBytes += d.length));
+      stop = () => p.kill();
+    } else if (kind === 'control') {
+      const p = spawn('tmux', ['-L', sock, '-f', '/dev/null', '-C', 'attach', '-t', 'a'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+      p.stdout.on('data', (d: Buffer) => void (clientBytes += d.length));
+      stop = () => void p.kill();
+    }
+    await sleep(400);
+    const done = new Promise<number>((res) => execFile('tmux', ['-L', sock, 'wait-for', 'flood-done'], { env }, () => res(performance.now())));
+    const t0 = performance.now();
+    tmux(['send-keys', '-t', 'a', `seq 1 ${lines}; tmux wait-for -S flood-done`, 'Enter']);
+    return { ms: (await done) - t0, clientBytes };
+  } finally {
+    stop();
+    try {
+      tmux(['kill-server']);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)]! : NaN;
+}

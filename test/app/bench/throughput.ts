@@ -1,0 +1,113 @@
+import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { Terminal } from '@xterm/headless';
+import type { BrowserContext } from 'playwright-core';
+import type { AppWorld } from '../helpers';
+import { cpuBetween, sampleCpu, treeOf } from './cpu';
+import { openSeat } from './heap';
+
+export function seqBytes(n: number): Buffer {
+  const parts: string[] = [];
+  for (let i = 1; i <= n; i++) parts.push(String(i));
+  return Buffer.from(parts.join('\r\n') + '\r\n');
+}
+
+/** @xterm/headless fed the bytes directly in 64 KB writes: the parser's own limit, in bytes/s. */
+export async function headlessRate(bytes: Buffer): Promise<number> {
+  const t = new Terminal({ cols: 120, rows: 40, allowProposedApi: true });
+  const start = performance.now();
+  const CHUNK = 64 * 1024;
+  for (let off = 0; off < bytes.length; off += CHUNK) t.write(bytes.subarray(off, off + CHUNK));
+  await new Promise<void>((r) => t.write('', () => r()));
+  const s = (performance.now() - start) / 1000;
+  t.dispose();
+  return bytes.length / s;
+}
+
+let signals = 0;
+
+/** Runs `cmd` in a seat's pane and resolves when it has finished (tmux wait-for, no polling). */
+function runInPane(w: AppWorld, seat: string, cmd: string, after = ''): Promise<number> {
+  const sig = `rdbench-${process.pid}-${signals++}`;
+  const pane = w.engine.store.sessions.live(seat)!.paneId;
+  const done = new Promise<number>((res) => execFile('tmux', ['-L', w.world.tmux.socketName, 'wait-for', sig], () => res(performance.now())));
+  w.world.tmux.run(['send-keys', '-t', pane, '-l', `clear; ${cmd}; tmux wait-for -S ${sig}${after}`]);
+  w.world.tmux.run(['send-keys', '-t', pane, 'Enter']);
+  return done;
+}
+
+/** `seq 1 N` in a seat no window shows: what tmux alone takes for the flood. */
+export async function tmuxAloneMs(w: AppWorld, seat: string, lines: number): Promise<number> {
+  const t0 = performance.now();
+  return (await runInPane(w, seat, `seq 1 ${lines}`)) - t0;
+}
+
+export interface BrowserRun {
+  renderer: string;
+  /** To the window's xterm showing the line after the flood. */
+  ms: number;
+  /** To the pane itself finishing (tmux parsed every byte). */
+  paneMs: number;
+  /** CPU ms spent during the run by tmux's server, this host process and Chromium. */
+  cpuMs: { tmux: number; host: number; chromium: number };
+  /** Bytes the attach client sent the window for the flood (screen updates, not pane bytes). */
+  frames?: number;
+}
+
+/** `seq 1 N` in a seat shown in a fresh window with the given renderer, to the last line on screen. */
+export async function browserRun(w: AppWorld, browser: BrowserContext, seat: string, lines: number, renderer: 'dom' | 'webgl'): Promise<BrowserRun> {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${w.serve.url}&renderer=${renderer}`);
+    await openSeat(page, seat);
+    const used = await page.evaluate((s) => window.__rigdeskScreens?.[s]?.renderer ?? '?', seat);
+    const serverPid = Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim());
+    const cdp = process.env.RDBENCH_DEBUG ? await page.context().newCDPSession(page) : undefined;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
+    const c0 = sampleCpu();
+    const n0 = process.cpuUsage();
+    const t0 = performance.now();
+    // A marker new to this run (the screen may still show the last one until `clear` runs); the
+    // typed command line shows `$((40+2))`, so only the output line matches.
+    const id = `${process.pid}-${signals}`;
+    const pane = runInPane(w, seat, `seq 1 ${lines}`, `; echo bench-${id}-$((40+2))`);
+    // Polled inside the page each frame: no DevTools round trip per check.
+    await page.waitForFunction(([s, re]) => new RegExp(re, 'm').test(window.__rigdeskScreens?.[s]?.text() ?? ''), [seat, `^bench-${id}-42$`] as const, { polling: 'raf', timeout: 600_000 });
+    const end = performance.now();
+    const paneAt = await pane;
+    const c1 = sampleCpu();
+    const n1 = process.cpuUsage(n0);
+    const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      const dt = new Map<number, number>();
+      profile.samples!.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas![i] ?? 0)));
+      const self = new Map<string, number>();
+      for (const n of profile.nodes) {
+        const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;
+        self.set(k, (self.get(k) ?? 0) + (dt.get(n.id) ?? 0));
+      }
+      process.stdout.write(`page self time (${renderer}):\n${[...self].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 14).map(([k, v]) => `  ${(v / 1000).toFixed(1)} ms ${k}`).join('\n')}\n`);
+    }
+    if (process.env.RDBENCH_DEBUG) {
+      const { readFileSync } = await import('node:fs');
+      const byType = new Map<string, number>();
+      for (const p of chromium) {
+        let t = 'browser';
+        try { t = /--type=([\w-]+)/.exec(readFileSync(`/proc/${p}/cmdline`, 'latin1'))?.[1] ?? 'browser'; } catch { /* gone */ }
+        byType.set(t, (byType.get(t) ?? 0) + cpuBetween(c0, c1, [p]));
+      }
+      process.stdout.write(`chromium by process: ${JSON.stringify(Object.fromEntries(byType))}\n`);
+    }
+    return {
+      renderer: used, ms: end - t0, paneMs: paneAt - t0,
+      cpuMs: { tmux: cpuBetween(c0, c1, [serverPid]), host: Math.round((n1.user + n1.system) / 1000), chromium: cpuBetween(c0, c1, chromium) },
+    };
+  } finally {
+    await page.close();
+  }
+}

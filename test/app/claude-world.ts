@@ -1,0 +1,56 @@
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
+import { waitForExit } from '../agents/claude-run';
+import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
+import { dispatch } from '../../src/main/engine/api';
+import type { Engine } from '../../src/main/engine/engine';
+import { descendants, liveProcReader } from '../../src/main/engine/proc';
+import { startServe, type ServeHandle } from '../../src/server/serve';
+import { RigWorld } from '../support/rig';
+import { RENDERER_DIR } from './helpers';
+
+export interface ClaudeAppWorld {
+  world: RigWorld;
+  engine: Engine;
+  serve: ServeHandle;
+  model: FakeModelServer;
+  fx: ClaudeFixture;
+  /** The Claude seat's working folder. */
+  work: string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A real engine and serve host with rig `act`: `lead`, the real Claude Code CLI against the fake
+ * model server on 127.0.0.1 (its `RUN: <cmd>` asks for a Bash tool call, so a permission prompt),
+ * and `sh`, a plain shell seat.
+ */
+export async function claudeAppWorld(): Promise<ClaudeAppWorld> {
+  if (!existsSync(join(RENDERER_DIR, 'index.html'))) throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
+  const model = await startFakeModelServer({});
+  const world = new RigWorld();
+  const work = join(world.root, 'work');
+  mkdirSync(work, { recursive: true });
+  const fx = makeClaudeFixture({ serverUrl: model.url, closedPort: await closedPort(), trustedCwds: [realpathSync(work)], root: join(world.root, 'claude') });
+  const env = Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`).join('\n');
+  const yaml = `name: act\npods:\n  - id: p\n    members:\n      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }\nedges:\n  - { from: lead, to: sh, kind: delegates_to }\n`;
+  const engine = world.engine();
+  const up = await dispatch(engine, 'up', { spec: world.spec('act.yaml', yaml) });
+  if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
+  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR });
+  return {
+    world, engine, serve, model, fx, work,
+    cleanup: async () => {
+      await serve.close();
+      // Claude's own children outlive a killed server for a moment; wait for them by pid.
+      const pids = world.sessions().length ? world.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
+      const snap = liveProcReader().snapshot();
+      const all = pids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
+      world.tmux.kill();
+      for (const p of all) await waitForExit(p, 5000);
+      world.cleanup();
+      await model.close();
+    },
+  };
+}

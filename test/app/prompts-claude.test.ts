@@ -1,0 +1,131 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatch } from '../../src/main/engine/api';
+import { answerPrompt } from '../../src/main/engine/prompts/answer';
+import { waitFor } from '../support/tmux';
+import { chromiumMissing, launchChromium } from './chromium';
+import { claudeAppWorld, type ClaudeAppWorld } from './claude-world';
+import { WireClient } from './helpers';
+
+const missing = chromiumMissing();
+
+/**
+ * Issue 3's acceptance for prompts: a real Claude Code seat at a real permission prompt (the fake
+ * model server asks for a Bash call) shows needs input in the topology and in Decisions within
+ * 2 s, and Approve / Deny from Decisions reach the pane. Nothing is mocked between the page and
+ * the pane; two tabs watch the topology and Decisions at once.
+ */
+describe.skipIf(!!missing)('permission prompts of a real Claude seat in the window', () => {
+  let w: ClaudeAppWorld;
+  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let topo: Page;
+  let decisions: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    w = await claudeAppWorld();
+    chrome = await launchChromium();
+    topo = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
+    decisions = await chrome.browser.newPage();
+    for (const p of [topo, decisions]) p.on('pageerror', (e) => errors.push(String(e)));
+    await topo.goto(w.serve.url);
+    await decisions.goto(`${w.serve.url}#/decisions`);
+  }, 120_000);
+  afterAll(async () => {
+    await chrome?.close();
+    await w?.cleanup();
+  }, 60_000);
+
+  const pane = () => w.engine.store.sessions.live('lead@act')!.paneId;
+  const screen = () => w.world.tmux.capture(pane());
+  const badge = (p: Page, seat: string) => p.locator(`button.seat[data-seat="${seat}"] [data-testid=badge]`);
+  const item = () => decisions.locator('[data-prompt="lead@act"]');
+  const events = (kind: string) => w.engine.store.events.list({ seat: 'lead@act', kind });
+  const ask = async (cmd: string) => {
+    await badge(topo, 'lead@act').filter({ hasText: /^idle$/ }).waitFor({ timeout: 60_000 });
+    w.world.tmux.run(['send-keys', '-t', pane(), '-l', `RUN: ${cmd}`]);
+    w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
+    await waitFor(() => screen().includes('Do you want to proceed?'), { timeoutMs: 30_000, intervalMs: 25, what: 'permission prompt on screen' });
+    return Date.now();
+  };
+
+  it('a Claude seat at a permission prompt shows needs input in the topology and in Decisions within 2 s', async () => {
+    const t0 = await ask('touch approved.txt');
+    const [inTopology, inDecisions] = await Promise.all([
+      badge(topo, 'lead@act').filter({ hasText: 'needs input: permission' }).waitFor({ timeout: 10_000 }).then(() => Date.now() - t0),
+      item().getByRole('button', { name: 'Approve' }).waitFor({ timeout: 10_000 }).then(() => Date.now() - t0),
+    ]);
+    process.stdout.write(`prompt on screen → topology ${inTopology} ms, Decisions ${inDecisions} ms\n`);
+    expect(inTopology).toBeLessThan(2000);
+    expect(inDecisions).toBeLessThan(2000);
+    // The evidence is the prompt as on screen: what would run, and the question.
+    const evidence = await item().getByTestId('prompt-screen').textContent();
+    expect(evidence).toContain('touch approved.txt');
+    expect(evidence).toContain('Do you want to proceed?');
+    expect(await topo.getByRole('button', { name: /^Decisions \(1\)$/ }).count()).toBe(1);
+  });
+
+  it('Approve from Decisions reaches the pane: the tool runs and the answer is recorded', async () => {
+    expect(existsSync(join(w.work, 'approved.txt'))).toBe(false);
+    await item().getByRole('button', { name: 'Approve' }).click();
+    await waitFor(() => existsSync(join(w.work, 'approved.txt')), { timeoutMs: 15_000, what: 'the approved tool call ran' });
+    await waitFor(() => !screen().includes('Do you want to proceed?'), { what: 'prompt gone' });
+    expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'approve', keys: ['Enter'], reason: 'answered from the Rigdesk window' });
+    await decisions.getByTestId('decisions-none').waitFor({ timeout: 10_000 });
+  });
+
+  it('an answer with no prompt waiting, for a different prompt than the one seen, or for a shell seat types nothing and is refused on record', async () => {
+    const c = await WireClient.open(w.serve);
+    const before = screen();
+    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'TARGET_CHANGED' });
+    expect(await c.call('answerPrompt', { seat: 'sh@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'DECISION_CHOICE_INVALID' });
+    expect(await c.call('answerPrompt', { seat: 'ghost@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
+    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'maybe' })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    expect(screen()).toBe(before);
+    await ask('touch third.txt');
+    const listed = await c.call('prompts', {});
+    expect(listed).toMatchObject({ ok: true, prompts: [{ seat: 'lead@act', reason: 'permission', choices: ['approve', 'deny'] }] });
+    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve', fingerprint: '0123456789abcdef' })).toMatchObject({ ok: false, code: 'TARGET_CHANGED' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(screen()).toContain('Do you want to proceed?');
+    expect(existsSync(join(w.work, 'third.txt'))).toBe(false);
+    expect(events('seat.prompt_answer_refused').map((e) => e.data.code)).toEqual(['TARGET_CHANGED', 'TARGET_CHANGED']);
+    // The window still offers the prompt: nothing was answered.
+    await item().getByRole('button', { name: 'Approve' }).waitFor({ timeout: 5000 });
+    c.close();
+  });
+
+
+  it('Deny from Decisions cancels the tool call: nothing runs, the answer is recorded', async () => {
+    // The prompt for third.txt is still waiting (the refused answers above typed nothing).
+    await item().getByRole('button', { name: 'Deny' }).waitFor({ timeout: 5000 });
+    await item().getByRole('button', { name: 'Deny' }).click();
+    await waitFor(() => !screen().includes('Do you want to proceed?') && screen().includes('Interrupted'), { timeoutMs: 10_000, what: 'prompt cancelled' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(join(w.work, 'third.txt'))).toBe(false);
+    expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'deny', keys: ['Escape'] });
+    await decisions.getByTestId('decisions-none').waitFor({ timeout: 10_000 });
+    expect(errors).toEqual([]);
+  });
+
+  it('a pane that changes hands between the check and the keys refuses the answer and types nothing', async () => {
+    // After a denial the fake model answers the next message with the rejected tool result (and
+    // the engine reads Claude as working until then): one plain turn first, then a new prompt.
+    w.world.tmux.run(['send-keys', '-t', pane(), '-l', 'hello']);
+    w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
+    await ask('touch fourth.txt');
+    const sink = join(w.world.root, 'keys-after-respawn');
+    writeFileSync(sink, '');
+    // Between the decision and the write, another program takes the pane (new pid): it would
+    // receive the Enter. Revalidation must refuse.
+    const r = await answerPrompt(w.engine, 'lead@act', 'approve', {
+      beforeRevalidate: () => void w.world.tmux.run(['respawn-pane', '-k', '-t', pane(), `cat > ${sink}`]),
+    });
+    expect(r).toMatchObject({ ok: false, code: 'TARGET_CHANGED' });
+    await new Promise((res) => setTimeout(res, 500));
+    expect(readFileSync(sink, 'utf8')).toBe('');
+    expect((await dispatch(w.engine, 'events', { seat: 'lead@act' })).ok).toBe(true);
+  });
+});

@@ -1,0 +1,366 @@
+/**
+ * What the real-CLI journeys share: the check that a CLI is installed (a journey for a missing CLI
+ * fails with how to install it, never skips), one Rigdesk world per test with isolated homes for
+ * Claude Code, Codex and Pi against one fake model server, reading `rigdesk ps --json`, the
+ * activity expectations the journeys assert, and cleanup by pid and by own tmux socket.
+ *
+ * Paths, signatures and argv come from the runtime adapters (src/main/engine/runtimes), never from
+ * copies here, so a change in a CLI's layout or screen fails these tests.
+ */
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, beforeEach, expect } from 'vitest';
+import { CLAUDE_BIN, CLAUDE_VERSION, makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
+import { CODEX_BIN, CODEX_VERSION, makeCodexFixture, type CodexFixture } from '../agents/codex-fixture';
+import { makePiFixture, PI_BIN, PI_VERSION, type PiFixture } from '../agents/pi-fixture';
+import { agentProcessEnv, killPids, killTmuxServer, pidsWithEnv, processAlive, waitForExit } from '../agents/agent-run';
+import { closedPort, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../agents/fake-model-server';
+import { RigWorld, REPO, type CliResult } from '../support/rig';
+import { TestTmux, waitFor } from '../support/tmux';
+import { descendants, liveProcReader } from '../../src/main/engine/proc';
+import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
+import { runtimeById, type RuntimeAdapter } from '../../src/main/engine/runtimes';
+
+export type AgentRuntime = 'claude-code' | 'codex' | 'pi';
+
+export const LOCAL_ADDRESSES = ['127.0.0.1', '::ffff:127.0.0.1'];
+
+/** The pinned CLIs: where the tests find them and how a person installs them. */
+export const CLIS: Record<AgentRuntime, { name: string; bin: string; pkg: string; version: string }> = {
+  'claude-code': { name: 'Claude Code', bin: CLAUDE_BIN, pkg: '@anthropic-ai/claude-code', version: CLAUDE_VERSION },
+  codex: { name: 'Codex', bin: CODEX_BIN, pkg: '@openai/codex', version: CODEX_VERSION },
+  pi: { name: 'Pi', bin: PI_BIN, pkg: '@mariozechner/pi-coding-agent', version: PI_VERSION },
+};
+
+export function installHint(runtime: AgentRuntime): string {
+  const c = CLIS[runtime];
+  return `install it with \`npm install\` in ${REPO} (it is a pinned devDependency), or \`npm install --save-dev ${c.pkg}@${c.version}\``;
+}
+
+/**
+ * Why a CLI cannot run these journeys, or undefined when it can: the program must exist, be
+ * executable and be the pinned version, and Claude's and Codex's must answer `--version` (their
+ * native platform packages). `bin` and `pkgDir` are injectable to test the message itself.
+ */
+export function cliProblem(runtime: AgentRuntime, where: { bin?: string; pkgDir?: string } = {}): string | undefined {
+  const c = CLIS[runtime];
+  const bin = where.bin ?? c.bin;
+  const head = `The ${c.name} CLI (${c.pkg}) is not installed: `;
+  try {
+    accessSync(bin, constants.X_OK);
+  } catch {
+    return `${head}${bin} is missing or not executable; ${installHint(runtime)}.`;
+  }
+  let version: string | undefined;
+  try {
+    version = (JSON.parse(readFileSync(join(where.pkgDir ?? join(REPO, 'node_modules', c.pkg), 'package.json'), 'utf8')) as { version?: string }).version;
+  } catch {
+    return `${head}its package.json is unreadable; ${installHint(runtime)}.`;
+  }
+  if (version !== c.version) return `${head}found version ${version}, but these tests pin ${c.version}; ${installHint(runtime)}.`;
+  // Claude's and Codex's npm packages hand over to a native binary from a platform package that
+  // npm may have left out; Pi is a node script (and takes seconds just to load), so it is not run.
+  if (runtime === 'pi') return undefined;
+  try {
+    execFileSync(bin, ['--version'], { env: agentProcessEnv({ HOME: '/nonexistent', HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }), stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+  } catch (e) {
+    return `${head}\`${bin} --version\` failed (${String((e as { stderr?: unknown }).stderr ?? e).trim().split('\n')[0]}); ${installHint(runtime)}.`;
+  }
+  return undefined;
+}
+
+/**
+ * Call at the top of a describe: every test in it then FAILS (not skips) with how to install a
+ * missing CLI. (A throwing beforeAll would only mark the tests skipped.) Returns whether the CLIs
+ * are there, for after-hooks that should not pile further failures on top.
+ */
+export function requireCli(...runtimes: AgentRuntime[]): () => boolean {
+  return failEachTestIf(() => runtimes.map((r) => cliProblem(r)).find((p) => p !== undefined));
+}
+
+/** Registers hooks that fail every test of the enclosing describe with `problem()`, if it says one. */
+export function failEachTestIf(problem: () => string | undefined): () => boolean {
+  let found: string | undefined;
+  beforeAll(() => {
+    found = problem();
+  });
+  beforeEach(() => {
+    if (found) throw new Error(found);
+  });
+  return () => found === undefined;
+}
+
+export interface Fixtures {
+  'claude-code'?: ClaudeFixture;
+  codex?: CodexFixture;
+  pi?: PiFixture;
+}
+
+export interface Member {
+  id: string;
+  runtime: AgentRuntime;
+  /** Relative to the spec file; default ./work */
+  cwd?: string;
+}
+
+/** A shared fake model server for a test file; its log is checked to hold only 127.0.0.1. */
+export async function startServer(opts: FakeModelServerOptions = {}): Promise<{ server: FakeModelServer; closed: number }> {
+  return { server: await startFakeModelServer(opts), closed: await closedPort() };
+}
+
+export function expectOnlyLoopback(server: FakeModelServer): void {
+  expect(server.requests.length).toBeGreaterThan(0);
+  const stray = server.requests.filter((r) => !LOCAL_ADDRESSES.includes(r.remoteAddress));
+  expect(stray, 'requests from an address other than 127.0.0.1').toEqual([]);
+}
+
+/**
+ * One Rigdesk world (own RIGDESK_HOME and tmux server) with isolated homes for the runtimes it
+ * uses, all trusting the world's folders.
+ */
+export class JourneyWorld {
+  readonly w: RigWorld;
+  readonly fx: Fixtures = {};
+  readonly dirs = new Map<string, string>();
+  private readonly others: TestTmux[] = [];
+  private readonly pids: number[] = [];
+
+  constructor(private readonly server: FakeModelServer, private readonly closed: number, runtimes: AgentRuntime[], folders: string[] = ['work']) {
+    this.w = new RigWorld();
+    for (const f of folders) {
+      mkdirSync(join(this.w.root, f), { recursive: true });
+      this.dirs.set(f, realpathSync(join(this.w.root, f)));
+    }
+    const trusted = [...this.dirs.values()];
+    const base = { serverUrl: server.url, closedPort: closed };
+    if (runtimes.includes('claude-code')) this.fx['claude-code'] = makeClaudeFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'claude') });
+    if (runtimes.includes('codex')) this.fx.codex = makeCodexFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'codex') });
+    if (runtimes.includes('pi')) this.fx.pi = makePiFixture({ ...base, root: join(this.w.root, 'pi') });
+  }
+
+  /** The real path of a world folder (as the CLIs see their cwd). */
+  dir(name = 'work'): string {
+    return this.dirs.get(name)!;
+  }
+
+  envOf(runtime: AgentRuntime): Record<string, string> {
+    const f = this.fx[runtime];
+    if (!f) throw new Error(`this world has no ${runtime} fixture`);
+    return f.env;
+  }
+
+  /** The runtime's config home in this world (CLAUDE_CONFIG_DIR, CODEX_HOME, PI_CODING_AGENT_DIR). */
+  homeOf(runtime: AgentRuntime): string {
+    return this.envOf(runtime)[runtimeById(runtime)!.homeEnvVar!]!;
+  }
+
+  spec(rig: string, members: Member[]): string {
+    const lines = [`name: ${rig}`, 'pods:', '  - id: team', '    members:'];
+    for (const m of members) {
+      lines.push(`      - id: ${m.id}`, `        runtime: ${m.runtime}`, `        cwd: ${JSON.stringify(m.cwd ?? './work')}`, '        env:');
+      for (const [k, v] of Object.entries(this.envOf(m.runtime))) lines.push(`          ${k}: ${JSON.stringify(v)}`);
+    }
+    return this.w.spec(`${rig}.yaml`, `${lines.join('\n')}\n`);
+  }
+
+  async up(rig: string, members: Member[]): Promise<CliResult> {
+    const up = await this.w.cli(['up', this.spec(rig, members), '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    return up;
+  }
+
+  cli(args: string[]): Promise<CliResult> {
+    return this.w.cli(args);
+  }
+
+  /** Every seat's row from one `rigdesk ps --json`. */
+  async rows(): Promise<PsRow[]> {
+    const ps = await this.w.cli(['ps', '--json']);
+    if (!ps.json?.seats) throw new Error(`rigdesk ps failed: ${ps.stdout}${ps.stderr}`);
+    return ps.json.seats as PsRow[];
+  }
+
+  /**
+   * Polls `rigdesk ps --json` (one call per round for all seats) until every seat has shown each
+   * wanted state in order; returns what each seat went through.
+   */
+  async sequences(seats: string[], wants: Want[], timeoutMs = 45_000): Promise<Record<string, string[]>> {
+    const next = new Map(seats.map((s) => [s, 0]));
+    const seen: Record<string, string[]> = Object.fromEntries(seats.map((s) => [s, []]));
+    try {
+      await waitFor(async () => {
+        for (const r of await this.rows()) {
+          if (!next.has(r.seat)) continue;
+          const label = describeWant({ activity: r.activity as Want['activity'], needsInput: r.needsInput as Want['needsInput'] });
+          if (seen[r.seat]!.at(-1) !== label) seen[r.seat]!.push(label);
+          const i = next.get(r.seat)!;
+          if (i < wants.length && matchesWant(r, wants[i]!)) next.set(r.seat, i + 1);
+        }
+        return [...next.values()].every((i) => i === wants.length);
+      }, { timeoutMs, intervalMs: 50, what: `${seats.join(', ')} to go ${wants.map(describeWant).join(' → ')}` });
+    } catch (e) {
+      const late = seats.filter((s) => next.get(s)! < wants.length);
+      throw new Error(`${(e as Error).message}; seen: ${JSON.stringify(seen)}${late.map((s) => `\n--- ${s}'s screen:\n${this.screen(s)}`).join('')}`);
+    }
+    return seen;
+  }
+
+  async row(seat: string): Promise<PsRow> {
+    const ps = await this.w.cli(['ps', '--json']);
+    const r = ps.json?.seats?.find((s: PsRow) => s.seat === seat);
+    if (!r) throw new Error(`no row for ${seat} in rigdesk ps: ${ps.stdout}${ps.stderr}`);
+    return r as PsRow;
+  }
+
+  /**
+   * Waits until `rigdesk ps --json` shows the seat as wanted; returns the row and `ms`: how long
+   * after `since` the engine reported it. One `rigdesk ps` is a whole process (start node, read
+   * the roster and the screens, print), which on a loaded two-core machine takes up to a second;
+   * the engine's reading is taken somewhere inside that call, so the call's midpoint is charged
+   * (`callMs` says how long the reporting call took).
+   */
+  async seen(seat: string, want: Want, since = Date.now(), timeoutMs = 45_000): Promise<{ ms: number; callMs: number; row: PsRow }> {
+    let last: PsRow | undefined;
+    let started = 0;
+    try {
+      const row = await waitFor(async () => {
+        started = Date.now();
+        last = await this.row(seat);
+        return matchesWant(last, want) ? last : undefined;
+      }, { timeoutMs, intervalMs: 50, what: `${seat} ${describeWant(want)}` });
+      const ended = Date.now();
+      return { ms: Math.max(0, Math.round((started + ended) / 2) - since), callMs: ended - started, row };
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; last row: ${JSON.stringify(last)}\nscreen:\n${this.screen(seat)}`);
+    }
+  }
+
+  /** The seat's visible screen (tmux capture of Rigdesk's own server). */
+  screen(seat: string): string {
+    return this.w.tmux.tryRun(['capture-pane', '-p', '-t', seat]).out;
+  }
+
+  /** Waits for the seat's screen to match, and returns the moment it was seen. */
+  async screenShows(seat: string, re: RegExp, what: string, timeoutMs = 45_000): Promise<number> {
+    await waitFor(() => re.test(this.screen(seat)), { timeoutMs, intervalMs: 50, what: `${what} on ${seat}'s screen` }).catch((e: Error) => {
+      throw new Error(`${e.message}\nscreen:\n${this.screen(seat)}`);
+    });
+    return Date.now();
+  }
+
+  /** Types as a person would (literal keys, then Enter after `enterDelayMs`). */
+  async type(seat: string, text: string, enterDelayMs = 0): Promise<void> {
+    this.w.tmux.run(['send-keys', '-t', seat, '-l', text]);
+    if (enterDelayMs) await new Promise((r) => setTimeout(r, enterDelayMs));
+    this.w.tmux.run(['send-keys', '-t', seat, 'Enter']);
+  }
+
+  /** Another tmux server, as a person's own; killed in cleanup. */
+  otherTmux(prefix = 'rdj-hand'): TestTmux {
+    const t = new TestTmux(prefix);
+    this.others.push(t);
+    return t;
+  }
+
+  /** A pid this test started outside tmux; killed (by that pid) in cleanup. */
+  own(pid: number): void {
+    this.pids.push(pid);
+  }
+
+  async cleanup(): Promise<void> {
+    for (const pid of this.pids.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    const panePids = (t: TestTmux) => {
+      const r = t.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
+      return r.ok ? r.out.trim().split('\n').filter(Boolean).map(Number) : [];
+    };
+    const snap = liveProcReader().snapshot();
+    const all = [...panePids(this.w.tmux), ...this.others.flatMap(panePids)].flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
+    for (const t of this.others.splice(0)) killTmuxServer(t);
+    this.w.tmux.kill();
+    for (const p of all) await waitForExit(p, 5000);
+    // Anything still running with one of this world's private homes is this test's own.
+    const strays = Object.entries(this.fx).flatMap(([rt, f]) => pidsWithEnv(runtimeById(rt)!.homeEnvVar!, (f as { env: Record<string, string> }).env[runtimeById(rt)!.homeEnvVar!]!));
+    if (strays.length) await killPids(strays);
+    this.w.cleanup();
+  }
+}
+
+/** The activity acceptance: the engine reported the state within `budgetMs` of the screen changing. */
+export function expectWithin(seen: { ms: number; callMs: number; row: PsRow }, budgetMs: number, what: string): void {
+  expect(seen.ms, `${what}: reported ${seen.ms} ms after the screen changed (the reporting rigdesk ps took ${seen.callMs} ms)`).toBeLessThan(budgetMs);
+}
+
+/** A row of `rigdesk ps --json` (the fields the journeys read). */
+export interface PsRow {
+  seat: string;
+  runtime: string;
+  state: string;
+  activity: string;
+  needsInput?: string;
+  session?: string;
+  draft?: boolean;
+  conversationId?: string;
+  pid?: number;
+  paneId?: string;
+  server?: string;
+}
+
+export interface Want {
+  activity: 'working' | 'idle' | 'needs_input' | 'exited';
+  needsInput?: 'permission' | 'usage_limit' | 'question' | 'error';
+}
+
+export function describeWant(w: Want): string {
+  return w.needsInput ? `${w.activity} (${w.needsInput})` : w.activity;
+}
+
+export function matchesWant(row: Pick<PsRow, 'activity' | 'needsInput' | 'session'> | undefined, want: Want): boolean {
+  if (!row) return false;
+  if (row.activity !== want.activity) return false;
+  if (want.needsInput && row.needsInput !== want.needsInput) return false;
+  if (want.activity === 'exited' && row.session !== 'exited') return false;
+  return true;
+}
+
+/** The journeys' expectation on a seat's activity (the same check the sensitivity test runs). */
+export function expectActivity(row: Pick<PsRow, 'activity' | 'needsInput' | 'session'> | undefined, want: Want, where = ''): void {
+  expect(row && { activity: row.activity, needsInput: row.needsInput }, `activity ${where}`).toEqual({ activity: want.activity, needsInput: want.needsInput });
+}
+
+/** Transcript of a conversation where the runtime's adapter says it lives. */
+export function transcriptOf(adapter: RuntimeAdapter, home: string, cwd: string, id: string): string | undefined {
+  return adapter.transcriptPath?.(home, realpathSync(cwd), id, liveEvidenceIO);
+}
+
+/** The journeys' expectation that a reply landed in the conversation's transcript. */
+export function expectReplyInTranscript(adapter: RuntimeAdapter, home: string, cwd: string, id: string, reply: string): string {
+  const path = transcriptOf(adapter, home, cwd, id);
+  expect(path, `${adapter.id} transcript of ${id} under ${home}`).toBeDefined();
+  expect(readFileSync(path!, 'utf8')).toContain(reply);
+  return path!;
+}
+
+export async function waitForReplyInTranscript(adapter: RuntimeAdapter, home: string, cwd: string, id: string, reply: string, timeoutMs = 45_000): Promise<string> {
+  let last: unknown;
+  try {
+    return await waitFor(() => {
+      try {
+        return expectReplyInTranscript(adapter, home, cwd, id, reply);
+      } catch (e) {
+        last = e;
+        return undefined;
+      }
+    }, { timeoutMs, intervalMs: 100, what: `"${reply}" in ${adapter.id} transcript ${id}` });
+  } catch (e) {
+    throw new Error(`${(e as Error).message}: ${String(last)}`);
+  }
+}
+
+export { processAlive, waitForExit };
