@@ -1,4 +1,6 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { spawn as spawnPty } from 'node-pty';
@@ -42,6 +44,8 @@ export async function paneFloodMs(kind: ClientKind, lines: number): Promise<{ ms
     } catch {
       /* already gone */
     }
+    // tmux 3.3a leaves the socket file of a killed server behind.
+    rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, sock), { force: true });
   }
 }
 
