@@ -39,6 +39,8 @@ export const ERROR_CODES = [
   'RESUME_UNPROVEN',
   'AGENT_EXITED',
   'SEAT_EXISTS',
+  'PROMPT_NOT_WAITING',
+  'SHIM_CONFLICT',
   'CONVERSATION_MISSING',
   // tmux and the system
   'TMUX_UNAVAILABLE',

@@ -74,6 +74,16 @@ describe('activity of a real Claude Code seat', () => {
     expect(await seen((r) => r.activity === 'needs_input' && r.needsInput === 'permission', t, 'needs_input permission')).toBeLessThan(2000);
   });
 
+  it('a prompt cancelled with Escape reads idle again (the stale busy live state does not win over the idle footer)', async () => {
+    await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
+    type('RUN: touch cancelled.txt');
+    await seen((r) => r.needsInput === 'permission', Date.now(), 'at the prompt');
+    w.tmux.run(['send-keys', '-t', 'lead@act', 'Escape']);
+    await waitFor(() => w.tmux.capture('lead@act').includes('? for shortcuts'), { timeoutMs: 15_000, what: 'idle footer' });
+    const t = Date.now();
+    expect(await seen((r) => r.activity === 'idle' && !r.needsInput, t, 'idle after Escape')).toBeLessThan(2000);
+  });
+
   it('needs_input: usage_limit on a 429, within 2 s of the error', async () => {
     await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
     type('LIMIT please');

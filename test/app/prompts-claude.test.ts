@@ -79,7 +79,7 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
   it('an answer with no prompt waiting, for a different prompt than the one seen, or for a shell seat types nothing and is refused on record', async () => {
     const c = await WireClient.open(w.serve);
     const before = screen();
-    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'TARGET_CHANGED' });
+    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'PROMPT_NOT_WAITING' });
     expect(await c.call('answerPrompt', { seat: 'sh@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'DECISION_CHOICE_INVALID' });
     expect(await c.call('answerPrompt', { seat: 'ghost@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
     expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'maybe' })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
@@ -87,11 +87,11 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     await ask('touch third.txt');
     const listed = await c.call('prompts', {});
     expect(listed).toMatchObject({ ok: true, prompts: [{ seat: 'lead@act', reason: 'permission', choices: ['approve', 'deny'] }] });
-    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve', fingerprint: '0123456789abcdef' })).toMatchObject({ ok: false, code: 'TARGET_CHANGED' });
+    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve', fingerprint: '0123456789abcdef' })).toMatchObject({ ok: false, code: 'PROMPT_NOT_WAITING' });
     await new Promise((r) => setTimeout(r, 500));
     expect(screen()).toContain('Do you want to proceed?');
     expect(existsSync(join(w.work, 'third.txt'))).toBe(false);
-    expect(events('seat.prompt_answer_refused').map((e) => e.data.code)).toEqual(['TARGET_CHANGED', 'TARGET_CHANGED']);
+    expect(events('seat.prompt_answer_refused').map((e) => e.data.code)).toEqual(['PROMPT_NOT_WAITING', 'PROMPT_NOT_WAITING']);
     // The window still offers the prompt: nothing was answered.
     await item().getByRole('button', { name: 'Approve' }).waitFor({ timeout: 5000 });
     c.close();

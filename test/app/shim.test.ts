@@ -51,7 +51,7 @@ describe('rigdesk install-shim', () => {
     writeFileSync(join(dir, 'rigdesk'), '#!/bin/sh\necho someone else\n', { mode: 0o755 });
     for (const args of [['install-shim', '--dir', dir], ['install-shim', '--dir', dir, '--remove']]) {
       const r = await cli([...args, '--json']);
-      expect(r.json, args.join(' ')).toMatchObject({ ok: false, code: 'BAD_USAGE', message: expect.stringMatching(/not a Rigdesk shim/) });
+      expect(r.json, args.join(' ')).toMatchObject({ ok: false, code: 'SHIM_CONFLICT', message: expect.stringMatching(/not a Rigdesk shim/) });
     }
     expect(readFileSync(join(dir, 'rigdesk'), 'utf8')).toBe('#!/bin/sh\necho someone else\n');
   });

@@ -92,7 +92,7 @@ export function installShim(opts: { env?: NodeJS.ProcessEnv; dir?: string; remov
   const base = { path, dir, onPath: onPath(dir, env), runtime: rt.runtime, remove: `rigdesk install-shim --remove${opts.dir ? ` --dir ${q(dir)}` : ''}   (or: rm ${q(path)})` };
   const hint = base.onPath ? {} : { pathHint: `${dir} is not on PATH; add it: echo 'export PATH="${dir}:$PATH"' >> ~/.profile` };
   if (existing !== undefined && !ours) {
-    return fail('BAD_USAGE', `${path} exists and is not a Rigdesk shim; it was left as it is`, { hint: 'Remove or rename it yourself, or pick another folder with --dir.', evidence: { path } });
+    return fail('SHIM_CONFLICT', `${path} exists and is not a Rigdesk shim; it was left as it is`, { hint: 'Remove or rename it yourself, or pick another folder with --dir.', evidence: { path } });
   }
   if (opts.remove) {
     if (!ours) return { ok: true, shim: { ...base, action: 'absent' } };

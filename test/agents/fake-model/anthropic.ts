@@ -18,6 +18,10 @@ function lastTurn(messages: Json[]): LastTurn {
   if (final && final.role === 'user') {
     const results = asArray(final.content).filter((b) => isObj(b) && b.type === 'tool_result') as Json[];
     const lastResult = results[results.length - 1];
+    // After a denied tool call Claude sends the rejected tool_result and the person's next words in
+    // one message: the words are what the person asked for.
+    const typed = stripNoise(asArray(final.content).filter((b) => isObj(b) && b.type === 'text').map((b) => textOf([b])).join('\n'));
+    if (lastResult && typed) return { kind: 'user', text: typed };
     if (lastResult) return { kind: 'tool_result', text: textOf(lastResult.content) };
   }
   for (let i = messages.length - 1; i >= 0; i--) {

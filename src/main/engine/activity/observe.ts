@@ -64,6 +64,15 @@ export async function observeSeats(engine: Engine, roster: Roster, seats: readon
       const screen = screens.get(`${pane.server} ${pane.paneId}`);
       if (screen && adapter?.readScreen) {
         const r = adapter.readScreen(screen);
+        // Claude leaves its live-state file (and last hook) at "busy" after a turn is interrupted
+        // at a prompt; its footer's idle marker, which it draws only when no turn runs, overrules
+        // a stale "working" from either.
+        if (seat.runtime === 'claude-code' && r.activity === 'idle' && r.matched?.includes('? for shortcuts')) {
+          for (let i = evidence.length - 1; i >= 0; i--) {
+            const e = evidence[i]!;
+            if ((e.source === 'live_state' || e.source === 'hook') && e.activity === 'working' && !e.needsInput) evidence.splice(i, 1);
+          }
+        }
         const e: Evidence = { source: 'screen', at: now, detail: r.matched?.join('; ') };
         if (r.activity) e.activity = r.activity;
         if (r.needsInput) e.needsInput = r.needsInput;

@@ -58,7 +58,7 @@ async function answerOnce(engine: Engine, seat: SeatRow, choice: PromptChoice, o
   const { live, pane, activity } = observed;
   if (!live || !pane) return fail('SEAT_NOT_RUNNING', `${seat.seat}'s session is gone`);
   const noPrompt = (why: string, evidence: Record<string, unknown> = {}) =>
-    fail('TARGET_CHANGED', `${seat.seat} ${why}; nothing was typed`, { hint: 'Look at the seat again; answer the prompt it shows now.', evidence: { activity, ...evidence } });
+    fail('PROMPT_NOT_WAITING', `${seat.seat} ${why}; nothing was typed`, { hint: 'Look at the seat again; answer the prompt it shows now.', evidence: { activity, ...evidence } });
   if (activity.needsInput !== 'permission') return noPrompt('is not at a permission prompt now');
   const screen = (await capturePanes(engine.client(live.server), [live.paneId])).get(live.paneId);
   const prompt = screen ? readPrompt(seat.runtime, screen.plain) : undefined;

@@ -8,5 +8,5 @@ import type { EventKind } from '../store/events';
 export type PromptEventKind = 'seat.prompt_answered' | 'seat.prompt_answer_refused';
 
 export function appendPromptEvent(engine: Engine, kind: PromptEventKind, where: { rig: string; seat: string }, data: Record<string, unknown>): number {
-  return engine.store.events.append(kind as EventKind, where, data);
+  return engine.store.events.append(kind, where, data);
 }

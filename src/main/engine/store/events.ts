@@ -10,10 +10,12 @@ export interface EventRow {
 }
 
 import type { RestoreEventKind } from './restore-repos';
+import type { PromptEventKind } from '../prompts/events';
 
 /** Event kinds are stable strings; consumers (the window, tests) match on them. */
 export type EventKind =
   | RestoreEventKind
+  | PromptEventKind
   | 'rig.up'
   | 'rig.down'
   | 'seat.launch'
