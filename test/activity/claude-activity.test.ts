@@ -8,9 +8,7 @@ import { observeSeats } from '../../src/main/engine/activity/observe';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
-import { waitForExit } from '../agents/claude-run';
 import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
-import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { claudeRigYaml } from '../support/claude-rig';
@@ -37,12 +35,7 @@ describe('activity of a real Claude Code seat', () => {
     expect(up.code, up.stdout + up.stderr).toBe(0);
   });
   afterEach(async () => {
-    const pids = w.sessions().length ? w.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
-    const snap = liveProcReader().snapshot();
-    const all = pids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
-    w.tmux.kill();
-    for (const p of all) await waitForExit(p, 5000);
-    w.cleanup();
+    await w.shutdown();
   });
 
   const row = async () => (await w.cli(['ps', '--json'])).json.seats[0];
@@ -116,12 +109,7 @@ describe('Claude hooks installed into the seat\'s own isolated config', () => {
     await server.close();
   });
   afterEach(async () => {
-    const pids = w.sessions().length ? w.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
-    const snap = liveProcReader().snapshot();
-    const all = pids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
-    w.tmux.kill();
-    for (const p of all) await waitForExit(p, 5000);
-    w.cleanup();
+    await w.shutdown();
   });
 
   it('are merged into its settings (keeping what was there) and report the turn as the strongest evidence', async () => {

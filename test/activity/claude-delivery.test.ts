@@ -7,9 +7,7 @@ import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
-import { waitForExit } from '../agents/claude-run';
 import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
-import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { claudeRigYaml } from '../support/claude-rig';
@@ -40,12 +38,7 @@ describe('safe delivery to a real Claude Code seat', () => {
     await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', { timeoutMs: 45_000, what: 'idle' });
   });
   afterEach(async () => {
-    const pids = w.sessions().length ? w.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
-    const snap = liveProcReader().snapshot();
-    const all = pids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
-    w.tmux.kill();
-    for (const p of all) await waitForExit(p, 5000);
-    w.cleanup();
+    await w.shutdown();
   });
 
   const transcript = () => readFileSync(fx.transcriptPath(work, conversation), 'utf8');

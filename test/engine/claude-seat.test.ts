@@ -9,7 +9,6 @@ import { CLAUDE_BIN, makeClaudeFixture, type ClaudeFixture } from '../agents/cla
 import { killTmuxServer, processAlive, waitForExit } from '../agents/claude-run';
 import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
 import { RigWorld } from '../support/rig';
-import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { spawnHeadlessStandIn, standInArgv } from '../support/standin';
 import { TestTmux, waitFor } from '../support/tmux';
 
@@ -58,12 +57,7 @@ describe('a rig with real Claude Code seats', () => {
     for (const t of others.splice(0)) killTmuxServer(t);
     // Claude takes a moment to exit after its server goes; wait for every process under every pane
     // (by pid) so none writes into the folder after it is removed.
-    const livePids = w.sessions().length ? w.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
-    const snap = liveProcReader().snapshot();
-    const all = livePids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
-    w.tmux.kill();
-    for (const p of all) await waitForExit(p, 5000);
-    w.cleanup();
+    await w.shutdown();
   });
 
   async function waitIdle(seat: string) {

@@ -8,9 +8,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
-import { waitForExit } from '../agents/claude-run';
 import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
-import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { RIGDESK_BIN, RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { add, wake } from './helpers';
@@ -58,12 +56,7 @@ describe('queue wakes into a real Claude Code seat', () => {
     await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', { timeoutMs: 30_000, what: 'claude idle' });
   });
   afterEach(async () => {
-    const pids = w.sessions().length ? w.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
-    const snap = liveProcReader().snapshot();
-    const all = pids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
-    w.tmux.kill();
-    for (const p of all) await waitForExit(p, 5000);
-    w.cleanup();
+    await w.shutdown();
   });
 
   it('a pass killed after typing into Claude: the next finds the token on Claude\'s screen, and the notice is one user turn', async () => {

@@ -6,6 +6,8 @@ import { liveEngineDeps, type EngineDeps } from '../../src/main/engine/context';
 import { Engine } from '../../src/main/engine/engine';
 import { resolveHome } from '../../src/main/engine/home';
 import { cleanTmuxEnv, TestTmux } from './tmux';
+import { descendants, liveProcReader } from '../../src/main/engine/proc';
+import { waitForExit } from '../agents/claude-run';
 
 export const REPO = resolve(__dirname, '..', '..');
 export const RIGDESK_BIN = join(REPO, 'bin', 'rigdesk.cjs');
@@ -74,6 +76,21 @@ export class RigWorld {
       const [id, name, seat] = l.split('\x1f');
       return { id: id!, name: name!, seat: seat! };
     });
+  }
+
+  /**
+   * Kills this world's tmux server, then waits (by pid) for every process that ran under its
+   * panes, since agents like Claude take a moment to exit and would otherwise write into the
+   * folder being removed; then cleans up.
+   */
+  async shutdown(graceMs = 5000): Promise<void> {
+    const r = this.tmux.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
+    const panes = r.ok ? r.out.trim().split('\n').filter(Boolean).map(Number) : [];
+    const snap = liveProcReader().snapshot();
+    const all = panes.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
+    this.tmux.kill();
+    await Promise.all(all.map((p) => waitForExit(p, graceMs)));
+    this.cleanup();
   }
 
   cleanup(): void {
