@@ -22,3 +22,17 @@ export const ACTIVITY_REQUESTS = {
   /** One wake pass now (the engine also runs one on a timer). */
   'queue.wake': z.strictObject({ seat: seatRef.optional() }),
 } as const;
+
+/** One queued work item as the engine returns it (queue.list, queue.show). */
+export interface QueueItem {
+  id: number;
+  seat: string;
+  body: string;
+  state: 'open' | 'claimed' | 'done' | 'blocked';
+  createdBy: string | null;
+  claimedBy: string | null;
+  note: string | null;
+  forNextResume: boolean;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -1,18 +1,8 @@
 import type { Store } from '../store';
 import type { QueueMove, QueueState } from './moves';
 
-export interface QueueItem {
-  id: number;
-  seat: string;
-  body: string;
-  state: QueueState;
-  createdBy: string | null;
-  claimedBy: string | null;
-  note: string | null;
-  forNextResume: boolean;
-  createdAt: number;
-  updatedAt: number;
-}
+export type { QueueItem } from '../../../shared/contract/activity';
+import type { QueueItem } from '../../../shared/contract/activity';
 
 export interface QueueTransition {
   id: number;

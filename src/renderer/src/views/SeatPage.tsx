@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { badgeOf, useApp } from '../store';
 import type { FrameRouter } from '../terminal/frames';
 import { SeatTerminal } from '../terminal/SeatTerminal';
+import { SeatQueue } from './SeatQueue';
 import type { Transport } from '../transport';
 
 const shellQuote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
@@ -42,6 +43,7 @@ export function SeatPage({ seat, transport, frames }: { seat: string; transport:
         <span className="note" role="status">{note}</span>
       </div>
       {row?.state === 'running' ? <SeatTerminal seat={seat} transport={transport} frames={frames} /> : <p className="empty">Not running.</p>}
+      <SeatQueue seat={seat} transport={transport} />
     </div>
   );
 }

@@ -1,0 +1,42 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatch } from '../../src/main/engine/api';
+import { waitFor } from '../support/tmux';
+import { chromiumMissing, launchChromium } from './chromium';
+import { appWorld, type AppWorld } from './helpers';
+
+const missing = chromiumMissing();
+
+/** Issue 4: the window shows each seat's queue (real Chromium, real engine, real tmux). */
+describe.skipIf(!!missing)('a seat\'s queue in the window', () => {
+  let w: AppWorld;
+  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+
+  beforeAll(async () => {
+    w = await appWorld('qv');
+    chrome = await launchChromium();
+    page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
+    await page.goto(w.serve.url);
+  }, 120_000);
+  afterAll(async () => {
+    await chrome?.close();
+    await w?.cleanup();
+  });
+
+  it('lists items queued from the command line and queues new ones from the seat page', async () => {
+    const seat = 'lead@qv';
+    await page.locator(`button.seat[data-seat="${seat}"]`).click();
+    const queue = page.getByLabel(`queue of ${seat}`);
+    await queue.getByText('Nothing queued.').waitFor();
+    const added = await dispatch(w.engine, 'queue.add', { seat, text: 'review the parser' });
+    expect(added.ok).toBe(true);
+    await queue.getByText('review the parser').waitFor({ timeout: 10_000 });
+    await queue.getByLabel('work to queue').fill('write the changelog');
+    await queue.getByRole('button', { name: 'Queue' }).click();
+    await queue.getByText('write the changelog').waitFor({ timeout: 10_000 });
+    const list = await dispatch(w.engine, 'queue.list', { seat });
+    expect(list.ok && (list.items as { body: string }[]).map((i) => i.body)).toEqual(['review the parser', 'write the changelog']);
+    await waitFor(async () => (await queue.locator('[data-queue-item]').count()) === 2, { what: 'two items shown' });
+  });
+});
