@@ -5,7 +5,10 @@
  * say it), idle after, needs_input: permission at its approval prompt, needs_input: usage_limit
  * on a 429, and exited when the CLI quits to its shell; each within 2 s of the screen changing.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/tmux';
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { expectOnlyLoopback, expectWithin, JourneyWorld, requireCli, startServer } from '../journeys/support';
 import { CODEX_SCREEN } from '../../src/main/engine/runtimes/screens/codex';
@@ -44,6 +47,20 @@ describe('activity of a real Codex seat', () => {
     const t1 = await j.screenShows(SEAT, /Worked for \d+s/, 'the reply and its done marker');
     expect(j.screen(SEAT)).toContain('ACK hello WAIT');
     expectWithin(await j.seen(SEAT, { activity: 'idle' }, t1), BUDGET_MS, 'idle');
+  });
+
+  it('the notify program Rigdesk installs in the seat\'s own CODEX_HOME reports the end of each turn', async () => {
+    const config = readFileSync(join(j.fx.codex!.codexHome, 'config.toml'), 'utf8');
+    expect(config).toMatch(/^notify = \["\/bin\/sh", "-c", .*# rigdesk-activity-hook$/m);
+    // A top-level key: it must sit before the first [table].
+    expect(config.indexOf('notify = [')).toBeLessThan(config.indexOf('\n['));
+    await j.type(SEAT, 'hello notify', ENTER_DELAY);
+    const hook = join(j.w.home, 'hooks', `${SEAT}.json`);
+    await waitFor(() => existsSync(hook) && JSON.parse(readFileSync(hook, 'utf8')).type === 'agent-turn-complete', { timeoutMs: 30_000, what: 'notify payload' });
+    // Codex also notifies for its side threads (the title request), so the payload's thread is not
+    // always the seat's: the notice is a trigger to look, and the transcript says whose turn ended.
+    const payload = JSON.parse(readFileSync(hook, 'utf8'));
+    expect(payload['thread-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('working while a reply streams with no Working line on screen (the rollout says so), idle after', async () => {

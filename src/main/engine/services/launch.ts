@@ -7,6 +7,7 @@ import { runtimeById, type LaunchContext, type RuntimeAdapter } from '../runtime
 import type { Roster } from '../roster/types';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import { installClaudeHooks } from '../runtimes/hooks/claude';
+import { installCodexNotify } from '../runtimes/hooks/codex';
 import type { LaunchPlan, SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 
@@ -98,6 +99,7 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
   if (!chosen.ok) return chosen;
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
   if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR) installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, engine.deps.layout.hooksDir, seat.seat);
+  if (adapter.id === 'codex' && seat.env.CODEX_HOME) installCodexNotify(seat.env.CODEX_HOME, engine.deps.layout.hooksDir, seat.seat);
   const { argv, plan } = chosen;
   return createBehindFence(engine, seat, plan, wrapForPane(argv), roster);
 }

@@ -1,0 +1,46 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hookFileFor } from './claude';
+
+/**
+ * Codex's `notify` program, installed into a seat's OWN isolated CODEX_HOME (named in the seat's
+ * env, never a person's default ~/.codex). Codex runs it at the end of every turn with a JSON
+ * payload as its last argument; the program writes that payload to the seat's hook file, and the
+ * engine's monitor, which watches that folder, looks at the seat at once. The payload is a trigger,
+ * not evidence: Codex also notifies for side threads (its title request), whose `thread-id` is not
+ * the seat's, so the rollout still says whose turn ended.
+ */
+const MARK = '# rigdesk-activity-hook';
+
+export function installCodexNotify(codexHome: string, hooksDir: string, seat: string): 'installed' | 'kept_theirs' | 'unreadable' {
+  mkdirSync(hooksDir, { recursive: true, mode: 0o700 });
+  const file = hookFileFor(hooksDir, seat);
+  const script = 'printf "%s" "$1" > "$0.tmp" && mv "$0.tmp" "$0"';
+  // TOML basic strings take JSON's escapes for what appears here (quotes, backslashes).
+  const line = `notify = [${['/bin/sh', '-c', script, file].map((x) => JSON.stringify(x)).join(', ')}] ${MARK}`;
+  const path = join(codexHome, 'config.toml');
+  let text = '';
+  if (existsSync(path)) {
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return 'unreadable';
+    }
+  }
+  const lines = text.split('\n');
+  const firstTable = lines.findIndex((l) => /^\s*\[/.test(l));
+  const top = firstTable < 0 ? lines.length : firstTable;
+  const existing = lines.slice(0, top).findIndex((l) => /^\s*notify\s*=/.test(l));
+  if (existing >= 0) {
+    if (!lines[existing]!.includes(MARK)) return 'kept_theirs'; // a person's own notify: never replaced
+    lines[existing] = line;
+  } else {
+    // Top-level keys must come before the first [table] in TOML.
+    lines.splice(top, 0, line);
+  }
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(path + '.rigdesk.tmp', lines.join('\n'));
+  renameSync(path + '.rigdesk.tmp', path);
+  return 'installed';
+}
+
