@@ -5,6 +5,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { observeSeats } from '../../src/main/engine/activity/observe';
+import { CLAUDE_SCREEN, readClaudeScreen } from '../../src/main/engine/runtimes/screens/claude';
+import { stripSgr } from '../../src/main/engine/runtimes/types';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
@@ -54,6 +56,21 @@ describe('activity of a real Claude Code seat', () => {
     const t0 = Date.now();
     type('tell me SLOW');
     expect(await seen((r) => r.activity === 'working', t0, 'working')).toBeLessThan(2000 + 1000);
+    // The same real screen, read with the adapter's signatures, and with them altered: a Claude
+    // release that changed its footer or spinner would make this named test fail.
+    const styled = w.tmux.run(['capture-pane', '-p', '-e', '-t', 'lead@act']).split('\n');
+    const screen = { styled, plain: styled.map(stripSgr) };
+    expect(readClaudeScreen(screen).activity).toBe('working');
+    const saved = { working: CLAUDE_SCREEN.working, spinner: CLAUDE_SCREEN.spinner };
+    const table = CLAUDE_SCREEN as unknown as Record<string, RegExp>;
+    try {
+      table.working = /esc to stop the turn/;
+      table.spinner = /^never$/;
+      expect(readClaudeScreen(screen).activity).not.toBe('working');
+    } finally {
+      table.working = saved.working;
+      table.spinner = saved.spinner;
+    }
     await waitFor(() => w.tmux.capture('lead@act').includes('tick6'), { timeoutMs: 30_000, what: 'reply finished on screen' });
     const t1 = Date.now();
     expect(await seen((r) => r.activity === 'idle', t1, 'idle after')).toBeLessThan(2000);
