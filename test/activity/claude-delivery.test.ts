@@ -11,6 +11,7 @@ import { closedPort, startFakeModelServer, type FakeModelServer } from '../agent
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { claudeRigYaml } from '../support/claude-rig';
+import { verifySubmitted } from '../../src/main/engine/delivery/verify';
 
 describe('safe delivery to a real Claude Code seat', () => {
   let server: FakeModelServer;
@@ -82,5 +83,15 @@ describe('safe delivery to a real Claude Code seat', () => {
     expect(t.indexOf('tick5')).toBeGreaterThan(-1);
     expect(t.indexOf('tick5')).toBeLessThan(t.indexOf('"after the turn"'));
     expect(t).not.toContain('too soon');
+  });
+
+  it('verify sends one more Enter when Claude left the text in its input box (fault: the first Enter withheld)', async () => {
+    w.tmux.run(['send-keys', '-t', 'lead@act', '-l', 'enter was dropped']);
+    const e = w.engine();
+    const seat = e.store.rigs.seat('lead@act')!;
+    const live = e.store.sessions.live('lead@act')!;
+    const v = await verifySubmitted(e, seat, live.server, live.paneId, 'enter was dropped');
+    expect(v).toEqual({ ok: true });
+    await waitFor(() => transcript().includes('ACK enter was dropped'), { timeoutMs: 30_000, what: 'the reply' });
   });
 });

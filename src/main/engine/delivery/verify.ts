@@ -5,8 +5,8 @@ import type { SeatRow } from '../store';
 
 /**
  * After Enter: the text must have left the input box (no draft that holds it) and show on screen
- * or the agent must have started a turn. Codex may drop an Enter that came too soon; one more
- * Enter is sent when the text still sits in its composer.
+ * or the agent must have started a turn. An agent may drop an Enter (Codex when it comes too soon,
+ * Claude under load); one more Enter is sent when the text still sits in its input box.
  */
 export async function verifySubmitted(engine: Engine, seat: SeatRow, server: string, paneId: string, text: string, timeoutMs = 8000): Promise<{ ok: true } | { ok: false; why: string }> {
   const adapter = runtimeById(seat.runtime);
@@ -20,7 +20,9 @@ export async function verifySubmitted(engine: Engine, seat: SeatRow, server: str
       const stillDrafted = reading?.draft !== undefined && reading.draft !== '' && reading.draft.includes(probe.slice(0, 20));
       const shown = screen.plain.some((l) => l.includes(probe));
       if (!stillDrafted && (shown || reading?.activity === 'working')) return { ok: true };
-      if (stillDrafted && !retried && adapter?.submitDelayMs && engine.now() > until - timeoutMs + 1500) {
+      // Codex drops an Enter that comes too soon, and Claude was seen to drop one under load:
+      // text still sitting in the input box after 1.5 s gets one more Enter.
+      if (stillDrafted && !retried && adapter?.readScreen && engine.now() > until - timeoutMs + 1500) {
         retried = true;
         await engine.client(server).sendKeys(paneId, ['Enter']);
       }
