@@ -76,4 +76,18 @@ describe('the create fence (design.md invariant 3)', () => {
     expect(census.map((e: { data: { outcome: string; phase: string } }) => [e.data.phase, e.data.outcome])).toEqual([['created', 'adopted']]);
     expect(w.sessions().filter((s) => s.seat === 'lead@demo')).toHaveLength(1);
   });
+
+  it('a launch deciding from a roster taken before another launch created the session refuses, and never ends that row (fault: stale roster injected)', async () => {
+    const late = w.engine();
+    const stale = await late.roster(); // taken while the seat is stopped
+    const first = await w.cli(['launch', 'lead@demo', '--json']);
+    expect(first.code, first.stdout).toBe(0);
+    late.roster = async () => stale;
+    const { launchSeat } = await import('../../src/main/engine/services/launch');
+    const r = await launchSeat(late, 'lead@demo');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.code).toBe('SEAT_ALREADY_RUNNING');
+    expect(late.store.sessions.live('lead@demo')?.sessionId).toBe(first.json.launched.sessionId);
+    expect(w.sessions().filter((s) => s.seat === 'lead@demo')).toHaveLength(1);
+  });
 });

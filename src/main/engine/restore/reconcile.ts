@@ -1,6 +1,7 @@
 import type { Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
+import { sessionGone } from '../custody/gone';
 import { restoreRepos } from '../store/restore-repos';
 
 /**
@@ -35,6 +36,8 @@ export async function reconcile(engine: Engine): Promise<Result<{ report: Reconc
       repos.event('reconcile.unexplained', where, detail);
       continue;
     }
+    // The roster is a moment ago: a row created since then is not gone. Ask tmux now.
+    if ((await sessionGone(engine, row)) !== 'gone') continue;
     store.db.transaction(() => {
       store.sessions.end(row.id, 'gone_at_reconcile');
       repos.event('reconcile.ended_gone', where, { sessionRow: row.id, server: row.server, serverPid: row.serverPid, sessionId: row.sessionId, paneId: row.paneId });

@@ -1,6 +1,7 @@
 import { fail, type Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
+import { sessionGone } from '../custody/gone';
 import { restoreRepos, type Snapshot } from '../store/restore-repos';
 import { decideSeat, plannedOutcome, rigOutcome, type RigOutcome, type SeatOutcome, type SeatPlan } from './decide';
 import { execContext, executePlan, type SeatResult } from './execute';
@@ -76,7 +77,7 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
     // A live row whose session is provably gone (its server was listed without it) is history now,
     // whether or not this seat launches: a seat left awaiting a decision must not read as "gone".
     const own = ownPane(engine, roster, row.seat);
-    if (!opts.plan && own.running === 'not_running' && own.live) {
+    if (!opts.plan && own.running === 'not_running' && own.live && (await sessionGone(engine, own.live)) === 'gone') {
       engine.store.sessions.end(own.live.id, 'gone');
       repos.event('restore.seat', { rig: row.rig, seat: row.seat }, { step: 'ended_gone', sessionId: own.live.sessionId, paneId: own.live.paneId, server: own.live.server });
     }

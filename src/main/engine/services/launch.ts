@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { fail, type Failure, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import { resolveStaleReservation } from '../custody/census';
+import { sessionGone } from '../custody/gone';
 import type { Engine } from '../engine';
 import { runtimeById, type LaunchContext, type RuntimeAdapter } from '../runtimes';
 import type { Roster } from '../roster/types';
@@ -85,13 +86,14 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
   // A live row whose session is gone is history now; one whose session is there means running.
   const live = engine.store.sessions.live(seat.seat);
   if (live) {
-    if (engine.paneOf(roster, live)) return fail('SEAT_ALREADY_RUNNING', `${seat.seat} is already running in pane ${live.paneId}`, { evidence: { paneId: live.paneId, sessionId: live.sessionId } });
-    if (engine.serverRunning(roster, live.server) !== undefined && !roster.problems.some((p) => p.server === live.server)) {
-      engine.store.sessions.end(live.id, 'gone');
-      engine.store.events.append('seat.already_gone', { rig: seat.rig, seat: seat.seat }, { sessionId: live.sessionId, paneId: live.paneId, found: 'at launch' });
-    } else {
-      return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s earlier session still runs`, { evidence: { problems: roster.problems } });
-    }
+    const running = () => fail('SEAT_ALREADY_RUNNING', `${seat.seat} is already running in pane ${live.paneId}`, { evidence: { paneId: live.paneId, sessionId: live.sessionId } });
+    if (engine.paneOf(roster, live)) return running();
+    // Missing from the roster is not gone: another launch may have created it a moment ago.
+    const state = await sessionGone(engine, live);
+    if (state === 'present') return running();
+    if (state === 'unknown') return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s earlier session still runs`, { evidence: { problems: roster.problems } });
+    engine.store.sessions.end(live.id, 'gone');
+    engine.store.events.append('seat.already_gone', { rig: seat.rig, seat: seat.seat }, { sessionId: live.sessionId, paneId: live.paneId, found: 'at launch' });
   }
 
   const ctx: LaunchContext = { binary, cwd: seat.cwd, args: seat.args, home: engine.seatHome(seat), newId: engine.deps.newId };
