@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { expandPath, expandVars } from '../../src/main/engine/spec';
 
-const env = { WORK: '/srv/work', NAME: 'app', EMPTY: '' };
+const env = { WORK: '/srv/wk', NAME: 'app', EMPTY: '' };
 const ctx = { env, homeDir: '/home/u', baseDir: '/specs' };
 
 describe('expandVars', () => {
   it('expands $VAR and ${VAR}', () => {
-    expect(expandVars('$WORK/${NAME}x', env)).toEqual({ ok: true, value: '/srv/work/appx' });
+    expect(expandVars('$WORK/${NAME}x', env)).toEqual({ ok: true, value: '/srv/wk/appx' });
   });
   it('treats an unset variable as an error naming it, not as an empty string', () => {
     const r = expandVars('$WORK/$NOPE/x', env);

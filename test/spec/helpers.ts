@@ -41,7 +41,7 @@ export function lineOf(text: string, needle: string | RegExp, from = 1): number 
 export function fakeDeps(over: Partial<SpecDeps> = {}): SpecDeps & { calls: string[] } {
   const calls: string[] = [];
   return {
-    env: { WORK: '/srv/work', EMPTY: '' },
+    env: { WORK: '/srv/wk', EMPTY: '' },
     homeDir: '/home/u',
     exists: (p) => (calls.push(`exists ${p}`), !p.includes('missing')),
     isDirectory: (p) => (calls.push(`isDirectory ${p}`), !p.endsWith('.txt')),
@@ -61,10 +61,10 @@ pods:
     members:
       - id: lead
         runtime: claude-code
-        cwd: ./work/lead
+        cwd: ./wk/lead
       - id: worker1
         runtime: codex
-        cwd: ./work/w1
+        cwd: ./wk/w1
 edges:
   - { from: lead, to: worker1, kind: delegates_to }
 `;

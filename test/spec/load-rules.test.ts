@@ -10,8 +10,8 @@ import { BASE, KNOWN, TempRig, lineOf } from './helpers';
 let rig: TempRig;
 beforeEach(() => {
   rig = new TempRig();
-  rig.mkdir('work/lead');
-  rig.mkdir('work/w1');
+  rig.mkdir('wk/lead');
+  rig.mkdir('wk/w1');
 });
 afterEach(() => rig.cleanup());
 
@@ -43,14 +43,14 @@ describe('loadRigSpec on real files', () => {
     expect(s.specPath).toBe(path.join(rig.dir, 'demo.yaml'));
     expect(s.pods).toHaveLength(1);
     expect(s.pods[0]!.members[0]).toEqual({
-      id: 'lead', podId: 'core', runtime: 'claude-code', cwd: path.join(rig.dir, 'work/lead'),
+      id: 'lead', podId: 'core', runtime: 'claude-code', cwd: path.join(rig.dir, 'wk/lead'),
       args: [], env: {}, restorePolicy: 'resume_if_possible',
     });
     expect(s.edges).toEqual([{ from: 'lead', to: 'worker1', kind: 'delegates_to' }]);
   });
 
   it('parses every documented field of a member', () => {
-    const text = BASE.replace('        cwd: ./work/lead\n', `        cwd: ./work/lead
+    const text = BASE.replace('        cwd: ./wk/lead\n', `        cwd: ./wk/lead
         command: bash
         args: ["-l", "--norc"]
         env: { FOO: bar, WHERE: "$PLACE/x" }
@@ -110,10 +110,10 @@ describe('loadRigSpec on real files', () => {
   });
 
   it('reports a YAML syntax error with its line', () => {
-    const text = BASE.replace('        cwd: ./work/w1', '        cwd: [./work/w1');
+    const text = BASE.replace('        cwd: ./wk/w1', '        cwd: [./wk/w1');
     const { file, f } = failure(text);
     expect(f.code).toBe('SPEC_INVALID');
-    expect(f.evidence?.line).toBeGreaterThanOrEqual(lineOf(text, '[./work/w1'));
+    expect(f.evidence?.line).toBeGreaterThanOrEqual(lineOf(text, '[./wk/w1'));
     expect(f.message).toMatch(new RegExp(`^${escape(file)}:\\d+: YAML: `));
   });
 
@@ -148,7 +148,7 @@ describe('loadRigSpec on real files', () => {
   });
 
   it('still accepts a few ordinary aliases', () => {
-    const text = BASE.replace('runtime: claude-code', 'runtime: &rt codex').replace('runtime: codex\n        cwd: ./work/w1', 'runtime: *rt\n        cwd: ./work/w1');
+    const text = BASE.replace('runtime: claude-code', 'runtime: &rt codex').replace('runtime: codex\n        cwd: ./wk/w1', 'runtime: *rt\n        cwd: ./wk/w1');
     expect(spec(text).pods[0]!.members.map((m) => m.runtime)).toEqual(['codex', 'codex']);
   });
 
@@ -163,7 +163,7 @@ describe('loadRigSpec on real files', () => {
     members:
       - id: lead
         runtime: pi
-        cwd: ./work/w1
+        cwd: ./wk/w1
 edges:`)}`;
     const { file, f } = failure(text);
     const second = lineOf(text, 'id: lead', lineOf(text, 'id: other'));
@@ -176,7 +176,7 @@ edges:`)}`;
     members:
       - id: solo
         runtime: pi
-        cwd: ./work/w1
+        cwd: ./wk/w1
 edges:`);
     const { file, f } = failure(text);
     expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'id: core', 4), 'pods[1].id');
@@ -198,7 +198,7 @@ edges:`);
   it('rejects an unknown edge kind and an unknown restore policy', () => {
     let { f } = failure(BASE.replace('delegates_to', 'reports_to'));
     expect(f.evidence?.field).toBe('edges[0].kind');
-    const text = BASE.replace('        cwd: ./work/w1', '        cwd: ./work/w1\n        restore_policy: always');
+    const text = BASE.replace('        cwd: ./wk/w1', '        cwd: ./wk/w1\n        restore_policy: always');
     ({ f } = failure(text));
     expect(f.evidence).toMatchObject({ field: 'pods[0].members[1].restore_policy', line: lineOf(text, 'always') });
   });
@@ -211,7 +211,7 @@ edges:`);
   });
 
   it('rejects an unknown member key (restorePolicy is not restore_policy)', () => {
-    const text = BASE.replace('        cwd: ./work/w1', '        cwd: ./work/w1\n        restorePolicy: fresh');
+    const text = BASE.replace('        cwd: ./wk/w1', '        cwd: ./wk/w1\n        restorePolicy: fresh');
     const { file, f } = failure(text);
     expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'restorePolicy'), 'pods[0].members[1].restorePolicy');
     expect(f.message).toContain('restore_policy');
@@ -219,20 +219,20 @@ edges:`);
 
   it('rejects non-string env values and args, suggesting quotes', () => {
     for (const [value, shown] of [['1', 'number 1'], ['true', 'boolean true'], ['[a]', 'a list'], ['{a: b}', 'a mapping'], ['~', 'null']] as const) {
-      const text = BASE.replace('        cwd: ./work/w1', `        cwd: ./work/w1\n        env: { PORT: ${value} }`);
+      const text = BASE.replace('        cwd: ./wk/w1', `        cwd: ./wk/w1\n        env: { PORT: ${value} }`);
       const { file, f } = failure(text);
       expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'PORT'), 'pods[0].members[1].env.PORT');
       expect(f.message).toContain(shown);
     }
-    const { f } = failure(BASE.replace('        cwd: ./work/w1', '        cwd: ./work/w1\n        args: [-l, 3]'));
+    const { f } = failure(BASE.replace('        cwd: ./wk/w1', '        cwd: ./wk/w1\n        args: [-l, 3]'));
     expect(f.evidence?.field).toBe('pods[0].members[1].args[1]');
     expect(f.message).toContain('quote it');
   });
 
   it('rejects an env name that is not a variable name, and __proto__', () => {
-    let { f } = failure(BASE.replace('        cwd: ./work/w1', '        cwd: ./work/w1\n        env: { "A-B": x }'));
+    let { f } = failure(BASE.replace('        cwd: ./wk/w1', '        cwd: ./wk/w1\n        env: { "A-B": x }'));
     expect(f.evidence?.field).toBe('pods[0].members[1].env["A-B"]');
-    ({ f } = failure(BASE.replace('        cwd: ./work/w1', '        cwd: ./work/w1\n        env: { __proto__: x }')));
+    ({ f } = failure(BASE.replace('        cwd: ./wk/w1', '        cwd: ./wk/w1\n        env: { __proto__: x }')));
     expect(f.evidence?.field).toBe('pods[0].members[1].env.__proto__');
   });
 
@@ -260,17 +260,17 @@ edges:`);
 
   it('expands ~ to the home folder and $VAR/${VAR} from the environment in cwd', () => {
     rig.mkdir('home/proj');
-    const text = BASE.replace('cwd: ./work/lead', 'cwd: ~/proj').replace('cwd: ./work/w1', 'cwd: ${ROOT}/work/$SUB');
+    const text = BASE.replace('cwd: ./wk/lead', 'cwd: ~/proj').replace('cwd: ./wk/w1', 'cwd: ${ROOT}/wk/$SUB');
     const s = loadRigSpec(rig.write('demo.yaml', text), {
       knownRuntimes: KNOWN,
       deps: rig.deps({ ROOT: rig.dir, SUB: 'w1' }, path.join(rig.dir, 'home')),
     });
     if (!s.ok) throw new Error(s.message);
-    expect(s.spec.pods[0]!.members.map((m) => m.cwd)).toEqual([path.join(rig.dir, 'home/proj'), path.join(rig.dir, 'work/w1')]);
+    expect(s.spec.pods[0]!.members.map((m) => m.cwd)).toEqual([path.join(rig.dir, 'home/proj'), path.join(rig.dir, 'wk/w1')]);
   });
 
   it('treats an unset variable in cwd as SPEC_INVALID naming the variable', () => {
-    const text = BASE.replace('cwd: ./work/w1', 'cwd: $PROJECT_ROOT/w1');
+    const text = BASE.replace('cwd: ./wk/w1', 'cwd: $PROJECT_ROOT/w1');
     const { file, f } = failure(text);
     expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'PROJECT_ROOT'), 'pods[0].members[1].cwd');
     expect(f.message).toContain('PROJECT_ROOT');
@@ -278,29 +278,29 @@ edges:`);
   });
 
   it('treats an unset variable in an env value as SPEC_INVALID naming the variable', () => {
-    const text = BASE.replace('        cwd: ./work/w1', '        cwd: ./work/w1\n        env:\n          TOKEN: ${API_TOKEN}');
+    const text = BASE.replace('        cwd: ./wk/w1', '        cwd: ./wk/w1\n        env:\n          TOKEN: ${API_TOKEN}');
     const { file, f } = failure(text);
     expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'TOKEN:'), 'pods[0].members[1].env.TOKEN');
     expect(f.message).toContain('API_TOKEN');
   });
 
   it('expands ~ only at the start', () => {
-    rig.mkdir('work/~');
-    const text = BASE.replace('cwd: ./work/w1', 'cwd: work/~');
-    expect(spec(text).pods[0]!.members[1]!.cwd).toBe(path.join(rig.dir, 'work/~'));
-    expect(failure(BASE.replace('cwd: ./work/w1', 'cwd: ~root/x')).f.code).toBe('SPEC_INVALID');
+    rig.mkdir('wk/~');
+    const text = BASE.replace('cwd: ./wk/w1', 'cwd: wk/~');
+    expect(spec(text).pods[0]!.members[1]!.cwd).toBe(path.join(rig.dir, 'wk/~'));
+    expect(failure(BASE.replace('cwd: ./wk/w1', 'cwd: ~root/x')).f.code).toBe('SPEC_INVALID');
   });
 
   it('reports a cwd that does not exist as CWD_MISSING with its line', () => {
-    const text = BASE.replace('cwd: ./work/w1', 'cwd: ./work/gone');
+    const text = BASE.replace('cwd: ./wk/w1', 'cwd: ./wk/gone');
     const { file, f } = failure(text);
     expectProblem(f, file, 'CWD_MISSING', lineOf(text, 'gone'), 'pods[0].members[1].cwd');
-    expect(f.evidence?.cwd).toBe(path.join(rig.dir, 'work/gone'));
+    expect(f.evidence?.cwd).toBe(path.join(rig.dir, 'wk/gone'));
   });
 
   it('reports a cwd that is a file, not a folder, as CWD_MISSING', () => {
-    rig.write('work/file.txt', 'x');
-    const text = BASE.replace('cwd: ./work/w1', 'cwd: ./work/file.txt');
+    rig.write('wk/file.txt', 'x');
+    const text = BASE.replace('cwd: ./wk/w1', 'cwd: ./wk/file.txt');
     const { file, f } = failure(text);
     expectProblem(f, file, 'CWD_MISSING', lineOf(text, 'file.txt'), 'pods[0].members[1].cwd');
   });
@@ -318,7 +318,7 @@ edges:`);
   });
 
   it('does not create, write or launch anything', () => {
-    const file = rig.write('demo.yaml', BASE.replace('cwd: ./work/w1', 'cwd: ./work/not-yet'));
+    const file = rig.write('demo.yaml', BASE.replace('cwd: ./wk/w1', 'cwd: ./wk/not-yet'));
     const before = fs.readdirSync(rig.dir, { recursive: true }).sort();
     loadRigSpec(file, { knownRuntimes: KNOWN, deps: rig.deps() });
     expect(fs.readdirSync(rig.dir, { recursive: true }).sort()).toEqual(before);

@@ -31,21 +31,21 @@ describe('parseRigSpec', () => {
     const r = parseRigSpec(BASE, '/specs/team/demo.yaml', opts());
     if (!r.ok) throw new Error(r.message);
     expect(r.spec.specPath).toBe('/specs/team/demo.yaml');
-    expect(r.spec.pods[0]!.members.map((m) => m.cwd)).toEqual(['/specs/team/work/lead', '/specs/team/work/w1']);
+    expect(r.spec.pods[0]!.members.map((m) => m.cwd)).toEqual(['/specs/team/wk/lead', '/specs/team/wk/w1']);
   });
 
   it('touches the system only through deps, and never reads a file', () => {
     const deps = fakeDeps();
-    const r = parseRigSpec(BASE.replace('cwd: ./work/lead', 'cwd: ~/lead').replace('cwd: ./work/w1', 'cwd: $WORK/w1'), '/s/demo.yaml', opts(deps));
+    const r = parseRigSpec(BASE.replace('cwd: ./wk/lead', 'cwd: ~/lead').replace('cwd: ./wk/w1', 'cwd: $WORK/w1'), '/s/demo.yaml', opts(deps));
     if (!r.ok) throw new Error(r.message);
-    expect(r.spec.pods[0]!.members.map((m) => m.cwd)).toEqual(['/home/u/lead', '/srv/work/w1']);
+    expect(r.spec.pods[0]!.members.map((m) => m.cwd)).toEqual(['/home/u/lead', '/srv/wk/w1']);
     expect(deps.calls.every((c) => c.startsWith('exists ') || c.startsWith('isDirectory '))).toBe(true);
   });
 
   it('checks cwd existence through deps: missing and not-a-folder are CWD_MISSING', () => {
-    let r = parseRigSpec(BASE.replace('./work/w1', './work/missing'), '/s/demo.yaml', opts());
+    let r = parseRigSpec(BASE.replace('./wk/w1', './wk/missing'), '/s/demo.yaml', opts());
     expect(!r.ok && r.code).toBe('CWD_MISSING');
-    r = parseRigSpec(BASE.replace('./work/w1', './notes.txt'), '/s/demo.yaml', opts());
+    r = parseRigSpec(BASE.replace('./wk/w1', './notes.txt'), '/s/demo.yaml', opts());
     expect(!r.ok && r.code).toBe('CWD_MISSING');
   });
 
@@ -76,17 +76,17 @@ describe('parseRigSpec', () => {
 
   it('refuses a NUL character in command and args', () => {
     for (const extra of ['command: "ba\\0sh"', 'args: ["a\\0b"]']) {
-      const r = parseRigSpec(BASE.replace('        cwd: ./work/w1', `        cwd: ./work/w1\n        ${extra}`), '/s/demo.yaml', opts());
+      const r = parseRigSpec(BASE.replace('        cwd: ./wk/w1', `        cwd: ./wk/w1\n        ${extra}`), '/s/demo.yaml', opts());
       expect(!r.ok && r.code, extra).toBe('SPEC_INVALID');
     }
   });
 
   it('returns plain env objects with expanded values', () => {
-    const text = BASE.replace('        cwd: ./work/w1', () => '        cwd: ./work/w1\n        env: { A: "$WORK", B: "a$$b" }');
+    const text = BASE.replace('        cwd: ./wk/w1', () => '        cwd: ./wk/w1\n        env: { A: "$WORK", B: "a$$b" }');
     const r = parseRigSpec(text, '/s/demo.yaml', opts());
     if (!r.ok) throw new Error(r.message);
     const env = r.spec.pods[0]!.members[1]!.env;
-    expect(env).toEqual({ A: '/srv/work', B: 'a$b' });
+    expect(env).toEqual({ A: '/srv/wk', B: 'a$b' });
     expect(Object.getPrototypeOf(env)).toBe(Object.prototype);
   });
 
