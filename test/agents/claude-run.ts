@@ -1,34 +1,15 @@
 /** Running the real Claude Code from tests: headless as a child process, interactive in a TestTmux. */
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { TestTmux } from '../support/tmux';
 import { CLAUDE_BIN, type ClaudeFixture, claudeProcessEnv } from './claude-fixture';
 
-export interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { RunResult } from './agent-run';
+import { runAgent, type RunResult } from './agent-run';
 
 /** `claude <args>` with the fixture's environment, no stdin, killed (by its own pid) after timeoutMs. */
 export function runClaude(fx: ClaudeFixture, cwd: string, args: string[], timeoutMs = 30_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLAUDE_BIN, args, { cwd, env: claudeProcessEnv(fx), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runAgent(CLAUDE_BIN, fx.env, cwd, args, timeoutMs);
 }
 
 /**
