@@ -37,6 +37,25 @@ describe('the activity monitor', () => {
     expect(rows.map((r) => r.data.label)).toEqual(changes.filter((c) => c.seat === 'a@demo').map((c) => c.label));
   });
 
+  it('output printed while a look is under way still wakes the monitor (fault: each roster held for 1 s after it is read)', async () => {
+    const e = w.engine();
+    const real = e.roster.bind(e);
+    e.roster = async (...a: Parameters<typeof real>) => {
+      const r = await real(...a);
+      await new Promise((res) => setTimeout(res, 1000));
+      return r;
+    };
+    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    const changes: ActivityChange[] = [];
+    m.onChange((c) => changes.push(c));
+    await m.start();
+    await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
+    // The look that sees `sleep` running is still holding its roster when the prompt comes back.
+    w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 0.5', 'Enter']);
+    const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working'), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+    await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 8000, intervalMs: 10, what: 'idle again' });
+  });
+
   it('a seat whose program exits reads exited, through the pane output it leaves', async () => {
     const e = w.engine();
     m = new ActivityMonitor(e, { fallbackMs: 60_000 });

@@ -11,6 +11,8 @@ export class PaneOutputWatch {
   private child?: ChildProcess;
   private buf = '';
   private muted = new Set<string>();
+  /** Callers waiting for tmux to confirm one of our commands, in the order they were sent. */
+  private replies: (() => void)[] = [];
   constructor(
     /** Which session this watch is for ("<server key> <$id>"): a new occupant needs a new watch. */
     readonly key: string,
@@ -39,10 +41,24 @@ export class PaneOutputWatch {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** After a look at the pane: let its next output wake us again. */
-  rearm(paneId: string): void {
-    if (!this.muted.delete(paneId)) return;
-    this.command(`refresh-client -A '${paneId}:on'`);
+  /**
+   * Before a look at the session's panes: let their next output wake us again. It resolves once
+   * tmux has switched output back on, so anything printed after the look began is heard; switching
+   * it on only after the look would lose output printed while the look ran (a prompt returning).
+   */
+  async rearm(timeoutMs = 250): Promise<void> {
+    if (this.muted.size === 0 || !this.alive) return;
+    const panes = [...this.muted];
+    this.muted.clear();
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, timeoutMs);
+      panes.forEach((p, i) =>
+        this.command(`refresh-client -A '${p}:on'`, i < panes.length - 1 ? undefined : () => {
+          clearTimeout(t);
+          resolve();
+        }),
+      );
+    });
   }
 
   stop(): void {
@@ -56,8 +72,10 @@ export class PaneOutputWatch {
     this.child = undefined;
   }
 
-  private command(line: string): void {
-    if (this.alive) this.child!.stdin!.write(line + '\n');
+  private command(line: string, onReply: () => void = () => undefined): void {
+    if (!this.alive) return;
+    this.replies.push(onReply);
+    this.child!.stdin!.write(line + '\n');
   }
 
   private read(chunk: string): void {
@@ -73,6 +91,9 @@ export class PaneOutputWatch {
           this.command(`refresh-client -A '${pane}:off'`);
           this.onDirty(pane);
         }
+      } else if ((line.startsWith('%end ') || line.startsWith('%error ')) && line.endsWith(' 1')) {
+        // A reply to a command of ours (flag 1); tmux answers them in order.
+        this.replies.shift()?.();
       } else if (line.startsWith('%exit')) {
         this.onDirty('*');
       }

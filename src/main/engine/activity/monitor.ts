@@ -94,12 +94,12 @@ export class ActivityMonitor {
       this.dirty.clear();
       const seats = this.engine.store.rigs.seats().filter((s) => !names || names.has(s.seat));
       if (seats.length === 0) return;
+      await Promise.all(seats.map((s) => this.watches.get(s.seat)?.rearm()));
       const roster = await this.engine.roster();
       bindDiscoveredConversations(this.engine, roster);
       const observed = await observeSeats(this.engine, roster, seats);
       for (const [seat, o] of observed) {
         this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane?.agent?.home);
-        if (o.pane) this.watches.get(seat)?.rearm(o.pane.paneId);
         const label = activityLabel(o.activity);
         const key = `${label}|${o.activity.needsInput}|${o.activity.session}|${o.activity.draft ? 1 : 0}`;
         if (this.last.get(seat) === key) continue;
