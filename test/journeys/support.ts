@@ -315,14 +315,18 @@ export interface PsRow {
 export interface Want {
   activity: 'working' | 'idle' | 'needs_input' | 'exited';
   needsInput?: 'permission' | 'usage_limit' | 'question' | 'error';
+  /** And ps names the conversation (Codex's thread lock may come a moment after its idle screen). */
+  named?: boolean;
 }
 
 export function describeWant(w: Want): string {
-  return w.needsInput ? `${w.activity} (${w.needsInput})` : w.activity;
+  const s = w.needsInput ? `${w.activity} (${w.needsInput})` : w.activity;
+  return w.named ? `${s}, on a named conversation` : s;
 }
 
-export function matchesWant(row: Pick<PsRow, 'activity' | 'needsInput' | 'session'> | undefined, want: Want): boolean {
+export function matchesWant(row: Pick<PsRow, 'activity' | 'needsInput' | 'session' | 'conversationId'> | undefined, want: Want): boolean {
   if (!row) return false;
+  if (want.named && !row.conversationId) return false;
   if (row.activity !== want.activity) return false;
   if (want.needsInput && row.needsInput !== want.needsInput) return false;
   if (want.activity === 'exited' && row.session !== 'exited') return false;

@@ -45,7 +45,7 @@ describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', 
   it('up brings one seat per runtime; ps shows each running, idle, and on a conversation it can name', async () => {
     const up = await j.up('trio', SEATS.map((s) => ({ id: s.member, runtime: s.runtime })));
     expect(up.json.seats.map((s: { outcome: string }) => s.outcome)).toEqual(['launched', 'launched', 'launched']);
-    const rows = await Promise.all(SEATS.map(async (s) => (await j.seen(s.seat, { activity: 'idle' })).row));
+    const rows = await Promise.all(SEATS.map(async (s) => (await j.seen(s.seat, { activity: 'idle', named: true })).row));
     for (const [i, row] of rows.entries()) {
       expect(row).toMatchObject({ runtime: SEATS[i]!.runtime, state: 'running', session: 'present' });
       expect(row.conversationId, `${row.seat} conversation`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
