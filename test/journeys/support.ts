@@ -14,6 +14,9 @@ import { beforeAll, beforeEach, expect } from 'vitest';
 import { CLAUDE_BIN, CLAUDE_VERSION, makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
 import { CODEX_BIN, CODEX_VERSION, makeCodexFixture, type CodexFixture } from '../agents/codex-fixture';
 import { makePiFixture, PI_BIN, PI_VERSION, type PiFixture } from '../agents/pi-fixture';
+import { makeOpencodeFixture, OPENCODE_BIN, OPENCODE_VERSION, type OpencodeFixture } from '../agents/opencode-fixture';
+import { GEMINI_BIN, GEMINI_VERSION, makeGeminiFixture, type GeminiFixture } from '../agents/gemini-fixture';
+import { makeQwenFixture, QWEN_BIN, QWEN_VERSION, type QwenFixture } from '../agents/qwen-fixture';
 import { agentProcessEnv, killPids, killTmuxServer, pidsWithEnv, processAlive, waitForExit } from '../agents/agent-run';
 import { closedPort, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../agents/fake-model-server';
 import { RigWorld, REPO, type CliResult } from '../support/rig';
@@ -22,7 +25,7 @@ import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
 import { runtimeById, type RuntimeAdapter } from '../../src/main/engine/runtimes';
 
-export type AgentRuntime = 'claude-code' | 'codex' | 'pi';
+export type AgentRuntime = 'claude-code' | 'codex' | 'pi' | 'opencode' | 'gemini' | 'qwen';
 
 export const LOCAL_ADDRESSES = ['127.0.0.1', '::ffff:127.0.0.1'];
 
@@ -31,6 +34,9 @@ export const CLIS: Record<AgentRuntime, { name: string; bin: string; pkg: string
   'claude-code': { name: 'Claude Code', bin: CLAUDE_BIN, pkg: '@anthropic-ai/claude-code', version: CLAUDE_VERSION },
   codex: { name: 'Codex', bin: CODEX_BIN, pkg: '@openai/codex', version: CODEX_VERSION },
   pi: { name: 'Pi', bin: PI_BIN, pkg: '@mariozechner/pi-coding-agent', version: PI_VERSION },
+  opencode: { name: 'OpenCode', bin: OPENCODE_BIN, pkg: 'opencode-ai', version: OPENCODE_VERSION },
+  gemini: { name: 'Gemini CLI', bin: GEMINI_BIN, pkg: '@google/gemini-cli', version: GEMINI_VERSION },
+  qwen: { name: 'Qwen Code', bin: QWEN_BIN, pkg: '@qwen-code/qwen-code', version: QWEN_VERSION },
 };
 
 export function installHint(runtime: AgentRuntime): string {
@@ -59,9 +65,10 @@ export function cliProblem(runtime: AgentRuntime, where: { bin?: string; pkgDir?
     return `${head}its package.json is unreadable; ${installHint(runtime)}.`;
   }
   if (version !== c.version) return `${head}found version ${version}, but these tests pin ${c.version}; ${installHint(runtime)}.`;
-  // Claude's and Codex's npm packages hand over to a native binary from a platform package that
-  // npm may have left out; Pi is a node script (and takes seconds just to load), so it is not run.
-  if (runtime === 'pi') return undefined;
+  // Claude's, Codex's and OpenCode's npm packages hand over to a native binary from a platform
+  // package that npm may have left out (OpenCode's postinstall links it); Pi, Gemini CLI and Qwen
+  // Code are node scripts (and take seconds just to load), so they are not run.
+  if (runtime === 'pi' || runtime === 'gemini' || runtime === 'qwen') return undefined;
   try {
     execFileSync(bin, ['--version'], { env: agentProcessEnv({ HOME: '/nonexistent', HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }), stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
   } catch (e) {
@@ -95,6 +102,9 @@ export interface Fixtures {
   'claude-code'?: ClaudeFixture;
   codex?: CodexFixture;
   pi?: PiFixture;
+  opencode?: OpencodeFixture;
+  gemini?: GeminiFixture;
+  qwen?: QwenFixture;
 }
 
 export interface Member {
@@ -137,6 +147,9 @@ export class JourneyWorld {
     if (runtimes.includes('claude-code')) this.fx['claude-code'] = makeClaudeFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'claude') });
     if (runtimes.includes('codex')) this.fx.codex = makeCodexFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'codex') });
     if (runtimes.includes('pi')) this.fx.pi = makePiFixture({ ...base, root: join(this.w.root, 'pi') });
+    if (runtimes.includes('opencode')) this.fx.opencode = makeOpencodeFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'opencode') });
+    if (runtimes.includes('gemini')) this.fx.gemini = makeGeminiFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'gemini') });
+    if (runtimes.includes('qwen')) this.fx.qwen = makeQwenFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'qwen') });
   }
 
   /** The real path of a world folder (as the CLIs see their cwd). */

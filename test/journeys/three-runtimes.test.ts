@@ -16,14 +16,14 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { claudeCode, codex, pi } from '../../src/main/engine/runtimes';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
-import { expectOnlyLoopback, JourneyWorld, requireCli, startServer, waitForReplyInTranscript, type AgentRuntime, type PsRow } from './support';
+import { expectOnlyLoopback, JourneyWorld, requireCli, startServer, waitForReplyInTranscript, type PsRow } from './support';
 
-const SEATS: { seat: string; member: string; runtime: AgentRuntime }[] = [
+const ADAPTER = { 'claude-code': claudeCode, codex, pi } as const;
+const SEATS: { seat: string; member: string; runtime: keyof typeof ADAPTER }[] = [
   { seat: 'lead@trio', member: 'lead', runtime: 'claude-code' },
   { seat: 'coder@trio', member: 'coder', runtime: 'codex' },
   { seat: 'pi@trio', member: 'pi', runtime: 'pi' },
 ];
-const ADAPTER = { 'claude-code': claudeCode, codex, pi } as const;
 
 describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', () => {
   const installed = requireCli('claude-code', 'codex', 'pi');

@@ -66,7 +66,7 @@ describe('launch argv shapes', () => {
   });
 
   it('the adapter table is complete and looked up by id', () => {
-    expect(RUNTIMES.map((r) => r.id)).toEqual(['claude-code', 'codex', 'pi', 'shell']);
+    expect(RUNTIMES.map((r) => r.id)).toEqual(['claude-code', 'codex', 'pi', 'opencode', 'gemini', 'qwen', 'shell']);
     expect(runtimeById('codex')).toBe(codex);
     expect(runtimeById('claud')).toBeUndefined();
     expect(claudeCode.homeEnvVar).toBe('CLAUDE_CONFIG_DIR');

@@ -63,7 +63,7 @@ export async function observeSeats(engine: Engine, roster: Roster, seats: readon
       }
       const screen = screens.get(`${pane.server} ${pane.paneId}`);
       if (screen && adapter?.readScreen) {
-        const r = adapter.readScreen(screen);
+        const r = adapter.readScreen({ ...screen, title: pane.title });
         // Claude leaves its live-state file (and last hook) at "busy" after a turn is interrupted
         // at a prompt; its footer's idle marker, which it draws only when no turn runs, overrules
         // a stale "working" from either.

@@ -1,13 +1,16 @@
 import { claudeCode } from './claude-code';
 import { codex } from './codex';
+import { gemini } from './gemini';
+import { opencode } from './opencode';
 import { pi } from './pi';
+import { qwen } from './qwen';
 import { shell } from './shell';
 import type { RuntimeAdapter } from './types';
 
 export * from './types';
-export { claudeCode, codex, pi, shell };
+export { claudeCode, codex, gemini, opencode, pi, qwen, shell };
 
-export const RUNTIMES: readonly RuntimeAdapter[] = [claudeCode, codex, pi, shell];
+export const RUNTIMES: readonly RuntimeAdapter[] = [claudeCode, codex, pi, opencode, gemini, qwen, shell];
 export const RUNTIME_IDS: readonly string[] = RUNTIMES.map((r) => r.id);
 
 export function runtimeById(id: string): RuntimeAdapter | undefined {

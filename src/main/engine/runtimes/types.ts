@@ -61,6 +61,8 @@ export interface ScreenReading {
 export interface ScreenText {
   plain: string[];
   styled: string[];
+  /** The pane's title as the program set it (OSC 0/2): Gemini CLI draws its state there. */
+  title?: string;
 }
 
 export interface RuntimeAdapter {
