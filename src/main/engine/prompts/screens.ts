@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { QWEN_PROMPT, readQwenPrompt } from '../runtimes/screens/qwen';
 
 /**
  * A permission prompt as the person sees it, read from a pane's plain screen lines: the lines to
@@ -22,6 +23,8 @@ export const PROMPT_KEYS: Readonly<Record<string, { approve: readonly string[]; 
   'claude-code': { approve: ['Enter'], deny: ['Escape'] },
   // Codex: `y` is the "Yes, proceed" shortcut whatever is highlighted; Escape cancels.
   codex: { approve: ['y'], deny: ['Escape'] },
+  // Qwen Code: Enter takes the selected option, "1. Yes, allow once" when the dialog opens.
+  qwen: QWEN_PROMPT.keys,
 };
 
 const RULE = /^\s*─{8,}\s*$/;
@@ -46,6 +49,10 @@ function fingerprint(runtime: string, asked: readonly string[]): string {
 const tidy = (lines: readonly string[]) => lines.map((l) => l.trimEnd());
 
 export function readPrompt(runtime: string, plain: readonly string[]): PromptScreen | undefined {
+  if (runtime === 'qwen') {
+    const q = readQwenPrompt(plain);
+    return q && { lines: q.lines, fingerprint: fingerprint(runtime, q.asked), approveReady: q.approveReady, ...(q.why ? { why: q.why } : {}) };
+  }
   if (runtime === 'claude-code') {
     const ask = lastIndex(plain, CLAUDE.ask);
     if (ask < 0) return undefined;

@@ -1,27 +1,74 @@
-import { basename, flagValue, type LaunchContext, type RuntimeAdapter } from './types';
+import { join } from 'node:path';
+import { basename, flagValue, UUID_RE, type EvidenceIO, type RuntimeAdapter } from './types';
+import { readQwenScreen } from './screens/qwen';
 
 /**
- * Qwen Code (see ../shared/docs/agent-clis-more.md).
- *
- * SCAFFOLD: argv, discovery, screens and custody are filled in by the Qwen Code runtime work.
+ * Qwen Code (observed: 0.15.10; ../shared/docs/agent-clis-more.md §3). A node script that
+ * relaunches itself once (`node …/qwen …` → `node [--max-old-space-size=N] …/qwen …`, the child
+ * marked QWEN_CODE_NO_RELAUNCH): two `node` processes per Qwen, both carrying the arguments. It
+ * takes a conversation id up front (`--session-id <uuid>`, refused when in use) and resumes by id
+ * (`--resume <uuid>`); it holds no lock and keeps no transcript open, so argv is the only live
+ * evidence, and a Qwen started without an id (`qwen`, `qwen -c`, the `--resume` picker, or
+ * `--resume <title>`, which Qwen resolves by the conversation's title) writes a conversation
+ * nothing names: custody doubts it.
  */
+export const QWEN_SIGNATURES = {
+  // Codex prints the same first words; only Qwen names itself in the hint after them.
+  missingConversation: /No saved session found with (?:ID (\S+)\. Run `qwen --resume`|title "([^"]*)"\.)/,
+} as const;
+
+/**
+ * Where Qwen keeps things (0.15.10, `Storage`): its global dir is `$QWEN_HOME` or `~/.qwen`
+ * (settings.json, debug logs); conversations go under the runtime dir (QWEN_RUNTIME_DIR, else the
+ * setting advanced.runtimeOutputDir, else the global dir) as
+ * `projects/<cwd with every non-alphanumeric → "-">/chats/<uuid>.jsonl`. Rigdesk isolates a seat
+ * by QWEN_HOME and reads the default runtime dir only.
+ */
+export const QWEN_LAYOUT = {
+  slug: (cwd: string): string => cwd.replace(/[^a-zA-Z0-9]/g, '-'),
+  /** The script node runs for Qwen: the npm bin link, or the package's own entry point. */
+  nodeScript: /(?:^|\/)qwen$|\/@qwen-code\/qwen-code\/cli\.js$/,
+};
+
+export function qwenTranscriptFile(home: string, realCwd: string, id: string): string {
+  return join(home, 'projects', QWEN_LAYOUT.slug(realCwd), 'chats', `${id}.jsonl`);
+}
+
+/** The script argument of a node command line (past node's own flags, which the relaunch adds). */
+function nodeScriptOf(argv: readonly string[]): string | undefined {
+  return argv.slice(1).find((a) => !a.startsWith('-'));
+}
+
 export const qwen: RuntimeAdapter = {
   id: 'qwen',
   displayName: 'Qwen Code',
   binary: 'qwen',
+  homeEnvVar: 'QWEN_HOME',
+  defaultHome: (userHome) => join(userHome, '.qwen'),
   canResume: true,
-  choosesIdUpFront: false,
-  freshArgv(ctx: LaunchContext) {
-    return { argv: [ctx.binary, ...ctx.args] };
+  choosesIdUpFront: true,
+  freshArgv(ctx) {
+    const id = ctx.newId();
+    return { argv: [ctx.binary, '--session-id', id, ...ctx.args], conversationId: id };
   },
-  resumeArgv(ctx: LaunchContext, conversationId: string) {
-    return [ctx.binary, '--resume', conversationId, ...ctx.args];
+  resumeArgv(ctx, id) {
+    return [ctx.binary, '--resume', id, ...ctx.args];
   },
   matches(p) {
-    return basename(p.argv[0] ?? '') === 'qwen' || p.comm === 'qwen';
+    const a0 = basename((p.argv[0] ?? '').trim().split(/\s+/)[0] ?? '');
+    if (p.comm === 'qwen' || a0 === 'qwen') return true;
+    return (p.comm === 'node' || basename(p.argv[0] ?? '') === 'node') && QWEN_LAYOUT.nodeScript.test(nodeScriptOf(p.argv) ?? '');
   },
   conversationFromArgv(argv) {
-    return flagValue(argv, '--resume');
+    // `--resume` without an id opens a picker, and `-c` the latest: neither names a conversation.
+    const id = flagValue(argv, '--session-id', '--resume', '-r');
+    return id && UUID_RE.test(id) ? id : undefined;
   },
-  missingConversation: /(?!)/, // SCAFFOLD: the CLI's own words, filled in with its adapter
+  transcriptPath(home, cwd, id, io: EvidenceIO) {
+    const p = qwenTranscriptFile(home, cwd, id);
+    return io.exists(p) ? p : undefined;
+  },
+  readScreen: readQwenScreen,
+  doubtsUnnamed: true,
+  missingConversation: QWEN_SIGNATURES.missingConversation,
 };

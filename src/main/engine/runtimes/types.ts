@@ -103,6 +103,12 @@ export interface RuntimeAdapter {
   readScreen?(screen: ScreenText): ScreenReading;
   /** Milliseconds to wait between pasted text and Enter (Codex drops an Enter sent too soon). */
   submitDelayMs?: number;
+  /**
+   * A live process of this runtime whose conversation nothing names may be writing any
+   * conversation in its folder and config home (Qwen started without an id, `-c`, or resumed by
+   * title): custody refuses rather than guess (CONVERSATION_OWNER_UNKNOWN), as it does for Pi.
+   */
+  doubtsUnnamed?: boolean;
   /** The runtime's own words for "that conversation does not exist". */
   missingConversation: RegExp;
 }

@@ -9,6 +9,7 @@ import type { Roster } from '../roster/types';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import { installClaudeHooks } from '../runtimes/hooks/claude';
 import { installCodexNotify } from '../runtimes/hooks/codex';
+import { prepareQwenSeat } from '../runtimes/qwen-settings';
 import type { LaunchPlan, SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 
@@ -102,6 +103,11 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
   if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR) installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, engine.deps.layout.hooksDir, seat.seat);
   if (adapter.id === 'codex' && seat.env.CODEX_HOME) installCodexNotify(seat.env.CODEX_HOME, engine.deps.layout.hooksDir, seat.seat);
+  // Qwen ignores NO_PROXY: its proxy setting goes into the seat's own config, or the launch says why not.
+  if (adapter.id === 'qwen') {
+    const q = prepareQwenSeat({ seatEnv: seat.env, effectiveEnv: seatEnv, userHome: seatEnv.HOME ?? engine.deps.userHome });
+    if (!q.ok) return q;
+  }
   const { argv, plan } = chosen;
   return createBehindFence(engine, seat, plan, wrapForPane(argv), roster);
 }
