@@ -74,6 +74,8 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     expect(j.fx.qwen!.settings(), 'Rigdesk wrote the seat\'s proxy setting and kept the rest').toMatchObject({ proxy: proxy.url, security: { auth: { selectedType: 'openai' } } });
     const { row } = await j.seen(SEAT, { activity: 'idle', named: true });
     expect(row).toMatchObject({ runtime: 'qwen', state: 'running', session: 'present', conversationId: X });
+    const doctor = await j.cli(['doctor', '--json']);
+    expect(doctor.json.checks.find((c: { check: string }) => c.check === `proxy for ${SEAT}'s qwen CLI`), doctor.stdout).toMatchObject({ ok: true, detail: `Qwen uses ${proxy.url}` });
     // Two node processes (launcher and relaunched child), both naming X; ps shows the launcher.
     const argvOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     expect(argvOf(row.pid!)).toEqual(expect.arrayContaining(['--session-id', X]));
@@ -126,6 +128,27 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     await j.seen(SEAT, { activity: 'idle' });
     const kinds = (await j.cli(['events', '--seat', SEAT, '--json'])).json.events.map((e: { kind: string }) => e.kind);
     expect(kinds).toEqual(expect.arrayContaining(['seat.send_held', 'seat.prompt_answered']));
+  });
+
+  it('a 429 Qwen retries silently (Retry-After 3600) shows as working at first, and as unknown once its spinner has counted no tokens for 30 s; Esc brings it back to idle', async () => {
+    await j.seen(SEAT, { activity: 'idle' });
+    expect((await j.cli(['send', SEAT, 'LIMIT please', '--json'])).json.ok).toBe(true);
+    await j.screenShows(SEAT, /· esc to cancel\)\s*$/m, 'the spinner');
+    await j.seen(SEAT, { activity: 'working' });
+    const sinceSend = Date.now();
+    const unknown = await waitFor(async () => {
+      const r = await j.row(SEAT);
+      return r.activity === 'unknown' ? r : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 500, what: `${SEAT} unknown behind a silent spinner` }).catch((e: Error) => {
+      throw new Error(`${e.message}\n${j.screen(SEAT)}`);
+    });
+    expect(unknown).toMatchObject({ state: 'running', session: 'present' });
+    expect(j.screen(SEAT), 'Qwen still shows nothing but its spinner').not.toMatch(/429|Rate limit/);
+    expect(server.requests.filter((r) => r.trigger.includes('limit')).length, 'the server did answer 429').toBeGreaterThan(0);
+    console.log(`qwen: a silent 429 read as unknown ${Date.now() - sinceSend} ms after the spinner was first reported`);
+    j.w.tmux.run(['send-keys', '-t', SEAT, 'Escape']);
+    await j.screenShows(SEAT, /Request cancelled/, 'the cancelled request');
+    await j.seen(SEAT, { activity: 'idle' });
   });
 
   it('second writer: Qwen itself accepts `qwen -p --resume X` and a second `qwen --resume X` pane (its transcript forks); Rigdesk refuses to send or launch on X while either lives', async () => {

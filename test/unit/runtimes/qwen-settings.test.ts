@@ -79,3 +79,16 @@ describe('qwen seat settings: the proxy Qwen must use', () => {
     expect(readFileSync(join(seatHome, 'settings.json'), 'utf8')).toContain('// a comment');
   });
 });
+
+describe('qwen seat settings: doctor\'s dry run', () => {
+  it('reports what launch would write, and writes nothing', () => {
+    const root = mkdtempSync(join(tmpdir(), 'rd-qwset-'));
+    try {
+      const seatEnv = { QWEN_HOME: root, [QWEN_PROXY_VAR]: 'http://127.0.0.1:4555' };
+      expect(prepareQwenSeat({ seatEnv, effectiveEnv: seatEnv, dryRun: true })).toEqual({ ok: true, proxy: 'http://127.0.0.1:4555' });
+      expect(existsSync(join(root, 'settings.json'))).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -31,6 +31,8 @@ export interface QwenSeatInput {
   effectiveEnv: NodeJS.ProcessEnv;
   /** The person's home, for `~/.qwen` when the seat does not isolate one. */
   userHome?: string;
+  /** Decide only (doctor): report what launch would write or refuse, and write nothing. */
+  dryRun?: boolean;
 }
 
 export interface QwenSeatPlan {
@@ -89,7 +91,7 @@ export function prepareQwenSeat(input: QwenSeatInput): Result<QwenSeatPlan> {
     if (proxied && noProxy && !(typeof settings.proxy === 'string' && settings.proxy)) return noProxyRefusal(proxied, noProxy, path);
     return { ok: true, ...(typeof settings.proxy === 'string' ? { proxy: settings.proxy } : {}) };
   }
-  if (settings.proxy === want) return { ok: true, proxy: want };
+  if (settings.proxy === want || input.dryRun) return { ok: true, proxy: want };
   const next = { ...settings, proxy: want };
   try {
     const tmp = `${path}.rigdesk-${process.pid}`;

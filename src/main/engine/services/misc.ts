@@ -3,6 +3,7 @@ import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { AGENT_RUNTIMES } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
+import { prepareQwenSeat } from '../runtimes/qwen-settings';
 import { schemaVersion } from '../store/db';
 import { attachArgv } from './launch';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
@@ -48,6 +49,11 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   for (const r of AGENT_RUNTIMES) {
     const p = whichOnPath(r.binary!, env.PATH);
     checks.push({ check: `${r.id} CLI`, ok: !!p, detail: p ?? `${r.binary} not on PATH`, ...(p ? {} : { hint: INSTALL_HINTS[r.id] }) });
+  }
+  // Qwen ignores NO_PROXY: say, per Qwen seat, whether launch can give it a proxy setting (optional, like the CLIs).
+  for (const seat of engine.store.rigs.seats().filter((s) => s.runtime === 'qwen')) {
+    const q = prepareQwenSeat({ seatEnv: seat.env, effectiveEnv: { ...env, ...seat.env }, userHome: seat.env.HOME ?? engine.deps.userHome, dryRun: true });
+    checks.push({ check: `proxy for ${seat.seat}'s qwen CLI`, ok: q.ok, detail: q.ok ? (q.proxy ? `Qwen uses ${q.proxy}` : 'no proxy variables') : q.message, ...(q.ok ? {} : { hint: q.hint }) });
   }
   const home = engine.deps.layout.home;
   let homeOk = false;
