@@ -14,7 +14,7 @@
  * resumes X, and after its tmux server dies, `rigdesk restore` brings it back on X.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QWEN_BIN } from '../agents/qwen-fixture';
@@ -24,16 +24,50 @@ import { killTmuxServer } from '../agents/claude-run';
 import { startLocalProxy, type LocalProxy } from '../agents/local-proxy';
 import { waitFor } from '../support/tmux';
 import { qwen } from '../../src/main/engine/runtimes';
+import { QWEN_LAYOUT } from '../../src/main/engine/runtimes/qwen';
 import { QWEN_SCREEN } from '../../src/main/engine/runtimes/screens/qwen';
-import { expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
+import { ps } from '../../src/main/engine/services/ps';
+import { expectActivity, expectReplyInTranscript, expectOnlyLoopback, type PsRow, type Want, expectWithin, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
 
 const SEAT = 'qw@solo';
+/** Qwen's folder rule turns every non-alphanumeric into "-": a cwd with "_" and "." tells it from a "/"-only rule. */
+const FOLDER = 'work_qw.1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Qwen's idle input box: the placeholder line between the rules, no spinner. */
 const IDLE_BOX = /^>\s+Type your message or @path\/to\/file\s*$/m;
 
 interface Rec { uuid: string; parentUuid: string | null; type: string; message?: { parts?: { text?: string }[] } }
 const records = (file: string): Rec[] => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
+/** Replaces some entries of a signature table for the length of `fn`, then puts them back. */
+async function altered<T extends object>(table: T, patch: Partial<{ [K in keyof T]: unknown }>, fn: () => Promise<void> | void): Promise<void> {
+  const t = table as Record<string, unknown>;
+  const saved = Object.fromEntries(Object.keys(patch).map((k) => [k, t[k]]));
+  Object.assign(t, patch);
+  try {
+    await fn();
+  } finally {
+    Object.assign(t, saved);
+  }
+}
+
+/**
+ * The expectation holds with the adapter's tables as they are and fails with the one signature
+ * (or path rule) it rests on altered as a CLI update would alter it (signature-sensitivity.test.ts).
+ */
+async function sensitive(check: () => Promise<void> | void, alter: (fn: () => Promise<void>) => Promise<void>, what: string): Promise<void> {
+  await check();
+  let failed: unknown;
+  await alter(async () => {
+    try {
+      await check();
+    } catch (e) {
+      failed = e;
+    }
+  });
+  expect(failed, `still passed with ${what} altered: the journey would not notice that change`).toBeDefined();
+  await check();
+}
+
 const textOf = (r: Rec) => (r.message?.parts ?? []).map((p) => p.text ?? '').join('');
 
 describe('journey: a Qwen Code seat driven through rigdesk', () => {
@@ -46,14 +80,22 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
   let work = '';
   let file = '';
 
+  /** The engine's detection, in process, as `rigdesk ps` computes it. */
+  async function detect(): Promise<PsRow> {
+    const r = await ps(j.w.engine());
+    if (!r.ok) throw new Error(r.message);
+    return r.seats.find((x) => x.seat === SEAT) as PsRow;
+  }
+  const detected = (want: Want) => async () => expectActivity(await detect(), want, SEAT);
+
   beforeAll(async () => {
-    const s = await startServer({ slowChunks: 6, slowMs: 1000 });
+    const s = await startServer({ slowChunks: 8, slowMs: 1000 });
     server = s.server;
     proxy = await startLocalProxy();
-    j = new JourneyWorld(server, s.closed, ['qwen']);
+    j = new JourneyWorld(server, s.closed, ['qwen'], [FOLDER]);
     j.fx.qwen!.useProxy(proxy.url);
     home = j.homeOf('qwen');
-    work = j.dir();
+    work = j.dir(FOLDER);
   });
   afterAll(async () => {
     await j?.cleanup();
@@ -66,7 +108,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
   });
 
   it('up launches Qwen on an id Rigdesk chose, with the proxy written into the seat\'s own settings; ps shows it idle on that conversation', async () => {
-    const up = await j.up('solo', [{ id: 'qw', runtime: 'qwen' }]);
+    const up = await j.up('solo', [{ id: 'qw', runtime: 'qwen', cwd: `./${FOLDER}` }]);
     const launched = up.json.seats[0].launched;
     expect(launched).toMatchObject({ mode: 'fresh', runtime: 'qwen' });
     expect(launched.conversationId).toMatch(UUID);
@@ -94,6 +136,8 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     expect(sent.json, sent.stdout + sent.stderr + j.screen(SEAT)).toMatchObject({ ok: true, sent: { status: 'delivered', verified: true } });
     file = await waitForReplyInTranscript(qwen, home, work, X, 'ACK hello qwen');
     expect(file).toBe(j.fx.qwen!.transcriptFor(work, X));
+    await sensitive(() => void expectReplyInTranscript(qwen, home, work, X, 'ACK hello qwen'), (c) => altered(QWEN_LAYOUT, { slug: (cwd: string) => cwd.replace(/\//g, '-') }, c), 'the project folder rule (only "/" → "-")');
+    await sensitive(detected({ activity: 'idle' }), (c) => altered(QWEN_SCREEN, { rule: /^═{8,}\s*$/ }, c), 'the input box rule');
   });
 
   it('working during a slow reply, then idle, each reported within 2 s of the screen changing', async () => {
@@ -102,6 +146,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     const spun = await j.screenShows(SEAT, /· esc to cancel\)\s*$/m, 'the spinner');
     const working = await j.seen(SEAT, { activity: 'working' }, spun);
     expectWithin(working, 2000, 'working');
+    await sensitive(detected({ activity: 'working' }), (c) => altered(QWEN_SCREEN, { working: /\besc to interrupt\)\s*$/ }, c), 'the spinner suffix');
     const done = await j.screenShows(SEAT, /slow one SLOW tick2 tick3 tick4 tick5 tick6/, 'the whole reply');
     const calm = await waitFor(() => (!/· esc to cancel\)\s*$/m.test(j.screen(SEAT)) && IDLE_BOX.test(j.screen(SEAT)) ? Date.now() : undefined), { timeoutMs: 30_000, intervalMs: 50, what: 'the spinner gone' });
     const idle = await j.seen(SEAT, { activity: 'idle' }, Math.max(done, calm));
@@ -114,6 +159,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     const asked = await j.screenShows(SEAT, QWEN_SCREEN.permission, 'the confirmation dialog');
     const seen = await j.seen(SEAT, { activity: 'needs_input', needsInput: 'permission' }, asked);
     expectWithin(seen, 2000, 'needs_input (permission)');
+    await sensitive(detected({ activity: 'needs_input', needsInput: 'permission' }), (c) => altered(QWEN_SCREEN, { permission: /Waiting for approval\.\.\./, permissionAsk: /Approve\?/ }, c), 'the confirmation line');
     console.log(`qwen: permission reported ${seen.ms} ms (ps call ${seen.callMs} ms) after the dialog appeared`);
     const held = await j.cli(['send', SEAT, 'y', '--json']);
     expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
@@ -143,6 +189,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
       throw new Error(`${e.message}\n${j.screen(SEAT)}`);
     });
     expect(unknown).toMatchObject({ state: 'running', session: 'present' });
+    await sensitive(async () => expect((await detect()).activity).toBe('unknown'), (c) => altered(QWEN_SCREEN, { silentAfterS: Number.POSITIVE_INFINITY }, c), 'the silent-spinner rule');
     expect(j.screen(SEAT), 'Qwen still shows nothing but its spinner').not.toMatch(/429|Rate limit/);
     expect(server.requests.filter((r) => r.trigger.includes('limit')).length, 'the server did answer 429').toBeGreaterThan(0);
     console.log(`qwen: a silent 429 read as unknown ${Date.now() - sinceSend} ms after the spinner was first reported`);
@@ -230,5 +277,18 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     expect((await j.cli(['send', SEAT, 'after reboot', '--verify', '--json'])).json.ok).toBe(true);
     expect(await waitForReplyInTranscript(qwen, home, work, X, 'ACK after reboot')).toBe(file);
     expect(transcriptOf(qwen, home, work, X)).toBe(file);
+  });
+
+  it('restore without a transcript: the seat is not started fresh; it waits for a decision (transcript_missing) and leaves no pane', async () => {
+    const before = (await j.seen(SEAT, { activity: 'idle' })).row.pid!;
+    j.w.tmux.kill();
+    await waitForExit(before, 15_000);
+    rmSync(file);
+    const r = await j.cli(['restore', 'solo', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.seats[0]).toMatchObject({ seat: SEAT, outcome: 'awaiting_decision' });
+    expect(j.w.sessions()).toEqual([]);
+    const ds = (await j.cli(['decisions', '--rig', 'solo', '--json'])).json.decisions;
+    expect(ds[0]).toMatchObject({ seat: SEAT, reason: 'transcript_missing', conversationId: X });
   });
 });
