@@ -56,7 +56,7 @@ describe('real Qwen Code offline: proxy, home, ids', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('ACK through the proxy');
     expect(proxy.log.filter((l) => l.allowed).length).toBeGreaterThan(0);
-  });
+  }, 200_000);
 
   it('QWEN_HOME is its home: the transcript is where the adapter says, and nothing is under HOME/.qwen', () => {
     const path = qwen.transcriptPath!(fx.qwenHome, work, ID, { exists: existsSync } as never);
@@ -64,7 +64,7 @@ describe('real Qwen Code offline: proxy, home, ids', () => {
     const first = JSON.parse(readFileSync(path!, 'utf8').split('\n')[0]!) as { sessionId: string; cwd: string; type: string };
     expect(first).toMatchObject({ sessionId: ID, cwd: work, type: 'user' });
     expect(existsSync(join(fx.home, '.qwen', 'projects'))).toBe(false);
-  });
+  }, 200_000);
 
   it('--session-id refuses an id already in use; --resume <missing id> says so in the adapter\'s words and exits 1', async () => {
     const reuse = await runAgent(QWEN_BIN, fx.env, work, ['-p', '--session-id', ID, 'again'], 90_000);
@@ -74,5 +74,5 @@ describe('real Qwen Code offline: proxy, home, ids', () => {
     const missing = await runAgent(QWEN_BIN, fx.env, work, ['-p', '--resume', MISSING, 'hello'], 90_000);
     expect(missing.code).toBe(1);
     expect(qwen.missingConversation.exec(missing.stdout + missing.stderr)?.[1]).toBe(MISSING);
-  });
+  }, 200_000);
 });

@@ -129,7 +129,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
       }
     }, { what: 'Qwen\'s relaunched child' });
     expect(readFileSync(`/proc/${child}/comm`, 'utf8').trim()).toBe('node');
-  });
+  }, 120_000);
 
   it('send: delivered, and the reply lands in the transcript where the adapter says it lives', async () => {
     const sent = await j.cli(['send', SEAT, 'hello qwen', '--verify', '--json']);
@@ -152,7 +152,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     const idle = await j.seen(SEAT, { activity: 'idle' }, Math.max(done, calm));
     expectWithin(idle, 2000, 'idle');
     console.log(`qwen: working reported ${working.ms} ms (ps call ${working.callMs} ms), idle ${idle.ms} ms (ps call ${idle.callMs} ms) after the screen changed`);
-  });
+  }, 120_000);
 
   it('a permission prompt: a plain send is held; rigdesk prompts shows it and rigdesk answer approves it, recorded', async () => {
     expect((await j.cli(['send', SEAT, 'RUN: touch from-qwen.txt', '--json'])).json.ok).toBe(true);
@@ -174,7 +174,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     await j.seen(SEAT, { activity: 'idle' });
     const kinds = (await j.cli(['events', '--seat', SEAT, '--json'])).json.events.map((e: { kind: string }) => e.kind);
     expect(kinds).toEqual(expect.arrayContaining(['seat.send_held', 'seat.prompt_answered']));
-  });
+  }, 120_000);
 
   it('a 429 Qwen retries silently (Retry-After 3600) shows as working at first, and as unknown once its spinner has counted no tokens for 30 s; Esc brings it back to idle', async () => {
     await j.seen(SEAT, { activity: 'idle' });
@@ -196,7 +196,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     j.w.tmux.run(['send-keys', '-t', SEAT, 'Escape']);
     await j.screenShows(SEAT, /Request cancelled/, 'the cancelled request');
     await j.seen(SEAT, { activity: 'idle' });
-  });
+  }, 150_000);
 
   it('second writer: Qwen itself accepts `qwen -p --resume X` and a second `qwen --resume X` pane (its transcript forks); Rigdesk refuses to send or launch on X while either lives', async () => {
     const env = j.envOf('qwen');
@@ -260,7 +260,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     await j.seen(SEAT, { activity: 'idle', named: true });
     expect((await j.cli(['send', SEAT, 'back on X', '--verify', '--json'])).json.ok).toBe(true);
     expect(await waitForReplyInTranscript(qwen, home, work, X, 'ACK back on X')).toBe(file);
-  });
+  }, 240_000);
 
   it('restore: the tmux server dies; rigdesk restore brings the seat back on X, proven by its argv, and the next reply lands in the same file', async () => {
     await j.seen(SEAT, { activity: 'idle' });
@@ -277,7 +277,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     expect((await j.cli(['send', SEAT, 'after reboot', '--verify', '--json'])).json.ok).toBe(true);
     expect(await waitForReplyInTranscript(qwen, home, work, X, 'ACK after reboot')).toBe(file);
     expect(transcriptOf(qwen, home, work, X)).toBe(file);
-  });
+  }, 120_000);
 
   it('restore without a transcript: the seat is not started fresh; it waits for a decision (transcript_missing) and leaves no pane', async () => {
     const before = (await j.seen(SEAT, { activity: 'idle' })).row.pid!;
