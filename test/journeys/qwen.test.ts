@@ -189,6 +189,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
       throw new Error(`${e.message}\n${j.screen(SEAT)}`);
     });
     expect(unknown).toMatchObject({ state: 'running', session: 'present' });
+    expect((unknown as PsRow & { activityWhy?: string }).activityWhy, 'ps says why it cannot tell').toMatch(/429.*cannot be told/);
     await sensitive(async () => expect((await detect()).activity).toBe('unknown'), (c) => altered(QWEN_SCREEN, { silentAfterS: Number.POSITIVE_INFINITY }, c), 'the silent-spinner rule');
     expect(j.screen(SEAT), 'Qwen still shows nothing but its spinner').not.toMatch(/429|Rate limit/);
     expect(server.requests.filter((r) => r.trigger.includes('limit')).length, 'the server did answer 429').toBeGreaterThan(0);

@@ -46,6 +46,8 @@ export interface PsRow {
   session?: 'present' | 'detached' | 'exited' | 'absent';
   /** A person has unsent text in the agent's input box. */
   draft?: boolean;
+  /** Why the activity is unknown, when the evidence said (e.g. a spinner that may hide a 429). */
+  activityWhy?: string;
   conversationId?: string;
   stoppedOnPurpose: boolean;
   server?: string;

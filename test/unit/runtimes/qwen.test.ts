@@ -151,3 +151,14 @@ describe('qwen: the permission prompt as rigdesk prompts shows it', () => {
     expect(readPrompt('qwen', [...HEAD, ...BOX])).toBeUndefined();
   });
 });
+
+describe('qwen: a silent spinner becomes unknown activity, with the reason kept', () => {
+  it('the engine decides unknown (never working or idle) and keeps the screen reader\'s reason in its basis', async () => {
+    const { decideActivity } = await import('../../../src/main/engine/activity/decide');
+    const r = readQwenScreen(screen([...HEAD, '  > LIMIT please', '  ..  Just waiting... (1m 30s · esc to cancel)', ...BOX]));
+    const a = decideActivity({ session: 'present', now: 10, evidence: [{ source: 'screen', at: 10, detail: r.matched?.join('; '), ...(r.draft !== undefined ? { draft: r.draft } : {}) }] });
+    expect(a.activity).toBe('unknown');
+    expect(a.needsInput).toBe('none');
+    expect(a.basis[0]?.detail).toMatch(/429.*cannot be told/);
+  });
+});

@@ -44,11 +44,13 @@ export function decideActivity(input: { session: SessionAxis; evidence: readonly
   const need = live.find((e) => e.needsInput !== undefined);
   const act = live.find((e) => e.activity !== undefined);
   const draftFrom = live.find((e) => e.draft !== undefined);
+  // Nothing claims an activity, but a reader said why it would not (Qwen's token-less spinner): keep that reason.
+  const why = act ? undefined : live.find((e) => e.activity === undefined && e.needsInput === undefined && e.detail);
   const out: SeatActivity = {
     session,
     activity: act?.activity ?? 'unknown',
     needsInput: need?.needsInput ?? 'none',
-    basis: [need, act].filter((e): e is Evidence => e !== undefined).map(basis),
+    basis: [need, act ?? why].filter((e): e is Evidence => e !== undefined).map(basis),
     at: now,
   };
   if (draftFrom?.draft) out.draft = draftFrom.draft;

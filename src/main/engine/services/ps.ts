@@ -36,6 +36,7 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
       ...(activity.needsInput !== 'none' ? { needsInput: activity.needsInput } : {}),
       session: activity.session,
       ...(activity.draft ? { draft: true } : {}),
+      ...(activity.activity === 'unknown' && activity.basis.find((b) => b.detail)?.detail ? { activityWhy: activity.basis.find((b) => b.detail)!.detail } : {}),
       server: live.server, sessionName: pane.sessionName, sessionId: pane.sessionId, paneId: pane.paneId,
       pid: pane.agent?.pid ?? pane.lineage[0]?.pid ?? pane.panePid,
       conversationId: pane.agent?.conversationId ?? live.conversationId ?? seat.conversationId ?? undefined,
