@@ -54,7 +54,7 @@ describe('qwen: which processes are Qwen', () => {
 
 describe('qwen: transcripts and missing conversations', () => {
   it('the transcript is <home>/projects/<cwd, every non-alphanumeric → "-">/chats/<id>.jsonl', () => {
-    expect(QWEN_LAYOUT.slug('/tmp/rd-qwen-x0jm_Uq/my work')).toBe('-tmp-rd-qwen-x0jm-Uq-my-work');
+    expect(QWEN_LAYOUT.slug('/w/rd-qwen.x0jm_Uq/my work')).toBe('-w-rd-qwen-x0jm-Uq-my-work');
     const path = qwenTranscriptFile('/h/.qwen', '/w/a.b', ID);
     expect(path).toBe(`/h/.qwen/projects/-w-a-b/chats/${ID}.jsonl`);
     expect(qwen.transcriptPath!('/h/.qwen', '/w/a.b', ID, memoryIO({ files: { [path]: '{}' } }))).toBe(path);
