@@ -10,7 +10,10 @@ import { readQwenScreen } from './screens/qwen';
  * (`--resume <uuid>`); it holds no lock and keeps no transcript open, so argv is the only live
  * evidence, and a Qwen started without an id (`qwen`, `qwen -c`, the `--resume` picker, or
  * `--resume <title>`, which Qwen resolves by the conversation's title) writes a conversation
- * nothing names: custody doubts it.
+ * nothing names: custody doubts it. Qwen's own `/clear` and `/resume` switch conversations inside
+ * the same process and leave argv as it was (as Claude's /clear does, but Qwen keeps no live-state
+ * file to say so): after them the argv claim names the conversation the seat started on, not the
+ * one it writes now. Nothing found so far tells them apart (UNTESTED beyond reading the CLI).
  */
 export const QWEN_SIGNATURES = {
   // Codex prints the same first words; only Qwen names itself in the hint after them.
