@@ -41,4 +41,5 @@ export const INSTALL_HINTS: Record<string, string> = {
   'claude-code': 'npm install -g @anthropic-ai/claude-code',
   codex: 'npm install -g @openai/codex',
   pi: 'npm install -g @mariozechner/pi-coding-agent',
+  qwen: 'npm install -g @qwen-code/qwen-code',
 };
