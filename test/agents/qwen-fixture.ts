@@ -6,7 +6,7 @@
  *
  * Qwen ignores NO_PROXY, so with those variables alone it cannot reach the fake server. The
  * fixture does not write a proxy into Qwen's settings itself: the env carries RIGDESK_QWEN_PROXY
- * (once `useProxy` is given the tests' loopback-only proxy), and Rigdesk's launch writes it into
+ * (once `startProxy` or `useProxy` gave it the tests' loopback-only proxy), and Rigdesk's launch writes it into
  * the seat's settings.json. A run outside Rigdesk calls `writeProxySetting`.
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sandboxNetworkEnv } from './fake-model-server';
+import { startLocalProxy, type LocalProxy } from './local-proxy';
 import { qwenTranscriptFile } from '../../src/main/engine/runtimes/qwen';
 import { QWEN_PROXY_VAR } from '../../src/main/engine/runtimes/qwen-settings';
 
@@ -32,6 +33,11 @@ export interface QwenFixture {
   env: Record<string, string>;
   /** Hands the seat (through its env) the proxy Qwen must use. */
   useProxy(url: string): void;
+  /**
+   * Starts the tests' loopback-only proxy and hands it to the seat (useProxy); a journey with a
+   * Qwen seat awaits this before `up`, and closes the proxy (or leaves it to cleanup) at the end.
+   */
+  startProxy(): Promise<LocalProxy>;
   /** Writes the proxy into settings.json directly, for a Qwen run without Rigdesk. */
   writeProxySetting(url: string): void;
   settings(): Record<string, unknown>;
@@ -84,6 +90,7 @@ export function makeQwenFixture(opts: QwenFixtureOptions): QwenFixture {
     TERM: 'xterm-256color',
     PATH: `${PROJECT_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
   };
+  let proxy: LocalProxy | undefined;
   const settings = () => JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
   return {
     root,
@@ -94,12 +101,18 @@ export function makeQwenFixture(opts: QwenFixtureOptions): QwenFixture {
     useProxy(url) {
       env[QWEN_PROXY_VAR] = url;
     },
+    async startProxy() {
+      proxy ??= await startLocalProxy();
+      env[QWEN_PROXY_VAR] = proxy.url;
+      return proxy;
+    },
     writeProxySetting(url) {
       writeFileSync(settingsPath, json({ ...settings(), proxy: url }));
     },
     settings,
     transcriptFor: (cwd, id) => qwenTranscriptFile(qwenHome, realpathSync(cwd), id),
     cleanup: () => {
+      void proxy?.close();
       if (ownRoot) rmSync(root, { recursive: true, force: true });
       else for (const d of [home, qwenHome, tmp]) rmSync(d, { recursive: true, force: true });
     },

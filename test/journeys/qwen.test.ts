@@ -21,7 +21,7 @@ import { QWEN_BIN } from '../agents/qwen-fixture';
 import { agentProcessEnv, runAgent, startInTmux } from '../agents/agent-run';
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { killTmuxServer } from '../agents/claude-run';
-import { startLocalProxy, type LocalProxy } from '../agents/local-proxy';
+import type { LocalProxy } from '../agents/local-proxy';
 import { waitFor } from '../support/tmux';
 import { qwen } from '../../src/main/engine/runtimes';
 import { QWEN_LAYOUT } from '../../src/main/engine/runtimes/qwen';
@@ -91,9 +91,8 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
   beforeAll(async () => {
     const s = await startServer({ slowChunks: 8, slowMs: 1000 });
     server = s.server;
-    proxy = await startLocalProxy();
     j = new JourneyWorld(server, s.closed, ['qwen'], [FOLDER]);
-    j.fx.qwen!.useProxy(proxy.url);
+    proxy = await j.fx.qwen!.startProxy();
     home = j.homeOf('qwen');
     work = j.dir(FOLDER);
   });
