@@ -38,6 +38,13 @@ const describe = (o: ConversationOwner): string =>
     : `pid ${o.pid}${o.headless ? ' (headless, outside tmux)' : ''}`;
 
 /**
+ * Runtimes whose live process may write a conversation nothing names (Pi renames itself; OpenCode
+ * never puts a fresh session's id on its command line): another one in the same folder and home
+ * whose conversation is unknown is a possible owner.
+ */
+const DOUBTING_RUNTIMES = new Set(['pi', 'opencode']);
+
+/**
  * The single-writer guard (design.md invariants 1 and 2). Reads a roster that the caller has just
  * refreshed and answers whether any other live process writes (runtime, conversationId).
  * Unknown evidence fails closed: an unreadable probe for this runtime refuses.
@@ -97,7 +104,7 @@ export function checkConversationFree(roster: Roster, q: GuardQuery, liveRowsBou
   // A live process of this runtime in the same folder whose conversation nobody can name: doubt refuses.
   if (q.cwd) {
     const doubt = roster.agents.filter((a) => a.runtime === q.runtime && a.conversationId === undefined && a.cwd === q.cwd && !allow.has(a.pid) && (q.home === undefined || a.home === undefined || a.home === q.home));
-    if (doubt.length > 0 && q.runtime === 'pi') {
+    if (doubt.length > 0 && DOUBTING_RUNTIMES.has(q.runtime)) {
       const d = doubt[0]!;
       return fail('CONVERSATION_OWNER_UNKNOWN', `a live ${q.runtime} process (pid ${d.pid}) runs in ${q.cwd} and nothing proves which conversation it writes; it may be ${q.conversationId}`, {
         hint: 'End that process, or wait for it to finish, then try again.',

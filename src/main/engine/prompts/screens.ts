@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { opencodePromptFingerprint, readOpencodePrompt } from '../runtimes/screens/opencode';
 
 /**
  * A permission prompt as the person sees it, read from a pane's plain screen lines: the lines to
@@ -22,6 +23,9 @@ export const PROMPT_KEYS: Readonly<Record<string, { approve: readonly string[]; 
   'claude-code': { approve: ['Enter'], deny: ['Escape'] },
   // Codex: `y` is the "Yes, proceed" shortcut whatever is highlighted; Escape cancels.
   codex: { approve: ['y'], deny: ['Escape'] },
+  // OpenCode: `Allow once   Allow always   Reject`, opened on Allow once; Enter takes the highlighted
+  // one (readPrompt checks it is still Allow once), Escape rejects.
+  opencode: { approve: ['Enter'], deny: ['Escape'] },
 };
 
 const RULE = /^\s*─{8,}\s*$/;
@@ -45,7 +49,11 @@ function fingerprint(runtime: string, asked: readonly string[]): string {
 
 const tidy = (lines: readonly string[]) => lines.map((l) => l.trimEnd());
 
-export function readPrompt(runtime: string, plain: readonly string[]): PromptScreen | undefined {
+export function readPrompt(runtime: string, plain: readonly string[], styled: readonly string[] = []): PromptScreen | undefined {
+  if (runtime === 'opencode') {
+    const p = readOpencodePrompt(plain, styled);
+    return p && { lines: p.lines, fingerprint: opencodePromptFingerprint(p.asked), approveReady: p.approveReady, ...(p.why ? { why: p.why } : {}) };
+  }
   if (runtime === 'claude-code') {
     const ask = lastIndex(plain, CLAUDE.ask);
     if (ask < 0) return undefined;
