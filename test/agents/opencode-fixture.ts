@@ -8,7 +8,8 @@
  * `permission.bash: "ask"`: without it OpenCode runs every shell command unasked, and the journeys
  * need a `RUN:` turn to stop at a permission prompt.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,10 @@ export interface OpencodeFixture {
   /** `$XDG_DATA_HOME/opencode/opencode.db` */
   dbPath: string;
   env: Record<string, string>;
+  /** Every text part of a session in opencode.db, in order (read-only; '' when absent). */
+  sessionText(id: string): string;
+  /** Top-level sessions of a folder, oldest first. */
+  sessionsIn(dir: string): { id: string; timeCreated: number }[];
   cleanup(): void;
 }
 
@@ -98,11 +103,26 @@ export function makeOpencodeFixture(opts: OpencodeFixtureOptions): OpencodeFixtu
     configFile,
     dbPath: join(dataHome, 'opencode', 'opencode.db'),
     env,
+    sessionText: (id) => withDb(join(dataHome, 'opencode', 'opencode.db'), (db) =>
+      (db.prepare('SELECT data FROM part WHERE session_id = ? ORDER BY time_created, id').all(id) as { data: string }[])
+        .map((r) => (JSON.parse(r.data) as { text?: string }).text ?? '').join('\n'), ''),
+    sessionsIn: (dir) => withDb(join(dataHome, 'opencode', 'opencode.db'), (db) =>
+      db.prepare('SELECT id, time_created AS timeCreated FROM session WHERE directory = ? AND parent_id IS NULL ORDER BY time_created').all(dir) as { id: string; timeCreated: number }[], []),
     cleanup: () => {
       if (ownRoot) rmSync(root, { recursive: true, force: true });
       else for (const d of [home, tmp]) rmSync(d, { recursive: true, force: true });
     },
   };
+}
+
+function withDb<T>(file: string, read: (db: Database.Database) => T, absent: T): T {
+  if (!existsSync(file)) return absent;
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 2000 });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
 }
 
 function mkdirAnd(p: string | undefined): string | undefined {
