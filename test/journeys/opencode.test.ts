@@ -18,7 +18,8 @@ import { agentProcessEnv, killTmuxServer, runAgent, startInTmux } from '../agent
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { OPENCODE_SCREEN } from '../../src/main/engine/runtimes/screens/opencode';
-import { expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, waitForExit } from './support';
+import { ps } from '../../src/main/engine/services/ps';
+import { describeWant, expectActivity, expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, waitForExit, type PsRow, type Want } from './support';
 
 const SEAT = 'oc@oc';
 /** OpenCode's input box, closed by its `╹▀▀▀` rule: the TUI is up. */
@@ -28,6 +29,18 @@ const footerIdle = (screen: string) => {
   const last = screen.split('\n').filter((l) => l.trim() !== '').at(-1) ?? '';
   return OPENCODE_SCREEN.idle.test(last) && !OPENCODE_SCREEN.working.test(last);
 };
+
+/** Replaces some signatures for the length of `fn`, then puts them back. */
+async function altered(patch: Partial<Record<keyof typeof OPENCODE_SCREEN, RegExp>>, fn: () => Promise<void>): Promise<void> {
+  const t = OPENCODE_SCREEN as unknown as Record<string, unknown>;
+  const saved = Object.fromEntries(Object.keys(patch).map((k) => [k, t[k]]));
+  Object.assign(t, patch);
+  try {
+    await fn();
+  } finally {
+    Object.assign(t, saved);
+  }
+}
 
 /** The 2 s acceptance, with the figure printed for the record. */
 function within(seen: Parameters<typeof expectWithin>[0], what: string): void {
@@ -47,6 +60,24 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
    * its real cwd, and the test runner's own PWD (this repository) would send it elsewhere (where
    * `opencode run -s X` then never exits).
    */
+  /**
+   * The state holds with the adapter's signature as it is and fails with the one it rests on
+   * altered (as an OpenCode update would alter it): the engine's own `ps`, in process.
+   */
+  async function sensitive(want: Want, patch: Partial<Record<keyof typeof OPENCODE_SCREEN, RegExp>>): Promise<void> {
+    const engine = w.w.engine();
+    const detect = async () => {
+      const r = await ps(engine);
+      if (!r.ok) throw new Error(r.message);
+      expectActivity(r.seats.find((x) => x.seat === SEAT) as PsRow, want, SEAT);
+    };
+    await detect();
+    let failed: unknown;
+    await altered(patch, async () => {
+      await detect().catch((e: unknown) => (failed = e));
+    });
+    expect(failed, `still read as ${describeWant(want)} with ${Object.keys(patch).join(', ')} altered`).toBeDefined();
+  }
   const byHand = (dir: string) => ({ ...w.envOf('opencode'), PWD: dir });
 
   beforeAll(async () => {
@@ -88,8 +119,10 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     expect((await w.cli(['send', SEAT, 'slow one SLOW', '--verify', '--json'])).json.ok).toBe(true);
     const busy = await w.screenShows(SEAT, OPENCODE_SCREEN.working, 'esc interrupt');
     within(await w.seen(SEAT, { activity: 'working' }, busy), 'working');
+    await sensitive({ activity: 'working' }, { working: /esc to interrupt now/ });
     await waitFor(() => footerIdle(w.screen(SEAT)) && w.screen(SEAT).includes('tick6'), { timeoutMs: 45_000, intervalMs: 50, what: 'the slow reply done' });
     within(await w.seen(SEAT, { activity: 'idle' }, Date.now()), 'idle');
+    await sensitive({ activity: 'idle' }, { idle: /ctrl\+k commands/ });
     expect(text()).toContain('ACK slow one SLOW tick2 tick3 tick4 tick5 tick6');
   });
 
@@ -98,6 +131,7 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     expect((await w.cli(['send', SEAT, 'RUN: echo ok > from-oc.txt', '--json'])).json.ok).toBe(true);
     const asked = await w.screenShows(SEAT, OPENCODE_SCREEN.permission, 'Permission required');
     within(await w.seen(SEAT, { activity: 'needs_input', needsInput: 'permission' }, asked), 'needs_input (permission)');
+    await sensitive({ activity: 'needs_input', needsInput: 'permission' }, { permission: /△ Permission needed/ });
     const held = await w.cli(['send', SEAT, 'y', '--json']);
     expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
     const listed = await w.cli(['prompts', '--json']);
@@ -117,6 +151,7 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     expect((await w.cli(['send', SEAT, 'LIMIT now', '--json'])).json.ok).toBe(true);
     const limited = await w.screenShows(SEAT, OPENCODE_SCREEN.usageLimit, 'Rate limit reached');
     within(await w.seen(SEAT, { activity: 'needs_input', needsInput: 'usage_limit' }, limited), 'needs_input (usage_limit)');
+    await sensitive({ activity: 'needs_input', needsInput: 'usage_limit' }, { usageLimit: /Rate limited/ });
     // The person gives up on the retry (Escape, as at the keyboard); the seat is idle again.
     // OpenCode interrupts on a second Escape ("esc again to interrupt").
     await waitFor(() => {
