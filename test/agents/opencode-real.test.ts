@@ -60,7 +60,10 @@ describe('the real OpenCode CLI, offline', () => {
   it('a fresh TUI names no session on its command line; the session it creates is in opencode.db under its cwd; its libraries unpack into TMPDIR', async () => {
     const p = startInTmux(tmux, env(), 'fresh', work, [OPENCODE_BIN]);
     await waitFor(() => BOX.test(tmux.capture(p.paneId)), { timeoutMs: 45_000, what: 'the TUI up' });
-    const proc = liveProcReader().read(p.panePid)!;
+    // tmux runs a lone command through `sh -c`: the agent is the pane process or its child.
+    const snap = liveProcReader().snapshot();
+    const pid = [p.panePid, ...(snap.children.get(p.panePid) ?? [])].find((x) => snap.byPid.get(x)?.comm === 'opencode')!;
+    const proc = liveProcReader().read(pid)!;
     expect(proc.comm).toBe('opencode');
     expect(opencode.matches(proc)).toBe(true);
     expect(opencode.conversationFromArgv(proc.argv)).toBeUndefined();
