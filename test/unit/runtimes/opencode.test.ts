@@ -63,6 +63,7 @@ describe('OpenCode screen', () => {
     expect(readOpencodeScreen(screen(lines)).needsInput).toBe('permission');
     const p = readPrompt('opencode', lines);
     expect(p?.lines).toContain('$ echo hi-oc');
+    expect(p?.lines.at(-1)).toBe('Allow once   Allow always   Reject');
     expect(p?.fingerprint).toMatch(/^[0-9a-f]{16}$/);
   });
   it('no box, no prompt: no claim (unknown, never idle)', () => {

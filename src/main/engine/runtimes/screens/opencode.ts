@@ -44,7 +44,9 @@ function promptText(line: string): string {
 export function readOpencodePrompt(plain: readonly string[], styled: readonly string[] = []): { lines: string[]; asked: string[]; approveReady: boolean; why?: string } | undefined {
   const block = opencodePromptBlock(plain);
   if (!block) return undefined;
-  const lines = plain.slice(block.start, block.end + 1).map(promptText);
+  // The options line keeps its three choices; only the key hints after them go.
+  const options = plain[block.end]!.replace(/^\s*┃\s*/, '').replace(/\s{3,}ctrl\+f.*$/, '').trimEnd();
+  const lines = [...plain.slice(block.start, block.end).map(promptText), options];
   const asked = lines.slice(0, -1).filter((l) => l.trim() !== '');
   const ready = opencodeApproveReady(styled[block.end]);
   return { lines, asked, approveReady: ready, ...(ready ? {} : { why: 'the highlighted option is not "Allow once" (it was moved in the terminal)' }) };
