@@ -77,8 +77,12 @@ export const opencode: RuntimeAdapter = {
     const out: Record<string, string> = {};
     if (env.TMPDIR === undefined) {
       const tmp = join(seatDir, 'tmp');
-      mkdirSync(tmp, { recursive: true, mode: 0o700 });
-      out.TMPDIR = tmp;
+      try {
+        mkdirSync(tmp, { recursive: true, mode: 0o700 });
+        out.TMPDIR = tmp;
+      } catch {
+        // Rigdesk's home not writable: the launch itself fails on it further on, with its own error.
+      }
     }
     if (env.OPENCODE_DISABLE_AUTOUPDATE === undefined) out.OPENCODE_DISABLE_AUTOUPDATE = '1';
     return out;
