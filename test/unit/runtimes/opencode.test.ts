@@ -3,6 +3,9 @@
  * the sidebar cut off) and the session-ownership rule. The real CLI's journey is
  * test/journeys/opencode.test.ts.
  */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opencode, opencodeSessionFromArgv } from '../../../src/main/engine/runtimes/opencode';
 import { opencodeSessionClaims, START_SLACK_MS } from '../../../src/main/engine/runtimes/opencode-sessions';
@@ -12,7 +15,7 @@ import { readPrompt } from '../../../src/main/engine/prompts/screens';
 const ID = 'ses_dcf92193cffeAHxw5beoaviPAI';
 const RULE = `  ╹${'▀'.repeat(150)}`;
 const screen = (lines: string[]) => ({ plain: lines, styled: lines });
-const box = (text: string) => ['  ┃', `  ┃  ${text}`, '  ┃', `  ┃  Build · Fake Model Fake${' '.repeat(120)}/tmp/w`, RULE];
+const box = (text: string) => ['  ┃', `  ┃  ${text}`, '  ┃', `  ┃  Build · Fake Model Fake${' '.repeat(120)}~/work`, RULE];
 
 describe('OpenCode argv', () => {
   it('a resume names its session; a fork, a bare launch and a malformed id name none', () => {
@@ -35,15 +38,20 @@ describe('OpenCode argv', () => {
     expect(opencode.missingConversation.test('ACK hello')).toBe(false);
   });
   it('keeps a seat\'s TMPDIR in Rigdesk\'s folder for it, unless the spec sets one', () => {
-    const dir = `${process.env.TMPDIR ?? '/tmp'}/rd-oc-unit-${process.pid}`;
-    expect(opencode.seatEnv!({ seatDir: dir, env: {} })).toEqual({ TMPDIR: `${dir}/tmp`, OPENCODE_DISABLE_AUTOUPDATE: '1' });
-    expect(opencode.seatEnv!({ seatDir: dir, env: { TMPDIR: '/mine', OPENCODE_DISABLE_AUTOUPDATE: '0' } })).toEqual({});
+    const dir = mkdtempSync(join(tmpdir(), 'rd-oc-unit-'));
+    try {
+      expect(opencode.seatEnv!({ seatDir: dir, env: {} })).toEqual({ TMPDIR: join(dir, 'tmp'), OPENCODE_DISABLE_AUTOUPDATE: '1' });
+      expect(statSync(join(dir, 'tmp')).isDirectory()).toBe(true);
+      expect(opencode.seatEnv!({ seatDir: dir, env: { TMPDIR: join(dir, 'mine'), OPENCODE_DISABLE_AUTOUPDATE: '0' } })).toEqual({});
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
 describe('OpenCode screen', () => {
   it('idle: the footer has ctrl+p commands and no esc interrupt; the dim placeholder is no draft', () => {
-    const r = readOpencodeScreen(screen([...box('Ask anything… "Fix a TODO in the codebase"'), '   /tmp/w      30  ctrl+p commands    • OpenCode 1.18.33']));
+    const r = readOpencodeScreen(screen([...box('Ask anything… "Fix a TODO in the codebase"'), '   ~/work      30  ctrl+p commands    • OpenCode 1.18.33']));
     expect(r).toMatchObject({ activity: 'idle', draft: '' });
     expect(r.needsInput).toBeUndefined();
   });
@@ -52,7 +60,7 @@ describe('OpenCode screen', () => {
   });
   it('a typed draft is read without the sidebar beside the box', () => {
     const lines = box(`half a thought${' '.repeat(140)}Context`);
-    expect(readOpencodeScreen(screen([...lines, '   /tmp/w  ctrl+p commands'])).draft).toBe('half a thought');
+    expect(readOpencodeScreen(screen([...lines, '   ~/work  ctrl+p commands'])).draft).toBe('half a thought');
   });
   it('a 429 OpenCode retries behind its spinner is a usage limit, named from the footer', () => {
     const r = readOpencodeScreen(screen([...box(''), '   ■■■■■⬝⬝⬝ Rate limit reached (fake server LIMIT) [retrying in 59m 56s attempt #1]      esc interrupt    • OpenCode 1.18.33']));
