@@ -3,7 +3,8 @@
  * the sidebar cut off) and the session-ownership rule. The real CLI's journey is
  * test/journeys/opencode.test.ts.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,10 @@ import { opencode, opencodeSessionFromArgv } from '../../../src/main/engine/runt
 import { opencodeSessionClaims, START_SLACK_MS } from '../../../src/main/engine/runtimes/opencode-sessions';
 import { opencodeApproveReady, readOpencodeScreen } from '../../../src/main/engine/runtimes/screens/opencode';
 import { readPrompt } from '../../../src/main/engine/prompts/screens';
+import { checkConversationFree } from '../../../src/main/engine/custody/guard';
+import type { Roster, RosterAgent } from '../../../src/main/engine/roster/types';
+import type { ConversationClaim } from '../../../src/main/engine/runtimes/types';
+import { memoryIO } from './helpers';
 
 const ID = 'ses_dcf92193cffeAHxw5beoaviPAI';
 const RULE = `  ╹${'▀'.repeat(150)}`;
@@ -107,5 +112,49 @@ describe('OpenCode session ownership (opencode.db + process start)', () => {
   it('an OpenCode in another folder is no candidate', () => {
     const c = opencodeSessionClaims({ home: '/d', processes: [proc(10, at - 5000), proc(11, at - 3000, '/elsewhere')], sessions: [sess(ID, at)] });
     expect(c.map((x) => x.pid)).toEqual([10]);
+  });
+});
+
+describe('OpenCode custody through the shared guard', () => {
+  const roster = (agents: RosterAgent[], claims: ConversationClaim[] = []): Roster => ({ takenAt: 1, servers: [], panes: [], agents, claims, problems: [] });
+  const oc = (pid: number, o: Partial<RosterAgent> = {}): RosterAgent => ({ runtime: 'opencode', pid, startTime: String(pid), argv: ['opencode'], cwd: '/w', home: '/d', ...o });
+  it('a live OpenCode in the folder whose session nobody can name: a resume there is refused as unknown, not allowed', () => {
+    const r = checkConversationFree(roster([oc(10), oc(11)]), { runtime: 'opencode', conversationId: ID, cwd: '/w', home: '/d' });
+    expect(r).toMatchObject({ ok: false, code: 'CONVERSATION_OWNER_UNKNOWN' });
+  });
+  it('the same OpenCode in another data dir or folder is no doubt', () => {
+    expect(checkConversationFree(roster([oc(10, { home: '/other' })]), { runtime: 'opencode', conversationId: ID, cwd: '/w', home: '/d' }).ok).toBe(true);
+    expect(checkConversationFree(roster([oc(10, { cwd: '/x' })]), { runtime: 'opencode', conversationId: ID, cwd: '/w', home: '/d' }).ok).toBe(true);
+  });
+  it('a session proven from opencode.db is owned: CONVERSATION_LIVE_ELSEWHERE names the process', () => {
+    const a = oc(10, { conversationId: ID, conversationSource: 'argv' });
+    const r = checkConversationFree(roster([a], [{ runtime: 'opencode', conversationId: ID, pid: 10, source: 'argv', home: '/d' }]), { runtime: 'opencode', conversationId: ID, cwd: '/w', home: '/d' });
+    expect(r).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
+  });
+});
+
+describe('OpenCode liveClaims over a real opencode.db (written here with the columns OpenCode 1.18.33 has)', () => {
+  it('reads top-level sessions read-only and turns /proc start ticks into the proof', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rd-oc-db-'));
+    try {
+      mkdirSync(join(dir, 'opencode'));
+      const db = new Database(join(dir, 'opencode', 'opencode.db'));
+      db.pragma('journal_mode = WAL');
+      db.exec('CREATE TABLE session (id text PRIMARY KEY, parent_id text, directory text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL)');
+      const btime = 1_796_100_000;
+      const startTicks = 50_000; // 500 s after boot
+      const started = (btime + 500) * 1000;
+      const put = db.prepare('INSERT INTO session VALUES (?, ?, ?, ?, ?)');
+      put.run(ID, null, '/w', started + 4000, started + 9000);
+      put.run('ses_childchildchildchildchild', ID, '/w', started + 5000, started + 5000); // a subagent's: not a conversation
+      put.run('ses_oldoldoldoldoldoldoldoldol', null, '/w', started - 60_000, started - 50_000); // from before it started
+      db.close();
+      const io = { ...memoryIO({ files: { '/proc/stat': `cpu 1 2 3\nbtime ${btime}\n` } }) };
+      const claims = opencode.liveClaims!({ home: dir, io, alive: () => true, locks: [], processes: [{ pid: 10, startTime: String(startTicks), argv: ['opencode'], cwd: '/w' }] });
+      expect(claims.map((c) => [c.conversationId, c.pid])).toEqual([[ID, 10]]);
+      expect(opencode.liveClaims!({ home: dir, io, alive: () => true, locks: [], processes: [] })).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
