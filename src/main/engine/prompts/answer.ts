@@ -61,7 +61,7 @@ async function answerOnce(engine: Engine, seat: SeatRow, choice: PromptChoice, o
     fail('PROMPT_NOT_WAITING', `${seat.seat} ${why}; nothing was typed`, { hint: 'Look at the seat again; answer the prompt it shows now.', evidence: { activity, ...evidence } });
   if (activity.needsInput !== 'permission') return noPrompt('is not at a permission prompt now');
   const screen = (await capturePanes(engine.client(live.server), [live.paneId])).get(live.paneId);
-  const prompt = screen ? readPrompt(seat.runtime, screen.plain) : undefined;
+  const prompt = screen ? readPrompt(seat.runtime, screen.plain, screen.styled) : undefined;
   if (!prompt) return noPrompt('shows no permission prompt on screen');
   if (opts.fingerprint && opts.fingerprint !== prompt.fingerprint) return noPrompt('shows a different prompt from the one answered', { saw: opts.fingerprint, now: prompt.fingerprint, prompt: prompt.lines });
   if (choice === 'approve' && !prompt.approveReady) return noPrompt(`cannot be approved from here: ${prompt.why}`, { prompt: prompt.lines });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { QWEN_PROMPT, readQwenPrompt } from '../runtimes/screens/qwen';
+import { opencodePromptFingerprint, readOpencodePrompt } from '../runtimes/screens/opencode';
 
 /**
  * A permission prompt as the person sees it, read from a pane's plain screen lines: the lines to
@@ -25,6 +26,9 @@ export const PROMPT_KEYS: Readonly<Record<string, { approve: readonly string[]; 
   codex: { approve: ['y'], deny: ['Escape'] },
   // Qwen Code: Enter takes the selected option, "1. Yes, allow once" when the dialog opens.
   qwen: QWEN_PROMPT.keys,
+  // OpenCode: `Allow once   Allow always   Reject`, opened on Allow once; Enter takes the highlighted
+  // one (readPrompt checks it is still Allow once), Escape rejects.
+  opencode: { approve: ['Enter'], deny: ['Escape'] },
 };
 
 const RULE = /^\s*─{8,}\s*$/;
@@ -48,7 +52,11 @@ function fingerprint(runtime: string, asked: readonly string[]): string {
 
 const tidy = (lines: readonly string[]) => lines.map((l) => l.trimEnd());
 
-export function readPrompt(runtime: string, plain: readonly string[]): PromptScreen | undefined {
+export function readPrompt(runtime: string, plain: readonly string[], styled: readonly string[] = []): PromptScreen | undefined {
+  if (runtime === 'opencode') {
+    const p = readOpencodePrompt(plain, styled);
+    return p && { lines: p.lines, fingerprint: opencodePromptFingerprint(p.asked), approveReady: p.approveReady, ...(p.why ? { why: p.why } : {}) };
+  }
   if (runtime === 'qwen') {
     const q = readQwenPrompt(plain);
     return q && { lines: q.lines, fingerprint: fingerprint(runtime, q.asked), approveReady: q.approveReady, ...(q.why ? { why: q.why } : {}) };

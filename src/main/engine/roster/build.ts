@@ -186,7 +186,8 @@ function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, 
     const adapter = AGENT_RUNTIMES.find((r) => r.id === runtime);
     if (!adapter?.liveClaims) continue;
     try {
-      claims.push(...adapter.liveClaims({ home, io: deps.io, alive, locks }));
+      const processes = [...agents.values()].filter((a) => a.adapter === adapter && a.agent.home === home).map(({ agent: { pid, startTime, argv, cwd } }) => ({ pid, startTime, argv, cwd }));
+      claims.push(...adapter.liveClaims({ home, io: deps.io, alive, locks, processes }));
     } catch (e) {
       problems.push({ probe: 'live state', runtime, home, error: (e as Error).message });
     }

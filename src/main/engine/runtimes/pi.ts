@@ -110,6 +110,7 @@ export const pi: RuntimeAdapter = {
   displayName: 'Pi',
   binary: 'pi',
   homeEnvVar: 'PI_CODING_AGENT_DIR',
+  doubtsUnnamed: true,
   defaultHome: (userHome) => join(userHome, '.pi', 'agent'),
   canResume: true,
   choosesIdUpFront: true,

@@ -43,6 +43,20 @@ export interface LiveEvidenceInput {
   /** Live processes by pid, to drop stale files left by a dead or reused pid. */
   alive: (pid: number, startTime?: string) => boolean;
   locks: { pid: number; devMajor: number; devMinor: number; inode: number; mode: string }[];
+  /**
+   * The live processes of this runtime that use this home, for a runtime whose live state names no
+   * process (OpenCode: which process created a session is proven from start times and folders).
+   */
+  processes?: LiveProcess[];
+}
+
+/** A live agent process as the roster found it. */
+export interface LiveProcess {
+  pid: number;
+  /** The process's start (clock ticks since boot on Linux; opaque elsewhere). */
+  startTime: string;
+  argv: string[];
+  cwd?: string;
 }
 
 /** What the screen says, per runtime. Every field is optional: no signature seen is no claim. */
@@ -101,12 +115,18 @@ export interface RuntimeAdapter {
   transcriptActivity?(home: string, conversationId: string, io: EvidenceIO): 'working' | 'idle' | undefined;
   /** Reads its own screen: working, idle, waiting for the person, a draft in the input box. */
   readScreen?(screen: ScreenText): ScreenReading;
+  /**
+   * Variables Rigdesk adds to the seat's pane so the CLI keeps to what Rigdesk owns (OpenCode's
+   * TMPDIR); never one the seat's spec sets. `seatDir` is Rigdesk's own folder for the seat.
+   */
+  seatEnv?(input: { seatDir: string; env: Readonly<Record<string, string>> }): Record<string, string>;
   /** Milliseconds to wait between pasted text and Enter (Codex drops an Enter sent too soon). */
   submitDelayMs?: number;
   /**
    * A live process of this runtime whose conversation nothing names may be writing any
    * conversation in its folder and config home (Qwen started without an id, `-c`, or resumed by
-   * title): custody refuses rather than guess (CONVERSATION_OWNER_UNKNOWN), as it does for Pi.
+   * title; Pi, which renames itself; OpenCode, which never puts a fresh session's id on its
+   * command line): custody refuses rather than guess (CONVERSATION_OWNER_UNKNOWN).
    */
   doubtsUnnamed?: boolean;
   /** The runtime's own words for "that conversation does not exist". */

@@ -1,4 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fail, type Failure, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import { resolveStaleReservation } from '../custody/census';
@@ -109,11 +110,12 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
     if (!q.ok) return q;
   }
   const { argv, plan } = chosen;
-  return createBehindFence(engine, seat, plan, wrapForPane(argv), roster);
+  const extraEnv = adapter.seatEnv?.({ seatDir: join(engine.deps.layout.home, 'seats', seat.seat), env: seat.env }) ?? {};
+  return createBehindFence(engine, seat, plan, wrapForPane(argv), roster, extraEnv);
 }
 
 /** Design.md invariant 3: reserved -> helper_invoked -> created -> released (or abandoned). */
-async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan, paneArgv: string[], roster: Awaited<ReturnType<Engine['roster']>>): Promise<Result<{ launched: LaunchResult }>> {
+async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan, paneArgv: string[], roster: Awaited<ReturnType<Engine['roster']>>, extraEnv: Record<string, string> = {}): Promise<Result<{ launched: LaunchResult }>> {
   const { store, faults } = { store: engine.store, faults: engine.deps.faults };
   const self = engine.deps.proc.read(engine.deps.selfPid);
   const attempt = engine.deps.newId();
@@ -138,7 +140,7 @@ async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan
   store.events.append('fence.helper_invoked', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, attempt, sessionName });
   const created = await engine.own.newSession({
     name: sessionName, cwd: seat.cwd, seat: seat.seat, attempt,
-    env: { ...seat.env, RIGDESK_SEAT: seat.seat, RIGDESK_ATTEMPT: attempt },
+    env: { ...extraEnv, ...seat.env, RIGDESK_SEAT: seat.seat, RIGDESK_ATTEMPT: attempt },
     argv: paneArgv,
   });
   await faults['fence.after_helper_invoked']?.();
