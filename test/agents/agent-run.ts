@@ -20,7 +20,8 @@ export interface RunResult {
 }
 
 /** Variables from the runner's own environment that must not reach a sandboxed agent CLI. */
-const LEAKY = /^(ANTHROPIC_|CLAUDE|OPENAI_|CODEX_|PI_|XDG_|TMUX$|TMUX_PANE$|https?_proxy$|no_proxy$|all_proxy$)/i;
+// PWD too: OpenCode takes its folder from $PWD before its real cwd, so the runner's would leak in.
+const LEAKY = /^(ANTHROPIC_|CLAUDE|OPENAI_|CODEX_|PI_|GEMINI_|GOOGLE_|QWEN_|OPENCODE|XDG_|PWD$|OLDPWD$|TMUX$|TMUX_PANE$|https?_proxy$|no_proxy$|all_proxy$)/i;
 
 /** The runner's environment minus anything agent-, XDG- or proxy-related, plus the fixture's env. */
 export function agentProcessEnv(fxEnv: Record<string, string>): Record<string, string> {
@@ -32,7 +33,7 @@ export function agentProcessEnv(fxEnv: Record<string, string>): Record<string, s
 /** `<bin> <args>` with the fixture's environment, stdin from /dev/null, SIGKILLed (by its own pid) after timeoutMs. */
 export function runAgent(bin: string, fxEnv: Record<string, string>, cwd: string, args: string[], timeoutMs = 30_000): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd, env: agentProcessEnv(fxEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd, env: { PWD: cwd, ...agentProcessEnv(fxEnv) }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -8,7 +8,8 @@
  * copies here, so a change in a CLI's layout or screen fails these tests.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, expect } from 'vitest';
 import { CLAUDE_BIN, CLAUDE_VERSION, makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
@@ -70,7 +71,15 @@ export function cliProblem(runtime: AgentRuntime, where: { bin?: string; pkgDir?
   // Code are node scripts (and take seconds just to load), so they are not run.
   if (runtime === 'pi' || runtime === 'gemini' || runtime === 'qwen') return undefined;
   try {
-    execFileSync(bin, ['--version'], { env: agentProcessEnv({ HOME: '/nonexistent', HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }), stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    // Its own throwaway home: a CLI may create config and cache folders even to print its version
+    // (OpenCode does, under HOME, XDG_* and TMPDIR).
+    const home = mkdtempSync(join(tmpdir(), 'rd-cli-version-'));
+    const isolated = { HOME: home, TMPDIR: home, XDG_CONFIG_HOME: join(home, 'c'), XDG_DATA_HOME: join(home, 'd'), XDG_CACHE_HOME: join(home, 'k'), XDG_STATE_HOME: join(home, 's') };
+    try {
+      execFileSync(bin, ['--version'], { env: agentProcessEnv({ ...isolated, HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }), cwd: home, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   } catch (e) {
     return `${head}\`${bin} --version\` failed (${String((e as { stderr?: unknown }).stderr ?? e).trim().split('\n')[0]}); ${installHint(runtime)}.`;
   }
