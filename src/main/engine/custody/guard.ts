@@ -97,7 +97,7 @@ export function checkConversationFree(roster: Roster, q: GuardQuery, liveRowsBou
   // A live process of this runtime in the same folder whose conversation nobody can name: doubt refuses.
   if (q.cwd) {
     const doubt = roster.agents.filter((a) => a.runtime === q.runtime && a.conversationId === undefined && a.cwd === q.cwd && !allow.has(a.pid) && (q.home === undefined || a.home === undefined || a.home === q.home));
-    if (doubt.length > 0 && q.runtime === 'pi') {
+    if (doubt.length > 0 && (q.runtime === 'pi' || q.runtime === 'gemini')) {
       const d = doubt[0]!;
       return fail('CONVERSATION_OWNER_UNKNOWN', `a live ${q.runtime} process (pid ${d.pid}) runs in ${q.cwd} and nothing proves which conversation it writes; it may be ${q.conversationId}`, {
         hint: 'End that process, or wait for it to finish, then try again.',

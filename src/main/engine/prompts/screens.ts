@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readGeminiPrompt } from '../runtimes/screens/gemini';
 
 /**
  * A permission prompt as the person sees it, read from a pane's plain screen lines: the lines to
@@ -22,6 +23,8 @@ export const PROMPT_KEYS: Readonly<Record<string, { approve: readonly string[]; 
   'claude-code': { approve: ['Enter'], deny: ['Escape'] },
   // Codex: `y` is the "Yes, proceed" shortcut whatever is highlighted; Escape cancels.
   codex: { approve: ['y'], deny: ['Escape'] },
+  // Gemini CLI 0.61: a select list whose highlighted option (`●`) Enter takes; Escape cancels.
+  gemini: { approve: ['Enter'], deny: ['Escape'] },
 };
 
 const RULE = /^\s*─{8,}\s*$/;
@@ -77,6 +80,11 @@ export function readPrompt(runtime: string, plain: readonly string[]): PromptScr
     const firstOption = firstIndexFrom(plain, CODEX.option, ask + 1);
     const asked = plain.slice(start, firstOption < 0 || firstOption > foot ? foot : firstOption).filter((l) => l.trim() !== '');
     return { lines: tidy(plain.slice(start, foot + 1)), fingerprint: fingerprint(runtime, asked), approveReady: true };
+  }
+  if (runtime === 'gemini') {
+    const p = readGeminiPrompt(plain);
+    if (!p) return undefined;
+    return { lines: p.lines, fingerprint: fingerprint(runtime, p.asked), approveReady: p.approveReady, ...(p.approveReady ? {} : { why: 'the highlighted option is not "1. Allow once" (it was moved in the terminal)' }) };
   }
   return undefined;
 }

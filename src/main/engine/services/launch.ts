@@ -9,6 +9,7 @@ import type { Roster } from '../roster/types';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import { installClaudeHooks } from '../runtimes/hooks/claude';
 import { installCodexNotify } from '../runtimes/hooks/codex';
+import { prepareGeminiSeat } from '../runtimes/gemini-settings';
 import type { LaunchPlan, SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 
@@ -102,6 +103,11 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
   if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR) installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, engine.deps.layout.hooksDir, seat.seat);
   if (adapter.id === 'codex' && seat.env.CODEX_HOME) installCodexNotify(seat.env.CODEX_HOME, engine.deps.layout.hooksDir, seat.seat);
+  // Gemini's session cleanup deletes transcripts: off in the seat's own settings, or no launch.
+  if (adapter.id === 'gemini') {
+    const safe = prepareGeminiSeat({ isolatedHome: seat.env.GEMINI_CLI_HOME, home: ctx.home ?? engine.deps.userHome, cwd: realpathSync(seat.cwd), env: seatEnv });
+    if (!safe.ok) return safe;
+  }
   const { argv, plan } = chosen;
   return createBehindFence(engine, seat, plan, wrapForPane(argv), roster);
 }
