@@ -7,6 +7,7 @@ import { findGeminiTranscript, GEMINI_SIGNATURES } from '../../../src/main/engin
 import { effectiveRetention, prepareGeminiSeat } from '../../../src/main/engine/runtimes/gemini-settings';
 import { readGeminiPrompt, readGeminiScreen } from '../../../src/main/engine/runtimes/screens/gemini';
 import { readPrompt } from '../../../src/main/engine/prompts/screens';
+import { activityLabel, decideActivity } from '../../../src/main/engine/activity/decide';
 import { memoryIO, proc } from './helpers';
 
 const X = '65abc67d-5f95-4122-a01e-6ef385c5cef5';
@@ -149,6 +150,13 @@ describe('gemini: the pane title and the screen say what it is doing', () => {
     expect(r.activity).toBeUndefined();
     expect(r.needsInput).toBeUndefined();
     expect(r.matched![0]).toContain('Trying to reach gemini-2.5-flash (Attempt 2/10)');
+  });
+
+  it('the engine then says unknown, and keeps the retry phrase as the reason', () => {
+    const r = readGeminiScreen(screen([' > go', ' ⠴ Trying to reach gemini-2.5-flash (Attempt 2/10) (esc to cancel, 9s)'], '', '✦  Working… (work)'));
+    const a = decideActivity({ session: 'present', now: 10, evidence: [{ source: 'screen', at: 10, detail: r.matched!.join('; ') }] });
+    expect(activityLabel(a)).toBe('unknown');
+    expect(a.basis[0]!.detail).toContain('Trying to reach gemini-2.5-flash');
   });
 
   it('a quota error after the last prompt, back at the input box: usage_limit; an older one is history', () => {

@@ -48,7 +48,9 @@ export function decideActivity(input: { session: SessionAxis; evidence: readonly
     session,
     activity: act?.activity ?? 'unknown',
     needsInput: need?.needsInput ?? 'none',
-    basis: [need, act].filter((e): e is Evidence => e !== undefined).map(basis),
+    // With no claim on the activity, the freshest evidence that says why (Gemini's retry phrase)
+    // is kept as the reason for "unknown".
+    basis: [need, act ?? live.find((e) => e.detail !== undefined && e.activity === undefined && e.needsInput === undefined)].filter((e): e is Evidence => e !== undefined).map(basis),
     at: now,
   };
   if (draftFrom?.draft) out.draft = draftFrom.draft;
