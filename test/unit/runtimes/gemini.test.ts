@@ -57,6 +57,10 @@ describe('gemini: argv, processes and the conversation they name', () => {
   it('the missing-session report (exit 42) is recognised with its id, and nothing else is', () => {
     const text = `Error resuming session: Invalid session identifier "${X}".\n  Searched for sessions in /h/.gemini/tmp/work/chats.\n  Use --list-sessions to see available sessions, then use --resume {number}, --resume {uuid}, or --resume latest.\n\n[rigdesk] gemini exited with status 42`;
     expect(GEMINI_SIGNATURES.missingConversation.exec(text)?.[1]).toBe(X);
+    // No resumable file in the project at all (e.g. only a headerless one left): no id named.
+    const none = 'Error resuming session: No previous sessions found for this project.';
+    expect(GEMINI_SIGNATURES.missingConversation.exec(none)).not.toBeNull();
+    expect(GEMINI_SIGNATURES.missingConversation.exec(none)!.slice(1).filter(Boolean)).toEqual([]);
     for (const other of [`Error starting session: Session ID "${X}" already exists. Use --resume to resume it, or provide a different ID.`, `To resume this session: gemini --resume ${X}`, '[rigdesk] gemini exited with status 42']) {
       expect(gemini.missingConversation.test(other), other).toBe(false);
     }
@@ -81,6 +85,14 @@ describe('gemini: where a conversation lives (projects.json short name, chats/se
     });
     expect(findGeminiTranscript(home, '/w/work', X, io)).toBe(`${chats}/session-2026-11-29T10-00-65abc67d.jsonl`);
     expect(gemini.transcriptPath!(home, '/w/work', X, io)).toBe(`${chats}/session-2026-11-29T10-00-65abc67d.jsonl`);
+  });
+
+  it('a file without a header (recreated by a live Gemini after cleanup) is not a transcript: Gemini cannot resume it', () => {
+    const io = memoryIO({
+      files: { '/h/.gemini/projects.json': projects, [`${chats}/session-2026-11-29T10-09-65abc67d.jsonl`]: '{"id":"u1","type":"user","content":[{"text":"x"}]}\n' },
+      dirs: { [chats]: ['session-2026-11-29T10-09-65abc67d.jsonl'] },
+    });
+    expect(findGeminiTranscript(home, '/w/work', X, io)).toBeUndefined();
   });
 
   it('a folder Gemini has not mapped, or another folder\'s project, has no transcript of it', () => {

@@ -11,8 +11,11 @@ import { readGeminiScreen } from './screens/gemini';
  */
 
 export const GEMINI_SIGNATURES = {
-  /** Exit code 42 with these words (interactive and `-p` alike). 42 alone is any input error. */
-  missingConversation: /Error resuming session: Invalid session identifier "([^"]+)"/,
+  /**
+   * Exit code 42 with these words (interactive and `-p` alike); 42 alone is any input error. With no
+   * resumable file in the project at all Gemini names no id: "No previous sessions found".
+   */
+  missingConversation: /Error resuming session: (?:Invalid session identifier "([^"]+)"|No previous sessions found for this project)/,
 } as const;
 
 /**
@@ -77,8 +80,9 @@ export function geminiHeaderId(text: string): string | undefined {
 
 /**
  * The transcript of a conversation: of the files with its id8 in the cwd's project, those whose
- * header names the whole id (or that have no header: recreated after a cleanup), the largest
- * (a resume stub holds only a header and the session context).
+ * header names the whole id, the largest (a resume stub holds only a header and the session
+ * context). A file without a header (what a live Gemini recreates after cleanup deleted its file)
+ * is not one: Gemini cannot resume it ("No previous sessions found"), so it does not count.
  */
 export function findGeminiTranscript(home: string, cwd: string, id: string, io: EvidenceIO): string | undefined {
   const short = geminiShortName(home, cwd, io);
@@ -93,8 +97,7 @@ export function findGeminiTranscript(home: string, cwd: string, id: string, io: 
     } catch {
       continue; // deleted as we read (Gemini's cleanup)
     }
-    const header = geminiHeaderId(text);
-    if (header !== undefined && header !== id) continue;
+    if (geminiHeaderId(text) !== id) continue;
     if (!best || text.length > best.size) best = { path, size: text.length };
   }
   return best?.path;
