@@ -16,6 +16,7 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { gemini } from '../../src/main/engine/runtimes';
 import { GEMINI_SCREEN } from '../../src/main/engine/runtimes/screens/gemini';
+import { missingReported } from '../../src/main/engine/restore/verify';
 import { expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
 
 const SEAT = 'gm@gem';
@@ -212,6 +213,12 @@ describe('journey: Gemini CLI seats, driven through rigdesk', () => {
     expect(readFileSync(`/proc/${row.pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--resume', X]));
     await send(SEAT, 'after reboot');
     const file = await reply(SEAT, X, 'ACK after reboot');
+    // Gemini itself, asked for the conversation whose files are gone: exit 42 and the words Rigdesk
+    // reads as "missing" for exactly that id.
+    const lost = await runAgent(GEMINI_BIN, j.envOf('gemini'), j.dir(), ['--resume', Y, '-p', 'anyone there'], 90_000);
+    expect(lost.code, lost.stdout + lost.stderr).toBe(42);
+    expect(missingReported('gemini', lost.stdout + lost.stderr, Y)).toBe(true);
+    expect(missingReported('gemini', lost.stdout + lost.stderr, X)).toBe(false);
     expect(readFileSync(file, 'utf8')).toContain('ACK hello gemini');
   }, 180_000);
 
