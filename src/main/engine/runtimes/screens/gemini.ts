@@ -11,7 +11,9 @@ import { lastIndexMatching, startsDim, type ScreenReading, type ScreenText } fro
  * A 429 is NOT visible: Gemini retries behind the same `Thinking...` spinner and `Working…` title for
  * minutes (errorVerbosity `full` did not show its retry phrase for a 429 either). What the screen
  * cannot tell it reads as working; the retry phrases Gemini does draw (other failures) read as
- * unknown, with the phrase as the reason.
+ * unknown, with the phrase as the reason. The one place a 429 showed was local telemetry
+ * (`telemetry.target: local` + `outfile`: a `gemini_cli.api_error` with `status_code: 429` per
+ * attempt), but that file grew ~450 KB in a minute of one seat, so it is not switched on.
  */
 export const GEMINI_SCREEN = {
   titleIdle: /^\s*◇\s+Ready\b/,
