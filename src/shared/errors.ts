@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'CWD_MISSING',
   'RUNTIME_UNKNOWN',
   'RUNTIME_NOT_INSTALLED',
+  // a runtime's config would make it unsafe under Rigdesk (Gemini's session cleanup) and Rigdesk may not change it
   'RUNTIME_CONFIG_UNSAFE',
   // custody (design.md invariants 1-5)
   'CONVERSATION_LIVE_ELSEWHERE',

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { countTokens, parseAnthropic, writeAnthropic } from './fake-model/anthropic';
 import { parseChat, writeChat } from './fake-model/chat';
+import { GEMINI_ROUTES, geminiCountTokens, geminiPath, parseGemini, writeGemini } from './fake-model/gemini';
 import { parseResponses, writeResponses } from './fake-model/responses';
 import { ReplyWriter } from './fake-model/sse';
 import { decideReply, isObj, type Json, type ParsedRequest, type Reply, type ReplyTimings } from './fake-model/triggers';
@@ -29,7 +30,7 @@ export interface FakeRequestLog {
   remoteAddress: string;
   host: string | undefined;
   userAgent: string | undefined;
-  /** messages | count_tokens | responses | chat_completions | models | model | not_found */
+  /** messages | count_tokens | responses | chat_completions | gemini_stream | gemini_generate | gemini_count_tokens | models | model | not_found */
   route: string;
   /** ack | tool_result | run | slow | wait | limit | fail500 (modifiers joined by `+`, e.g. `slow+wait`); `none` for non-model routes; `bad_json`. */
   trigger: string;
@@ -64,6 +65,8 @@ function routeOf(method: string, pathname: string): string {
   if (method === 'POST' && p === '/v1/chat/completions') return 'chat_completions';
   if (method === 'GET' && p === '/v1/models') return 'models';
   if (method === 'GET' && p.startsWith('/v1/models/')) return 'model';
+  const g = method === 'POST' ? geminiPath(p) : undefined;
+  if (g && GEMINI_ROUTES[g.method]) return GEMINI_ROUTES[g.method]!;
   return 'not_found';
 }
 
@@ -138,7 +141,11 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       }
     }
 
-    const modelRoute = MODEL_ROUTES[route];
+    // Gemini names the model and the streaming mode in the path, not the body.
+    const gemini = route === 'gemini_stream' || route === 'gemini_generate' ? geminiPath(new URL(path, 'http://127.0.0.1').pathname) : undefined;
+    const modelRoute: ModelRoute | undefined = gemini
+      ? { parse: (b) => parseGemini(b, gemini.model, route === 'gemini_stream'), write: writeGemini as ModelRoute['write'] }
+      : MODEL_ROUTES[route];
     if (modelRoute) {
       const parsed = modelRoute.parse(body);
       const reply = decideReply(parsed, timings);
@@ -153,6 +160,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     }
     log(entry('none'));
     if (route === 'count_tokens') return w.json(200, countTokens(body));
+    if (route === 'gemini_count_tokens') return w.json(200, geminiCountTokens(body));
     if (route === 'models') return w.json(200, { object: 'list', data: MODELS.map(modelEntry), has_more: false, first_id: MODELS[0], last_id: MODELS[MODELS.length - 1] });
     if (route === 'model') return w.json(200, modelEntry(decodeURIComponent(path.split('?')[0]!.replace(/^\/v1\/models\//, ''))));
     w.json(404, { type: 'error', error: { type: 'not_found_error', message: `no route ${method} ${path} (fake server)` } });

@@ -43,6 +43,8 @@ export type Reply =
 const NOISE = [
   /<system-reminder>[\s\S]*?<\/system-reminder>/g,
   /<environment_context>[\s\S]*?<\/environment_context>/g,
+  // Gemini CLI sends its session context in the same user turn as the prompt.
+  /<session_context>[\s\S]*?<\/session_context>/g,
 ];
 
 export function stripNoise(text: string): string {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { QWEN_PROMPT, readQwenPrompt } from '../runtimes/screens/qwen';
 import { opencodePromptFingerprint, readOpencodePrompt } from '../runtimes/screens/opencode';
+import { readGeminiPrompt } from '../runtimes/screens/gemini';
 
 /**
  * A permission prompt as the person sees it, read from a pane's plain screen lines: the lines to
@@ -29,6 +30,8 @@ export const PROMPT_KEYS: Readonly<Record<string, { approve: readonly string[]; 
   // OpenCode: `Allow once   Allow always   Reject`, opened on Allow once; Enter takes the highlighted
   // one (readPrompt checks it is still Allow once), Escape rejects.
   opencode: { approve: ['Enter'], deny: ['Escape'] },
+  // Gemini CLI 0.61: a select list whose highlighted option (`●`) Enter takes; Escape cancels.
+  gemini: { approve: ['Enter'], deny: ['Escape'] },
 };
 
 const RULE = /^\s*─{8,}\s*$/;
@@ -92,6 +95,11 @@ export function readPrompt(runtime: string, plain: readonly string[], styled: re
     const firstOption = firstIndexFrom(plain, CODEX.option, ask + 1);
     const asked = plain.slice(start, firstOption < 0 || firstOption > foot ? foot : firstOption).filter((l) => l.trim() !== '');
     return { lines: tidy(plain.slice(start, foot + 1)), fingerprint: fingerprint(runtime, asked), approveReady: true };
+  }
+  if (runtime === 'gemini') {
+    const p = readGeminiPrompt(plain);
+    if (!p) return undefined;
+    return { lines: p.lines, fingerprint: fingerprint(runtime, p.asked), approveReady: p.approveReady, ...(p.approveReady ? {} : { why: 'the highlighted option is not "1. Allow once" (it was moved in the terminal)' }) };
   }
   return undefined;
 }

@@ -11,6 +11,7 @@ import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import { installClaudeHooks } from '../runtimes/hooks/claude';
 import { installCodexNotify } from '../runtimes/hooks/codex';
 import { prepareQwenSeat } from '../runtimes/qwen-settings';
+import { prepareGeminiSeat } from '../runtimes/gemini-settings';
 import type { LaunchPlan, SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 
@@ -108,6 +109,11 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
   if (adapter.id === 'qwen') {
     const q = prepareQwenSeat({ seatEnv: seat.env, effectiveEnv: seatEnv, userHome: seatEnv.HOME ?? engine.deps.userHome });
     if (!q.ok) return q;
+  }
+  // Gemini's session cleanup deletes transcripts: off in the seat's own settings, or no launch.
+  if (adapter.id === 'gemini') {
+    const safe = prepareGeminiSeat({ isolatedHome: seat.env.GEMINI_CLI_HOME, home: ctx.home ?? engine.deps.userHome, cwd: realpathSync(seat.cwd), env: seatEnv });
+    if (!safe.ok) return safe;
   }
   const { argv, plan } = chosen;
   const extraEnv = adapter.seatEnv?.({ seatDir: join(engine.deps.layout.home, 'seats', seat.seat), env: seat.env }) ?? {};

@@ -1,9 +1,10 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { AGENT_RUNTIMES } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
 import { prepareQwenSeat } from '../runtimes/qwen-settings';
+import { prepareGeminiSeat } from '../runtimes/gemini-settings';
 import { schemaVersion } from '../store/db';
 import { attachArgv } from './launch';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
@@ -54,6 +55,19 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   for (const seat of engine.store.rigs.seats().filter((s) => s.runtime === 'qwen')) {
     const q = prepareQwenSeat({ seatEnv: seat.env, effectiveEnv: { ...env, ...seat.env }, userHome: seat.env.HOME ?? engine.deps.userHome, dryRun: true });
     checks.push({ check: `proxy for ${seat.seat}'s qwen CLI`, ok: q.ok, detail: q.ok ? (q.proxy ? `Qwen uses ${q.proxy}` : 'no proxy variables') : q.message, ...(q.ok ? {} : { hint: q.hint }) });
+  }
+  // A Gemini seat whose settings would keep session cleanup on is refused at launch; say so here.
+  for (const seat of engine.store.rigs.seats().filter((s) => s.runtime === 'gemini')) {
+    let cwd = seat.cwd;
+    try {
+      cwd = realpathSync(seat.cwd);
+    } catch {
+      /* a missing cwd is launch's to report */
+    }
+    const r = prepareGeminiSeat({ isolatedHome: seat.env.GEMINI_CLI_HOME, home: engine.seatHome(seat) ?? engine.deps.userHome, cwd, env: { ...env, ...seat.env } }, { write: false });
+    checks.push(r.ok
+      ? { check: `gemini session retention (${seat.seat})`, ok: true, detail: `cleanup off (${seat.env.GEMINI_CLI_HOME ? 'Rigdesk writes it into the seat\'s own settings' : `${r.retention.scope} settings`})` }
+      : { check: `gemini session retention (${seat.seat})`, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) });
   }
   const home = engine.deps.layout.home;
   let homeOk = false;
