@@ -48,6 +48,10 @@ export interface PsRow {
   draft?: boolean;
   conversationId?: string;
   stoppedOnPurpose: boolean;
+  /** The host the seat runs on: `local` or a name from the spec's hosts. */
+  host?: string;
+  /** Why the state is what it is, when not plain: `host_unreachable` (its host does not answer). */
+  reason?: 'host_unreachable';
   server?: string;
   sessionName?: string;
   sessionId?: string;

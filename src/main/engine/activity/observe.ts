@@ -91,7 +91,7 @@ function sessionAxis(seat: SeatRow, live: SessionRow | undefined, pane: RosterPa
   if (pane.paneDead) return 'exited';
   // The pane runs Rigdesk's wrapper; the seat's program is its child. Without it the wrapper's
   // shell is in front: the agent exited.
-  const wrapper = engine.deps.proc.read(pane.panePid);
+  const wrapper = engine.procOf(pane.server).read(pane.panePid);
   if (!wrapper?.argv.includes('rigdesk-seat')) return 'exited';
   if (seat.runtime === 'shell') return pane.lineage.length > 0 ? 'present' : 'exited';
   return pane.agent ? 'present' : 'exited';

@@ -135,6 +135,7 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   if (opts.plan) return { ok: true, plan };
 
   const row: Omit<SeatRow, 'conversationId' | 'stoppedOnPurpose'> = {
+    host: source.host,
     seat, rig: source.rig, pod: source.pod, member: name.name, runtime: source.runtime, cwd: source.cwd, command: source.command,
     args: source.args, env: source.env, restorePolicy: source.restorePolicy,
   };

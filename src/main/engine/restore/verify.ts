@@ -149,8 +149,8 @@ export function tail(text: string, lines = 20): string {
 export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string): string | undefined {
   const agent = pane.agent;
   if (!agent) return undefined;
-  const wrapper = engine.deps.proc.read(pane.panePid);
-  const me = engine.deps.proc.read(agent.pid);
+  const wrapper = engine.procOf(pane.server).read(pane.panePid);
+  const me = engine.procOf(pane.server).read(agent.pid);
   if (!wrapper || !me || me.ppid !== wrapper.pid || (pane.panePidStart !== undefined && wrapper.startTime !== pane.panePidStart)) return undefined;
   const i = wrapper.argv.indexOf('rigdesk-seat');
   if (i < 0) return undefined;

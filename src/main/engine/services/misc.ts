@@ -26,7 +26,7 @@ export async function attachCommand(engine: Engine, ref: unknown): Promise<Resul
   if (!found.ok) return found;
   const live = engine.store.sessions.live(found.seat.seat);
   if (!live) return fail('SEAT_NOT_RUNNING', `${found.seat.seat} is not running`, { hint: `Start it with rigdesk launch ${found.seat.seat}.` });
-  return { ok: true, seat: found.seat.seat, argv: attachArgv(engine, live.sessionId) };
+  return { ok: true, seat: found.seat.seat, argv: attachArgv(engine, live.sessionId, live.server) };
 }
 
 export interface DoctorCheck {
