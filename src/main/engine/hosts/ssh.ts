@@ -71,7 +71,8 @@ export function sshExec(t: SshTarget, o: SshOptions, inner: Exec): Exec & { roun
     // The remote side gets no local environment: only the command line and stdin cross.
     const r = await inner('ssh', [...sshBaseArgs(t, o), '--', remoteCommand(file, args)], { input: opts.input, timeoutMs: opts.timeoutMs });
     if (r.spawnError) return { ...r, spawnError: `ssh: ${r.spawnError}` };
-    if (r.code === SSH_FAILED && looksLikeSshFailure(r.stderr)) return { ...r, code: null, spawnError: `ssh: ${lastLine(r.stderr)}` };
+    // tmux, sh, grep and cat never exit 255 here: that status is ssh's own failure, whatever it printed.
+    if (r.code === SSH_FAILED) return { ...r, code: null, spawnError: `ssh: ${lastLine(r.stderr)}` };
     if (r.timedOut) return { ...r, spawnError: 'ssh: timed out' };
     return r;
   }) as Exec & { roundTrips: number };
@@ -79,11 +80,6 @@ export function sshExec(t: SshTarget, o: SshOptions, inner: Exec): Exec & { roun
   return f;
 }
 
-/** ssh's own failures, told apart from a remote program that happened to exit 255. */
-export function looksLikeSshFailure(stderr: string): boolean {
-  return /^ssh: |Connection (refused|closed|reset|timed out)|Permission denied|Host key verification failed|Could not resolve|No route to host|control socket|mux_client|kex_exchange|Broken pipe|timed out/m.test(stderr);
-}
-
 function lastLine(s: string): string {
-  return s.trim().split('\n').pop() ?? 'failed';
+  return s.trim().split('\n').pop() || 'ssh failed without a message';
 }
