@@ -50,7 +50,9 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
         });
       }
 
-      const host = m.host && m.host !== 'local' ? m.host : undefined;
+      // `here: local` entries are other names for this machine.
+      const localNames = new Set(['local', ...Object.entries(data.hosts ?? {}).filter(([, h]) => h === 'local').map(([n]) => n)]);
+      const host = m.host && !localNames.has(m.host) ? m.host : undefined;
       if (host && !hosts.some((h) => h.name === host)) {
         problems.push({ code: 'SPEC_INVALID', path: [...at, 'host'], message: `member names unknown host ${quote(host)} (hosts: ${['local', ...hosts.map((h) => h.name)].join(', ')})` });
       }
