@@ -52,6 +52,11 @@ export class HostSet {
     return host;
   }
 
+  /** The SshHost already open for a name, without opening one. */
+  peek(name: string): SshHost | undefined {
+    return this.byName.get(name)?.host;
+  }
+
   /** Remote hosts that matter now: those a seat names or a live row runs on. */
   inUse(seats: readonly SeatRow[], liveHosts: readonly string[]): string[] {
     return [...new Set([...seats.map((s) => s.host), ...liveHosts])].filter((h) => h && h !== 'local').sort();

@@ -19,6 +19,7 @@ export type EventKind =
   | 'rig.up'
   | 'rig.down'
   | 'seat.launch'
+  | 'host.added'
   | 'seat.launch_refused'
   | 'seat.identity_bound'
   | 'seat.conversation_bound'
