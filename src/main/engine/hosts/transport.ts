@@ -100,6 +100,16 @@ export class SshHost {
     return ['ssh', '-t', ...personArgs(this.spec.ssh), '--', tmux];
   }
 
+  /**
+   * The window's live terminal of a remote seat: an attach client on the host, inside a pty here,
+   * riding the shared connection (no new login per viewer). `-f ignore-size` as for local viewers.
+   */
+  viewerArgv(sessionId: string): string[] {
+    const ref = this.tmuxRef;
+    const tmux = remoteCommand('tmux', [...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]), 'attach-session', '-t', sessionId, '-f', 'ignore-size']);
+    return ['ssh', '-tt', ...sshBaseArgs(this.spec.ssh, this.opts), '--', tmux];
+  }
+
   /** Closes the shared connection (tests, and `rigdesk hosts` after a check). */
   close(): void {
     try {
