@@ -28,3 +28,14 @@ export interface HostCheck {
   /** One line per thing to install or fix, empty when the host has everything. */
   missing: string[];
 }
+
+/** A remote host's health as the window shows it (pushed with the seats). */
+export interface HostHealthRow {
+  host: string;
+  state: 'local' | 'reachable' | 'unreachable';
+  checkedAt?: number;
+  rttMs?: number;
+  reason?: string;
+  retryAt?: number;
+  failures?: number;
+}
