@@ -110,6 +110,13 @@ export class SshHost {
     return ['ssh', '-tt', ...sshBaseArgs(this.spec.ssh, this.opts), '--', tmux];
   }
 
+  /** A read-only control-mode client of one session on the host (activity), over the shared connection. */
+  controlArgv(sessionId: string): string[] {
+    const ref = this.tmuxRef;
+    const tmux = remoteCommand('tmux', ['-u', ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]), '-C', 'attach-session', '-r', '-f', 'ignore-size', '-t', sessionId]);
+    return ['ssh', ...sshBaseArgs(this.spec.ssh, this.opts), '--', tmux];
+  }
+
   /** Closes the shared connection (tests, and `rigdesk hosts` after a check). */
   close(): void {
     try {
