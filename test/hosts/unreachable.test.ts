@@ -51,5 +51,8 @@ describe('a host that stops answering (real sshd killed by pid mid-run)', () => 
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout).toBe(0);
     expect(sshd.remoteSessions().sort()).toEqual(['r1@mix', 'r2@mix']);
+    // The outage and the recovery are rows in the event log, once each.
+    const ev = await w.cli(['events', '--json']);
+    expect(ev.json.events.filter((e: { kind: string }) => e.kind.startsWith('host.')).map((e: { kind: string }) => e.kind)).toEqual(['host.reachable', 'host.unreachable', 'host.reachable']);
   });
 });

@@ -100,7 +100,21 @@ export class Engine {
       selfPid: this.deps.selfPid,
       now: () => this.now(),
     }), ...remote.map((h) => hostRoster(this.hosts, h, seats.filter((s) => s.host === h), () => this.now()))]);
-    return mergeRosters(local!, others);
+    const merged = mergeRosters(local!, others);
+    this.recordHostHealth(merged);
+    return merged;
+  }
+
+  /**
+   * A host going away or coming back is a state change, so it is an event row (design.md
+   * invariant 8); only transitions are recorded, read back from the log so any process sees them.
+   */
+  private recordHostHealth(roster: Roster): void {
+    for (const h of roster.hosts ?? []) {
+      if (h.state === 'local') continue;
+      if (this.store.hosts.lastHealth(h.host) === h.state) continue;
+      this.store.events.append(h.state === 'reachable' ? 'host.reachable' : 'host.unreachable', {}, h.state === 'reachable' ? { host: h.host, rttMs: h.rttMs } : { host: h.host, reason: h.reason, failures: h.failures });
+    }
   }
 
   /** The live row's pane as the roster sees it, only if its immutable identity still matches. */

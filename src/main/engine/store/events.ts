@@ -20,6 +20,8 @@ export type EventKind =
   | 'rig.down'
   | 'seat.launch'
   | 'host.added'
+  | 'host.reachable'
+  | 'host.unreachable'
   | 'seat.launch_refused'
   | 'seat.identity_bound'
   | 'seat.conversation_bound'

@@ -24,6 +24,12 @@ export class HostRepo {
     return r && { name: r.name, spec: JSON.parse(r.spec_json) as HostSpec, source: r.source, updatedAt: r.updated_at };
   }
 
+  /** The last recorded health of a host (from the event log), to record only transitions. */
+  lastHealth(name: string): 'reachable' | 'unreachable' | undefined {
+    const r = this.db.prepare(`SELECT kind FROM events WHERE kind IN ('host.reachable', 'host.unreachable') AND json_extract(data_json, '$.host') = ? ORDER BY seq DESC LIMIT 1`).get(name) as { kind: string } | undefined;
+    return r ? (r.kind === 'host.reachable' ? 'reachable' : 'unreachable') : undefined;
+  }
+
   all(): HostRow[] {
     return (this.db.prepare('SELECT * FROM hosts ORDER BY name').all() as { name: string; spec_json: string; source: string; updated_at: number }[])
       .map((r) => ({ name: r.name, spec: JSON.parse(r.spec_json) as HostSpec, source: r.source, updatedAt: r.updated_at }));
