@@ -97,7 +97,7 @@ function sourceConversation(engine: Engine, roster: Roster, source: SeatRow): Re
 
 function custody(engine: Engine, roster: Roster, source: SeatRow, from: { id: string; agentPid?: number; liveSessionRow?: number }): Result {
   const free = checkConversationFree(roster, {
-    runtime: source.runtime, conversationId: from.id, cwd: realOrSame(source.cwd), home: engine.seatHome(source),
+    runtime: source.runtime, conversationId: from.id, cwd: realOrSame(source.cwd), home: engine.seatHome(source), host: source.host,
     allowPids: from.agentPid !== undefined ? [from.agentPid] : [], allowSessionId: from.liveSessionRow,
   }, engine.store.sessions.liveBoundTo(source.runtime, from.id));
   if (free.ok) return free;

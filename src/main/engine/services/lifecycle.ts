@@ -78,7 +78,7 @@ export async function restartSeat(engine: Engine, ref: unknown, opts: { plan?: b
     });
   }
   const cid = named;
-  const free = checkConversationFree(roster, { runtime: seat.runtime, conversationId: cid, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), allowPids: [agent.pid], allowSessionId: own.live.id },
+  const free = checkConversationFree(roster, { runtime: seat.runtime, conversationId: cid, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), allowPids: [agent.pid], allowSessionId: own.live.id, host: seat.host },
     engine.store.sessions.liveBoundTo(seat.runtime, cid));
   if (!free.ok) return free;
   const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };

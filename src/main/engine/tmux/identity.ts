@@ -25,7 +25,7 @@ export function parseServerKey(key: string): TmuxServerRef {
 
 /** The host a server key names; `local` for this machine's servers. */
 export function hostOfServer(key: string): string {
-  if (!key.startsWith('H:')) return 'local';
+  if (typeof key !== 'string' || !key.startsWith('H:')) return 'local';
   const bar = key.indexOf('|');
   return bar > 2 ? key.slice(2, bar) : 'local';
 }
