@@ -26,7 +26,7 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
   }
   if (others.length > 0) {
     lines.push('', 'OTHER AGENTS (not seats of Rigdesk)');
-    lines.push(table([['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'], ...others.map((o) => [o.runtime, String(o.pid), o.headless ? 'headless' : `${o.server ?? '?'} ${o.paneId ?? ''}`, o.conversationId ?? 'unknown'])]));
+    lines.push(table([['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'], ...others.map((o) => [o.runtime, String(o.pid), (o.host ? `${o.host}: ` : '') + (o.headless ? 'headless' : `${o.server ?? '?'} ${o.paneId ?? ''}`), o.conversationId ?? 'unknown'])]));
   }
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
   return lines.join('\n');

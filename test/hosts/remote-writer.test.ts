@@ -49,7 +49,7 @@ describe('one writer per conversation on another host (real sshd, a stand-in cla
     // By hand, on the remote host, outside Rigdesk: the same conversation, resumed headless.
     const child = spawn('runuser', ['-u', REMOTE_USER, '--', join(bin, 'claude'), '--resume', conversation], { detached: true, stdio: 'ignore', cwd: sshd.remoteDir });
     byHand = child.pid;
-    await waitFor(async () => (await w.cli(['ps', '--all', '--json'])).json.others.some((o: { conversationId?: string }) => o.conversationId === conversation), { what: 'the hand-started process in the remote roster' });
+    await waitFor(async () => (await w.cli(['ps', '--all', '--json'])).json.others.some((o: { conversationId?: string; host?: string; headless: boolean }) => o.conversationId === conversation && o.host === 'box' && o.headless), { what: 'the hand-started process in the remote roster, headless on box' });
 
     const again = await w.cli(['launch', 'c@mix', '--json']);
     expect(again.code, again.stdout).toBe(1);

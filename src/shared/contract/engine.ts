@@ -71,5 +71,7 @@ export interface PsAgent {
   paneId?: string;
   sessionName?: string;
   headless: boolean;
+  /** The host it runs on; absent for this machine. */
+  host?: string;
 }
 

@@ -14,7 +14,8 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
   const seats = engine.store.rigs.seats(opts.rig);
   const observed = await observeSeats(engine, roster, seats);
   const rows: PsRow[] = [];
-  const ours = new Set<number>();
+  // Pids are per host: a seat's agent is known by (host, pid).
+  const ours = new Set<string>();
   for (const seat of seats) {
     const { live, pane, activity } = observed.get(seat.seat)!;
     const base: PsRow = {
@@ -35,7 +36,7 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
       rows.push({ ...base, state: running === undefined ? 'unknown' : 'gone', server: live.server, sessionId: live.sessionId, paneId: live.paneId });
       continue;
     }
-    if (pane.agent) ours.add(pane.agent.pid);
+    if (pane.agent) ours.add(`${pane.agent.host ?? 'local'}\0${pane.agent.pid}`);
     rows.push({
       ...base,
       state: 'running',
@@ -50,9 +51,9 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
     });
   }
   const others: PsAgent[] = opts.all
-    ? roster.agents.filter((a) => a.host !== undefined || !ours.has(a.pid)).map((a) => ({
+    ? roster.agents.filter((a) => !ours.has(`${a.host ?? 'local'}\0${a.pid}`)).map((a) => ({
         runtime: a.runtime, pid: a.pid, conversationId: a.conversationId, source: a.conversationSource, cwd: a.cwd,
-        server: a.pane?.server, paneId: a.pane?.paneId, sessionName: a.pane?.sessionName, headless: !a.pane,
+        server: a.pane?.server, paneId: a.pane?.paneId, sessionName: a.pane?.sessionName, headless: !a.pane, ...(a.host ? { host: a.host } : {}),
       }))
     : [];
   return { ok: true, seats: rows, others, hosts: roster.hosts ?? [], problems: roster.problems.map((p) => `${p.probe}${p.host ? ` on ${p.host}` : ''}${p.server ? ` ${p.server}` : ''}${p.home ? ` ${p.home}` : ''}: ${p.error}`) };
