@@ -3,6 +3,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { socketPathForName } from '../../src/main/engine/home';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { waitForExit } from '../agents/claude-run';
 
@@ -150,11 +151,24 @@ export class TestSshd {
   }
 
   async cleanup(): Promise<void> {
+    // The host's tmux server and its clients (control-mode watches whose ssh died with sshd may
+    // linger), by pid: kill-server first, then SIGKILL whatever of those pids is left.
+    const pids: number[] = [];
     try {
+      pids.push(Number(this.asRemote(['tmux', '-L', this.tmuxSocket, 'display-message', '-p', '#{pid}']).trim()));
+      pids.push(...this.asRemote(['tmux', '-L', this.tmuxSocket, 'list-clients', '-F', '#{client_pid}']).trim().split('\n').filter(Boolean).map(Number));
       this.asRemote(['tmux', '-L', this.tmuxSocket, 'kill-server']);
     } catch {
       /* no server */
     }
+    for (const p of pids.filter((x) => Number.isInteger(x) && x > 1)) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    rmSync(socketPathForName(this.tmuxSocket, this.uid, {}), { force: true });
     await this.kill();
     rmSync(this.dir, { recursive: true, force: true });
   }
