@@ -43,6 +43,10 @@ describe('a long-lived engine reconnecting to a host (real sshd killed and resta
     expect(host.exec.roundTrips).toBe(trips);
     const launch = await dispatch(engine, 'launch', { seat: 'r1@mix' });
     expect(launch.ok === false && launch.code).toBe('HOST_UNREACHABLE');
+    // No cleanup on missing evidence: a stop in the window is refused, the row stays, nothing is sent.
+    const stop = await dispatch(engine, 'stop', { seat: 'r1@mix' });
+    expect(stop.ok === false && stop.code).toBe('NOT_REMOVED');
+    expect(host.exec.roundTrips).toBe(trips);
 
     skew += BACKOFF_MIN_MS + 1;
     const healed = await engine.roster();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import type { Clock, Exec } from '../deps';
+import type { Clock, Exec, ExecOptions, ExecResult } from '../deps';
 import { splitDev } from '../proc/linux';
 import type { ProcInfo } from '../proc/types';
 import type { EvidenceIO } from '../runtimes/types';
@@ -35,7 +35,7 @@ export class SshHost {
 
   constructor(readonly spec: HostSpec & { ssh: SshTarget }, home: string, private readonly clock: Clock, inner: Exec) {
     this.opts = { controlPath: controlPathFor(home, spec.name) };
-    this.exec = sshExec(spec.ssh, this.opts, inner);
+    this.exec = this.guarded(sshExec(spec.ssh, this.opts, inner));
     this.tmuxRef = { kind: 'name', name: spec.tmuxSocket ?? 'rigdesk', host: spec.name };
   }
 
@@ -46,6 +46,23 @@ export class SshHost {
   health(): HostHealth {
     if (this.failures > 0) return { host: this.name, state: 'unreachable', checkedAt: this.clock.now(), reason: this.lastReason, retryAt: this.retryAt, failures: this.failures };
     return { host: this.name, state: 'reachable', checkedAt: this.lastOkAt, rttMs: this.rttMs };
+  }
+
+  /**
+   * Every command to the host goes through its health: inside the back-off window it fails at once
+   * as unreachable (no connect attempt); an ssh failure opens the window; any answer closes it.
+   */
+  private guarded(raw: Exec & { roundTrips: number }): Exec & { roundTrips: number } {
+    const f = (async (file: string, args: readonly string[], opts?: ExecOptions): Promise<ExecResult> => {
+      const held = this.holdingOff();
+      if (held) return { code: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: `ssh: ${this.name} unreachable, retrying after back-off (${held})` };
+      const r = await raw(file, args, opts);
+      if (r.spawnError) this.noteFailure(r.spawnError);
+      else this.failures = 0;
+      return r;
+    }) as Exec & { roundTrips: number };
+    Object.defineProperty(f, 'roundTrips', { get: () => raw.roundTrips });
+    return f;
   }
 
   /** Inside the back-off window after a failure: say unreachable without contacting the host. */
@@ -67,14 +84,9 @@ export class SshHost {
 
   /** One round trip: the host's panes on Rigdesk's server there, and its process table. */
   async scan(envNames: readonly string[], glob = '[0-9]*', withPanes = true): Promise<ScanOutcome> {
-    const held = this.holdingOff();
-    if (held) return { ok: false, unreachable: true, reason: held };
     const t0 = this.clock.now();
     const r = await this.exec('sh', hostScanArgs({ glob, tmuxSocket: withPanes ? this.tmuxRef.kind === 'name' ? this.tmuxRef.name : undefined : undefined, envNames }), { timeoutMs: 4_000 });
-    if (r.spawnError) {
-      this.noteFailure(r.spawnError);
-      return { ok: false, unreachable: true, reason: r.spawnError };
-    }
+    if (r.spawnError) return { ok: false, unreachable: true, reason: this.lastReason || r.spawnError };
     try {
       const scan = parseHostScan(r.stdout);
       this.noteOk(this.clock.now() - t0);
