@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { RigWorld } from '../support/rig';
@@ -61,6 +62,10 @@ describe('seats on another host over ssh (real sshd on 127.0.0.1, real tmux ther
     expect(attach.code).toBe(0);
     expect(attach.json.argv.slice(0, 2)).toEqual(['ssh', '-t']);
     expect(attach.json.argv.join(' ')).toContain(`tmux -L ${sshd.tmuxSocket} attach-session -t`);
+    // The printed line works when pasted into a shell (probed with has-session: no terminal here).
+    const line = (await w.cli(['attach', 'r1@mix', '--print'])).stdout.trim();
+    expect(() => execFileSync('sh', ['-c', `${line.replace('attach-session', 'has-session')} </dev/null`], { stdio: 'pipe', timeout: 15_000 })).not.toThrow();
+    expect(() => execFileSync('sh', ['-c', `${line.replace('attach-session', 'has-session').replace(sshd.tmuxSocket, 'rdr-no-such-server')} </dev/null`], { stdio: 'pipe', timeout: 15_000 })).toThrow();
 
     const stop = await w.cli(['stop', 'r1@mix', '--json']);
     expect(stop.json.stopped.outcome, stop.stdout).toBe('removed');
