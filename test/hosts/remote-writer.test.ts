@@ -43,6 +43,9 @@ describe('one writer per conversation on another host (real sshd, a stand-in cla
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const conversation = up.json.seats[0].launched.conversationId as string;
     expect(conversation).toMatch(/^[0-9a-f-]{36}$/);
+    const e = w.engine();
+    expect(e.store.db.prepare('SELECT host FROM conversations WHERE id = ?').get(conversation)).toEqual({ host: 'box' });
+    e.store.close();
     const stop = await w.cli(['stop', 'c@mix', '--json']);
     expect(stop.json.stopped.outcome, stop.stdout).toBe('removed');
 

@@ -154,7 +154,7 @@ export async function createBehindFence(engine: Engine, seat: SeatRow, plan: Lau
     store.sessions.insertLive(seat.seat, plan.runtime, id, { panePidStart, conversationId: plan.conversationId ?? null });
     if (plan.conversationId) {
       store.rigs.setConversation(seat.seat, plan.conversationId);
-      store.conversations.record({ runtime: plan.runtime, id: plan.conversationId, seat: seat.seat, home: engine.seatHome(seat) ?? null, cwd: seat.cwd });
+      store.conversations.record({ runtime: plan.runtime, id: plan.conversationId, seat: seat.seat, home: engine.seatHome(seat) ?? null, cwd: seat.cwd, host: seat.host });
     }
     store.rigs.setStoppedOnPurpose(seat.seat, false);
     store.events.append('seat.identity_bound', { rig: seat.rig, seat: seat.seat }, { ...id, attempt, conversationId: plan.conversationId ?? null });

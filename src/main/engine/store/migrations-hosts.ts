@@ -17,6 +17,9 @@ export const HOSTS_MIGRATIONS: readonly Migration[] = [
       );
       -- Existing seats ran here; a row's tmux server key says the same (no H: prefix).
       ALTER TABLE seats ADD COLUMN host TEXT NOT NULL DEFAULT 'local';
+      -- A conversation lives on a host's disk. Its key stays (runtime, id): ids are UUIDs, and the
+      -- guard already reads the owning host; the column says which host that is.
+      ALTER TABLE conversations ADD COLUMN host TEXT NOT NULL DEFAULT 'local';
     `,
   },
 ];

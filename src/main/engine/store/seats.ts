@@ -98,12 +98,12 @@ export class RigRepo {
 export class ConversationRepo {
   constructor(private readonly db: Db, private readonly now: () => number) {}
 
-  record(c: { runtime: string; id: string; seat?: string | null; home?: string | null; cwd?: string | null; transcriptPath?: string | null }): void {
+  record(c: { runtime: string; id: string; seat?: string | null; home?: string | null; cwd?: string | null; transcriptPath?: string | null; host?: string }): void {
     const t = this.now();
-    this.db.prepare(`INSERT INTO conversations (runtime, id, seat, home, cwd, transcript_path, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    this.db.prepare(`INSERT INTO conversations (runtime, id, seat, home, cwd, transcript_path, first_seen_at, last_seen_at, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(runtime, id) DO UPDATE SET seat = COALESCE(excluded.seat, seat), home = COALESCE(excluded.home, home), cwd = COALESCE(excluded.cwd, cwd),
-        transcript_path = COALESCE(excluded.transcript_path, transcript_path), last_seen_at = excluded.last_seen_at`)
-      .run(c.runtime, c.id, c.seat ?? null, c.home ?? null, c.cwd ?? null, c.transcriptPath ?? null, t, t);
+        transcript_path = COALESCE(excluded.transcript_path, transcript_path), last_seen_at = excluded.last_seen_at, host = excluded.host`)
+      .run(c.runtime, c.id, c.seat ?? null, c.home ?? null, c.cwd ?? null, c.transcriptPath ?? null, t, t, c.host ?? 'local');
   }
 
   get(runtime: string, id: string): { runtime: string; id: string; seat: string | null; home: string | null; cwd: string | null; transcriptPath: string | null } | undefined {
