@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { parseDestination } from '../../src/cli/commands/hosts';
 import { RigWorld } from '../support/rig';
-import { closeMaster, REMOTE_USER, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, REMOTE_USER, TestSshd } from '../support/sshd';
 
-describe('rigdesk hosts add|list|check (real sshd on 127.0.0.1)', () => {
+describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127.0.0.1)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
   beforeEach(async () => {

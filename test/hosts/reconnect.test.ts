@@ -4,9 +4,9 @@ import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { BACKOFF_MIN_MS } from '../../src/main/engine/hosts/transport';
 import type { Clock } from '../../src/main/engine/deps';
 import { RigWorld } from '../support/rig';
-import { closeMaster, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
 
-describe('a long-lived engine reconnecting to a host (real sshd killed and restarted by pid)', () => {
+describe.skipIf(!!sshdMissing())('a long-lived engine reconnecting to a host (real sshd killed and restarted by pid)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
   beforeEach(async () => {

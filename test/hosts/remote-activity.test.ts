@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActivityMonitor, type ActivityChange } from '../../src/main/engine/activity/monitor';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { RigWorld } from '../support/rig';
-import { closeMaster, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
-describe('activity of a remote seat (tmux -C on the host over the shared ssh connection)', () => {
+describe.skipIf(!!sshdMissing())('activity of a remote seat (tmux -C on the host over the shared ssh connection)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
   let m: ActivityMonitor | undefined;

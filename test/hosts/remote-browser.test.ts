@@ -6,13 +6,13 @@ import { startServe, type ServeHandle } from '../../src/server/serve';
 import { chromiumMissing, launchChromium } from '../app/chromium';
 import { RENDERER_DIR } from '../app/helpers';
 import { RigWorld } from '../support/rig';
-import { closeMaster, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 const missing = chromiumMissing();
 
 /** The window in real Chromium over rigdesk serve, with a seat on an ssh host (real sshd on 127.0.0.1). */
-describe.skipIf(!!missing)('the window with a remote seat, in Chromium', () => {
+describe.skipIf(!!missing || !!sshdMissing())('the window with a remote seat, in Chromium', () => {
   let w: RigWorld;
   let sshd: TestSshd;
   let serve: ServeHandle;

@@ -7,10 +7,10 @@ import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { startServe, type ServeHandle } from '../../src/server/serve';
 import { RENDERER_DIR, WireClient } from '../app/helpers';
 import { RigWorld } from '../support/rig';
-import { closeMaster, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
-describe('browser mode with a remote seat (rigdesk serve wire, real sshd on 127.0.0.1)', () => {
+describe.skipIf(!!sshdMissing())('browser mode with a remote seat (rigdesk serve wire, real sshd on 127.0.0.1)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
   let serve: ServeHandle | undefined;

@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { TerminalHub } from '../../src/main/terminal/hub';
 import { RigWorld } from '../support/rig';
-import { closeMaster, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 import { waitForExit } from '../agents/claude-run';
 
-describe('live terminal of a remote seat (node-pty running ssh + tmux attach on the host)', () => {
+describe.skipIf(!!sshdMissing())('live terminal of a remote seat (node-pty running ssh + tmux attach on the host)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
   beforeEach(async () => {

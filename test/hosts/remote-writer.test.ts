@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { RigWorld } from '../support/rig';
-import { closeMaster, REMOTE_USER, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, REMOTE_USER, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 import { waitForExit } from '../agents/claude-run';
 
-describe('one writer per conversation on another host (real sshd, a stand-in claude process there)', () => {
+describe.skipIf(!!sshdMissing())('one writer per conversation on another host (real sshd, a stand-in claude process there)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
   let byHand: number | undefined;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { RigWorld } from '../support/rig';
-import { closeMaster, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 /**
@@ -16,7 +16,7 @@ function mixedRig(sshd: TestSshd): string {
     shell('here'), shell('r1', 'box'), shell('r2', 'box')].join('\n') + '\n';
 }
 
-describe('seats on another host over ssh (real sshd on 127.0.0.1, real tmux there)', () => {
+describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 127.0.0.1, real tmux there)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
   beforeEach(async () => {

@@ -1,11 +1,23 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { socketPathForName } from '../../src/main/engine/home';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { waitForExit } from '../agents/claude-run';
+
+/**
+ * Host tests need Debian's sshd and root (to make the remote user and run as it). Missing either
+ * skips locally with the reason, and fails under CI, where .ci/run installs openssh-server.
+ */
+export function sshdMissing(): string | undefined {
+  const why = !existsSync('/usr/sbin/sshd') ? 'no /usr/sbin/sshd (apt-get install -y openssh-server)' : process.getuid?.() !== 0 ? 'host tests run as root (they add a local user for the remote side)' : undefined;
+  if (!why) return undefined;
+  if (process.env.CI) throw new Error(`CI must run the host tests: ${why}`);
+  process.stdout.write(`skipped: host tests: ${why}\n`);
+  return why;
+}
 
 /** The "remote machine" of the host tests: a dedicated local user reached through this test's own sshd. */
 export const REMOTE_USER = 'rdremote';
