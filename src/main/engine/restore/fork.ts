@@ -1,4 +1,5 @@
 import { fail, type Failure, type Result } from '../../../shared/errors';
+import { notOnHostYet } from '../hosts/unsupported';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
 import { launchSeatWith, type ArgvChooser } from '../services/launch';
@@ -108,6 +109,8 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const source = found.seat;
+  const remote = notOnHostYet(source, 'fork');
+  if (remote) return remote;
   const name = validateName('member', as);
   if (!name.ok) return name;
   const seat = seatAddress(name.name, source.rig);
