@@ -20,9 +20,11 @@ describe.skipIf(!!sshdMissing())('a long-lived engine reconnecting to a host (re
   });
 
   it('backs off after a failure without contacting the host, then reconciles the same sessions from its tmux', async () => {
-    // The clock is real time plus a step the test controls, so the back-off window can be crossed at will.
+    // The engine's clock is real time, except that the test can stop it (so a slow sshd restart on a
+    // loaded machine cannot carry the engine out of its back-off window) and step it forward.
+    let frozenAt: number | undefined;
     let skew = 0;
-    const clock: Clock = { now: () => Date.now() + skew, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+    const clock: Clock = { now: () => frozenAt ?? Date.now() + skew, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
     const engine = w.engine({ clock });
     const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
       `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`].join('\n') + '\n');
@@ -31,6 +33,7 @@ describe.skipIf(!!sshdMissing())('a long-lived engine reconnecting to a host (re
     expect(before).toHaveLength(1);
 
     await sshd.kill();
+    frozenAt = Date.now();
     const host = engine.hosts.get('box')!;
     const down = await engine.roster();
     expect(down.hosts).toEqual([expect.objectContaining({ host: 'box', state: 'unreachable', failures: 1 })]);
@@ -48,7 +51,8 @@ describe.skipIf(!!sshdMissing())('a long-lived engine reconnecting to a host (re
     expect(stop.ok === false && stop.code).toBe('NOT_REMOVED');
     expect(host.exec.roundTrips).toBe(trips);
 
-    skew += BACKOFF_MIN_MS + 1;
+    frozenAt = undefined;
+    skew = BACKOFF_MIN_MS + 1;
     const healed = await engine.roster();
     expect(healed.hosts![0]!.state).toBe('reachable');
     expect(healed.panes.filter((p) => p.server.startsWith('H:box|')).map((p) => [p.serverPid, p.sessionId, p.paneId])).toEqual(before);
