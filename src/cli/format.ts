@@ -20,13 +20,13 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
   if (seats.length === 0) lines.push('no seats (bring a rig up with: rigdesk up <spec.yaml>)');
   else {
     lines.push(table([
-      ['SEAT', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONVERSATION'],
-      ...seats.map((s) => [s.seat, s.runtime, s.state + (s.state === 'stopped' && s.stoppedOnPurpose ? '*' : ''), s.activity + (s.needsInput ? `:${s.needsInput}` : ''), s.paneId ?? '-', s.pid ? String(s.pid) : '-', s.conversationId ?? '-']),
+      ['SEAT', 'HOST', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONVERSATION'],
+      ...seats.map((s) => [s.seat, s.host ?? 'local', s.runtime, s.state + (s.state === 'stopped' && s.stoppedOnPurpose ? '*' : '') + (s.reason ? `/${s.reason}` : ''), s.activity + (s.needsInput ? `:${s.needsInput}` : ''), s.paneId ?? '-', s.pid ? String(s.pid) : '-', s.conversationId ?? '-']),
     ]));
   }
   if (others.length > 0) {
     lines.push('', 'OTHER AGENTS (not seats of Rigdesk)');
-    lines.push(table([['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'], ...others.map((o) => [o.runtime, String(o.pid), o.headless ? 'headless' : `${o.server ?? '?'} ${o.paneId ?? ''}`, o.conversationId ?? 'unknown'])]));
+    lines.push(table([['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'], ...others.map((o) => [o.runtime, String(o.pid), (o.host ? `${o.host}: ` : '') + (o.headless ? 'headless' : `${o.server ?? '?'} ${o.paneId ?? ''}`), o.conversationId ?? 'unknown'])]));
   }
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
   return lines.join('\n');

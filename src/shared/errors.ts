@@ -47,6 +47,10 @@ export const ERROR_CODES = [
   // tmux and the system
   'TMUX_UNAVAILABLE',
   'TMUX_FAILED',
+  // hosts over SSH: the host did not answer; its seats are unknown and nothing of it is decided
+  'HOST_UNREACHABLE',
+  'HOST_NOT_FOUND',
+  'HOST_UNSUPPORTED',
   'NOT_REMOVED',
   'STORE_FAILED',
   'ENGINE_UNREACHABLE',
@@ -101,6 +105,7 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'QUEUE_ITEM_NOT_FOUND':
     case 'SEAT_EXISTS':
     case 'DECISION_CHOICE_INVALID':
+    case 'HOST_NOT_FOUND':
       return 2;
     default:
       return 1;

@@ -30,7 +30,7 @@ describe('restore-seats', () => {
   it('insertSeat adds a seat to an existing rig with the columns upsert writes, and never overwrites one', () => {
     const s = store();
     expect(insertSeat(s, seat('b'))).toBe(true);
-    expect(s.rigs.seat('b@crew')).toEqual({ ...seat('b'), conversationId: null, stoppedOnPurpose: false });
+    expect(s.rigs.seat('b@crew')).toEqual({ ...seat('b'), conversationId: null, stoppedOnPurpose: false, host: 'local' });
     expect(insertSeat(s, { ...seat('b'), cwd: '/other' })).toBe(false);
     expect(s.rigs.seat('b@crew')!.cwd).toBe('/w');
     expect(insertSeat(s, seat('a'))).toBe(false);

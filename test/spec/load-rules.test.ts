@@ -328,3 +328,24 @@ edges:`);
 function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('hosts: and member host', () => {
+  const hosts = ['hosts:', '  box:', '    ssh: { host: 10.0.0.5, user: dev, port: 2222, identity_file: ~/.ssh/id_box }', '    tmux_socket: rd', '  here: local'];
+  const member = (extra: string) => ['name: demo', ...hosts, 'pods:', '  - id: p', '    members:', `      - { id: lead, runtime: shell, ${extra} }`].join('\n') + '\n';
+
+  it('reads an ssh host and a member on it, with the remote cwd taken as written', () => {
+    const s = spec(member('cwd: /srv/remote/only, host: box'));
+    expect(s.hosts).toEqual([{ name: 'box', ssh: { host: '10.0.0.5', user: 'dev', port: 2222, identityFile: expect.stringMatching(/\/\.ssh\/id_box$/) }, tmuxSocket: 'rd' }]);
+    expect(s.pods[0]!.members[0]).toMatchObject({ host: 'box', cwd: '/srv/remote/only' });
+  });
+
+  it('a member on local stays a local member', () => {
+    const s = spec(member('cwd: wk/lead, host: here'));
+    expect(s.pods[0]!.members[0]!.host).toBeUndefined();
+  });
+
+  it('refuses a member naming an unknown host, and a relative cwd on a remote host', () => {
+    expect(failure(member('cwd: /x, host: nowhere')).f.message).toMatch(/unknown host "nowhere"/);
+    expect(failure(member('cwd: wk/lead, host: box')).f.message).toMatch(/absolute path on that host/);
+  });
+});

@@ -2,7 +2,8 @@ import { ACTIVITY_COMMANDS } from './activity';
 import { APP_COMMANDS } from './app';
 import { ENGINE_COMMANDS } from './engine';
 import { RESTORE_COMMANDS } from './restore';
+import { HOSTS_COMMANDS } from './hosts';
 import type { CommandTable } from './types';
 
 /** Every command, by domain; each domain owns its file. */
-export const COMMANDS: CommandTable = { ...ENGINE_COMMANDS, ...RESTORE_COMMANDS, ...ACTIVITY_COMMANDS, ...APP_COMMANDS };
+export const COMMANDS: CommandTable = { ...ENGINE_COMMANDS, ...RESTORE_COMMANDS, ...ACTIVITY_COMMANDS, ...APP_COMMANDS, ...HOSTS_COMMANDS };

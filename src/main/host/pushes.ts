@@ -98,7 +98,7 @@ export class PushHub {
       const r = await dispatch(this.engine, 'ps', {});
       if (r.ok) {
         this.latestSeats = r.seats as PsRow[];
-        this.broadcast({ push: 'seats', data: { seats: r.seats as Record<string, unknown>[] } });
+        this.broadcast({ push: 'seats', data: { seats: r.seats as Record<string, unknown>[], ...(Array.isArray(r.hosts) && r.hosts.length ? { hosts: r.hosts as Record<string, unknown>[] } : {}) } });
         await this.pollPrompts(this.latestSeats);
       }
     } finally {

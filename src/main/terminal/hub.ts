@@ -2,6 +2,7 @@ import { FRAME, TERM_ID_MAX, encodeFrame } from '../../shared/contract/app';
 import { fail, type Result } from '../../shared/errors';
 import { dispatch } from '../engine/api';
 import type { Engine } from '../engine/engine';
+import { hostOfServer } from '../engine/tmux/identity';
 import { FlowControl, OutputBatcher, realTimers, type Timers } from './flow';
 import { livePty, viewerEnv, type PtyLike, type SpawnPty } from './pty';
 
@@ -23,6 +24,8 @@ interface View {
   seat: string;
   tmuxPrefix: string[];
   sessionId: string;
+  /** The seat's tmux server key; a remote one is resized through its host's connection. */
+  server?: string;
   pty: PtyLike;
   batcher: OutputBatcher;
   flow: FlowControl;
@@ -51,17 +54,21 @@ export class TerminalHub {
     const at = await dispatch(this.engine, 'attach', { seat });
     if (!at.ok) return at;
     const argv = at.argv as string[];
-    const sessionId = argv[argv.length - 1]!;
+    const server = typeof at.server === 'string' ? at.server : undefined;
+    const remote = server !== undefined && hostOfServer(server) !== 'local' ? this.engine.hosts.get(hostOfServer(server)) : undefined;
+    const sessionId = typeof at.sessionId === 'string' ? at.sessionId : argv[argv.length - 1]!;
     const id = this.nextId;
     this.nextId = this.nextId >= TERM_ID_MAX ? 1 : this.nextId + 1;
     let pty: PtyLike;
     try {
-      pty = this.spawnPty(argv[0]!, [...argv.slice(1), '-f', 'ignore-size'], { cols, rows, env: viewerEnv(this.engine.deps.env) });
+      // A remote seat: ssh + tmux attach on its host, through the same batching and flow control.
+      const viewer = remote ? remote.viewerArgv(sessionId) : [...argv, '-f', 'ignore-size'];
+      pty = this.spawnPty(viewer[0]!, viewer.slice(1), { cols, rows, env: viewerEnv(this.engine.deps.env) });
     } catch (e) {
       return fail('TMUX_FAILED', `cannot start a terminal for ${seat}: ${(e as Error).message}`);
     }
     const view: View = {
-      id, owner, seat: at.seat as string, tmuxPrefix: argv.slice(0, argv.indexOf('attach-session')), sessionId, pty, cols, rows, closed: false,
+      id, owner, seat: at.seat as string, tmuxPrefix: argv.slice(0, argv.indexOf('attach-session')), sessionId, ...(remote ? { server } : {}), pty, cols, rows, closed: false,
       batcher: new OutputBatcher((batch) => {
         view.flow.sent(batch.length);
         sink.frame(encodeFrame(FRAME.OUTPUT, id, batch));
@@ -136,6 +143,10 @@ export class TerminalHub {
   }
 
   private async applySize(v: View): Promise<void> {
+    if (v.server) {
+      await this.engine.client(v.server).run(['resize-window', '-t', v.sessionId, '-x', String(v.cols), '-y', String(v.rows)]);
+      return;
+    }
     await this.engine.deps.exec(v.tmuxPrefix[0]!, [...v.tmuxPrefix.slice(1), 'resize-window', '-t', v.sessionId, '-x', String(v.cols), '-y', String(v.rows)], { env: viewerEnv(this.engine.deps.env), timeoutMs: 5000 });
   }
 

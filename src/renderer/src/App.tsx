@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import type { PromptItem, PsRow } from '../../shared/contract';
+import type { HostHealthRow, PromptItem, PsRow } from '../../shared/contract';
 import { reload, routeFromHash, useApp } from './store';
 import { FrameRouter } from './terminal/frames';
 import type { Transport } from './transport';
@@ -17,7 +17,7 @@ export function App({ transport }: { transport: Transport }) {
   useEffect(() => {
     const offStatus = transport.onStatus((s) => useApp.setState({ status: s }));
     const offPush = transport.onPush((m) => {
-      if (m.push === 'seats') useApp.setState({ seats: Object.fromEntries((m.data.seats as unknown as PsRow[]).map((r) => [r.seat, r])) });
+      if (m.push === 'seats') useApp.setState({ seats: Object.fromEntries((m.data.seats as unknown as PsRow[]).map((r) => [r.seat, r])), hosts: (m.data.hosts ?? []) as unknown as HostHealthRow[] });
       else if (m.push === 'prompts') useApp.setState({ prompts: m.data.prompts as unknown as PromptItem[] });
       else if (m.push === 'focus') useApp.getState().setRoute({ page: 'seat', seat: m.data.seat });
       else if (m.push === 'event' && RELOAD_ON.test(m.data.kind)) void reload(transport);

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { PromptItem, PsRow, Topology } from '../../shared/contract';
+import type { HostHealthRow, PromptItem, PsRow, Topology } from '../../shared/contract';
 import type { Transport } from './transport';
 
 export type Route = { page: 'topology' } | { page: 'seat'; seat: string } | { page: 'decisions' };
@@ -20,6 +20,8 @@ interface AppState {
   status: 'connecting' | 'open' | 'closed';
   topology: Topology;
   seats: Record<string, PsRow>;
+  /** Remote hosts' health, pushed with the seats (empty when every seat is local). */
+  hosts: HostHealthRow[];
   decisions: DecisionItem[] | 'unavailable';
   /** Seats waiting for a person right now (pushed by the host with the seats). */
   prompts: PromptItem[];
@@ -32,6 +34,7 @@ export const useApp = create<AppState>((set) => ({
   status: 'connecting',
   topology: { rigs: [] },
   seats: {},
+  hosts: [],
   decisions: [],
   prompts: [],
   route: routeFromHash(typeof location === 'undefined' ? '' : location.hash),

@@ -95,7 +95,7 @@ export interface Topology {
 /** Pushed from the host to the window. `seats` carries `ps` rows; `focus` comes from a deep link. */
 export const PUSHES = {
   event: z.strictObject({ seq: z.number(), at: z.number(), kind: z.string(), rig: z.string().nullable(), seat: z.string().nullable(), data: z.record(z.string(), z.unknown()) }),
-  seats: z.strictObject({ seats: z.array(z.record(z.string(), z.unknown())) }),
+  seats: z.strictObject({ seats: z.array(z.record(z.string(), z.unknown())), hosts: z.array(z.record(z.string(), z.unknown())).optional() }),
   prompts: z.strictObject({ prompts: z.array(z.record(z.string(), z.unknown())) }),
   focus: z.strictObject({ seat: seatRef }),
   'terminal.exit': z.strictObject({ term: termId, reason: z.string().max(500) }),

@@ -50,6 +50,10 @@ export interface PsRow {
   activityWhy?: string;
   conversationId?: string;
   stoppedOnPurpose: boolean;
+  /** The host the seat runs on: `local` or a name from the spec's hosts. */
+  host?: string;
+  /** Why the state is what it is, when not plain: `host_unreachable` (its host does not answer). */
+  reason?: 'host_unreachable';
   server?: string;
   sessionName?: string;
   sessionId?: string;
@@ -69,5 +73,7 @@ export interface PsAgent {
   paneId?: string;
   sessionName?: string;
   headless: boolean;
+  /** The host it runs on; absent for this machine. */
+  host?: string;
 }
 

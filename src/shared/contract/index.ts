@@ -3,6 +3,7 @@ import { ACTIVITY_REQUESTS } from './activity';
 import { APP_REQUESTS } from './app';
 import { ENGINE_REQUESTS } from './engine';
 import { RESTORE_REQUESTS } from './restore';
+import { HOSTS_REQUESTS } from './hosts';
 
 /**
  * The one contract between the engine and its clients (CLI socket, Electron IPC, the browser's
@@ -10,7 +11,7 @@ import { RESTORE_REQUESTS } from './restore';
  * validated against these schemas before an engine method runs, and both sides take their types
  * from here, so nothing is mirrored by hand.
  */
-export const REQUESTS = { ...ENGINE_REQUESTS, ...RESTORE_REQUESTS, ...ACTIVITY_REQUESTS, ...APP_REQUESTS } as const;
+export const REQUESTS = { ...ENGINE_REQUESTS, ...RESTORE_REQUESTS, ...ACTIVITY_REQUESTS, ...APP_REQUESTS, ...HOSTS_REQUESTS } as const;
 
 export type Method = keyof typeof REQUESTS;
 export const METHODS = Object.keys(REQUESTS) as Method[];
@@ -28,4 +29,5 @@ export type RpcRequest = z.output<typeof rpcRequest>;
 export * from './engine';
 export * from './restore';
 export * from './activity';
+export * from './hosts';
 export * from './app';

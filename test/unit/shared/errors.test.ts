@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, exitCodeFor, fail, isFailure, type ErrorCode } from '../../../src/shared/errors';
 
 /** Input the caller must change: exit 2. Everything else that is not ok: exit 1. */
-const INPUT_ERRORS: ErrorCode[] = ['BAD_USAGE', 'SPEC_NOT_FOUND', 'SPEC_INVALID', 'SEAT_NAME_INVALID', 'TEXT_INVALID', 'TEXT_TOO_LONG', 'RUNTIME_UNKNOWN', 'CWD_MISSING', 'SEAT_NOT_FOUND', 'RIG_NOT_FOUND', 'DECISION_NOT_FOUND', 'DECISION_CHOICE_INVALID', 'QUEUE_ITEM_NOT_FOUND', 'SEAT_EXISTS'];
+const INPUT_ERRORS: ErrorCode[] = ['BAD_USAGE', 'SPEC_NOT_FOUND', 'SPEC_INVALID', 'SEAT_NAME_INVALID', 'TEXT_INVALID', 'TEXT_TOO_LONG', 'RUNTIME_UNKNOWN', 'CWD_MISSING', 'SEAT_NOT_FOUND', 'RIG_NOT_FOUND', 'DECISION_NOT_FOUND', 'DECISION_CHOICE_INVALID', 'QUEUE_ITEM_NOT_FOUND', 'SEAT_EXISTS', 'HOST_NOT_FOUND'];
 
 describe('errors are data with stable codes', () => {
   it('every code maps to exit 1 or 2', () => {

@@ -20,13 +20,16 @@ export class PaneOutputWatch {
     private readonly sessionId: string,
     private readonly onDirty: (paneId: string) => void,
     private readonly env: NodeJS.ProcessEnv,
+    /** The whole command, when the session is on another host (ssh running tmux -C there). */
+    private readonly remoteArgv?: string[],
   ) {}
 
   start(): void {
     const env = { ...this.env };
     delete env.TMUX;
     delete env.TMUX_PANE;
-    this.child = spawn('tmux', ['-u', ...serverArgs(this.server), '-C', 'attach-session', '-r', '-f', 'ignore-size', '-t', this.sessionId], { stdio: ['pipe', 'pipe', 'ignore'], env });
+    const argv = this.remoteArgv ?? ['tmux', '-u', ...serverArgs(this.server), '-C', 'attach-session', '-r', '-f', 'ignore-size', '-t', this.sessionId];
+    this.child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], env });
     this.child.stdout!.setEncoding('utf8');
     this.child.stdout!.on('data', (d: string) => this.read(d));
     this.child.on('error', () => undefined);

@@ -121,10 +121,15 @@ export class ActivityMonitor {
     existing?.stop();
     this.watches.delete(seat);
     if (!server || !sessionId) return;
-    const w = new PaneOutputWatch(key, parseServerKey(server), sessionId, () => this.markDirty(seat), this.engine.deps.env);
+    const ref = parseServerKey(server);
+    // A remote session is watched by tmux -C on its host, over that host's shared ssh connection;
+    // an unknown host gets no watch (polling still looks at it). Its files are not ours to watch here.
+    const host = ref.host ? this.engine.hosts.get(ref.host) : undefined;
+    if (ref.host && !host) return;
+    const w = new PaneOutputWatch(key, ref, sessionId, () => this.markDirty(seat), this.engine.deps.env, host?.controlArgv(sessionId));
     w.start();
     this.watches.set(seat, w);
-    if (agentHome) this.watchDir(join(agentHome, 'sessions'));
+    if (agentHome && !ref.host) this.watchDir(join(agentHome, 'sessions'));
   }
 
   private watchedDirs = new Set<string>();

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { hostOfServer } from '../tmux/identity';
 import type { Engine } from '../engine';
 import { hookFileFor, readClaudeHook } from '../runtimes/hooks/claude';
 import type { Roster, RosterPane } from '../roster/types';
@@ -91,7 +92,7 @@ function sessionAxis(seat: SeatRow, live: SessionRow | undefined, pane: RosterPa
   if (pane.paneDead) return 'exited';
   // The pane runs Rigdesk's wrapper; the seat's program is its child. Without it the wrapper's
   // shell is in front: the agent exited.
-  const wrapper = engine.deps.proc.read(pane.panePid);
+  const wrapper = (hostOfServer(pane.server) === 'local' ? engine.deps.proc : engine.procOf(pane.server)).read(pane.panePid);
   if (!wrapper?.argv.includes('rigdesk-seat')) return 'exited';
   if (seat.runtime === 'shell') return pane.lineage.length > 0 ? 'present' : 'exited';
   return pane.agent ? 'present' : 'exited';

@@ -5,8 +5,9 @@ import { ACTIVITY_HANDLERS } from './activity';
 import { APP_HANDLERS } from './app';
 import { ENGINE_HANDLERS } from './engine';
 import { RESTORE_HANDLERS } from './restore';
+import { HOSTS_HANDLERS } from './hosts';
 
-const HANDLERS = { ...ENGINE_HANDLERS, ...RESTORE_HANDLERS, ...ACTIVITY_HANDLERS, ...APP_HANDLERS } as Record<Method, (engine: Engine, params: unknown) => Promise<Result<Record<string, unknown>>>>;
+const HANDLERS = { ...ENGINE_HANDLERS, ...RESTORE_HANDLERS, ...ACTIVITY_HANDLERS, ...APP_HANDLERS, ...HOSTS_HANDLERS } as Record<Method, (engine: Engine, params: unknown) => Promise<Result<Record<string, unknown>>>>;
 
 /**
  * The engine's request surface: every transport (in-process CLI, engine socket, Electron IPC,

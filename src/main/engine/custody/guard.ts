@@ -2,6 +2,8 @@ import { fail, type Result } from '../../../shared/errors';
 import type { Roster } from '../roster/types';
 import { runtimeById } from '../runtimes';
 import type { SessionRow } from '../store';
+import { hostUnreachable, rosterOnHost } from '../hosts/merge';
+import { hostOfServer, parseServerKey, serverArgs } from '../tmux/identity';
 
 /** Who holds a conversation, with enough to find it: a pane on some server, or a bare pid. */
 export interface ConversationOwner {
@@ -31,6 +33,8 @@ export interface GuardQuery {
   allowPids?: readonly number[];
   /** The seat's own live session row, excluded from store evidence. */
   allowSessionId?: number;
+  /** The host the conversation lives on (a conversation is (host, runtime, id)); default this machine. */
+  host?: string;
 }
 
 const describe = (o: ConversationOwner): string =>
@@ -43,7 +47,17 @@ const describe = (o: ConversationOwner): string =>
  * refreshed and answers whether any other live process writes (runtime, conversationId).
  * Unknown evidence fails closed: an unreadable probe for this runtime refuses.
  */
-export function checkConversationFree(roster: Roster, q: GuardQuery, liveRowsBound: readonly SessionRow[] = []): Result<{ checked: number }> {
+export function checkConversationFree(fullRoster: Roster, q: GuardQuery, allRowsBound: readonly SessionRow[] = []): Result<{ checked: number }> {
+  const host = q.host ?? 'local';
+  const down = hostUnreachable(fullRoster, host);
+  if (down !== undefined) {
+    return fail('HOST_UNREACHABLE', `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: host ${host} does not answer (${down})`, {
+      hint: `Rigdesk will not start or resume it until ${host} answers again; check with rigdesk hosts check ${host}.`,
+      evidence: { host, reason: down },
+    });
+  }
+  const roster = rosterOnHost(fullRoster, host);
+  const liveRowsBound = allRowsBound.filter((row) => hostOfServer(row.server) === host);
   const relevant = roster.problems.filter((p) => p.probe !== 'tmux list-panes' && (p.runtime === undefined || p.runtime === q.runtime));
   if (relevant.length > 0) {
     return fail('EVIDENCE_UNREADABLE', `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: ${relevant[0]!.probe} unreadable (${relevant[0]!.error})`, {
@@ -90,9 +104,9 @@ export function checkConversationFree(roster: Roster, q: GuardQuery, liveRowsBou
     const homeConflict = q.home !== undefined && list.some((o) => o.home !== undefined && o.home !== q.home);
     return fail('CONVERSATION_LIVE_ELSEWHERE', `${q.runtime} conversation ${q.conversationId} is already open in ${describe(list[0]!)}${list.length > 1 ? ` and ${list.length - 1} more` : ''}`, {
       hint: list[0]!.paneId
-        ? `Use that pane (tmux ${list[0]!.server?.startsWith('L:') ? `-L ${list[0]!.server.slice(2)}` : `-S ${list[0]!.server?.slice(2)}`} attach -t '${list[0]!.sessionId ?? list[0]!.paneId}'), or end it there first.`
+        ? `Use that pane (${host === 'local' ? '' : `on host ${host}: `}tmux ${serverArgs(parseServerKey(list[0]!.server ?? 'L:default')).join(' ')} attach -t '${list[0]!.sessionId ?? list[0]!.paneId}'), or end it there first.`
         : `End pid ${list[0]!.pid} first, or let it finish.`,
-      evidence: { owners: list, ...(homeConflict ? { homeConflict: true, requestedHome: q.home } : {}) },
+      evidence: { host, owners: list, ...(homeConflict ? { homeConflict: true, requestedHome: q.home } : {}) },
     });
   }
   // A live process of this runtime in the same folder whose conversation nobody can name: doubt refuses.

@@ -28,10 +28,14 @@ export async function revalidateTarget(engine: Engine, t: WriteTarget): Promise<
   if (now.panePid !== t.panePid || now.sessionId !== t.sessionId || now.serverPid !== t.serverPid || now.dead) {
     return changed('the pane now belongs to another process or session', { found: now });
   }
-  const pane = engine.deps.proc.read(t.panePid);
+  const paneNow = await engine.procNow(t.server, t.panePid);
+  if (paneNow === 'unknown') return changed(`the host of pane ${t.paneId} did not answer`);
+  const pane = paneNow;
   if (!pane || (t.panePidStart !== undefined && pane.startTime !== t.panePidStart)) return changed(`pid ${t.panePid} was reused by another process`);
   if (t.agent) {
-    const agent = engine.deps.proc.read(t.agent.pid);
+    const agentNow = await engine.procNow(t.server, t.agent.pid);
+    if (agentNow === 'unknown') return changed(`the host of pane ${t.paneId} did not answer`);
+    const agent = agentNow;
     if (!agent) return changed(`the agent process ${t.agent.pid} exited`);
     if (agent.startTime !== t.agent.startTime) return changed(`pid ${t.agent.pid} now belongs to another process (start time changed)`, { found: { pid: agent.pid, startTime: agent.startTime, argv: agent.argv } });
   }

@@ -101,7 +101,7 @@ async function typeOnce(engine: Engine, seat: SeatRow, text: string, opts: SendO
   const ownPids = [pane.panePid, ...pane.lineage.map((p) => p.pid)];
   if (adapter && adapter.id !== 'shell') {
     if (conversationId) {
-      const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), allowPids: ownPids, allowSessionId: live.id }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
+      const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), allowPids: ownPids, allowSessionId: live.id, host: seat.host }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
       if (!free.ok) return free;
     } else {
       warnings.push(`the conversation of ${seat.seat} is not known yet; only its own pane was checked`);

@@ -1,4 +1,5 @@
 import type { PromptChoice } from '../../../shared/contract/app';
+import { hostOfServer } from '../tmux/identity';
 import { fail, type Result } from '../../../shared/errors';
 import { capturePanes } from '../activity/capture';
 import { observeSeats } from '../activity/observe';
@@ -70,7 +71,7 @@ async function answerOnce(engine: Engine, seat: SeatRow, choice: PromptChoice, o
   const adapter = runtimeById(seat.runtime);
   if (adapter && conversationId) {
     const ownPids = [pane.panePid, ...pane.lineage.map((p) => p.pid)];
-    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, allowPids: ownPids, allowSessionId: live.id }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
+    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, allowPids: ownPids, allowSessionId: live.id, host: hostOfServer(live.server) }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
     if (!free.ok) return free;
   }
   const target: WriteTarget = {

@@ -50,11 +50,11 @@ export function transcriptFact(engine: Engine, seat: Pick<SeatRow, 'runtime' | '
   return { state: 'missing', looked: home };
 }
 
-export function liveFact(engine: Engine, roster: Roster, seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'>, conversationId: string, own?: { live?: SessionRow; pane?: RosterPane }): LiveFact {
+export function liveFact(engine: Engine, roster: Roster, seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string }, conversationId: string, own?: { live?: SessionRow; pane?: RosterPane }): LiveFact {
   const free = checkConversationFree(
     roster,
     {
-      runtime: seat.runtime, conversationId, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat),
+      runtime: seat.runtime, conversationId, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), host: seat.host,
       allowPids: own?.pane?.agent ? [own.pane.agent.pid] : [], allowSessionId: own?.pane ? own.live?.id : undefined,
     },
     engine.store.sessions.liveBoundTo(seat.runtime, conversationId),

@@ -1,4 +1,5 @@
 import { fail, type Failure, type Result } from '../../../shared/errors';
+import { notOnHostYet } from '../hosts/unsupported';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
 import { launchSeatWith, type ArgvChooser } from '../services/launch';
@@ -97,7 +98,7 @@ function sourceConversation(engine: Engine, roster: Roster, source: SeatRow): Re
 
 function custody(engine: Engine, roster: Roster, source: SeatRow, from: { id: string; agentPid?: number; liveSessionRow?: number }): Result {
   const free = checkConversationFree(roster, {
-    runtime: source.runtime, conversationId: from.id, cwd: realOrSame(source.cwd), home: engine.seatHome(source),
+    runtime: source.runtime, conversationId: from.id, cwd: realOrSame(source.cwd), home: engine.seatHome(source), host: source.host,
     allowPids: from.agentPid !== undefined ? [from.agentPid] : [], allowSessionId: from.liveSessionRow,
   }, engine.store.sessions.liveBoundTo(source.runtime, from.id));
   if (free.ok) return free;
@@ -108,6 +109,8 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const source = found.seat;
+  const remote = notOnHostYet(source, 'fork');
+  if (remote) return remote;
   const name = validateName('member', as);
   if (!name.ok) return name;
   const seat = seatAddress(name.name, source.rig);
@@ -135,6 +138,7 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   if (opts.plan) return { ok: true, plan };
 
   const row: Omit<SeatRow, 'conversationId' | 'stoppedOnPurpose'> = {
+    host: source.host,
     seat, rig: source.rig, pod: source.pod, member: name.name, runtime: source.runtime, cwd: source.cwd, command: source.command,
     args: source.args, env: source.env, restorePolicy: source.restorePolicy,
   };

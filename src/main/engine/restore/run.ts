@@ -1,4 +1,5 @@
 import { fail, type Result } from '../../../shared/errors';
+import { notOnHostYet } from '../hosts/unsupported';
 import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
 import { sessionGone } from '../custody/gone';
@@ -61,6 +62,11 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
     const row = engine.store.rigs.seat(s.seat);
     if (!row) {
       missing.push({ seat: s.seat, plan: 'refused', outcome: 'failed', code: 'SEAT_NOT_FOUND', why: 'the seat is in the snapshot but no longer in the rig' });
+      continue;
+    }
+    const remote = notOnHostYet(row, 'restore');
+    if (remote) {
+      missing.push({ seat: s.seat, plan: 'refused', outcome: 'refused', code: remote.code, why: remote.message, evidence: remote.evidence });
       continue;
     }
     // A launch that died mid-fence (an earlier restore killed) left a reservation: census first, so

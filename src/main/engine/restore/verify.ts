@@ -1,4 +1,5 @@
 import { capturePanes } from '../activity/capture';
+import { hostOfServer } from '../tmux/identity';
 import { observeSeats, type ObservedSeat } from '../activity/observe';
 import type { Engine } from '../engine';
 import type { Roster, RosterPane } from '../roster/types';
@@ -149,8 +150,10 @@ export function tail(text: string, lines = 20): string {
 export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string): string | undefined {
   const agent = pane.agent;
   if (!agent) return undefined;
-  const wrapper = engine.deps.proc.read(pane.panePid);
-  const me = engine.deps.proc.read(agent.pid);
+  // Local panes read this machine's table as before; a remote pane reads its host's last scan.
+  const proc = hostOfServer(pane.server) === 'local' ? engine.deps.proc : engine.procOf(pane.server);
+  const wrapper = proc.read(pane.panePid);
+  const me = proc.read(agent.pid);
   if (!wrapper || !me || me.ppid !== wrapper.pid || (pane.panePidStart !== undefined && wrapper.startTime !== pane.panePidStart)) return undefined;
   const i = wrapper.argv.indexOf('rigdesk-seat');
   if (i < 0) return undefined;

@@ -3,6 +3,7 @@ import type { ProcInfo, ProcReader, ProcSnapshot } from '../proc/types';
 import { AGENT_RUNTIMES, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from '../runtimes';
 import type { TmuxClient } from '../tmux/client';
 import type { PaneRow } from '../tmux/format';
+import { serverKey } from '../tmux/identity';
 import type { Roster, RosterAgent, RosterPane, RosterProblem } from './types';
 
 export interface RosterDeps {
@@ -19,7 +20,11 @@ export interface RosterDeps {
   uid: number;
   selfPid: number;
   now: () => number;
+  /** The host this roster reads (absent: this machine); its keys, agents, claims and problems carry it. */
+  host?: string;
 }
+
+type HostClaim = ConversationClaim & { host?: string };
 
 const SOURCE_RANK: Record<ConversationClaim['source'], number> = { writer_lock: 4, live_state: 3, argv: 2, store: 1 };
 
@@ -38,7 +43,7 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
   for (const a of agents.values()) {
     const path = a.env?.TMUX?.split(',')[0];
     if (!path) continue;
-    const key = deps.keyForPath(path) ?? `S:${path}`;
+    const key = pathKey(deps, path);
     if (!clients.has(key)) clients.set(key, deps.clientForPath(path));
   }
   const listed = await Promise.all(
@@ -66,7 +71,7 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     }
   }
 
-  const claims = [...gatherClaims(snap, deps, agents, problems), ...wrapperClaims(snap, panes, deps)];
+  const claims: HostClaim[] = [...gatherClaims(snap, deps, agents, problems), ...wrapperClaims(snap, panes, deps)];
   attributeClaims(snap, claims, agents);
 
   const agentList: RosterAgent[] = [];
@@ -74,12 +79,22 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     if (!agentInPane.has(a.agent.pid)) {
       const tmuxPath = a.env?.TMUX?.split(',')[0];
       if (tmuxPath && a.env?.TMUX_PANE) {
-        a.agent.pane = { server: deps.keyForPath(tmuxPath) ?? `S:${tmuxPath}`, paneId: a.env.TMUX_PANE };
+        a.agent.pane = { server: pathKey(deps, tmuxPath), paneId: a.env.TMUX_PANE };
       }
     }
+    if (deps.host) a.agent.host = deps.host;
     agentList.push(a.agent);
   }
+  if (deps.host) {
+    for (const c of claims) c.host = deps.host;
+    for (const p of problems) p.host = deps.host;
+  }
   return { takenAt: deps.now(), servers, panes, agents: agentList, claims, problems };
+}
+
+/** A server named by socket path, on the roster's host. */
+function pathKey(deps: RosterDeps, path: string): string {
+  return deps.keyForPath(path) ?? serverKey({ kind: 'path', path, ...(deps.host ? { host: deps.host } : {}) });
 }
 
 interface FoundAgent {
@@ -147,7 +162,7 @@ function paneFromRow(server: string, row: PaneRow, snap: ProcSnapshot, agents: M
   return pane;
 }
 
-function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, FoundAgent>, problems: RosterProblem[]): ConversationClaim[] {
+function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, FoundAgent>, problems: RosterProblem[]): HostClaim[] {
   const claims: ConversationClaim[] = [];
   for (const a of agents.values()) {
     for (const pid of a.pids) {

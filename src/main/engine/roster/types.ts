@@ -1,3 +1,4 @@
+import type { HostHealth } from '../hosts/types';
 import type { ConversationClaim } from '../runtimes/types';
 
 export interface RosterAgent {
@@ -15,6 +16,8 @@ export interface RosterAgent {
   pane?: { server: string; paneId: string; sessionId?: string; sessionName?: string };
   /** The seat Rigdesk launched it for, from its environment (RIGDESK_SEAT). */
   seatTag?: string;
+  /** The host it runs on; absent for this machine. Pids are only unique per host. */
+  host?: string;
 }
 
 export interface RosterPane {
@@ -46,6 +49,10 @@ export interface RosterProblem {
   runtime?: string;
   home?: string;
   server?: string;
+  /** The host the probe ran on; absent for this machine. */
+  host?: string;
+  /** Probe `host`: the host did not answer at all (ssh failed), not just one read. */
+  unreachable?: boolean;
   error: string;
 }
 
@@ -54,6 +61,9 @@ export interface Roster {
   servers: { server: string; running: boolean }[];
   panes: RosterPane[];
   agents: RosterAgent[];
-  claims: ConversationClaim[];
+  /** A conversation is (host, runtime, id): claims say their host; absent is this machine. */
+  claims: (ConversationClaim & { host?: string })[];
   problems: RosterProblem[];
+  /** Health of every remote host this roster tried to read. */
+  hosts?: HostHealth[];
 }

@@ -14,6 +14,8 @@ import { prepareQwenSeat } from '../runtimes/qwen-settings';
 import { prepareGeminiSeat } from '../runtimes/gemini-settings';
 import type { LaunchPlan, SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
+import { hostOfServer } from '../tmux/identity';
+import { launchRemote } from './launch-remote';
 
 export interface LaunchResult {
   seat: string;
@@ -44,7 +46,8 @@ const resumeOrFresh = (opts: { fresh?: boolean }): ArgvChooser => ({ engine, sea
   const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
   if (resume) {
     const conversationId = seat.conversationId!;
-    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: realpathSync(seat.cwd), home: ctx.home }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
+    const cwd = seat.host === 'local' ? realpathSync(seat.cwd) : seat.cwd;
+    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd, home: ctx.home, host: seat.host }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
     if (!free.ok) return free;
     return { ok: true, argv: adapter.resumeArgv(ctx, conversationId), plan: { mode: 'resume', runtime: adapter.id, conversationId } };
   }
@@ -63,6 +66,7 @@ async function launchRow(engine: Engine, seat: SeatRow, opts: { fresh?: boolean 
 export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: ArgvChooser): Promise<Result<{ launched: LaunchResult }>> {
   const adapter = runtimeById(seat.runtime);
   if (!adapter) return fail('RUNTIME_UNKNOWN', `seat ${seat.seat} names runtime "${seat.runtime}", which this Rigdesk does not know`);
+  if (seat.host !== 'local') return launchRemote(engine, seat, adapter, choose);
   if (!existsSync(seat.cwd) || !statSync(seat.cwd).isDirectory()) {
     return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist: ${seat.cwd}`, { hint: 'Create it, or fix cwd in the rig spec and run rigdesk up again.', evidence: { cwd: seat.cwd } });
   }
@@ -121,12 +125,13 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
 }
 
 /** Design.md invariant 3: reserved -> helper_invoked -> created -> released (or abandoned). */
-async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan, paneArgv: string[], roster: Awaited<ReturnType<Engine['roster']>>, extraEnv: Record<string, string> = {}): Promise<Result<{ launched: LaunchResult }>> {
+export async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan, paneArgv: string[], roster: Awaited<ReturnType<Engine['roster']>>, extraEnv: Record<string, string> = {}): Promise<Result<{ launched: LaunchResult }>> {
   const { store, faults } = { store: engine.store, faults: engine.deps.faults };
   const self = engine.deps.proc.read(engine.deps.selfPid);
   const attempt = engine.deps.newId();
   const sessionName = seat.seat;
-  const input = { seat: seat.seat, attempt, holderPid: engine.deps.selfPid, holderStart: self?.startTime ?? null, server: engine.ownKey, sessionName, plan };
+  const tmux = engine.ownOn(seat.host);
+  const input = { seat: seat.seat, attempt, holderPid: engine.deps.selfPid, holderStart: self?.startTime ?? null, server: tmux.key, sessionName, plan };
   const precondition = () => (store.sessions.live(seat.seat) ? 'running' : undefined);
   let taken = store.reservations.reserve(input, precondition);
   if (!taken.ok && 'existing' in taken) {
@@ -144,7 +149,7 @@ async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan
 
   if (!store.reservations.advance(r.id, 'reserved', 'helper_invoked')) return fail('LAUNCH_IN_PROGRESS', `reservation ${r.id} for ${seat.seat} was taken over`);
   store.events.append('fence.helper_invoked', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, attempt, sessionName });
-  const created = await engine.own.newSession({
+  const created = await tmux.newSession({
     name: sessionName, cwd: seat.cwd, seat: seat.seat, attempt,
     env: { ...extraEnv, ...seat.env, RIGDESK_SEAT: seat.seat, RIGDESK_ATTEMPT: attempt },
     argv: paneArgv,
@@ -156,13 +161,14 @@ async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan
     return created;
   }
   const id = created.identity;
-  const panePidStart = engine.deps.proc.read(id.panePid)?.startTime ?? null;
+  const pp = await engine.procNow(id.server, id.panePid);
+  const panePidStart = pp && pp !== 'unknown' ? pp.startTime : null;
   store.db.transaction(() => {
     store.reservations.advance(r.id, 'helper_invoked', 'created', { identity: id });
     store.sessions.insertLive(seat.seat, plan.runtime, id, { panePidStart, conversationId: plan.conversationId ?? null });
     if (plan.conversationId) {
       store.rigs.setConversation(seat.seat, plan.conversationId);
-      store.conversations.record({ runtime: plan.runtime, id: plan.conversationId, seat: seat.seat, home: engine.seatHome(seat) ?? null, cwd: seat.cwd });
+      store.conversations.record({ runtime: plan.runtime, id: plan.conversationId, seat: seat.seat, home: engine.seatHome(seat) ?? null, cwd: seat.cwd, host: seat.host });
     }
     store.rigs.setStoppedOnPurpose(seat.seat, false);
     store.events.append('seat.identity_bound', { rig: seat.rig, seat: seat.seat }, { ...id, attempt, conversationId: plan.conversationId ?? null });
@@ -174,7 +180,7 @@ async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan
     ok: true,
     launched: {
       seat: seat.seat, mode: plan.mode, runtime: plan.runtime, conversationId: plan.conversationId, server: id.server,
-      sessionName, sessionId: id.sessionId, paneId: id.paneId, panePid: id.panePid, attach: attachArgv(engine, id.sessionId),
+      sessionName, sessionId: id.sessionId, paneId: id.paneId, panePid: id.panePid, attach: attachArgv(engine, id.sessionId, id.server),
     },
   };
 }
@@ -186,7 +192,12 @@ function launchInProgress(seat: string, row: { id: number; holderPid: number; ph
   });
 }
 
-export function attachArgv(engine: Engine, sessionId: string): string[] {
+export function attachArgv(engine: Engine, sessionId: string, server: string = engine.ownKey): string[] {
+  const host = hostOfServer(server);
+  if (host !== 'local') {
+    const h = engine.hosts.get(host);
+    if (h) return h.attachArgv(sessionId);
+  }
   const s = engine.deps.layout.tmuxServer;
   return ['tmux', ...(s.kind === 'name' ? ['-L', s.name] : ['-S', s.path]), 'attach-session', '-t', sessionId];
 }

@@ -16,6 +16,7 @@ import { restoreRepos } from '../store/restore-repos';
 import { movePanePid } from '../store/restore-seats';
 import { findSeat, whichOnPath } from './resolve';
 import { stopSeat } from './stop';
+import { notOnHostYet } from '../hosts/unsupported';
 
 /**
  * The seat lifecycle beyond launch/stop: restart on the same conversation (same pane), and a
@@ -49,6 +50,8 @@ export async function restartSeat(engine: Engine, ref: unknown, opts: { plan?: b
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const seat = found.seat;
+  const remote = notOnHostYet(seat, 'restart');
+  if (remote) return remote;
   const adapter = runtimeById(seat.runtime);
   if (!adapter?.canResume) return fail('BAD_USAGE', `${seat.seat} runs ${seat.runtime}, which has no conversation to keep`, { hint: `Use rigdesk stop and rigdesk launch ${seat.seat}.` });
   const roster = await engine.roster();
@@ -78,7 +81,7 @@ export async function restartSeat(engine: Engine, ref: unknown, opts: { plan?: b
     });
   }
   const cid = named;
-  const free = checkConversationFree(roster, { runtime: seat.runtime, conversationId: cid, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), allowPids: [agent.pid], allowSessionId: own.live.id },
+  const free = checkConversationFree(roster, { runtime: seat.runtime, conversationId: cid, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), allowPids: [agent.pid], allowSessionId: own.live.id, host: seat.host },
     engine.store.sessions.liveBoundTo(seat.runtime, cid));
   if (!free.ok) return free;
   const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };
@@ -207,6 +210,8 @@ export async function freshSeat(engine: Engine, ref: unknown, reason: string, op
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const seat = found.seat;
+  const remote = notOnHostYet(seat, 'fresh');
+  if (remote) return remote;
   const roster = await engine.roster();
   const own = ownPane(engine, roster, seat.seat);
   if (own.running === 'unknown') return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s session still runs; nothing was stopped`);

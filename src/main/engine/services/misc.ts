@@ -7,6 +7,7 @@ import { prepareQwenSeat } from '../runtimes/qwen-settings';
 import { prepareGeminiSeat } from '../runtimes/gemini-settings';
 import { schemaVersion } from '../store/db';
 import { attachArgv } from './launch';
+import { hostOfServer } from '../tmux/identity';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 
 export async function captureSeat(engine: Engine, ref: unknown, lines = 50): Promise<Result<{ seat: string; paneId: string; text: string }>> {
@@ -23,12 +24,12 @@ export async function captureSeat(engine: Engine, ref: unknown, lines = 50): Pro
   return { ok: true, seat: found.seat.seat, paneId: live.paneId, text: cap.text };
 }
 
-export async function attachCommand(engine: Engine, ref: unknown): Promise<Result<{ seat: string; argv: string[] }>> {
+export async function attachCommand(engine: Engine, ref: unknown): Promise<Result<{ seat: string; argv: string[]; server: string; sessionId: string; host: string }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const live = engine.store.sessions.live(found.seat.seat);
   if (!live) return fail('SEAT_NOT_RUNNING', `${found.seat.seat} is not running`, { hint: `Start it with rigdesk launch ${found.seat.seat}.` });
-  return { ok: true, seat: found.seat.seat, argv: attachArgv(engine, live.sessionId) };
+  return { ok: true, seat: found.seat.seat, argv: attachArgv(engine, live.sessionId, live.server), server: live.server, sessionId: live.sessionId, host: hostOfServer(live.server) };
 }
 
 export interface DoctorCheck {

@@ -3,6 +3,7 @@ import { valueAt, formatPath } from './locate';
 import { quote } from './names';
 import type { Problem } from './problems';
 import type { RawRig } from './schema';
+import type { HostSpec } from '../hosts/types';
 import type { EdgeSpec, MemberSpec, PodSpec, RigSpec, SpecDeps } from './types';
 
 /**
@@ -26,6 +27,7 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
   const firstMember = new Map<string, readonly PropertyKey[]>();
   const seenAt = (p: readonly PropertyKey[]) => `${formatPath(p)}, line ${ctx.lineOf(p)}`;
 
+  const hosts = buildHosts(data, ctx, problems);
   const pods: PodSpec[] = data.pods.map((pod, pi) => {
     const podPath = ['pods', pi, 'id'];
     const earlier = firstPod.get(pod.id);
@@ -48,9 +50,23 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
         });
       }
 
+      // `here: local` entries are other names for this machine.
+      const localNames = new Set(['local', ...Object.entries(data.hosts ?? {}).filter(([, h]) => h === 'local').map(([n]) => n)]);
+      const host = m.host && !localNames.has(m.host) ? m.host : undefined;
+      if (host && !hosts.some((h) => h.name === host)) {
+        problems.push({ code: 'SPEC_INVALID', path: [...at, 'host'], message: `member names unknown host ${quote(host)} (hosts: ${['local', ...hosts.map((h) => h.name)].join(', ')})` });
+      }
       let cwd = ctx.specDir;
+      if (host) {
+        // A remote folder cannot be resolved or checked from here: it must be absolute, and
+        // launch checks it on the host.
+        if (!m.cwd.startsWith('/')) problems.push({ code: 'SPEC_INVALID', path: [...at, 'cwd'], message: `cwd of a member on host ${quote(host)} must be an absolute path on that host` });
+        else cwd = m.cwd.replace(/\/+$/, '') || '/';
+      }
       const expanded = expandPath(m.cwd, { env: ctx.deps.env, homeDir: ctx.deps.homeDir, baseDir: ctx.specDir });
-      if (!expanded.ok) {
+      if (host) {
+        /* checked above */
+      } else if (!expanded.ok) {
         problems.push({ code: 'SPEC_INVALID', path: [...at, 'cwd'], message: expanded.message, extra: expanded.evidence });
       } else {
         cwd = expanded.path;
@@ -79,6 +95,7 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
         restorePolicy: m.restore_policy ?? 'resume_if_possible',
       };
       if (m.command !== undefined && m.command !== null) member.command = m.command;
+      if (host) member.host = host;
       return member;
     });
     return { id: pod.id, members };
@@ -97,7 +114,37 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
   });
 
   if (problems.length > 0) return { problems };
-  return { spec: { name: data.name, specPath: ctx.specPath, pods, edges } };
+  const spec: RigSpec = { name: data.name, specPath: ctx.specPath, pods, edges };
+  if (hosts.length > 0) spec.hosts = hosts;
+  return { spec };
+}
+
+function buildHosts(data: RawRig, ctx: CheckContext, problems: Problem[]): HostSpec[] {
+  const out: HostSpec[] = [];
+  for (const [name, h] of Object.entries(data.hosts ?? {})) {
+    if (name === 'local') {
+      if (h !== 'local') problems.push({ code: 'SPEC_INVALID', path: ['hosts', name], message: 'the host name "local" means this machine and cannot name an ssh target' });
+      continue;
+    }
+    if (!/^[a-z0-9][a-z0-9._-]{0,62}$/i.test(name)) {
+      problems.push({ code: 'SPEC_INVALID', path: ['hosts', name], message: `invalid host name ${quote(name)}: use letters, digits, ".", "_" and "-"` });
+      continue;
+    }
+    if (h === 'local') continue;
+    const file = (v: string | null | undefined) => (v ? expandPath(v, { env: ctx.deps.env, homeDir: ctx.deps.homeDir, baseDir: ctx.specDir }) : undefined);
+    const ssh: HostSpec['ssh'] = { host: h.ssh.host };
+    if (h.ssh.user) ssh.user = h.ssh.user;
+    if (h.ssh.port) ssh.port = h.ssh.port;
+    if (h.ssh.strict_host_key_checking) ssh.strictHostKeyChecking = h.ssh.strict_host_key_checking;
+    for (const [key, field] of [['identity_file', 'identityFile'], ['known_hosts_file', 'knownHostsFile'], ['config_file', 'configFile']] as const) {
+      const r = file(h.ssh[key]);
+      if (!r) continue;
+      if (!r.ok) problems.push({ code: 'SPEC_INVALID', path: ['hosts', name, 'ssh', key], message: r.message });
+      else ssh[field] = r.path;
+    }
+    out.push({ name, ssh, ...(h.tmux_socket ? { tmuxSocket: h.tmux_socket } : {}) });
+  }
+  return out;
 }
 
 function cwdProblem(cwd: string, deps: SpecDeps): string | undefined {

@@ -10,7 +10,7 @@ export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$/;
 export const NAME_MAX = 48;
 const NAME_RULE = 'use 1-48 ASCII letters, digits, "_" or "-", starting with a letter or digit';
 
-export type NameKind = 'rig' | 'member' | 'pod';
+export type NameKind = 'rig' | 'member' | 'pod' | 'host';
 
 const TMUX_TARGET_CHARS = new Set([':', '.', '$', '%', '@', '#', '!', '~', '*', '?', '[', ']']);
 const SHELL_CHARS = new Set([';', '&', '|', '<', '>', '(', ')', '{', '}', "'", '"', '`', '\\', '=', ',', '+', '^']);

@@ -32,7 +32,24 @@ export const memberSchema = z.strictObject({
   args: z.array(noNul('an argument')).nullish(),
   env: z.record(z.string().regex(ENV_NAME_RE), noNul('an environment value')).nullish(),
   restore_policy: z.enum(RESTORE_POLICIES, { error: `must be one of: ${RESTORE_POLICIES.join(', ')}` }).nullish(),
+  host: name('host', 'name').nullish(),
 });
+
+/** `hosts: { box: { ssh: {...} }, here: local }`: where members may run; `local` is this machine. */
+export const sshSchema = z.strictObject({
+  host: nonEmpty('ssh host'),
+  user: nonEmpty('ssh user').nullish(),
+  port: z.number().int().min(1).max(65535).nullish(),
+  identity_file: nonEmpty('identity_file').nullish(),
+  known_hosts_file: nonEmpty('known_hosts_file').nullish(),
+  strict_host_key_checking: z.enum(['yes', 'accept-new', 'no']).nullish(),
+  config_file: nonEmpty('config_file').nullish(),
+});
+
+export const hostSchema = z.union([
+  z.literal('local'),
+  z.strictObject({ ssh: sshSchema, tmux_socket: nonEmpty('tmux_socket').nullish() }),
+]);
 
 export const podSchema = z.strictObject({
   id: name('pod'),
@@ -49,6 +66,7 @@ export const rigSchema = z.strictObject({
   name: name('rig', 'name'),
   pods: z.array(podSchema).min(1, { error: 'a rig needs at least one pod' }),
   edges: z.array(edgeSchema).nullish(),
+  hosts: z.record(z.string(), hostSchema).nullish(),
 });
 
 export type RawRig = z.output<typeof rigSchema>;

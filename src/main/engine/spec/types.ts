@@ -1,3 +1,4 @@
+import type { HostSpec } from '../hosts/types';
 /**
  * The validated shape of a rig spec, as the rest of the engine sees it. The YAML uses snake_case
  * (`restore_policy`); these types use camelCase and carry only normalised values: absolute cwds,
@@ -20,6 +21,8 @@ export interface MemberSpec {
   args: string[];
   env: Record<string, string>;
   restorePolicy: RestorePolicy;
+  /** The host it runs on; absent for this machine. */
+  host?: string;
 }
 
 export interface PodSpec {
@@ -39,6 +42,8 @@ export interface RigSpec {
   specPath: string;
   pods: PodSpec[];
   edges: EdgeSpec[];
+  /** Remote hosts the members name (`local` entries are not listed). */
+  hosts?: HostSpec[];
 }
 
 /** Everything spec parsing needs from the live system; tests inject a fake. */

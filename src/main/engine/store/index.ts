@@ -3,10 +3,12 @@ import { EventLog } from './events';
 import { ConversationRepo, RigRepo } from './seats';
 import { SessionRepo } from './sessions';
 import { ReservationRepo } from './reservations';
+import { HostRepo } from './hosts';
 
 export type { Db } from './db';
 export type { EventRow, EventKind } from './events';
 export type { SeatRow } from './seats';
+export type { HostRow } from './hosts';
 export type { SessionRow } from './sessions';
 export type { ReservationRow, ReservationPhase, LaunchPlan } from './reservations';
 
@@ -17,12 +19,14 @@ export class Store {
   readonly reservations: ReservationRepo;
   readonly events: EventLog;
   readonly conversations: ConversationRepo;
+  readonly hosts: HostRepo;
   constructor(readonly db: Db, now: () => number) {
     this.rigs = new RigRepo(db, now);
     this.sessions = new SessionRepo(db, now);
     this.reservations = new ReservationRepo(db, now);
     this.events = new EventLog(db, now);
     this.conversations = new ConversationRepo(db, now);
+    this.hosts = new HostRepo(db, now);
   }
   static open(path: string, now: () => number = Date.now): Store {
     return new Store(openDb(path), now);

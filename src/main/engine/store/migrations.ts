@@ -1,5 +1,6 @@
 import { ACTIVITY_MIGRATIONS } from './migrations-activity';
 import { RESTORE_MIGRATIONS } from './migrations-restore';
+import { HOSTS_MIGRATIONS } from './migrations-hosts';
 
 /**
  * Numbered migrations, applied in order inside one transaction each and recorded in
@@ -123,4 +124,4 @@ const CORE: readonly Migration[] = [
  * Every migration, in version order. Each domain keeps its own list so that work on one never
  * edits another's: activity and delivery take version 2, restore takes version 3, and so on.
  */
-export const MIGRATIONS: readonly Migration[] = [...CORE, ...ACTIVITY_MIGRATIONS, ...RESTORE_MIGRATIONS].sort((a, b) => a.version - b.version);
+export const MIGRATIONS: readonly Migration[] = [...CORE, ...ACTIVITY_MIGRATIONS, ...RESTORE_MIGRATIONS, ...HOSTS_MIGRATIONS].sort((a, b) => a.version - b.version);

@@ -11,13 +11,13 @@ import type { SessionRow } from './sessions';
  * RigRepo.upsert writes; conversation and stop flag start empty. Returns false, changing nothing,
  * when the seat exists already or its rig does not.
  */
-export function insertSeat(store: Store, seat: Omit<SeatRow, 'conversationId' | 'stoppedOnPurpose'>, now: number = Date.now()): boolean {
+export function insertSeat(store: Store, seat: Omit<SeatRow, 'conversationId' | 'stoppedOnPurpose' | 'host'> & { host?: string }, now: number = Date.now()): boolean {
   return store.db.transaction(() => {
     if (store.db.prepare('SELECT 1 FROM seats WHERE seat = ?').get(seat.seat) !== undefined) return false;
     if (store.db.prepare('SELECT 1 FROM rigs WHERE name = ?').get(seat.rig) === undefined) return false;
-    store.db.prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(seat.seat, seat.rig, seat.pod, seat.member, seat.runtime, seat.cwd, seat.command, JSON.stringify(seat.args), JSON.stringify(seat.env), seat.restorePolicy, now, now);
+    store.db.prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(seat.seat, seat.rig, seat.pod, seat.member, seat.runtime, seat.cwd, seat.command, JSON.stringify(seat.args), JSON.stringify(seat.env), seat.restorePolicy, now, now, seat.host ?? 'local');
     return true;
   }).immediate();
 }

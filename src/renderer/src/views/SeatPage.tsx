@@ -28,6 +28,7 @@ export function SeatPage({ seat, transport, frames }: { seat: string; transport:
       </header>
       <dl className="facts">
         <dt>runtime</dt><dd>{row?.runtime ?? '—'}</dd>
+        <dt>host</dt><dd data-testid="seat-host">{row?.host ?? 'local'}{row?.reason === 'host_unreachable' ? ' (unreachable)' : ''}</dd>
         <dt>conversation</dt><dd>{row?.conversationId ?? '—'}</dd>
         <dt>cwd</dt><dd>{row?.cwd ?? '—'}</dd>
         <dt>pid</dt><dd>{row?.pid ?? '—'}</dd>

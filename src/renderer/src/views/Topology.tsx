@@ -4,7 +4,7 @@ import type { Transport } from '../transport';
 
 /** Rigs → pods → seats, each with its badge, and the rig's edges. Arrow keys move between seats. */
 export function TopologyView({ transport }: { transport: Transport }) {
-  const { topology, seats, setRoute } = useApp();
+  const { topology, seats, hosts, setRoute } = useApp();
   const root = useRef<HTMLDivElement>(null);
   const [spec, setSpec] = useState('');
   const [note, setNote] = useState('');
@@ -31,6 +31,16 @@ export function TopologyView({ transport }: { transport: Transport }) {
         <button type="submit" disabled={!spec}>Bring up</button>
         <span className="note" role="status">{note}</span>
       </form>
+      {hosts.length > 0 && (
+        <ul className="hosts" aria-label="hosts">
+          {hosts.map((h) => (
+            <li key={h.host} data-host={h.host} className={`host ${h.state}`} title={h.reason ?? ''}>
+              <span className="name">{h.host}</span>{' '}
+              <span className="health" data-testid="host-health">{h.state === 'reachable' ? `reachable${h.rttMs !== undefined ? ` (${h.rttMs} ms)` : ''}` : h.state === 'unreachable' ? 'unreachable' : h.state}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {topology.rigs.length === 0 && <p className="empty">No rigs yet. Bring one up from a spec file.</p>}
       {topology.rigs.map((rig) => (
         <section key={rig.name} className="rig" aria-label={`rig ${rig.name}`} data-rig={rig.name}>
@@ -48,6 +58,7 @@ export function TopologyView({ transport }: { transport: Transport }) {
                     <button key={s.seat} className="seat" data-seat={s.seat} aria-label={`seat ${s.seat}, ${b.label}`} onClick={() => setRoute({ page: 'seat', seat: s.seat })}>
                       <span className="member">{s.member}</span>
                       <span className="runtime">{s.runtime}</span>
+                      {seats[s.seat]?.host && seats[s.seat]!.host !== 'local' && <span className="host" data-testid="seat-host">@{seats[s.seat]!.host}</span>}
                       <span className={`badge ${b.tone}`} data-testid="badge">{b.label}</span>
                     </button>
                   );

@@ -1,0 +1,9 @@
+import { HOSTS_REQUESTS } from '../../../shared/contract/hosts';
+import { addHost, checkHost, listHosts } from '../services/hosts';
+import type { Handlers } from './types';
+
+export const HOSTS_HANDLERS: Handlers<typeof HOSTS_REQUESTS> = {
+  hostsAdd: async (e, p) => addHost(e, p),
+  hostsList: async (e) => listHosts(e),
+  hostsCheck: (e, p) => checkHost(e, p.name),
+};

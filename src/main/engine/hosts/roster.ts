@@ -1,0 +1,108 @@
+import type { Exec } from '../deps';
+import type { EngineDeps } from '../context';
+import { socketPathForName } from '../home';
+import type { ProcReader } from '../proc/types';
+import { buildRoster } from '../roster/build';
+import type { Roster } from '../roster/types';
+import { AGENT_RUNTIMES } from '../runtimes';
+import type { SeatRow } from '../store';
+import { TmuxClient } from '../tmux/client';
+import { serverKey, type TmuxServerRef } from '../tmux/identity';
+import type { PaneRow } from '../tmux/format';
+import type { Result } from '../../../shared/errors';
+import { SshHost } from './transport';
+import { scanProcReader, type HostScan } from './remote-proc';
+import type { HostSpec, SshTarget } from './types';
+
+/** Environment variables the roster reads from a remote agent: tmux placement, seat tag, homes. */
+export const ROSTER_ENV_NAMES: readonly string[] = [
+  'TMUX', 'TMUX_PANE', 'HOME', 'RIGDESK_SEAT', 'RIGDESK_ATTEMPT',
+  ...AGENT_RUNTIMES.map((r) => r.homeEnvVar).filter((v): v is string => Boolean(v)),
+];
+
+/** A tmux client whose list-panes answer arrived inside the host scan: no second round trip. */
+class PrelistedClient extends TmuxClient {
+  constructor(ref: TmuxServerRef, exec: Exec, private readonly listed: HostScan['panes']) {
+    super(ref, { exec });
+  }
+  override async listPanes(): Promise<Result<{ running: boolean; panes: PaneRow[]; malformed: number }>> {
+    const l = this.listed;
+    if (!l) return super.listPanes();
+    if ('error' in l) return { ok: false, code: 'TMUX_FAILED', message: `tmux list-panes failed on ${this.key}: ${l.error}`, evidence: { server: this.key } };
+    if (!l.running) return { ok: true, running: false, panes: [], malformed: 0 };
+    return { ok: true, running: true, panes: l.rows, malformed: l.malformed };
+  }
+}
+
+/** Every remote host the engine talks to, one SshHost (one ssh master) per name. */
+export class HostSet {
+  private readonly byName = new Map<string, { json: string; host: SshHost }>();
+  /** The process table each host showed at its last scan, for synchronous reads after a roster. */
+  readonly lastProc = new Map<string, ProcReader>();
+  constructor(private readonly deps: EngineDeps) {}
+
+  get(name: string): SshHost | undefined {
+    const row = this.deps.store.hosts.get(name);
+    if (!row?.spec.ssh) return undefined;
+    const json = JSON.stringify(row.spec);
+    const have = this.byName.get(name);
+    if (have && have.json === json) return have.host;
+    const host = new SshHost(row.spec as HostSpec & { ssh: SshTarget }, this.deps.layout.home, this.deps.clock, this.deps.exec);
+    this.byName.set(name, { json, host });
+    return host;
+  }
+
+  /** The SshHost already open for a name, without opening one. */
+  peek(name: string): SshHost | undefined {
+    return this.byName.get(name)?.host;
+  }
+
+  /** Remote hosts that matter now: those a seat names or a live row runs on. */
+  inUse(seats: readonly SeatRow[], liveHosts: readonly string[]): string[] {
+    return [...new Set([...seats.map((s) => s.host), ...liveHosts])].filter((h) => h && h !== 'local').sort();
+  }
+
+  closeAll(): void {
+    for (const { host } of this.byName.values()) host.close();
+  }
+}
+
+/**
+ * One host's roster from one scan (one round trip), tagged with the host. A host that does not
+ * answer gives no panes and no servers (so nothing of it reads as gone) and one `host` problem
+ * that custody turns into HOST_UNREACHABLE.
+ */
+export async function hostRoster(hosts: HostSet, name: string, seats: readonly SeatRow[], now: () => number): Promise<Roster> {
+  const h = hosts.get(name);
+  const empty = (error: string, unreachable: boolean): Roster => ({
+    takenAt: now(), servers: [], panes: [], agents: [], claims: [],
+    problems: [{ probe: 'host', host: name, unreachable, error }],
+    hosts: [h ? h.health() : { host: name, state: 'unreachable', checkedAt: now(), reason: error, retryAt: now(), failures: 1 }],
+  });
+  if (!h) return empty(`host ${name} is not known (add it to the rig spec's hosts, or rigdesk hosts add)`, true);
+  const s = await h.scan(ROSTER_ENV_NAMES);
+  if (!s.ok) return { ...empty(s.reason, s.unreachable), hosts: [h.health()] };
+  const proc = scanProcReader(s.scan, s.takenAt);
+  hosts.lastProc.set(name, proc);
+  const ownKey = serverKey(h.tmuxRef);
+  const ownPath = h.tmuxRef.kind === 'name' ? socketPathForName(h.tmuxRef.name, s.scan.uid, {}) : h.tmuxRef.path;
+  const knownHomes: { runtime: string; home: string }[] = [];
+  for (const seat of seats) {
+    const r = AGENT_RUNTIMES.find((x) => x.id === seat.runtime);
+    const home = r?.homeEnvVar ? seat.env[r.homeEnvVar] : undefined;
+    if (home) knownHomes.push({ runtime: seat.runtime, home });
+  }
+  const roster = await buildRoster({
+    proc,
+    io: h.evidenceIO(),
+    servers: [new PrelistedClient(h.tmuxRef, h.exec, s.scan.panes)],
+    clientForPath: (path) => new TmuxClient({ kind: 'path', path, host: name }, { exec: h.exec }),
+    keyForPath: (path) => (path === ownPath ? ownKey : undefined),
+    knownHomes,
+    uid: s.scan.uid,
+    selfPid: -1,
+    now,
+    host: name,
+  });
+  return { ...roster, hosts: [h.health()] };
+}

@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { controlPathFor } from '../../src/main/engine/hosts/ssh';
+import { parseDestination } from '../../src/cli/commands/hosts';
+import { RigWorld } from '../support/rig';
+import { closeMaster, sshdMissing, REMOTE_USER, TestSshd } from '../support/sshd';
+
+describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127.0.0.1)', () => {
+  let w: RigWorld;
+  let sshd: TestSshd;
+  beforeEach(async () => {
+    w = new RigWorld();
+    sshd = await new TestSshd().start();
+  });
+  afterEach(async () => {
+    closeMaster(controlPathFor(w.home, 'box'));
+    await sshd?.cleanup();
+    await w.shutdown();
+  });
+
+  it('adds a host, lists it, and check says what the host lacks for the seats that name it', async () => {
+    const add = await w.cli(['hosts', 'add', 'box', `${REMOTE_USER}@127.0.0.1:${sshd.port}`, `--identity=${sshd.userKey}`, `--known-hosts=${sshd.knownHosts}`, '--ssh-config=/dev/null', `--tmux-socket=${sshd.tmuxSocket}`, '--json']);
+    expect(add.code, add.stdout + add.stderr).toBe(0);
+    const list = await w.cli(['hosts', 'list', '--json']);
+    expect(list.json.hosts).toEqual([expect.objectContaining({ name: 'box', source: 'cli', ssh: expect.objectContaining({ host: '127.0.0.1', user: REMOTE_USER, port: sshd.port }) })]);
+
+    const ok = await w.cli(['hosts', 'check', 'box', '--json']);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.json.check.ssh.ok).toBe(true);
+    expect(ok.json.check.tmux).toMatchObject({ ok: true, detail: expect.stringMatching(/^tmux 3\./) });
+    expect(ok.json.check.missing).toEqual([]);
+
+    // A seat on box that runs Claude Code: the host has no `claude`, and check says so.
+    const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:', `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`].join('\n') + '\n');
+    const e = w.engine();
+    const { loadRigSpec } = await import('../../src/main/engine/spec');
+    const { RUNTIME_IDS } = await import('../../src/main/engine/runtimes');
+    const loaded = loadRigSpec(spec, { knownRuntimes: RUNTIME_IDS });
+    expect(loaded.ok, loaded.ok ? '' : loaded.message).toBe(true);
+    if (loaded.ok) e.store.rigs.upsert(loaded.spec);
+    e.store.close();
+    const lacks = await w.cli(['hosts', 'check', 'box', '--json']);
+    expect(lacks.json.check.missing).toEqual([expect.stringMatching(/^claude \(runtime claude-code/)]);
+    expect((await w.cli(['hosts', 'check', 'box'])).stdout).toMatch(/missing: claude/);
+
+    await sshd.kill();
+    const down = await w.cli(['hosts', 'check', 'box', '--json']);
+    expect(down.code).toBe(1);
+    expect(down.json.code).toBe('HOST_UNREACHABLE');
+    const unknown = await w.cli(['hosts', 'check', 'nowhere', '--json']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.json.code).toBe('HOST_NOT_FOUND');
+  });
+
+  it('reads ssh destinations the way people write them', () => {
+    expect(parseDestination('dev@10.0.0.5:2222')).toEqual({ user: 'dev', host: '10.0.0.5', port: 2222 });
+    expect(parseDestination('box.example')).toEqual({ host: 'box.example' });
+    expect(parseDestination('a b')).toBeUndefined();
+  });
+});

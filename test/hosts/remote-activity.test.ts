@@ -1,0 +1,44 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ActivityMonitor, type ActivityChange } from '../../src/main/engine/activity/monitor';
+import { controlPathFor } from '../../src/main/engine/hosts/ssh';
+import { RigWorld } from '../support/rig';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import { waitFor } from '../support/tmux';
+
+describe.skipIf(!!sshdMissing())('activity of a remote seat (tmux -C on the host over the shared ssh connection)', () => {
+  let w: RigWorld;
+  let sshd: TestSshd;
+  let m: ActivityMonitor | undefined;
+  beforeEach(async () => {
+    w = new RigWorld();
+    sshd = await new TestSshd().start();
+  });
+  afterEach(async () => {
+    m?.stop();
+    closeMaster(controlPathFor(w.home, 'box'));
+    await sshd?.cleanup();
+    await w.shutdown();
+  });
+
+  it('hears working and idle from the remote pane\'s output, long before the fallback pass', async () => {
+    const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
+      `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`].join('\n') + '\n');
+    expect((await w.cli(['up', spec])).code).toBe(0);
+    const e = w.engine();
+    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    const changes: ActivityChange[] = [];
+    m.onChange((c) => changes.push(c));
+    await m.start();
+    await waitFor(() => changes.some((c) => c.seat === 'r1@mix' && c.label === 'idle'), { what: 'idle at start' });
+    // The watch is an ssh client attaching on the host (~100-300 ms): output before it is attached
+    // is only seen by the fallback pass, so let it attach first.
+    await waitFor(() => m!.watcherPids().length === 1, { what: 'the remote watch started' });
+    await new Promise((r) => setTimeout(r, 1000));
+    const t0 = Date.now();
+    sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, 'send-keys', '-t', 'r1@mix', 'sleep 2', 'Enter']);
+    const working = await waitFor(() => changes.find((c) => c.seat === 'r1@mix' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+    expect(working.at - t0).toBeLessThan(1000);
+    const idle = await waitFor(() => changes.find((c) => c.seat === 'r1@mix' && c.label === 'idle' && c.at > working.at), { timeoutMs: 8000, intervalMs: 10, what: 'idle again' });
+    expect(idle.at - t0).toBeLessThan(2000 + 1500);
+  });
+});

@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { controlPathFor } from '../../src/main/engine/hosts/ssh';
+import { RigWorld } from '../support/rig';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import { waitFor } from '../support/tmux';
+
+/**
+ * A rig with one seat here and two on a "remote" host: a dedicated local user reached through this
+ * test's own sshd on 127.0.0.1, with its own tmux socket. Real ssh, real tmux on both sides.
+ */
+function mixedRig(sshd: TestSshd): string {
+  const shell = (id: string, host?: string) =>
+    `      - { id: ${id}, runtime: shell, cwd: ${host ? sshd.remoteDir : '.'}, command: bash, args: ["--noprofile", "--norc"]${host ? `, host: ${host}` : ''} }`;
+  return ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
+    shell('here'), shell('r1', 'box'), shell('r2', 'box')].join('\n') + '\n';
+}
+
+describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 127.0.0.1, real tmux there)', () => {
+  let w: RigWorld;
+  let sshd: TestSshd;
+  beforeEach(async () => {
+    w = new RigWorld();
+    sshd = await new TestSshd().start();
+  });
+  afterEach(async () => {
+    closeMaster(controlPathFor(w.home, 'box'));
+    await sshd?.cleanup();
+    await w.shutdown();
+  });
+
+  it('up starts the remote seats in the host\'s own tmux server and ps names each seat\'s host', async () => {
+    const spec = w.spec('rig.yaml', mixedRig(sshd));
+    const up = await w.cli(['up', spec, '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(sshd.remoteSessions().sort()).toEqual(['r1@mix', 'r2@mix']);
+    expect(w.sessions().map((s) => s.name)).toEqual(['here@mix']);
+
+    const ps = await w.cli(['ps', '--json']);
+    expect(ps.code, ps.stdout).toBe(0);
+    const by = Object.fromEntries(ps.json.seats.map((r: { seat: string }) => [r.seat, r]));
+    expect(by['here@mix']).toMatchObject({ host: 'local', state: 'running' });
+    for (const s of ['r1@mix', 'r2@mix']) {
+      expect(by[s]).toMatchObject({ host: 'box', state: 'running', server: `H:box|L:${sshd.tmuxSocket}` });
+      expect(by[s].attach[0]).toBe('ssh');
+      expect(by[s].attach).toContain(`rdremote@127.0.0.1`);
+    }
+    const text = await w.cli(['ps']);
+    expect(text.stdout).toMatch(/SEAT\s+HOST/);
+    expect(text.stdout).toMatch(/r1@mix\s+box\s+shell\s+running/);
+  });
+
+  it('send, capture, attach, stop and launch work on a remote seat', async () => {
+    const spec = w.spec('rig.yaml', mixedRig(sshd));
+    expect((await w.cli(['up', spec])).code).toBe(0);
+    await waitFor(async () => /[$#] *$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), { what: 'remote shell prompt' });
+    const sent = await w.cli(['send', 'r1@mix', 'echo', '$((6*7))-$(id -un)', '--json']);
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+    await waitFor(async () => /^42-rdremote$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), { what: '42 from the remote user on screen' });
+
+    const attach = await w.cli(['attach', 'r1@mix', '--json']);
+    expect(attach.code).toBe(0);
+    expect(attach.json.argv.slice(0, 2)).toEqual(['ssh', '-t']);
+    expect(attach.json.argv.join(' ')).toContain(`tmux -L ${sshd.tmuxSocket} attach-session -t`);
+    // The printed line works when pasted into a shell (probed with has-session: no terminal here).
+    const line = (await w.cli(['attach', 'r1@mix', '--print'])).stdout.trim();
+    expect(() => execFileSync('sh', ['-c', `${line.replace('attach-session', 'has-session')} </dev/null`], { stdio: 'pipe', timeout: 15_000 })).not.toThrow();
+    expect(() => execFileSync('sh', ['-c', `${line.replace('attach-session', 'has-session').replace(sshd.tmuxSocket, 'rdr-no-such-server')} </dev/null`], { stdio: 'pipe', timeout: 15_000 })).toThrow();
+
+    const stop = await w.cli(['stop', 'r1@mix', '--json']);
+    expect(stop.json.stopped.outcome, stop.stdout).toBe('removed');
+    expect(sshd.remoteSessions()).toEqual(['r2@mix']);
+    const relaunch = await w.cli(['launch', 'r1@mix', '--json']);
+    expect(relaunch.code, relaunch.stdout).toBe(0);
+    expect(relaunch.json.launched.server).toBe(`H:box|L:${sshd.tmuxSocket}`);
+    expect(sshd.remoteSessions().sort()).toEqual(['r1@mix', 'r2@mix']);
+
+    // What still reads this machine's evidence refuses a remote seat rather than guess.
+    for (const args of [['restart', 'r1@mix', '--keep-conversation'], ['fresh', 'r1@mix', '--reason=test'], ['fork', 'r1@mix', '--as', 'r3']]) {
+      const r = await w.cli([...args, '--json']);
+      expect(r.json?.code, `${args.join(' ')}: ${r.stdout}`).toBe('HOST_UNSUPPORTED');
+    }
+    expect(sshd.remoteSessions().sort()).toEqual(['r1@mix', 'r2@mix']);
+  });
+
+  it('a Gemini CLI, Qwen Code or OpenCode seat on another host is refused (HOST_UNSUPPORTED) and nothing is created there', async () => {
+    const member = (id: string, runtime: string) => `      - { id: ${id}, runtime: ${runtime}, cwd: ${sshd.remoteDir}, host: box }`;
+    const spec = w.spec('rig.yaml', ['name: far', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
+      member('g', 'gemini'), member('q', 'qwen'), member('o', 'opencode')].join('\n') + '\n');
+    const up = await w.cli(['up', spec, '--json']);
+    expect(up.code, up.stdout + up.stderr).not.toBe(0);
+    expect(up.json).toMatchObject({ ok: false, code: 'HOST_UNSUPPORTED' });
+    expect(up.json.evidence.seats.map((x: { seat: string; outcome: string; code: string }) => [x.seat, x.outcome, x.code])).toEqual(
+      ['g@far', 'q@far', 'o@far'].map((seat) => [seat, 'refused', 'HOST_UNSUPPORTED']));
+    expect(sshd.remoteSessions()).toEqual([]);
+  });
+});
