@@ -62,7 +62,7 @@ describe('flow control', () => {
     expect(log).toEqual(['pause']);
     f.acked(1);
     expect(log).toEqual(['pause', 'resume']);
-    expect(f.state).toEqual({ unacked: FLOW_LOW_WATERMARK - 1, paused: false });
+    expect(f.state).toEqual({ unacked: FLOW_LOW_WATERMARK - 1, paused: false, resumes: 1 });
   });
 
   it('acks for more than was sent, or negative acks, cannot push the count below zero', () => {

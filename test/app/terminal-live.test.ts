@@ -59,8 +59,9 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
       const got = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
       if (got > acked) c.ws.send(encodeAck(flood, got - acked));
       acked = got;
-      return w.serve.ctx.terminals.inspect(flood)?.flow.paused === false;
-    }, { what: 'resumed after ack' });
+      // Counted, not sampled: the flood goes on and may pause it again before the next look.
+      return (w.serve.ctx.terminals.inspect(flood)?.flow.resumes ?? 0) > 0;
+    }, { what: 'resumed after ack', timeoutMs: 20_000 });
     // Stop the flood (Ctrl-C) so teardown is quick.
     c.ws.send(encodeFrame(FRAME.INPUT, flood, new Uint8Array([3])));
     c.close();

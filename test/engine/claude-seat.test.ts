@@ -178,7 +178,10 @@ describe('a rig with real Claude Code seats', () => {
     const X = up.json.seats[0].launched.conversationId as string;
     const first = await waitIdle('lead@crew');
     // Claude's own file for the seat's process uses the same clock-tick start time as /proc.
-    const own = JSON.parse(readFileSync(join(fx.liveStateDir, `${first.pid}.json`), 'utf8'));
+    // (The idle screen can come a moment before Claude writes that file.)
+    const ownFile = join(fx.liveStateDir, `${first.pid}.json`);
+    await waitFor(() => existsSync(ownFile), { timeoutMs: 15_000, what: `Claude's live-state file for pid ${first.pid}` });
+    const own = JSON.parse(readFileSync(ownFile, 'utf8'));
     const stat = readFileSync(`/proc/${first.pid}/stat`, 'utf8');
     expect(own.procStart).toBe(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
     expect((await w.cli(['stop', 'lead@crew'])).code).toBe(0);

@@ -75,6 +75,8 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
 export class FlowControl {
   private unacked = 0;
   private paused = false;
+  /** How many times it resumed: a flood re-pauses at once, so "resumed" is a count, not a state. */
+  private resumes = 0;
   constructor(
     private readonly pause: () => void,
     private readonly resume: () => void,
@@ -95,11 +97,12 @@ export class FlowControl {
     this.unacked = Math.max(0, this.unacked - Math.max(0, bytes));
     if (this.paused && this.unacked < this.low) {
       this.paused = false;
+      this.resumes++;
       this.resume();
     }
   }
 
-  get state(): { unacked: number; paused: boolean } {
-    return { unacked: this.unacked, paused: this.paused };
+  get state(): { unacked: number; paused: boolean; resumes: number } {
+    return { unacked: this.unacked, paused: this.paused, resumes: this.resumes };
   }
 }

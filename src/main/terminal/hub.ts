@@ -123,7 +123,7 @@ export class TerminalHub {
   }
 
   /** For tests and the bench: who owns a seat's size, and a view's flow state. */
-  inspect(term: number): { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean } } | undefined {
+  inspect(term: number): { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean; resumes: number } } | undefined {
     const v = this.views.get(term);
     return v && { seat: v.seat, pid: v.pty.pid, sizeOwner: this.sizeOwner.get(v.seat) === v.id, flow: v.flow.state };
   }
