@@ -254,13 +254,20 @@ export class JourneyWorld {
       const ended = Date.now();
       return { ms: Math.max(0, Math.round((started + ended) / 2) - since), callMs: ended - started, row };
     } catch (e) {
-      throw new Error(`${(e as Error).message}; last row: ${JSON.stringify(last)}\nscreen:\n${this.screen(seat)}`);
+      throw new Error(`${(e as Error).message}; last row: ${JSON.stringify(last)}\nscreen and history:\n${this.history(seat)}`);
     }
   }
 
   /** The seat's visible screen (tmux capture of Rigdesk's own server). */
   screen(seat: string): string {
     return this.w.tmux.tryRun(['capture-pane', '-p', '-t', seat]).out;
+  }
+
+  /** The seat's screen with its scrollback and tmux's own word on the pane, for a failure's message. */
+  history(seat: string): string {
+    const r = this.w.tmux.tryRun(['capture-pane', '-p', '-J', '-S', '-200', '-t', seat]);
+    const pane = this.w.tmux.tryRun(['display-message', '-p', '-t', seat, 'dead=#{pane_dead} status=#{pane_dead_status} cmd=#{pane_current_command} pid=#{pane_pid}']);
+    return `${r.ok ? r.out : `(capture failed: ${r.out})`}\n[pane: ${pane.ok ? pane.out.trim() : pane.out}]`;
   }
 
   /** Waits for the seat's screen to match, and returns the moment it was seen. */
