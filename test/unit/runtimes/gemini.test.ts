@@ -164,6 +164,22 @@ describe('gemini: the pane title and the screen say what it is doing', () => {
     expect(r.matched![0]).toContain('Trying to reach gemini-2.5-flash (Attempt 2/10)');
   });
 
+  it('a spinner running 30 s with nothing drawn since the prompt is unknown with the reason (a hidden 429 looks exactly so)', () => {
+    const spin = (secs: string, ...drawn: string[]) => screen([' > LIMIT please', ...drawn, ` ⠹ Thinking... (esc to cancel, ${secs})                              ? for shortcuts`], '', '✦  Working… (work)');
+    const silent = readGeminiScreen(spin('4m 53s'));
+    expect(silent.activity).toBeUndefined();
+    expect(silent.matched![0]).toMatch(/spinner for 293s .*429.* cannot be told/);
+    const a = decideActivity({ session: 'present', now: 10, evidence: [{ source: 'screen', at: 10, detail: silent.matched!.join('; ') }] });
+    expect(activityLabel(a)).toBe('unknown');
+    expect(readGeminiScreen(spin('31s')).activity).toBeUndefined();
+    // Under the threshold, or with reply text or a tool box drawn since the prompt: working.
+    expect(readGeminiScreen(spin('29s')).activity).toBe('working');
+    expect(readGeminiScreen(spin('1m 5s', '✦ ACK LIMIT please tick2')).activity).toBe('working');
+    expect(readGeminiScreen(spin('1m 5s', '│ ⊷  Shell sleep 90')).activity).toBe('working');
+    // A draft typed into the box during the turn is not the prompt.
+    expect(readGeminiScreen(screen([' > go', '✦ ACK go', ' ⠹ Thinking... (esc to cancel, 2m)'], 'next thing', '✦  Working… (work)')).activity).toBe('working');
+  });
+
   it('the engine then says unknown, and keeps the retry phrase as the reason', () => {
     const r = readGeminiScreen(screen([' > go', ' ⠴ Trying to reach gemini-2.5-flash (Attempt 2/10) (esc to cancel, 9s)'], '', '✦  Working… (work)'));
     const a = decideActivity({ session: 'present', now: 10, evidence: [{ source: 'screen', at: 10, detail: r.matched!.join('; ') }] });

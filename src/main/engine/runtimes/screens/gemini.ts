@@ -9,9 +9,11 @@ import { lastIndexMatching, startsDim, type ScreenReading, type ScreenText } fro
  * `● 1. Allow once`) that hides the input box.
  *
  * A 429 is NOT visible: Gemini retries behind the same `Thinking...` spinner and `Working…` title for
- * minutes (errorVerbosity `full` did not show its retry phrase for a 429 either). What the screen
- * cannot tell it reads as working; the retry phrases Gemini does draw (other failures) read as
- * unknown, with the phrase as the reason. The one place a 429 showed was local telemetry
+ * minutes (errorVerbosity `full` did not show its retry phrase for a 429 either). A turn that
+ * works draws something after the prompt (`✦ ` reply text, a `│ ⊷ Shell` tool box); so a spinner
+ * that has run `silentAfterS` with nothing drawn since the prompt is not claimed as working: the
+ * reading leaves activity unknown and says why. The retry phrases Gemini does draw (other failures)
+ * read as unknown too, with the phrase as the reason. The one place a 429 showed was local telemetry
  * (`telemetry.target: local` + `outfile`: a `gemini_cli.api_error` with `status_code: 429` per
  * attempt), but that file grew ~450 KB in a minute of one seat, so it is not switched on.
  */
@@ -29,7 +31,19 @@ export const GEMINI_SCREEN = {
   allowOnce: /^\s*│?\s*(●)?\s*1\.\s+(Allow once|Yes, allow once)/,
   usageLimit: /\[API Error: [^\]]*(?:429|RESOURCE_EXHAUSTED|Resource has been exhausted|[Qq]uota)|Usage limit reached|You have exhausted your (?:daily )?quota/,
   userLine: /^\s*> \S/,
+  /** `(esc to cancel, 3s)`, `(esc to cancel, 4m 53s)`, `(esc to cancel, 1h 2m 3s)`: elapsed. */
+  elapsed: /\(esc to cancel, (?:(\d+)h ?)?(?:(\d+)m ?)?(?:(\d+)s)?\)/,
+  /** What a turn that is getting somewhere draws after the prompt: reply text, a tool box. */
+  progress: /^\s*✦ \S|^\s*│\s*(?:⊷|✓|\?|x|✗)\s/,
+  silentAfterS: 30,
 } as const;
+
+/** Seconds on the spinner, if it shows them. */
+function spinnerSeconds(text: string): number | undefined {
+  const m = GEMINI_SCREEN.elapsed.exec(text);
+  if (!m || (m[1] === undefined && m[2] === undefined && m[3] === undefined)) return undefined;
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+}
 
 function inputBox(plain: readonly string[], styled: readonly string[]): { at: number; draft: string } | undefined {
   const rule = lastIndexMatching(plain, GEMINI_SCREEN.rule);
@@ -65,6 +79,17 @@ export function readGeminiScreen({ plain, styled, title }: ScreenText): ScreenRe
   else if (spinner) [activity, why] = ['working', 'Thinking... (esc to cancel'];
   else if (box) [activity, why] = ['idle', 'input box, no spinner'];
   else return {};
+  if (activity === 'working' && spinner) {
+    const secs = spinnerSeconds(text);
+    // Above the input box's rule: a draft typed into the box is not the prompt the turn answers.
+    const rule = lastIndexMatching(plain, GEMINI_SCREEN.rule);
+    const above = rule >= 0 ? plain.slice(0, rule) : plain;
+    const lastUser = lastIndexMatching(above, GEMINI_SCREEN.userLine);
+    const drawn = lastUser >= 0 && above.slice(lastUser + 1).some((l) => GEMINI_SCREEN.progress.test(l));
+    if (secs !== undefined && secs >= GEMINI_SCREEN.silentAfterS && lastUser >= 0 && !drawn) {
+      return { matched: [`spinner for ${secs}s with nothing drawn since the prompt: a rate limit (429) Gemini retries silently cannot be told from a slow model`] };
+    }
+  }
   const reading: ScreenReading = { activity, matched: [why] };
   if (box) reading.draft = box.draft;
   if (activity === 'idle') {
