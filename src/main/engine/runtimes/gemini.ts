@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { basename, flagValue, type EvidenceIO, type RuntimeAdapter } from './types';
 import { readGeminiScreen } from './screens/gemini';
+import { prepareGeminiSeat } from './gemini-settings';
 
 /**
  * Gemini CLI (observed: @google/gemini-cli 0.61.0; ../shared/docs/agent-clis-more.md §2). Its id can
@@ -104,6 +105,14 @@ export function findGeminiTranscript(home: string, cwd: string, id: string, io: 
 }
 
 export const gemini: RuntimeAdapter = {
+  // Gemini's session cleanup deletes transcripts: off in the seat's own settings, or no launch.
+  prepareCheckName: (seat) => `gemini session retention (${seat})`,
+  prepareSeat(input, { write }) {
+    const isolatedHome = input.seatEnv.GEMINI_CLI_HOME;
+    const r = prepareGeminiSeat({ isolatedHome, home: input.home, cwd: input.cwd, env: input.env }, { write });
+    if (!r.ok) return r;
+    return { ok: true, detail: `cleanup off (${isolatedHome ? "Rigdesk writes it into the seat's own settings" : `${r.retention.scope} settings`})` };
+  },
   id: 'gemini',
   displayName: 'Gemini CLI',
   doubtsUnnamed: true,

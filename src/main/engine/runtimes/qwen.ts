@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { basename, flagValue, UUID_RE, type EvidenceIO, type RuntimeAdapter } from './types';
 import { readQwenScreen } from './screens/qwen';
+import { prepareQwenSeat } from './qwen-settings';
 
 /**
  * Qwen Code (observed: 0.15.10; ../shared/docs/agent-clis-more.md §3). A node script that
@@ -43,6 +44,13 @@ function nodeScriptOf(argv: readonly string[]): string | undefined {
 }
 
 export const qwen: RuntimeAdapter = {
+  // Qwen ignores NO_PROXY: its proxy setting goes into the seat's own config, or the launch says why not.
+  prepareCheckName: (seat) => `proxy for ${seat}'s qwen CLI`,
+  prepareSeat(input, { write }) {
+    const q = prepareQwenSeat({ seatEnv: input.seatEnv, effectiveEnv: input.env, userHome: input.env.HOME ?? input.userHome, dryRun: !write });
+    if (!q.ok) return q;
+    return { ok: true, detail: q.proxy ? `Qwen uses ${q.proxy}` : 'no proxy variables' };
+  },
   id: 'qwen',
   displayName: 'Qwen Code',
   binary: 'qwen',

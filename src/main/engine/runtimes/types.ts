@@ -1,3 +1,4 @@
+import type { Result } from '../../../shared/errors';
 import type { ProcInfo } from '../proc/types';
 
 /** What a seat's launch needs to know; built by the engine from the seat row. */
@@ -79,6 +80,20 @@ export interface ScreenText {
   title?: string;
 }
 
+/** What a runtime's own step before launch sees (and what doctor asks it, with write off). */
+export interface SeatPrepInput {
+  seat: string;
+  /** The seat's own env from the rig spec: the only config Rigdesk may write is one it names. */
+  seatEnv: Record<string, string>;
+  /** What the agent will see: the engine's env (identity scrubbed) under the seat's. */
+  env: Record<string, string | undefined>;
+  /** The seat's folder as the CLI sees it (its real path, when it exists). */
+  cwd: string;
+  /** The runtime's config home for this seat, or the person's default. */
+  home: string;
+  userHome: string;
+}
+
 export interface RuntimeAdapter {
   id: string;
   displayName: string;
@@ -129,6 +144,14 @@ export interface RuntimeAdapter {
    * command line): custody refuses rather than guess (CONVERSATION_OWNER_UNKNOWN).
    */
   doubtsUnnamed?: boolean;
+  /**
+   * Makes the seat's own config safe under orchestration before it launches (Gemini: session
+   * cleanup off; Qwen: its proxy setting), or refuses with RUNTIME_CONFIG_UNSAFE and why. With
+   * `write` off it only says what launch would do: doctor's check, under the name it returns.
+   */
+  prepareSeat?(input: SeatPrepInput, opts: { write: boolean }): Result<{ detail: string }>;
+  /** The name of that check in doctor, for a seat. */
+  prepareCheckName?(seat: string): string;
   /** The runtime's own words for "that conversation does not exist". */
   missingConversation: RegExp;
 }

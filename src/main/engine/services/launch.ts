@@ -5,13 +5,11 @@ import { checkConversationFree } from '../custody/guard';
 import { resolveStaleReservation } from '../custody/census';
 import { sessionGone } from '../custody/gone';
 import type { Engine } from '../engine';
-import { runtimeById, type LaunchContext, type RuntimeAdapter } from '../runtimes';
+import { runtimeById, type LaunchContext, type RuntimeAdapter, type SeatPrepInput } from '../runtimes';
 import type { Roster } from '../roster/types';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import { installClaudeHooks } from '../runtimes/hooks/claude';
 import { installCodexNotify } from '../runtimes/hooks/codex';
-import { prepareQwenSeat } from '../runtimes/qwen-settings';
-import { prepareGeminiSeat } from '../runtimes/gemini-settings';
 import type { LaunchPlan, SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 import { hostOfServer } from '../tmux/identity';
@@ -109,19 +107,22 @@ export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: Argv
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
   if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR) installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, engine.deps.layout.hooksDir, seat.seat);
   if (adapter.id === 'codex' && seat.env.CODEX_HOME) installCodexNotify(seat.env.CODEX_HOME, engine.deps.layout.hooksDir, seat.seat);
-  // Qwen ignores NO_PROXY: its proxy setting goes into the seat's own config, or the launch says why not.
-  if (adapter.id === 'qwen') {
-    const q = prepareQwenSeat({ seatEnv: seat.env, effectiveEnv: seatEnv, userHome: seatEnv.HOME ?? engine.deps.userHome });
-    if (!q.ok) return q;
-  }
-  // Gemini's session cleanup deletes transcripts: off in the seat's own settings, or no launch.
-  if (adapter.id === 'gemini') {
-    const safe = prepareGeminiSeat({ isolatedHome: seat.env.GEMINI_CLI_HOME, home: ctx.home ?? engine.deps.userHome, cwd: realpathSync(seat.cwd), env: seatEnv });
-    if (!safe.ok) return safe;
-  }
+  const prepared = adapter.prepareSeat?.(seatPrepInput(engine, seat, seatEnv), { write: true });
+  if (prepared && !prepared.ok) return prepared;
   const { argv, plan } = chosen;
   const extraEnv = adapter.seatEnv?.({ seatDir: join(engine.deps.layout.home, 'seats', seat.seat), env: seat.env }) ?? {};
   return createBehindFence(engine, seat, plan, wrapForPane(argv), roster, extraEnv);
+}
+
+/** What a runtime's own pre-launch step (and doctor) is given for a seat. */
+export function seatPrepInput(engine: Engine, seat: SeatRow, env: Record<string, string | undefined>): SeatPrepInput {
+  let cwd = seat.cwd;
+  try {
+    cwd = realpathSync(seat.cwd);
+  } catch {
+    /* a missing folder is launch's to report */
+  }
+  return { seat: seat.seat, seatEnv: seat.env, env, cwd, home: engine.seatHome(seat) ?? engine.deps.userHome, userHome: engine.deps.userHome };
 }
 
 /** Design.md invariant 3: reserved -> helper_invoked -> created -> released (or abandoned). */

@@ -1,12 +1,10 @@
-import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
-import { AGENT_RUNTIMES } from '../runtimes';
+import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
-import { prepareQwenSeat } from '../runtimes/qwen-settings';
-import { prepareGeminiSeat } from '../runtimes/gemini-settings';
 import { schemaVersion } from '../store/db';
-import { attachArgv } from './launch';
+import { attachArgv, seatPrepInput } from './launch';
 import { hostOfServer } from '../tmux/identity';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 
@@ -52,23 +50,13 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
     const p = whichOnPath(r.binary!, env.PATH);
     checks.push({ check: `${r.id} CLI`, ok: !!p, detail: p ?? `${r.binary} not on PATH`, ...(p ? {} : { hint: INSTALL_HINTS[r.id] }) });
   }
-  // Qwen ignores NO_PROXY: say, per Qwen seat, whether launch can give it a proxy setting (optional, like the CLIs).
-  for (const seat of engine.store.rigs.seats().filter((s) => s.runtime === 'qwen')) {
-    const q = prepareQwenSeat({ seatEnv: seat.env, effectiveEnv: { ...env, ...seat.env }, userHome: seat.env.HOME ?? engine.deps.userHome, dryRun: true });
-    checks.push({ check: `proxy for ${seat.seat}'s qwen CLI`, ok: q.ok, detail: q.ok ? (q.proxy ? `Qwen uses ${q.proxy}` : 'no proxy variables') : q.message, ...(q.ok ? {} : { hint: q.hint }) });
-  }
-  // A Gemini seat whose settings would keep session cleanup on is refused at launch; say so here.
-  for (const seat of engine.store.rigs.seats().filter((s) => s.runtime === 'gemini')) {
-    let cwd = seat.cwd;
-    try {
-      cwd = realpathSync(seat.cwd);
-    } catch {
-      /* a missing cwd is launch's to report */
-    }
-    const r = prepareGeminiSeat({ isolatedHome: seat.env.GEMINI_CLI_HOME, home: engine.seatHome(seat) ?? engine.deps.userHome, cwd, env: { ...env, ...seat.env } }, { write: false });
-    checks.push(r.ok
-      ? { check: `gemini session retention (${seat.seat})`, ok: true, detail: `cleanup off (${seat.env.GEMINI_CLI_HOME ? 'Rigdesk writes it into the seat\'s own settings' : `${r.retention.scope} settings`})` }
-      : { check: `gemini session retention (${seat.seat})`, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) });
+  // A runtime that must make a seat's config safe before launch says here what launch would do.
+  for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local')) {
+    const adapter = runtimeById(seat.runtime);
+    const r = adapter?.prepareSeat?.(seatPrepInput(engine, seat, { ...env, ...seat.env }), { write: false });
+    if (!r) continue;
+    const check = adapter!.prepareCheckName?.(seat.seat) ?? `${seat.runtime} config (${seat.seat})`;
+    checks.push(r.ok ? { check, ok: true, detail: r.detail } : { check, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) });
   }
   const home = engine.deps.layout.home;
   let homeOk = false;
