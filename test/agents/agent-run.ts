@@ -21,7 +21,9 @@ export interface RunResult {
 
 /** Variables from the runner's own environment that must not reach a sandboxed agent CLI. */
 // PWD too: OpenCode takes its folder from $PWD before its real cwd, so the runner's would leak in.
-const LEAKY = /^(ANTHROPIC_|CLAUDE|OPENAI_|CODEX_|PI_|GEMINI_|GOOGLE_|QWEN_|OPENCODE|XDG_|PWD$|OLDPWD$|TMUX$|TMUX_PANE$|https?_proxy$|no_proxy$|all_proxy$)/i;
+// And a CI run's markers: an agent started by hand in a pane is a person's terminal, and Gemini CLI
+// with CI set runs headless and exits (as Rigdesk's own seats drop them too).
+const LEAKY = /^(ANTHROPIC_|CLAUDE|OPENAI_|CODEX_|PI_|GEMINI_|GOOGLE_|QWEN_|OPENCODE|XDG_|PWD$|OLDPWD$|TMUX$|TMUX_PANE$|CI$|CONTINUOUS_INTEGRATION$|CI_|https?_proxy$|no_proxy$|all_proxy$)/i;
 
 /** The runner's environment minus anything agent-, XDG- or proxy-related, plus the fixture's env. */
 export function agentProcessEnv(fxEnv: Record<string, string>): Record<string, string> {

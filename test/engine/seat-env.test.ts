@@ -3,13 +3,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RigWorld } from '../support/rig';
 import { cleanTmuxEnv, waitFor } from '../support/tmux';
 
-const MARKERS = { CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SSE_PORT: '4242', CODEX_THREAD_ID: 'abc', CODEX_SANDBOX: 'seatbelt', TMUX: '/tmp/tmux-0/launcher,1,0', TMUX_PANE: '%99' };
+const MARKERS = { CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SSE_PORT: '4242', CODEX_THREAD_ID: 'abc', CODEX_SANDBOX: 'seatbelt', TMUX: '/tmp/tmux-0/launcher,1,0', TMUX_PANE: '%99', CI: 'true', CONTINUOUS_INTEGRATION: '1', CI_JOB_ID: '7' };
 
 function environOf(pid: number): Record<string, string> {
   return Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
-describe('seats never inherit the launching agent\'s identity', () => {
+describe('seats never inherit the launching agent\'s identity, nor a CI run\'s markers (a seat is a terminal)', () => {
   let w: RigWorld;
   beforeEach(() => {
     w = new RigWorld(MARKERS);
@@ -25,7 +25,7 @@ describe('seats never inherit the launching agent\'s identity', () => {
   }
 
   function expectClean(env: Record<string, string>, paneId: string) {
-    for (const k of ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT', 'CODEX_THREAD_ID', 'CODEX_SANDBOX']) expect(env[k], k).toBeUndefined();
+    for (const k of ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT', 'CODEX_THREAD_ID', 'CODEX_SANDBOX', 'CI', 'CONTINUOUS_INTEGRATION', 'CI_JOB_ID']) expect(env[k], k).toBeUndefined();
     // TMUX and TMUX_PANE are the seat's own (Rigdesk's server, its pane), never the launcher's.
     expect(env.TMUX).toContain(`/${w.tmux.socketName},`);
     expect(env.TMUX_PANE).toBe(paneId);

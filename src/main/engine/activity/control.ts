@@ -48,8 +48,9 @@ export class PaneOutputWatch {
    * Before a look at the session's panes: let their next output wake us again. It resolves once
    * tmux has switched output back on, so anything printed after the look began is heard; switching
    * it on only after the look would lose output printed while the look ran (a prompt returning).
+   * The timeout only guards against a reply that never comes (over ssh a loaded host answers late).
    */
-  async rearm(timeoutMs = 250): Promise<void> {
+  async rearm(timeoutMs = 1000): Promise<void> {
     if (this.muted.size === 0 || !this.alive) return;
     const panes = [...this.muted];
     this.muted.clear();

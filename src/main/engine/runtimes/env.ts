@@ -5,8 +5,16 @@
  */
 export const IDENTITY_VAR_RE = /^(CLAUDECODE|CLAUDE_CODE_(ENTRYPOINT|SSE_PORT|SESSION[A-Z0-9_]*|AGENT[A-Z0-9_]*)|CODEX_(THREAD|SESSION|SANDBOX|INTERNAL|MANAGED)[A-Z0-9_]*|TMUX|TMUX_PANE|RIGDESK_TOKEN)$/;
 
+/**
+ * A seat is an interactive terminal. Markers of a CI run in the environment that started Rigdesk
+ * would make Ink-based CLIs take it for a pipe: Gemini CLI with CI=true runs headless, finds no
+ * prompt on stdin and exits. The detection they share (is-in-ci) counts CI, CONTINUOUS_INTEGRATION
+ * and any CI_* variable.
+ */
+export const CI_MARKER_RE = /^(CI|CONTINUOUS_INTEGRATION|CI_[A-Za-z0-9_]*)$/;
+
 export function isIdentityVar(name: string): boolean {
-  return IDENTITY_VAR_RE.test(name);
+  return IDENTITY_VAR_RE.test(name) || CI_MARKER_RE.test(name);
 }
 
 export function scrubIdentity(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -22,7 +30,7 @@ export function scrubIdentity(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * readable. `exited` activity is exactly "the agent is gone and this shell is in front".
  */
 export const PANE_WRAPPER = [
-  'for v in $(env | sed -n "s/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p" | grep -E \'^(CLAUDECODE|CLAUDE_CODE_(ENTRYPOINT|SSE_PORT|SESSION[A-Z0-9_]*|AGENT[A-Z0-9_]*)|CODEX_(THREAD|SESSION|SANDBOX|INTERNAL|MANAGED)[A-Z0-9_]*|RIGDESK_TOKEN)$\'); do unset "$v"; done',
+  'for v in $(env | sed -n "s/^\\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p" | grep -E \'^(CLAUDECODE|CLAUDE_CODE_(ENTRYPOINT|SSE_PORT|SESSION[A-Z0-9_]*|AGENT[A-Z0-9_]*)|CODEX_(THREAD|SESSION|SANDBOX|INTERNAL|MANAGED)[A-Z0-9_]*|RIGDESK_TOKEN|CI|CONTINUOUS_INTEGRATION|CI_[A-Za-z0-9_]*)$\'); do unset "$v"; done',
   '"$@"',
   'rc=$?',
   'printf "\\n[rigdesk] %s exited with status %s\\n" "$(basename "$1")" "$rc"',
