@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GEMINI_BIN, makeGeminiFixture } from '../agents/gemini-fixture';
 import { agentProcessEnv, killTmuxServer, runAgent, startInTmux } from '../agents/agent-run';
@@ -88,7 +88,8 @@ describe('journey: Gemini CLI seats, driven through rigdesk', () => {
     const sent = await j.cli(['send', SEAT, 'hello gemini', '--verify', '--json']);
     expect(sent.json, sent.stdout + sent.stderr).toMatchObject({ ok: true, sent: { status: 'delivered', verified: true } });
     const file = await waitForReplyInTranscript(gemini, j.homeOf('gemini'), j.dir(), X, 'ACK hello gemini');
-    expect(file).toMatch(new RegExp(`/\\.gemini/tmp/work/chats/session-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-${X.slice(0, 8)}\\.jsonl$`));
+    // Gemini's short name for the folder is its base name.
+    expect(file).toMatch(new RegExp(`/\\.gemini/tmp/${basename(j.dir())}/chats/session-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-${X.slice(0, 8)}\\.jsonl$`));
     expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!)).toMatchObject({ sessionId: X });
   });
 

@@ -12,7 +12,7 @@ import { memoryIO, proc } from './helpers';
 
 const X = '65abc67d-5f95-4122-a01e-6ef385c5cef5';
 const BIN = '/p/node_modules/.bin/gemini';
-const ctx = { binary: BIN, cwd: '/w/work', args: ['--model', 'gemini-2.5-flash'], newId: () => X };
+const ctx = { binary: BIN, cwd: '/w/proj', args: ['--model', 'gemini-2.5-flash'], newId: () => X };
 
 describe('gemini: argv, processes and the conversation they name', () => {
   it('a fresh launch chooses the id up front (--session-id), a resume names it (--resume)', () => {
@@ -55,7 +55,7 @@ describe('gemini: argv, processes and the conversation they name', () => {
   });
 
   it('the missing-session report (exit 42) is recognised with its id, and nothing else is', () => {
-    const text = `Error resuming session: Invalid session identifier "${X}".\n  Searched for sessions in /h/.gemini/tmp/work/chats.\n  Use --list-sessions to see available sessions, then use --resume {number}, --resume {uuid}, or --resume latest.\n\n[rigdesk] gemini exited with status 42`;
+    const text = `Error resuming session: Invalid session identifier "${X}".\n  Searched for sessions in /h/.gemini/tmp/proj/chats.\n  Use --list-sessions to see available sessions, then use --resume {number}, --resume {uuid}, or --resume latest.\n\n[rigdesk] gemini exited with status 42`;
     expect(GEMINI_SIGNATURES.missingConversation.exec(text)?.[1]).toBe(X);
     // No resumable file in the project at all (e.g. only a headerless one left): no id named.
     const none = 'Error resuming session: No previous sessions found for this project.';
@@ -69,9 +69,9 @@ describe('gemini: argv, processes and the conversation they name', () => {
 
 describe('gemini: where a conversation lives (projects.json short name, chats/session-<minute>-<id8>.jsonl)', () => {
   const home = '/h';
-  const chats = '/h/.gemini/tmp/work/chats';
+  const chats = '/h/.gemini/tmp/proj/chats';
   const header = (id: string) => `${JSON.stringify({ sessionId: id, projectHash: 'cbec', startTime: 't', kind: 'main' })}\n`;
-  const projects = JSON.stringify({ projects: { '/w/work': 'work', '/w/other': 'work-1' } });
+  const projects = JSON.stringify({ projects: { '/w/proj': 'proj', '/w/other': 'proj-1' } });
 
   it('finds the transcript through the cwd\'s short name, and prefers it to a resume stub with the same id8', () => {
     const io = memoryIO({
@@ -83,8 +83,8 @@ describe('gemini: where a conversation lives (projects.json short name, chats/se
       },
       dirs: { [chats]: ['session-2026-11-29T10-07-65abc67d.jsonl', 'session-2026-11-29T10-05-65abc67d.jsonl', 'session-2026-11-29T10-00-65abc67d.jsonl', 'logs.json'] },
     });
-    expect(findGeminiTranscript(home, '/w/work', X, io)).toBe(`${chats}/session-2026-11-29T10-00-65abc67d.jsonl`);
-    expect(gemini.transcriptPath!(home, '/w/work', X, io)).toBe(`${chats}/session-2026-11-29T10-00-65abc67d.jsonl`);
+    expect(findGeminiTranscript(home, '/w/proj', X, io)).toBe(`${chats}/session-2026-11-29T10-00-65abc67d.jsonl`);
+    expect(gemini.transcriptPath!(home, '/w/proj', X, io)).toBe(`${chats}/session-2026-11-29T10-00-65abc67d.jsonl`);
   });
 
   it('a file without a header (recreated by a live Gemini after cleanup) is not a transcript: Gemini cannot resume it', () => {
@@ -92,14 +92,14 @@ describe('gemini: where a conversation lives (projects.json short name, chats/se
       files: { '/h/.gemini/projects.json': projects, [`${chats}/session-2026-11-29T10-09-65abc67d.jsonl`]: '{"id":"u1","type":"user","content":[{"text":"x"}]}\n' },
       dirs: { [chats]: ['session-2026-11-29T10-09-65abc67d.jsonl'] },
     });
-    expect(findGeminiTranscript(home, '/w/work', X, io)).toBeUndefined();
+    expect(findGeminiTranscript(home, '/w/proj', X, io)).toBeUndefined();
   });
 
   it('a folder Gemini has not mapped, or another folder\'s project, has no transcript of it', () => {
     const io = memoryIO({ files: { '/h/.gemini/projects.json': projects }, dirs: { [chats]: ['session-2026-11-29T10-00-65abc67d.jsonl'] } });
     expect(findGeminiTranscript(home, '/w/elsewhere', X, io)).toBeUndefined();
     expect(findGeminiTranscript(home, '/w/other', X, io)).toBeUndefined();
-    expect(findGeminiTranscript(home, '/w/work', X, memoryIO({}))).toBeUndefined();
+    expect(findGeminiTranscript(home, '/w/proj', X, memoryIO({}))).toBeUndefined();
   });
 });
 
@@ -111,7 +111,7 @@ const FOOTER = [
   '',
 ];
 const BOX = (typed = '') => ` > ${typed || '  Type your message or @path/to/file'}`;
-const TAIL = ['', ' workspace (/directory)                 sandbox                 /model', ' /w/work                                no sandbox              gemini-2.5-flash'];
+const TAIL = ['', ' workspace (/directory)                 sandbox                 /model', ' /w/proj                                no sandbox              gemini-2.5-flash'];
 const screen = (above: string[], typed = '', title?: string) => {
   const plain = [...above, ...FOOTER, BOX(typed), ...TAIL];
   const styled = plain.map((l) => (l === BOX() ? ' \x1b[38;5;183m> \x1b[7m\x1b[39m \x1b[0m\x1b[38;5;248m\x1b[48;5;240m Type your message or @path/to/file\x1b[39m' : l));
