@@ -3,16 +3,19 @@ import { serverArgs, type TmuxServerRef } from '../tmux/identity';
 
 /**
  * One tmux control-mode client attached (read-only, ignoring size) to one seat's session. It only
- * tells us that a pane printed something: on the first %output of a pane, its output is switched
- * off until the engine has looked at the screen and switches it on again, so a flood costs one
- * notification per look, not a copy of the flood.
+ * tells us that a pane printed something: the first %output of a pane marks the seat dirty once,
+ * and further output is ignored until the engine looks at the screen again, so a flood costs one
+ * look per pass. Output is never switched off in tmux (`refresh-client -A %p:off`): a control
+ * client left behind on a pane is the state in which tmux servers have been seen to crash (tmux
+ * 3.3a segfaulted here during a pane's exit with such a client, taking every seat with it), and a
+ * client that sees every line cannot miss the one printed while a look runs. The cost is the
+ * output's bytes through this pipe.
  */
 export class PaneOutputWatch {
   private child?: ChildProcess;
   private buf = '';
+  /** Panes that printed since the engine last looked: their output is news only once per look. */
   private muted = new Set<string>();
-  /** Callers waiting for tmux to confirm one of our commands, in the order they were sent. */
-  private replies: (() => void)[] = [];
   constructor(
     /** Which session this watch is for ("<server key> <$id>"): a new occupant needs a new watch. */
     readonly key: string,
@@ -44,25 +47,9 @@ export class PaneOutputWatch {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /**
-   * Before a look at the session's panes: let their next output wake us again. It resolves once
-   * tmux has switched output back on, so anything printed after the look began is heard; switching
-   * it on only after the look would lose output printed while the look ran (a prompt returning).
-   * The timeout only guards against a reply that never comes (over ssh a loaded host answers late).
-   */
-  async rearm(timeoutMs = 1000): Promise<void> {
-    if (this.muted.size === 0 || !this.alive) return;
-    const panes = [...this.muted];
+  /** Before a look at the session's panes: their next output is news again. */
+  rearm(): void {
     this.muted.clear();
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, timeoutMs);
-      panes.forEach((p, i) =>
-        this.command(`refresh-client -A '${p}:on'`, i < panes.length - 1 ? undefined : () => {
-          clearTimeout(t);
-          resolve();
-        }),
-      );
-    });
   }
 
   stop(): void {
@@ -76,12 +63,6 @@ export class PaneOutputWatch {
     this.child = undefined;
   }
 
-  private command(line: string, onReply: () => void = () => undefined): void {
-    if (!this.alive) return;
-    this.replies.push(onReply);
-    this.child!.stdin!.write(line + '\n');
-  }
-
   private read(chunk: string): void {
     this.buf += chunk;
     let nl: number;
@@ -92,12 +73,8 @@ export class PaneOutputWatch {
         const pane = line.split(' ', 3)[1]!;
         if (!this.muted.has(pane)) {
           this.muted.add(pane);
-          this.command(`refresh-client -A '${pane}:off'`);
           this.onDirty(pane);
         }
-      } else if ((line.startsWith('%end ') || line.startsWith('%error ')) && line.endsWith(' 1')) {
-        // A reply to a command of ours (flag 1); tmux answers them in order.
-        this.replies.shift()?.();
       } else if (line.startsWith('%exit')) {
         this.onDirty('*');
       }

@@ -94,10 +94,13 @@ export class ActivityMonitor {
       this.dirty.clear();
       const seats = this.engine.store.rigs.seats().filter((s) => !names || names.has(s.seat));
       if (seats.length === 0) return;
-      await Promise.all(seats.map((s) => this.watches.get(s.seat)?.rearm()));
+      for (const s of seats) this.watches.get(s.seat)?.rearm();
       const roster = await this.engine.roster();
+      // Stopped while the roster was read (the store may be closed by now): nothing more to do.
+      if (!this.running) return;
       bindDiscoveredConversations(this.engine, roster);
       const observed = await observeSeats(this.engine, roster, seats);
+      if (!this.running) return;
       for (const [seat, o] of observed) {
         this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane?.agent?.home);
         const label = activityLabel(o.activity);
