@@ -1,21 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { controlPathFor } from '../../src/main/engine/hosts/ssh';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseDestination } from '../../src/cli/commands/hosts';
-import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, REMOTE_USER, TestSshd } from '../support/sshd';
+import type { RigWorld } from '../support/rig';
+import { sshdMissing, REMOTE_USER, sshWorldPerTest, type TestSshd } from '../support/sshd';
 
 describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127.0.0.1)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  beforeEach(async () => {
-    w = new RigWorld();
-    sshd = await new TestSshd().start();
-  });
-  afterEach(async () => {
-    closeMaster(controlPathFor(w.home, 'box'));
-    await sshd?.cleanup();
-    await w.shutdown();
-  });
+  const world = sshWorldPerTest();
+  beforeEach(() => ({ w, sshd } = world));
 
   it('adds a host, lists it, and check says what the host lacks for the seats that name it', async () => {
     const add = await w.cli(['hosts', 'add', 'box', `${REMOTE_USER}@127.0.0.1:${sshd.port}`, `--identity=${sshd.userKey}`, `--known-hosts=${sshd.knownHosts}`, '--ssh-config=/dev/null', `--tmux-socket=${sshd.tmuxSocket}`, '--json']);

@@ -1,23 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
-import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { BACKOFF_MIN_MS } from '../../src/main/engine/hosts/transport';
 import type { Clock } from '../../src/main/engine/deps';
-import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import type { RigWorld } from '../support/rig';
+import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 
 describe.skipIf(!!sshdMissing())('a long-lived engine reconnecting to a host (real sshd killed and restarted by pid)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  beforeEach(async () => {
-    w = new RigWorld();
-    sshd = await new TestSshd().start();
-  });
-  afterEach(async () => {
-    closeMaster(controlPathFor(w.home, 'box'));
-    await sshd?.cleanup();
-    await w.shutdown();
-  });
+  const world = sshWorldPerTest();
+  beforeEach(() => ({ w, sshd } = world));
 
   it('backs off after a failure without contacting the host, then reconciles the same sessions from its tmux', async () => {
     // The engine's clock is real time, except that the test can stop it (so a slow sshd restart on a

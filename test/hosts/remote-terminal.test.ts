@@ -1,23 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { controlPathFor } from '../../src/main/engine/hosts/ssh';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { TerminalHub } from '../../src/main/terminal/hub';
-import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import type { RigWorld } from '../support/rig';
+import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 import { waitForExit } from '../agents/claude-run';
 
 describe.skipIf(!!sshdMissing())('live terminal of a remote seat (node-pty running ssh + tmux attach on the host)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  beforeEach(async () => {
-    w = new RigWorld();
-    sshd = await new TestSshd().start();
-  });
-  afterEach(async () => {
-    closeMaster(controlPathFor(w.home, 'box'));
-    await sshd?.cleanup();
-    await w.shutdown();
-  });
+  const world = sshWorldPerTest();
+  beforeEach(() => ({ w, sshd } = world));
 
   it('streams the remote pane, carries keystrokes to it, resizes it through the host, and ends only its own client', async () => {
     const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',

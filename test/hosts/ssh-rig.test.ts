@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { controlPathFor } from '../../src/main/engine/hosts/ssh';
-import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RigWorld } from '../support/rig';
+import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 /**
@@ -19,15 +18,8 @@ function mixedRig(sshd: TestSshd): string {
 describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 127.0.0.1, real tmux there)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  beforeEach(async () => {
-    w = new RigWorld();
-    sshd = await new TestSshd().start();
-  });
-  afterEach(async () => {
-    closeMaster(controlPathFor(w.home, 'box'));
-    await sshd?.cleanup();
-    await w.shutdown();
-  });
+  const world = sshWorldPerTest();
+  beforeEach(() => ({ w, sshd } = world));
 
   it('up starts the remote seats in the host\'s own tmux server and ps names each seat\'s host', async () => {
     const spec = w.spec('rig.yaml', mixedRig(sshd));

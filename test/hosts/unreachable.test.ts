@@ -1,20 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { controlPathFor } from '../../src/main/engine/hosts/ssh';
-import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RigWorld } from '../support/rig';
+import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 
 describe.skipIf(!!sshdMissing())('a host that stops answering (real sshd killed by pid mid-run)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  beforeEach(async () => {
-    w = new RigWorld();
-    sshd = await new TestSshd().start();
-  });
-  afterEach(async () => {
-    closeMaster(controlPathFor(w.home, 'box'));
-    await sshd?.cleanup();
-    await w.shutdown();
-  });
+  const world = sshWorldPerTest();
+  beforeEach(() => ({ w, sshd } = world));
 
   it('turns its seats unknown/host_unreachable within 5 s, refuses their launches, keeps every row, and reconciles without a duplicate when it is back', async () => {
     const shell = (id: string, host?: string) => `      - { id: ${id}, runtime: shell, cwd: ${host ? sshd.remoteDir : '.'}, command: bash, args: ["--noprofile", "--norc"]${host ? `, host: ${host}` : ''} }`;

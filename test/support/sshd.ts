@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { socketPathForName } from '../../src/main/engine/home';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
+import { afterEach, beforeEach } from 'vitest';
+import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { waitForExit } from '../agents/claude-run';
+import { RigWorld } from './rig';
 
 /**
  * Host tests need Debian's sshd and root (to make the remote user and run as it). Missing either
@@ -193,4 +196,22 @@ export function closeMaster(controlPath: string): void {
   } catch {
     /* none */
   }
+}
+
+/**
+ * One Rigdesk world and one sshd per test of the enclosing describe; after each, the world's ssh
+ * master to `host` is closed, the sshd and the remote side cleaned up by pid, the world shut down.
+ */
+export function sshWorldPerTest(host = 'box'): { w: RigWorld; sshd: TestSshd } {
+  const ctx = {} as { w: RigWorld; sshd: TestSshd };
+  beforeEach(async () => {
+    ctx.w = new RigWorld();
+    ctx.sshd = await new TestSshd().start();
+  });
+  afterEach(async () => {
+    closeMaster(controlPathFor(ctx.w.home, host));
+    await ctx.sshd?.cleanup();
+    await ctx.w.shutdown();
+  });
+  return ctx;
 }
