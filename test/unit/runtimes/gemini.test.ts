@@ -157,6 +157,15 @@ describe('gemini: the pane title and the screen say what it is doing', () => {
     expect(readGeminiScreen(screen([], '', '◇  Ready (work)')).draft).toBe('');
   });
 
+  it('text in the box drawn as Gemini draws typed text (colour 231, white) is a draft: a swallowed Enter is not read as sent', () => {
+    // The box line as captured (`capture-pane -e`) with `doomed` pasted and its Enter swallowed.
+    const s = screen([], 'doomed', undefined);
+    const styled = s.plain.map((l) => (l === BOX('doomed') ? ' \x1b[38;5;183m> \x1b[38;5;231mdoomed\x1b[7m\x1b[39m \x1b[0m\x1b[39m\x1b[48;5;240m' : l));
+    expect(readGeminiScreen({ ...s, styled })).toMatchObject({ activity: 'idle', draft: 'doomed' });
+    const grey = s.plain.map((l) => (l === BOX('doomed') ? ' \x1b[38;5;183m> \x1b[38;5;248mdoomed\x1b[39m' : l));
+    expect(readGeminiScreen({ ...s, styled: grey }).draft, 'the same words in placeholder grey are a suggestion').toBe('');
+  });
+
   it('Gemini\'s own retry phrase is unknown with the reason, never working', () => {
     const r = readGeminiScreen(screen([' > go', ' ⠴ Trying to reach gemini-2.5-flash (Attempt 2/10) (esc to cancel, 9s)'], '', '✦  Working… (work)'));
     expect(r.activity).toBeUndefined();

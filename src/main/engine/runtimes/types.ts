@@ -180,7 +180,11 @@ export function stripSgr(s: string): string {
   return s.replace(SGR_RE, '');
 }
 
-/** True when the first visible characters of `styled` are drawn dim or grey (a placeholder or suggestion). */
+/**
+ * True when the first visible characters of `styled` are drawn dim or grey (a placeholder or
+ * suggestion). Grey is the 256-colour ramp's darker part (232-250) or 8/7/90/37: 231 is the colour
+ * cube's pure white, which is how Gemini draws a person's typed text, so it is not grey.
+ */
 export function startsDim(styled: string, after: string): boolean {
   const i = styled.indexOf(after);
   if (i < 0) return false;
@@ -188,7 +192,7 @@ export function startsDim(styled: string, after: string): boolean {
   const rest = styled.slice(i + after.length);
   const m = /^((?:\x1b\[[0-9;:]*m)*)/.exec(rest);
   active = m?.[1] ?? '';
-  return /\x1b\[(?:[0-9;]*;)?(2|90|37|38;5;(2[3-5][0-9]|24[0-9]|8|7)|38;2;1[0-5][0-9];1[0-5][0-9];1[0-5][0-9])(;[0-9;]*)?m/.test(active);
+  return /\x1b\[(?:[0-9;]*;)?(2|90|37|38;5;(23[2-9]|24[0-9]|250|8|7)|38;2;1[0-5][0-9];1[0-5][0-9];1[0-5][0-9])(;[0-9;]*)?m/.test(active);
 }
 
 /** Index of the last line matching `re`, or -1. */
