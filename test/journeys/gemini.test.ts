@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GEMINI_BIN, makeGeminiFixture } from '../agents/gemini-fixture';
 import { agentProcessEnv, killTmuxServer, runAgent, startInTmux } from '../agents/agent-run';
 import type { FakeModelServer } from '../agents/fake-model-server';
@@ -59,6 +59,10 @@ describe('journey: Gemini CLI seats, driven through rigdesk', () => {
     const s = await startServer({ slowChunks: 6, slowMs: 1000 });
     server = s.server;
     j = new JourneyWorld(server, s.closed, ['gemini'], ['work', 'strict']);
+  });
+  // A second writer a test started (a hand pane, a headless run) never outlives that test.
+  afterEach(async () => {
+    await j?.endTestOthers();
   });
   afterAll(async () => {
     await j?.cleanup();

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCODE_BIN } from '../agents/opencode-fixture';
 import { agentProcessEnv, killTmuxServer, runAgent, startInTmux } from '../agents/agent-run';
 import type { FakeModelServer } from '../agents/fake-model-server';
@@ -84,6 +84,10 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     const s = await startServer({ slowChunks: 6, slowMs: 1000, retryAfter: 3600 });
     server = s.server;
     w = new JourneyWorld(server, s.closed, ['opencode']);
+  });
+  // A second writer a test started (a hand pane, a headless run) never outlives that test.
+  afterEach(async () => {
+    await w?.endTestOthers();
   });
   afterAll(async () => {
     await w?.cleanup();

@@ -16,7 +16,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QWEN_BIN } from '../agents/qwen-fixture';
 import { agentProcessEnv, runAgent, startInTmux } from '../agents/agent-run';
 import type { FakeModelServer } from '../agents/fake-model-server';
@@ -95,6 +95,10 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     proxy = await j.fx.qwen!.startProxy();
     home = j.homeOf('qwen');
     work = j.dir(FOLDER);
+  });
+  // A second writer a test started (a hand pane, a headless run) never outlives that test.
+  afterEach(async () => {
+    await j?.endTestOthers();
   });
   afterAll(async () => {
     await j?.cleanup();

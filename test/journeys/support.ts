@@ -297,7 +297,11 @@ export class JourneyWorld {
     this.pids.push(pid);
   }
 
-  async cleanup(): Promise<void> {
+  /**
+   * Ends what one test started besides the rig (a person's own tmux servers, pids it owns), so a test
+   * that fails half-way leaves no second writer behind to fail the tests after it.
+   */
+  async endTestOthers(): Promise<void> {
     for (const pid of this.pids.splice(0)) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -305,13 +309,16 @@ export class JourneyWorld {
         /* gone */
       }
     }
-    const panePids = (t: TestTmux) => {
-      const r = t.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
-      return r.ok ? r.out.trim().split('\n').filter(Boolean).map(Number) : [];
-    };
     const snap = liveProcReader().snapshot();
-    const all = [...panePids(this.w.tmux), ...this.others.flatMap(panePids)].flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
+    const all = this.others.flatMap(panePidsOf).flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
     for (const t of this.others.splice(0)) killTmuxServer(t);
+    for (const p of all) await waitForExit(p, 5000);
+  }
+
+  async cleanup(): Promise<void> {
+    await this.endTestOthers();
+    const snap = liveProcReader().snapshot();
+    const all = panePidsOf(this.w.tmux).flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
     this.w.tmux.kill();
     for (const p of all) await waitForExit(p, 5000);
     // Anything still running with one of this world's private homes is this test's own.
@@ -319,6 +326,11 @@ export class JourneyWorld {
     if (strays.length) await killPids(strays);
     this.w.cleanup();
   }
+}
+
+function panePidsOf(t: TestTmux): number[] {
+  const r = t.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
+  return r.ok ? r.out.trim().split('\n').filter(Boolean).map(Number) : [];
 }
 
 /** The activity acceptance: the engine reported the state within `budgetMs` of the screen changing. */
