@@ -7,15 +7,18 @@ import { IPC } from '../../src/preload/channels';
 import { trayState } from '../../src/main/shell/tray';
 import type { ElectronApi } from '../../src/main/shell/types';
 import { windowOptions } from '../../src/main/shell/window';
+import { RENDERER_SCHEME, RENDERER_URL, WINDOW_CSP } from '../../src/main/shell/renderer-protocol';
 import { TerminalHub } from '../../src/main/terminal/hub';
 import type { Engine } from '../../src/main/engine/engine';
 import { dispatch } from '../../src/main/engine/api';
-import { RigWorld, shellRigYaml } from '../support/rig';
+import { REPO, RigWorld, shellRigYaml } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const RENDERER = 'file:///opt/Rigdesk/resources/app/out/renderer/index.html';
+const RENDERER = RENDERER_URL;
+/** The built renderer (npm test builds first). */
+const ROOT = join(REPO, 'out', 'renderer');
 const IMAGES = { idle: '/r/tray.png', attention: '/r/tray-attention.png' };
 
 /** A recording fake of the Electron API slice the shell uses. */
@@ -31,11 +34,22 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
   let permission: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
   let headers: ((d: { responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void) | undefined;
   const tray = { image: '', tooltip: '', menu: undefined as unknown };
+  const schemes: { scheme: string; privileges: Record<string, boolean> }[] = [];
+  const protocolHandlers: Record<string, (req: { url: string; method: string }) => Promise<Response>> = {};
+  let ready = false;
   const api: ElectronApi = {
+    protocol: {
+      registerSchemesAsPrivileged: (list) => {
+        // Electron only honours this before the app is ready.
+        if (ready) throw new Error('registerSchemesAsPrivileged after ready');
+        schemes.push(...list);
+      },
+      handle: (scheme, fn) => void (protocolHandlers[scheme] = fn),
+    },
     app: {
       requestSingleInstanceLock: () => opts.lock ?? true,
       quit: () => void log.push('quit'),
-      whenReady: async () => undefined,
+      whenReady: async () => void (ready = true),
       on: (ev: string, fn: (...a: any[]) => void) => void (appHandlers[ev] ??= []).push(fn), // eslint-disable-line @typescript-eslint/no-explicit-any
       setAsDefaultProtocolClient: (p: string) => (log.push(`protocol ${p}`), true),
     } as ElectronApi['app'],
@@ -77,7 +91,7 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
     for (const fn of wcHandlers[ev] ?? []) fn({ preventDefault: () => (prevented = true) }, url);
     return prevented;
   };
-  return { api, log, appHandlers, ipcHandle, sent, notifications, tray, nav, get windowOpts() { return windowOpts; }, get openHandler() { return openHandler; }, get permission() { return permission; }, get headers() { return headers; } };
+  return { api, log, schemes, protocolHandlers, appHandlers, ipcHandle, sent, notifications, tray, nav, get windowOpts() { return windowOpts; }, get openHandler() { return openHandler; }, get permission() { return permission; }, get headers() { return headers; } };
 }
 
 let world: RigWorld;
@@ -103,7 +117,7 @@ describe('Electron shell wiring (Electron API injected)', () => {
   it('the started window refuses navigation, new windows and permissions, and sends the strict CSP', async () => {
     const f = fakeElectron();
     const c = ctx();
-    const shell = await startShell({ api: f.api, ctx: c, argv: ['/opt/Rigdesk/rigdesk'], preloadPath: '/p/preload.js', rendererUrl: RENDERER, trayImages: IMAGES });
+    const shell = await startShell({ api: f.api, ctx: c, argv: ['/opt/Rigdesk/rigdesk'], preloadPath: '/p/preload.js', rendererRoot: ROOT, trayImages: IMAGES });
     expect(shell).toBeDefined();
     expect(f.windowOpts!.webPreferences.sandbox).toBe(true);
     expect(f.log).toContain('protocol rigdesk');
@@ -118,14 +132,46 @@ describe('Electron shell wiring (Electron API injected)', () => {
     expect(granted).toBe(false);
     let out: Record<string, string[]> = {};
     f.headers!({ responseHeaders: {} }, (r) => (out = r.responseHeaders));
-    expect(out['Content-Security-Policy']![0]).toMatch(/default-src 'self'; script-src 'self'/);
+    expect(out['Content-Security-Policy']).toEqual([WINDOW_CSP]);
+    c.pushes.close();
+  });
+
+  it('the window loads the bundle from rigdesk-app://renderer/, a privileged scheme that never bypasses the CSP, answered from the bundle folder only', async () => {
+    const f = fakeElectron();
+    const c = ctx();
+    await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES });
+    expect(f.log).toContain(`load ${RENDERER_URL}`);
+    expect(RENDERER_URL).toBe('rigdesk-app://renderer/index.html');
+    expect(f.schemes).toEqual([{ scheme: RENDERER_SCHEME, privileges: expect.objectContaining({ standard: true, secure: true, bypassCSP: false }) }]);
+    const serve = f.protocolHandlers[RENDERER_SCHEME]!;
+    const index = await serve({ url: RENDERER_URL, method: 'GET' });
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toBe(WINDOW_CSP);
+    expect(await index.text()).toContain('<div id="root">');
+    // Each script the page names is served, as JavaScript, under the same policy.
+    const html = await (await serve({ url: RENDERER_URL, method: 'GET' })).text();
+    const scripts = [...html.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => new URL(m[1]!, RENDERER_URL).href);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const u of scripts) {
+      const r = await serve({ url: u, method: 'GET' });
+      expect([r.status, r.headers.get('content-type'), r.headers.get('content-security-policy')], u).toEqual([200, 'text/javascript; charset=utf-8', WINDOW_CSP]);
+    }
+    for (const bad of ['rigdesk-app://renderer/../../../../etc/passwd', 'rigdesk-app://renderer/%2e%2e/%2e%2e/%2e%2e/etc/passwd', 'rigdesk-app://renderer/..%2f..%2f..%2fetc%2fpasswd', 'rigdesk-app://other/index.html', 'rigdesk-app://renderer/%E0%A4%A']) {
+      const r = await serve({ url: bad, method: 'GET' });
+      expect(r.status, bad).not.toBe(200);
+      expect(await r.text(), bad).not.toMatch(/root:/);
+    }
+    expect((await serve({ url: RENDERER_URL, method: 'POST' })).status).toBe(405);
+    expect((await serve({ url: 'rigdesk-app://renderer/no-such-file.js', method: 'GET' })).status).toBe(404);
+    // The IPC sender check and navigation both take the scheme's URL as home.
+    expect(f.nav('will-navigate', 'file:///opt/Rigdesk/resources/app/out/renderer/index.html')).toBe(true);
     c.pushes.close();
   });
 
   it('IPC: only the window we attached, on the renderer URL, is answered; its requests go through the contract', async () => {
     const f = fakeElectron();
     const c = ctx();
-    await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES });
+    await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES });
     const handle = f.ipcHandle[IPC.request]!;
     expect(await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, { id: 1, method: 'topology', params: {} })).toMatchObject({ id: 1, result: { ok: true, rigs: [{ name: 'duo' }] } });
     expect(await handle({ sender: { id: 7 }, senderFrame: { url: 'https://evil.example/' } }, { id: 2, method: 'ps', params: {} })).toMatchObject({ id: null, result: { ok: false } });
@@ -138,7 +184,7 @@ describe('Electron shell wiring (Electron API injected)', () => {
   it('tray image and tooltip show how many seats need input; notification on entering needs_input focuses that seat on click', async () => {
     const f = fakeElectron();
     const c = ctx();
-    const shell = (await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES }))!;
+    const shell = (await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES }))!;
     const row = (seat: string, activity: PsRow['activity'], needsInput?: string) => ({ seat, activity, needsInput }) as PsRow;
     shell.tray!.update([row('lead@duo', 'idle'), row('worker@duo', 'working')]);
     expect(f.tray).toMatchObject({ image: IMAGES.idle, tooltip: expect.stringMatching(/none need you/) });
@@ -168,7 +214,7 @@ describe('Electron shell wiring (Electron API injected)', () => {
     const c = ctx();
     const pushes: unknown[] = [];
     c.pushes.subscribe((m) => pushes.push(m));
-    const shell = (await startShell({ api: f.api, ctx: c, argv: ['/opt/Rigdesk/rigdesk', '--no-sandbox', 'rigdesk://seat/duo/worker'], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES }))!;
+    const shell = (await startShell({ api: f.api, ctx: c, argv: ['/opt/Rigdesk/rigdesk', '--no-sandbox', 'rigdesk://seat/duo/worker'], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES }))!;
     expect(pushes).toContainEqual({ push: 'focus', data: { seat: 'worker@duo' } });
     pushes.length = 0;
     for (const fn of f.appHandlers['second-instance']!) fn({}, ['/opt/Rigdesk/rigdesk', 'rigdesk://seat/duo/lead']);
@@ -188,7 +234,7 @@ describe('Electron shell wiring (Electron API injected)', () => {
   it('the tray menu puts the rigdesk command on PATH through the engine and says where and how to remove it', async () => {
     const f = fakeElectron();
     const c = ctx();
-    await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES });
+    await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES });
     const items = (f.tray.menu as { template: { label?: string; click?: () => void }[] }).template;
     expect(items.map((i) => i.label).filter(Boolean)).toEqual(['Open Rigdesk', 'Put the rigdesk command on PATH…', 'Quit Rigdesk']);
     const dir = join(world.root, 'menu-bin');
@@ -208,7 +254,7 @@ describe('Electron shell wiring (Electron API injected)', () => {
   it('single instance: without the lock the app quits before creating any window', async () => {
     const f = fakeElectron({ lock: false });
     const c = ctx();
-    expect(await startShell({ api: f.api, ctx: c, argv: ['rigdesk://seat/duo/lead'], preloadPath: '/p', rendererUrl: RENDERER, trayImages: IMAGES })).toBeUndefined();
+    expect(await startShell({ api: f.api, ctx: c, argv: ['rigdesk://seat/duo/lead'], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES })).toBeUndefined();
     expect(f.log).toEqual(['quit']);
     expect(f.windowOpts).toBeUndefined();
     c.pushes.close();

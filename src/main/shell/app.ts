@@ -5,6 +5,7 @@ import { trayMenu } from './menu';
 import { NeedsInputNotifier } from './notify';
 import { TrayController, type TrayImages } from './tray';
 import type { ElectronApi, WindowLike } from './types';
+import { registerRendererScheme, RENDERER_URL, serveRenderer } from './renderer-protocol';
 import { createMainWindow, focusWindow } from './window';
 
 export interface ShellOptions {
@@ -12,7 +13,8 @@ export interface ShellOptions {
   ctx: HostContext;
   argv: readonly string[];
   preloadPath: string;
-  rendererUrl: string;
+  /** The built renderer's folder, served to the window as rigdesk-app://renderer/. */
+  rendererRoot: string;
   trayImages: TrayImages;
   iconPath?: string;
   /** Protocol registration for development runs (process.execPath plus the app's path). */
@@ -38,8 +40,11 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
     api.app.quit();
     return undefined;
   }
-  if (o.protocolClient) api.app.setAsDefaultProtocolClient(PROTOCOL, o.protocolClient.path, o.protocolClient.args);
-  else api.app.setAsDefaultProtocolClient(PROTOCOL);
+  registerRendererScheme(api.protocol);
+  // Reviewed (electronegativity asks for a review of every protocol handler): rigdesk:// is required,
+  // and every link goes through DeepLinkRouter.route (parseDeepLink's one exact form, seat must exist).
+  if (o.protocolClient) api.app.setAsDefaultProtocolClient(PROTOCOL, o.protocolClient.path, o.protocolClient.args); // eng-disable PROTOCOL_HANDLER_JS_CHECK
+  else api.app.setAsDefaultProtocolClient(PROTOCOL); // eng-disable PROTOCOL_HANDLER_JS_CHECK
 
   let win: WindowLike | undefined;
   const focusSeat = (seat: string) => {
@@ -66,8 +71,9 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
   route(deepLinkInArgv(o.argv));
 
   await api.app.whenReady();
-  const ipc = wireIpc(api.ipcMain, ctx, { rendererUrl: o.rendererUrl });
-  win = createMainWindow(api, { preloadPath: o.preloadPath, rendererUrl: o.rendererUrl, iconPath: o.iconPath });
+  serveRenderer(api.protocol, o.rendererRoot);
+  const ipc = wireIpc(api.ipcMain, ctx, { rendererUrl: RENDERER_URL });
+  win = createMainWindow(api, { preloadPath: o.preloadPath, rendererUrl: RENDERER_URL, iconPath: o.iconPath });
   ipc.attach(win.webContents);
   const trayIcon = api.createTray(o.trayImages.idle);
   const tray = new TrayController(trayIcon, o.trayImages);
@@ -82,7 +88,7 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
     off();
     win = undefined;
   });
-  await win.loadURL(o.rendererUrl);
+  await win.loadURL(RENDERER_URL);
   focusWindow(win);
   for (const link of early.splice(0)) deepLinks.route(link);
   return { window: () => win, deepLinks, tray, notifier };

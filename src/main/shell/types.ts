@@ -65,8 +65,15 @@ export interface MenuItemLike {
   click?: () => void;
 }
 
+/** Electron's `protocol`, as far as the shell serves the renderer through it. */
+export interface ProtocolLike {
+  registerSchemesAsPrivileged(schemes: { scheme: string; privileges: Record<string, boolean> }[]): void;
+  handle(scheme: string, fn: (req: { url: string; method: string }) => Promise<Response>): void;
+}
+
 export interface ElectronApi {
   app: AppLike;
+  protocol: ProtocolLike;
   ipcMain: IpcMainLike;
   createWindow(options: Record<string, unknown>): WindowLike;
   createTray(image: string): TrayLike;

@@ -51,10 +51,11 @@ export function harden(wc: WebContentsLike, rendererUrl: string): void {
   wc.on('will-attach-webview', (e) => e.preventDefault());
   wc.setWindowOpenHandler(() => ({ action: 'deny' }));
   wc.session.setPermissionRequestHandler((_wc, _permission, cb) => cb(false));
-  // The literal is spelled out here (not imported) so electronegativity can parse and check it;
-  // a test keeps it equal to the serve host's CSP.
+  // The renderer's own responses carry WINDOW_CSP already (renderer-protocol.ts); this covers any
+  // other response the window's session sees. The literal is spelled out (not imported) so
+  // electronegativity can parse and check it; a test keeps it equal to WINDOW_CSP.
   wc.session.webRequest.onHeadersReceived((d, cb) =>
-    cb({ responseHeaders: { ...(d.responseHeaders ?? {}), 'Content-Security-Policy': ["default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"] } }),
+    cb({ responseHeaders: { ...(d.responseHeaders ?? {}), 'Content-Security-Policy': ["default-src rigdesk-app://renderer; script-src rigdesk-app://renderer; style-src rigdesk-app://renderer 'unsafe-inline'; img-src rigdesk-app://renderer data:; connect-src rigdesk-app://renderer; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"] } }),
   );
 }
 
