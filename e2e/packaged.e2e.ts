@@ -37,6 +37,8 @@ describe.skipIf(!bin.path)('packaged app (Playwright _electron)', () => {
       await page.getByTestId('terminal-status').filter({ hasText: 'live' }).waitFor({ timeout: 30_000 });
       const prefs = await app.evaluate(({ BrowserWindow }) => (BrowserWindow.getAllWindows()[0]!.webContents as unknown as { getLastWebPreferences(): Record<string, unknown> }).getLastWebPreferences());
       expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
+      // The bundle comes from the app's own scheme, never file://, under the window's CSP.
+      expect(page.url()).toMatch(/^rigdesk-app:\/\/renderer\/index\.html/);
       expect(await page.evaluate(() => typeof (window as unknown as { require?: unknown }).require)).toBe('undefined');
     } finally {
       await app.close();
