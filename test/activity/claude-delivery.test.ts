@@ -12,6 +12,7 @@ import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { claudeRigYaml } from '../support/claude-rig';
 import { verifySubmitted } from '../../src/main/engine/delivery/verify';
+import { dispatch } from '../../src/main/engine/api';
 
 describe('safe delivery to a real Claude Code seat', () => {
   let server: FakeModelServer;
@@ -83,6 +84,18 @@ describe('safe delivery to a real Claude Code seat', () => {
     expect(t.indexOf('tick5')).toBeGreaterThan(-1);
     expect(t.indexOf('tick5')).toBeLessThan(t.indexOf('"after the turn"'));
     expect(t).not.toContain('too soon');
+  });
+
+  it('a plain send confirms the text left the input box: an Enter the agent dropped is pressed again; --no-verify does not look (fault: the Enter not sent)', async () => {
+    const e = w.engine({ faults: { 'send.drop_enter': () => undefined } });
+    const looked = await dispatch(e, 'send', { seat: 'lead@act', text: 'left in the box' });
+    expect(looked, JSON.stringify(looked)).toMatchObject({ ok: true, sent: { status: 'delivered', verified: true } });
+    await waitFor(() => transcript().includes('ACK left in the box'), { timeoutMs: 30_000, what: 'the reply' });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', { timeoutMs: 30_000, what: 'idle again' });
+    const blind = await dispatch(e, 'send', { seat: 'lead@act', text: 'nobody looked', verify: false });
+    expect(blind).toMatchObject({ ok: true, sent: { verified: false } });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].draft === true, { what: 'the unsent text read as a draft' });
+    expect(transcript()).not.toContain('nobody looked');
   });
 
   it('verify sends one more Enter when Claude left the text in its input box (fault: the first Enter withheld)', async () => {

@@ -35,6 +35,7 @@ function engineRequest(a: ParsedArgs): Result<{ method: string; params: Record<s
       if (a.flags.force) extra.force = true;
       if (typeof a.flags.reason === 'string') extra.reason = a.flags.reason;
       if (a.flags.verify) extra.verify = true;
+      if (a.flags['no-verify']) extra.verify = false;
       const r = sendRequest(a, p, need);
       return r.ok ? { ...r, params: { ...r.params, ...extra } } : r;
     }
@@ -102,7 +103,7 @@ const ENGINE_USAGE: Record<string, string> = {
   launch: 'launch <member@rig> [--fresh] start a stopped seat (on its last conversation when it can)',
   stop: 'stop <member@rig>            end a seat\'s agent by exact cleanup; recorded as intentional',
   down: 'down <rig>                   stop every seat of a rig',
-  send: 'send <member@rig> <text...>  paste text and press Enter (--file F or - for long text; --wait-for-idle N; --verify; --force --reason R)',
+  send: 'send <member@rig> <text...>  paste text and press Enter (--file F or - for long text; --wait-for-idle N; --no-verify; --force --reason R)',
   capture: 'capture <member@rig> [--lines N]  print the seat\'s screen (and N lines of history)',
   attach: 'attach <member@rig> [--print]     attach this terminal to the seat\'s tmux session',
   events: 'events [--seat S] [--rig R]  the event log',

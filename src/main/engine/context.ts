@@ -15,7 +15,9 @@ import type { TmuxServerRef } from './tmux/identity';
  * Tests use it to force interleavings (a pid reused between check and write) or to SIGKILL a
  * process at an exact fence phase.
  */
-export type FaultPoint = 'fence.after_reserved' | 'fence.after_helper_invoked' | 'fence.after_created' | 'send.before_revalidate';
+export type FaultPoint = 'fence.after_reserved' | 'fence.after_helper_invoked' | 'fence.after_created' | 'send.before_revalidate'
+  /** Present: the send's Enter is not pressed, as when an agent drops it. */
+  | 'send.drop_enter';
 // Restore's own test-only points (restore.after_snapshot, …) are read in restore/faults.ts from the
 // same RIGDESK_TEST_FAULT variable.
 export type FaultHooks = Partial<Record<FaultPoint, () => Promise<void> | void>>;

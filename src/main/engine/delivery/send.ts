@@ -16,6 +16,11 @@ export interface SendOptions {
   waitForIdle?: number;
   force?: boolean;
   reason?: string;
+  /**
+   * Confirm on screen that the text left the input box (one more Enter if it did not). Default: on
+   * for an agent whose screen Rigdesk reads, since every one of them was seen to drop an Enter under
+   * load, and text left in a box is a prompt nobody sent; off for a plain program (nothing to read).
+   */
   verify?: boolean;
 }
 
@@ -134,13 +139,14 @@ async function typeOnce(engine: Engine, seat: SeatRow, text: string, opts: SendO
   if (!pasted.ok) return pasted;
   // Some runtimes drop an Enter that arrives right after pasted text (Codex): the adapter says how long to wait.
   if (adapter?.submitDelayMs) await engine.deps.clock.sleep(adapter.submitDelayMs);
-  const entered = await client.sendKeys(live.paneId, ['Enter']);
+  const dropEnter = engine.deps.faults['send.drop_enter'];
+  const entered = dropEnter ? (await dropEnter(), { ok: true as const }) : await client.sendKeys(live.paneId, ['Enter']);
   if (!entered.ok) {
     // The text is already in the input box: this is not a refusal, it is unconfirmed.
     return fail('SEND_UNCONFIRMED', `pasted into ${seat.seat}, but Enter could not be sent (${entered.message})`, { hint: 'Look at the seat (rigdesk capture) before sending again.', evidence: { status: 'unconfirmed', why: 'enter_failed' } });
   }
   let verified = false;
-  if (opts.verify) {
+  if (opts.verify ?? adapter?.readScreen !== undefined) {
     const v = await verifySubmitted(engine, seat, live.server, live.paneId, text);
     verified = v.ok;
     if (!v.ok) {
