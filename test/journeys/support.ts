@@ -25,6 +25,7 @@ import { TestTmux, waitFor } from '../support/tmux';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
 import { runtimeById, type RuntimeAdapter } from '../../src/main/engine/runtimes';
+import { stripSgr } from '../../src/main/engine/runtimes/types';
 
 export type AgentRuntime = 'claude-code' | 'codex' | 'pi' | 'opencode' | 'gemini' | 'qwen';
 
@@ -279,10 +280,23 @@ export class JourneyWorld {
   }
 
   /** Types as a person would (literal keys, then Enter after `enterDelayMs`). */
+  /**
+   * A person typing into the seat's pane: the text, Enter, and (as a person would) Enter once more
+   * if the agent dropped the first and the text still sits in its input box after 2 s.
+   */
   async type(seat: string, text: string, enterDelayMs = 0): Promise<void> {
     this.w.tmux.run(['send-keys', '-t', seat, '-l', text]);
     if (enterDelayMs) await new Promise((r) => setTimeout(r, enterDelayMs));
     this.w.tmux.run(['send-keys', '-t', seat, 'Enter']);
+    const adapter = runtimeById((await this.row(seat)).runtime);
+    if (!adapter?.readScreen) return;
+    const probe = text.split('\n')[0]!.trim().slice(0, 20);
+    const drafted = () => {
+      const styled = this.w.tmux.run(['capture-pane', '-p', '-e', '-t', seat]).split('\n');
+      return adapter.readScreen!({ styled, plain: styled.map(stripSgr) }).draft?.includes(probe) === true;
+    };
+    await new Promise((r) => setTimeout(r, 2000));
+    if (drafted()) this.w.tmux.run(['send-keys', '-t', seat, 'Enter']);
   }
 
   /** Another tmux server, as a person's own; killed in cleanup. */
