@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { basename, flagValue, UUID_RE, type ConversationClaim, type RuntimeAdapter } from './types';
-import { readClaudeScreen } from './screens/claude';
+import { readClaudePrompt, readClaudeScreen } from './screens/claude';
 
 /**
  * Claude Code (observed: 2.1.197). Facts from ../shared/docs/agent-clis.md; every signature and
@@ -93,6 +93,9 @@ export const claudeCode: RuntimeAdapter = {
     return io.exists(p) ? p : undefined;
   },
   readScreen: readClaudeScreen,
+  readPrompt: readClaudePrompt,
+  // A select list whose first option ("Yes") is highlighted: Enter takes it; Escape cancels the call.
+  promptKeys: { approve: ['Enter'], deny: ['Escape'] },
   missingConversation: CLAUDE_SIGNATURES.missingConversation,
 };
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { basename, UUID_RE, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from './types';
-import { CODEX_SCREEN, readCodexScreen } from './screens/codex';
+import { CODEX_SCREEN, readCodexPrompt, readCodexScreen } from './screens/codex';
 
 /** Codex CLI (observed: 0.171.0). Facts from ../shared/docs/agent-clis.md. */
 
@@ -119,6 +119,9 @@ export const codex: RuntimeAdapter = {
     return findCodexRollout(home, id, io);
   },
   readScreen: readCodexScreen,
+  readPrompt: readCodexPrompt,
+  // `y` is the "Yes, proceed" shortcut whatever is highlighted; Escape cancels.
+  promptKeys: { approve: ['y'], deny: ['Escape'] },
   submitDelayMs: 600,
   missingConversation: CODEX_SIGNATURES.missingConversation,
 };

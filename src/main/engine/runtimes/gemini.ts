@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { basename, flagValue, type EvidenceIO, type RuntimeAdapter } from './types';
-import { readGeminiScreen } from './screens/gemini';
+import { readGeminiPrompt, readGeminiScreen } from './screens/gemini';
 import { prepareGeminiSeat } from './gemini-settings';
 
 /**
@@ -143,6 +143,12 @@ export const gemini: RuntimeAdapter = {
     return findGeminiTranscript(home, cwd, id, io);
   },
   readScreen: readGeminiScreen,
+  readPrompt: ({ plain }) => {
+    const p = readGeminiPrompt(plain);
+    return p && { ...p, ...(p.approveReady ? {} : { why: 'the highlighted option is not "1. Allow once" (it was moved in the terminal)' }) };
+  },
+  // A select list whose highlighted option (`●`) Enter takes; Escape cancels.
+  promptKeys: { approve: ['Enter'], deny: ['Escape'] },
   // Gemini swallows an Enter that follows pasted text too closely (§2.1; 0.05 s was enough).
   submitDelayMs: 300,
   missingConversation: GEMINI_SIGNATURES.missingConversation,

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { basename, type ConversationClaim, type RuntimeAdapter } from './types';
 import { findOpencodeSession, OPENCODE_LAYOUT, opencodeSessionClaims, readOpencodeSessions, startedAtMs } from './opencode-sessions';
-import { readOpencodeScreen } from './screens/opencode';
+import { readOpencodePrompt, readOpencodeScreen } from './screens/opencode';
 
 /**
  * OpenCode (observed: opencode-ai 1.18.33, one native Bun binary; ../shared/docs/agent-clis-more.md §1).
@@ -89,5 +89,9 @@ export const opencode: RuntimeAdapter = {
     return out;
   },
   readScreen: readOpencodeScreen,
+  readPrompt: ({ plain, styled }) => readOpencodePrompt(plain, styled),
+  // `Allow once   Allow always   Reject`, opened on Allow once: Enter takes the highlighted one
+  // (readPrompt checks it is still Allow once); Escape rejects.
+  promptKeys: { approve: ['Enter'], deny: ['Escape'] },
   missingConversation: OPENCODE_SIGNATURES.missingConversation,
 };

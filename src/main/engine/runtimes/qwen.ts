@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { basename, flagValue, UUID_RE, type EvidenceIO, type RuntimeAdapter } from './types';
-import { readQwenScreen } from './screens/qwen';
+import { QWEN_PROMPT, readQwenPrompt, readQwenScreen } from './screens/qwen';
 import { prepareQwenSeat } from './qwen-settings';
 
 /**
@@ -80,6 +80,9 @@ export const qwen: RuntimeAdapter = {
     return io.exists(p) ? p : undefined;
   },
   readScreen: readQwenScreen,
+  readPrompt: ({ plain }) => readQwenPrompt(plain),
+  // Enter takes the selected option, "1. Yes, allow once" when the dialog opens.
+  promptKeys: QWEN_PROMPT.keys,
   doubtsUnnamed: true,
   missingConversation: QWEN_SIGNATURES.missingConversation,
 };

@@ -130,6 +130,10 @@ export interface RuntimeAdapter {
   transcriptActivity?(home: string, conversationId: string, io: EvidenceIO): 'working' | 'idle' | undefined;
   /** Reads its own screen: working, idle, waiting for the person, a draft in the input box. */
   readScreen?(screen: ScreenText): ScreenReading;
+  /** Its permission prompt as the person sees it, when one is on screen (see prompts/screens.ts). */
+  readPrompt?(screen: ScreenText): PromptRead | undefined;
+  /** The keys that answer its permission prompt; without them Rigdesk never answers one. */
+  promptKeys?: { approve: readonly string[]; deny: readonly string[] };
   /**
    * Variables Rigdesk adds to the seat's pane so the CLI keeps to what Rigdesk owns (OpenCode's
    * TMPDIR); never one the seat's spec sets. `seatDir` is Rigdesk's own folder for the seat.
@@ -198,5 +202,24 @@ export function startsDim(styled: string, after: string): boolean {
 /** Index of the last line matching `re`, or -1. */
 export function lastIndexMatching(lines: readonly string[], re: RegExp): number {
   for (let i = lines.length - 1; i >= 0; i--) if (re.test(lines[i]!)) return i;
+  return -1;
+}
+
+/** A permission prompt read from a screen: what to show, what is asked, whether approve would approve. */
+export interface PromptRead {
+  /** The prompt block, from the tool call it asks about to its footer. */
+  lines: string[];
+  /** The asked-about lines (not the selection marker): what the fingerprint covers. */
+  asked: string[];
+  /** False when approve's key would pick something other than "yes" (the selection was moved). */
+  approveReady: boolean;
+  why?: string;
+}
+
+export const tidyLines = (lines: readonly string[]): string[] => lines.map((l) => l.trimEnd());
+
+/** Index of the first line at or after `from` matching `re`, or -1. */
+export function firstIndexFrom(lines: readonly string[], re: RegExp, from: number): number {
+  for (let i = from; i < lines.length; i++) if (re.test(lines[i]!)) return i;
   return -1;
 }

@@ -1,4 +1,4 @@
-import { lastIndexMatching, startsDim, type ScreenReading, type ScreenText } from '../types';
+import { firstIndexFrom, lastIndexMatching, startsDim, tidyLines, type PromptRead, type ScreenReading, type ScreenText } from '../types';
 
 /**
  * Claude Code's screen (observed on 2.1.197, 200x50): the input box is a `❯ ` line between two
@@ -49,4 +49,30 @@ export function readClaudeScreen({ plain, styled }: ScreenText): ScreenReading {
     }
   }
   return reading;
+}
+
+const PROMPT = { option: /^\s*(❯\s*)?\d+\.\s/, selectedFirst: /^\s*❯\s*1\.\s/, rule: /^\s*─{8,}\s*$/, call: /^\s*●\s/ };
+
+/**
+ * Claude's permission dialog: the tool call (`● Bash(touch x)`) above a rule, the question, a
+ * select list whose first option is `1. Yes`, and `Esc to cancel`; Enter takes the highlighted one.
+ */
+export function readClaudePrompt({ plain }: ScreenText): PromptRead | undefined {
+  const ask = lastIndexMatching(plain, CLAUDE_SCREEN.permission);
+  if (ask < 0) return undefined;
+  const foot = firstIndexFrom(plain, CLAUDE_SCREEN.permissionFooter, ask + 1);
+  if (foot < 0) return undefined;
+  const rule = lastIndexMatching(plain.slice(0, ask), PROMPT.rule);
+  const top = rule >= 0 ? rule + 1 : Math.max(0, ask - 12);
+  // The tool-call line above the rule says what runs; include it when near.
+  const call = rule > 0 ? lastIndexMatching(plain.slice(Math.max(0, rule - 4), rule), PROMPT.call) : -1;
+  const start = call >= 0 ? Math.max(0, rule - 4) + call : top;
+  const asked = plain.slice(start, ask + 1).filter((l) => !PROMPT.rule.test(l));
+  const approveReady = plain.slice(ask + 1, foot).filter((l) => PROMPT.option.test(l)).some((l) => PROMPT.selectedFirst.test(l));
+  return {
+    lines: tidyLines(plain.slice(start, foot + 1).filter((l) => !PROMPT.rule.test(l))),
+    asked,
+    approveReady,
+    ...(approveReady ? {} : { why: 'the highlighted option is not "1. Yes" (it was moved in the terminal)' }),
+  };
 }

@@ -1,4 +1,4 @@
-import { lastIndexMatching, startsDim, type ScreenReading, type ScreenText } from '../types';
+import { firstIndexFrom, lastIndexMatching, startsDim, tidyLines, type PromptRead, type ScreenReading, type ScreenText } from '../types';
 
 /**
  * Codex's screen (observed on 0.171.0): the composer is the last `› ` line; its placeholder
@@ -40,4 +40,20 @@ export function readCodexScreen({ plain, styled }: ScreenText): ScreenReading {
     }
   }
   return reading;
+}
+
+/**
+ * Codex's approval: `• Running <cmd>`, the question, Environment/Reason/`$ <cmd>`, then
+ * `› 1. Yes, proceed (y)` … and the footer. `y` approves whatever is highlighted.
+ */
+export function readCodexPrompt({ plain }: ScreenText): PromptRead | undefined {
+  const ask = lastIndexMatching(plain, CODEX_SCREEN.permission);
+  if (ask < 0) return undefined;
+  const foot = firstIndexFrom(plain, CODEX_SCREEN.permissionFooter, ask + 1);
+  if (foot < 0) return undefined;
+  const run = lastIndexMatching(plain.slice(Math.max(0, ask - 4), ask), /^\s*•\s/);
+  const start = run >= 0 ? Math.max(0, ask - 4) + run : ask;
+  const firstOption = firstIndexFrom(plain, /^\s*(›\s*)?\d+\.\s/, ask + 1);
+  const asked = plain.slice(start, firstOption < 0 || firstOption > foot ? foot : firstOption).filter((l) => l.trim() !== '');
+  return { lines: tidyLines(plain.slice(start, foot + 1)), asked, approveReady: true };
 }

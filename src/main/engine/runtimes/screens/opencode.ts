@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { lastIndexMatching, type ScreenReading, type ScreenText } from '../types';
 
 /**
@@ -81,10 +80,6 @@ export function opencodeApproveReady(styledOptions: string | undefined): boolean
   // The highlighted one differs from the other two; when all three match nothing is highlighted.
   if (once === always && always === reject) return true;
   return once !== always && once !== reject;
-}
-
-export function opencodePromptFingerprint(asked: readonly string[]): string {
-  return createHash('sha256').update(`opencode\n${asked.map((l) => l.trimEnd()).join('\n')}`).digest('hex').slice(0, 16);
 }
 
 export function readOpencodeScreen({ plain }: ScreenText): ScreenReading {
