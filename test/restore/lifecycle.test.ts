@@ -123,7 +123,8 @@ describe('seat lifecycle (stand-in Claude seats)', () => {
 
   it('fork (stand-in Claude): bad requests create nothing; a stopped seat forks from its recorded conversation into a new seat of the same pod; X open elsewhere refuses; a launch refused after the seat was recorded leaves no seat behind', async () => {
     const seats = async () => ((await w.cli(['ps', '--json'])).json.seats as { seat: string }[]).map((s) => s.seat).sort();
-    expect((await w.cli(['fork', 'sh@crew', '--as', 'sh2', '--json'])).json.code).toBe('BAD_USAGE'); // no conversation to fork
+    const shell = (await w.cli(['fork', 'sh@crew', '--as', 'sh2', '--json'])).json;
+    expect(shell).toMatchObject({ code: 'BAD_USAGE', message: expect.stringMatching(/keeps no conversation\); nothing was created/), hint: expect.stringMatching(/Claude Code or Codex/), evidence: { runtime: 'shell' } });
     expect((await w.cli(['fork', 'a@crew', '--json'])).json.code).toBe('BAD_USAGE'); // --as is required
     expect((await w.cli(['fork', 'zz@crew', '--as', 'b', '--json'])).json.code).toBe('SEAT_NOT_FOUND');
     expect((await w.cli(['fork', 'a@crew', '--as', 'sh', '--json'])).json.code).toBe('SEAT_EXISTS'); // exists

@@ -71,6 +71,15 @@ export interface ForkResult {
   evidence?: Record<string, unknown>;
 }
 
+/** Why each other runtime is not forked, in the words a person needs. */
+const NOT_FORKABLE_WHY: Readonly<Record<string, string>> = {
+  shell: ' (it keeps no conversation)',
+  pi: ' yet (its live processes cannot prove their session, and `pi --fork` is unchecked)',
+  opencode: ' yet (a fresh session\'s id is not on its command line, and `--fork` is unchecked)',
+  gemini: ' (Gemini CLI 0.61 has no fork of a conversation: only --resume, which writes into it)',
+  qwen: ' (Qwen Code 0.15 has no fork of a conversation: only --resume, which writes into it)',
+};
+
 function forkArgv(adapter: RuntimeAdapter, binary: string, args: string[], from: string, newId?: string): string[] {
   if (adapter.id === 'claude-code') return [binary, '--resume', from, '--fork-session', '--session-id', newId!, ...args];
   return [binary, 'fork', from, ...args];
@@ -120,7 +129,7 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   const adapter = runtimeById(source.runtime);
   if (!adapter) return fail('RUNTIME_UNKNOWN', `seat ${source.seat} names runtime "${source.runtime}", which this Rigdesk does not know`);
   if (!FORKABLE.has(adapter.id)) {
-    return fail('BAD_USAGE', `${source.seat} runs ${adapter.displayName}, which Rigdesk cannot fork${adapter.id === 'shell' ? ' (it keeps no conversation)' : ' yet (its live processes cannot prove their session)'}`);
+    return fail('BAD_USAGE', `${source.seat} runs ${adapter.displayName}, which Rigdesk cannot fork${NOT_FORKABLE_WHY[adapter.id] ?? ' yet'}; nothing was created`, { hint: 'Fork a Claude Code or Codex seat, or start a new seat and give it the context yourself.', evidence: { runtime: adapter.id } });
   }
 
   const roster = await engine.roster();
