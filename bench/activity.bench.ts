@@ -13,7 +13,9 @@ import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
  * Activity bench (issue 4): (1) the delay from a screen change in a pane to the engine's
  * `seat.activity` event, on a shell seat, so by screen and process evidence alone (Claude seats add
  * hooks and live-state files on top); (2) the engine's CPU with 50 idle seats over 60 s, counting the engine process and its
- * control-mode clients, against the tmux server's own CPU in the same window.
+ * control-mode clients, against the tmux server's own CPU in the same window; (3) the same delay on
+ * one seat while another floods output (`yes`), and the flood's CPU cost to the engine against
+ * tmux's own in the same window.
  *
  * Run: npx vitest run --config bench/vitest.bench.config.mts bench/activity.bench.ts
  * Env: RDBENCH_TRIALS=20  RDBENCH_IDLE_SEATS=50  RDBENCH_IDLE_SECONDS=60
@@ -51,7 +53,27 @@ async function world(seats: number, program: string[]) {
   return { root, tmux, engine, cleanup: () => { engine.store.close(); tmux.kill(); rmSync(root, { recursive: true, force: true }); } };
 }
 
-it('activity: screen change to event delay, and CPU at rest', async () => {
+/** TRIALS times: `sleep 0.3` typed into `seat`; the delay to its working event, and back to idle. */
+async function trials(d: { tmux: TestTmux; engine: Engine }, changes: ActivityChange[], seat: string, delays: number[], backToIdle: number[]): Promise<void> {
+  for (let i = 0; i < TRIALS; i++) {
+    const t0 = Date.now();
+    const sent = d.tmux.tryRun(['send-keys', '-t', seat, 'sleep 0.3', 'Enter']);
+    if (!sent.ok) throw new Error(`trial ${i}: ${sent.out}; sessions now: ${d.tmux.tryRun(['list-sessions']).out}; events: ${JSON.stringify(d.engine.store.events.list().slice(-5).map((e) => e.kind))}`);
+    const until = Date.now() + 5000;
+    let working: ActivityChange | undefined;
+    let idle: ActivityChange | undefined;
+    while (Date.now() < until && !(working && idle)) {
+      working ??= changes.find((c) => c.seat === seat && c.at >= t0 && c.label === 'working');
+      idle ??= working ? changes.find((c) => c.seat === seat && c.at > working!.at && c.label === 'idle') : undefined;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    if (working) delays.push(working.at - t0);
+    if (idle) backToIdle.push(idle.at - t0 - 300);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+it('activity: screen change to event delay, CPU at rest, and under another seat\'s flood', async () => {
   const started = Date.now();
   // (1) Delay: a bash seat runs `sleep 0.3`; the engine must report working, then idle.
   const d = await world(1, ['bash', '--noprofile', '--norc']);
@@ -64,22 +86,7 @@ it('activity: screen change to event delay, and CPU at rest', async () => {
     m.onChange((c) => changes.push(c));
     await m.start();
     await new Promise((r) => setTimeout(r, 500));
-    for (let i = 0; i < TRIALS; i++) {
-      const t0 = Date.now();
-      const sent = d.tmux.tryRun(['send-keys', '-t', 's0@b', 'sleep 0.3', 'Enter']);
-      if (!sent.ok) throw new Error(`trial ${i}: ${sent.out}; sessions now: ${d.tmux.tryRun(['list-sessions']).out}; events: ${JSON.stringify(d.engine.store.events.list().slice(-5).map((e) => e.kind))}`);
-      const until = Date.now() + 5000;
-      let working: ActivityChange | undefined;
-      let idle: ActivityChange | undefined;
-      while (Date.now() < until && !(working && idle)) {
-        working ??= changes.find((c) => c.at >= t0 && c.label === 'working');
-        idle ??= working ? changes.find((c) => c.at > working!.at && c.label === 'idle') : undefined;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      if (working) delays.push(working.at - t0);
-      if (idle) backToIdle.push(idle.at - t0 - 300);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await trials(d, changes, 's0@b', delays, backToIdle);
   } finally {
     m?.stop();
     d.cleanup();
@@ -111,11 +118,54 @@ it('activity: screen change to event delay, and CPU at rest', async () => {
     c.cleanup();
   }
 
+  // (3) Under a flood: one seat runs `yes` (every line reaches the engine's control client, since
+  // the watch never switches a pane's output off); the other seat's delay, and what the flood costs
+  // the engine against what it costs tmux itself in the same window.
+  const f = await world(2, ['bash', '--noprofile', '--norc']);
+  const floodDelays: number[] = [];
+  const floodIdle: number[] = [];
+  let flood = { engineCpu: 0, clientsCpu: 0, serverCpu: 0, seconds: 0 };
+  try {
+    m = new ActivityMonitor(f.engine, { fallbackMs: 60_000 });
+    const changes: ActivityChange[] = [];
+    m.onChange((ch) => changes.push(ch));
+    await m.start();
+    await new Promise((r) => setTimeout(r, 500));
+    f.tmux.run(['send-keys', '-t', 's1@b', 'yes', 'Enter']);
+    await new Promise((r) => setTimeout(r, 1000));
+    const serverPid = f.tmux.serverPid()!;
+    const pids = m.watcherPids();
+    const t0 = Date.now();
+    const u0 = process.cpuUsage();
+    const k0 = pids.reduce((sum, p) => sum + cpuTicks(p), 0);
+    const s0 = cpuTicks(serverPid);
+    await trials(f, changes, 's0@b', floodDelays, floodIdle);
+    const u1 = process.cpuUsage(u0);
+    const ms = Date.now() - t0;
+    flood = {
+      engineCpu: (u1.user + u1.system) / 1000 / ms,
+      clientsCpu: ((pids.reduce((sum, p) => sum + cpuTicks(p), 0) - k0) * (1000 / TICK)) / ms,
+      serverCpu: ((cpuTicks(serverPid) - s0) * (1000 / TICK)) / ms,
+      seconds: ms / 1000,
+    };
+    f.tmux.run(['send-keys', '-t', 's1@b', 'C-c', '']);
+  } finally {
+    m?.stop();
+    f.cleanup();
+  }
+  floodDelays.sort((a, b) => a - b);
+  floodIdle.sort((a, b) => a - b);
+
   const figures = {
     date: new Date().toISOString(),
     machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), load: os.loadavg() },
     delay: { trials: TRIALS, seen: delays.length, medianMs: pct(delays, 50), p95Ms: pct(delays, 95), maxMs: delays[delays.length - 1], backToIdleP95Ms: pct(backToIdle, 95) },
     rest: { seats: IDLE_SEATS, seconds: IDLE_SECONDS, engineCpuPctOfCore: +(engineCpu * 100).toFixed(2), controlClientsCpuPctOfCore: +(clientsCpu * 100).toFixed(2), tmuxServerCpuPctOfCore: +(serverCpu * 100).toFixed(2) },
+    flood: {
+      seconds: +flood.seconds.toFixed(1), trials: TRIALS, seen: floodDelays.length, medianMs: pct(floodDelays, 50), p95Ms: pct(floodDelays, 95), backToIdleP95Ms: pct(floodIdle, 95),
+      engineCpuPctOfCore: +(flood.engineCpu * 100).toFixed(1), controlClientsCpuPctOfCore: +(flood.clientsCpu * 100).toFixed(1), tmuxServerCpuPctOfCore: +(flood.serverCpu * 100).toFixed(1),
+      engineToTmuxRatio: +((flood.engineCpu + flood.clientsCpu) / Math.max(flood.serverCpu, 1e-9)).toFixed(2),
+    },
     targets: { delayP95ScreenOnlyMs: 1500, delayP95WithHooksMs: 500, restCpuPctOfCore: 2 },
   };
   const rows = [
@@ -124,6 +174,8 @@ it('activity: screen change to event delay, and CPU at rest', async () => {
     `${figures.delay.p95Ms < 500 ? 'PASS' : 'FAIL'}  p95 < 500 ms (the target with hooks; measured here on a shell seat, by screen and process evidence alone)`,
     `at rest, ${IDLE_SEATS} idle seats over ${IDLE_SECONDS} s: engine ${figures.rest.engineCpuPctOfCore} % of one core, its control clients ${figures.rest.controlClientsCpuPctOfCore} %, tmux server ${figures.rest.tmuxServerCpuPctOfCore} %`,
     `${figures.rest.engineCpuPctOfCore + figures.rest.controlClientsCpuPctOfCore < 2 ? 'PASS' : 'FAIL'}  engine + clients < 2 % of one core at rest`,
+    `while another seat floods (yes) for ${figures.flood.seconds} s: change -> event median ${figures.flood.medianMs} ms, p95 ${figures.flood.p95Ms} ms (${figures.flood.seen}/${TRIALS} seen); engine ${figures.flood.engineCpuPctOfCore} % + clients ${figures.flood.controlClientsCpuPctOfCore} % of a core vs tmux server ${figures.flood.tmuxServerCpuPctOfCore} % (ratio ${figures.flood.engineToTmuxRatio})`,
+    `${figures.flood.p95Ms < 1500 && figures.flood.seen === TRIALS ? 'PASS' : 'FAIL'}  a flooding seat does not hide another seat's change (p95 < 1500 ms, every trial seen)`,
     `whole bench: ${((Date.now() - started) / 1000).toFixed(1)} s`,
   ];
   console.log(rows.join('\n'));
