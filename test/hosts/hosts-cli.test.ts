@@ -33,11 +33,18 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     const lacks = await w.cli(['hosts', 'check', 'box', '--json']);
     expect(lacks.json.check.missing).toEqual([expect.stringMatching(/^claude \(runtime claude-code/)]);
     expect((await w.cli(['hosts', 'check', 'box'])).stdout).toMatch(/missing: claude/);
+    // doctor checks every known host the same way, beside this machine's own checks.
+    const checksOf = (r: { json: { checks?: unknown[]; evidence?: { checks: unknown[] } } }) => (r.json.checks ?? r.json.evidence?.checks) as { check: string; ok: boolean; detail: string }[];
+    const doc = await w.cli(['doctor', '--json']);
+    expect(checksOf(doc).find((c) => c.check === 'host box'), doc.stdout).toMatchObject({ ok: false, detail: expect.stringMatching(/^ssh \d+ ms, tmux 3\..*missing: claude/) });
 
     await sshd.kill();
     const down = await w.cli(['hosts', 'check', 'box', '--json']);
     expect(down.code).toBe(1);
     expect(down.json.code).toBe('HOST_UNREACHABLE');
+    const docDown = await w.cli(['doctor', '--json']);
+    expect(docDown.code).not.toBe(0);
+    expect(checksOf(docDown).find((c) => c.check === 'host box')).toMatchObject({ ok: false, detail: expect.stringMatching(/does not answer/) });
     const unknown = await w.cli(['hosts', 'check', 'nowhere', '--json']);
     expect(unknown.code).toBe(2);
     expect(unknown.json.code).toBe('HOST_NOT_FOUND');

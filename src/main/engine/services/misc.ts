@@ -7,6 +7,7 @@ import { schemaVersion } from '../store/db';
 import { attachArgv, seatPrepInput } from './launch';
 import { hostOfServer } from '../tmux/identity';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
+import { checkHost } from './hosts';
 
 export async function captureSeat(engine: Engine, ref: unknown, lines = 50): Promise<Result<{ seat: string; paneId: string; text: string }>> {
   const found = findSeat(engine, ref);
@@ -57,6 +58,17 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
     if (!r) continue;
     const check = adapter!.prepareCheckName?.(seat.seat) ?? `${seat.runtime} config (${seat.seat})`;
     checks.push(r.ok ? { check, ok: true, detail: r.detail } : { check, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) });
+  }
+  // Every known host, checked at once (one round trip each): ssh, tmux, and the CLIs its seats need.
+  const hosts = engine.store.hosts.all().map((h) => h.name);
+  for (const h of await Promise.all(hosts.map((name) => checkHost(engine, name).then((r) => ({ name, r }))))) {
+    const check = `host ${h.name}`;
+    if (!h.r.ok) checks.push({ check, ok: false, detail: h.r.message, ...(h.r.hint ? { hint: h.r.hint } : {}) });
+    else {
+      const c = h.r.check;
+      const ok = c.missing.length === 0;
+      checks.push({ check, ok, detail: `ssh ${c.ssh.rttMs ?? '?'} ms, ${c.tmux.detail || 'no tmux'}${ok ? '' : `; missing: ${c.missing.join(', ')}`}`, ...(ok ? {} : { hint: `Install what is missing on ${h.name}; rigdesk hosts check ${h.name} says the same.` }) });
+    }
   }
   const home = engine.deps.layout.home;
   let homeOk = false;
