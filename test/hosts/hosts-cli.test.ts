@@ -21,6 +21,16 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     expect(ok.json.check.tmux).toMatchObject({ ok: true, detail: expect.stringMatching(/^tmux 3\./) });
     expect(ok.json.check.missing).toEqual([]);
 
+    // A spec may name a host added here without declaring it; one nobody knows is refused with the way out.
+    const byName = w.spec('byname.yaml', ['name: byname', 'pods:', '  - id: team', '    members:', `      - { id: sh, runtime: shell, cwd: ${sshd.remoteDir}, host: box, command: sleep, args: ['600'] }`].join('\n') + '\n');
+    const up = await w.cli(['up', byName, '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect((await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === 'sh@byname')).toMatchObject({ host: 'box', state: 'running' });
+    expect((await w.cli(['stop', 'sh@byname', '--json'])).code).toBe(0);
+    const nowhere = w.spec('nowhere.yaml', ['name: nowhere', 'pods:', '  - id: team', '    members:', `      - { id: sh, runtime: shell, cwd: /tmp, host: elsewhere }`].join('\n') + '\n');
+    const refused = await w.cli(['up', nowhere, '--json']);
+    expect(refused.json).toMatchObject({ ok: false, code: 'SPEC_INVALID', message: expect.stringMatching(/unknown host "elsewhere" \(hosts: local, box\); declare it under hosts: or add it with rigdesk hosts add/) });
+
     // A seat on box that runs Claude Code: the host has no `claude`, and check says so.
     const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:', `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`].join('\n') + '\n');
     const e = w.engine();

@@ -15,7 +15,8 @@ export interface UpSeatResult {
 /** Validates the spec (nothing starts when it is wrong), records the rig, launches every seat. */
 export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{ rig: string; seats: UpSeatResult[] }>> {
   if (typeof specPath !== 'string' || specPath === '') return fail('BAD_USAGE', 'up needs the path of a rig spec');
-  const loaded = loadRigSpec(specPath, { knownRuntimes: RUNTIME_IDS });
+  // Hosts added with `rigdesk hosts add` count as known, as well as the spec's own (hosts:).
+  const loaded = loadRigSpec(specPath, { knownRuntimes: RUNTIME_IDS, knownHosts: engine.store.hosts.all().map((h) => h.name) });
   if (!loaded.ok) return loaded;
   const { spec } = loaded;
   engine.store.rigs.upsert(spec);

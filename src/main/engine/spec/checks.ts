@@ -13,6 +13,8 @@ import type { EdgeSpec, MemberSpec, PodSpec, RigSpec, SpecDeps } from './types';
 
 export interface CheckContext {
   knownRuntimes: readonly string[];
+  /** Hosts known outside this spec (added with `rigdesk hosts add`). */
+  knownHosts: readonly string[];
   deps: SpecDeps;
   specPath: string;
   specDir: string;
@@ -53,8 +55,9 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
       // `here: local` entries are other names for this machine.
       const localNames = new Set(['local', ...Object.entries(data.hosts ?? {}).filter(([, h]) => h === 'local').map(([n]) => n)]);
       const host = m.host && !localNames.has(m.host) ? m.host : undefined;
-      if (host && !hosts.some((h) => h.name === host)) {
-        problems.push({ code: 'SPEC_INVALID', path: [...at, 'host'], message: `member names unknown host ${quote(host)} (hosts: ${['local', ...hosts.map((h) => h.name)].join(', ')})` });
+      if (host && !hosts.some((h) => h.name === host) && !ctx.knownHosts.includes(host)) {
+        const names = [...new Set(['local', ...hosts.map((h) => h.name), ...ctx.knownHosts])];
+        problems.push({ code: 'SPEC_INVALID', path: [...at, 'host'], message: `member names unknown host ${quote(host)} (hosts: ${names.join(', ')}); declare it under hosts: or add it with rigdesk hosts add` });
       }
       let cwd = ctx.specDir;
       if (host) {

@@ -44,7 +44,7 @@ function readBounded(p: string, limit: number): string {
 }
 
 /** Reads a spec file and parses it (cwds are checked against `deps`, the live fs by default). */
-export function loadRigSpec(specPath: string, opts: { knownRuntimes: readonly string[]; deps?: SpecDeps }): Result<{ spec: RigSpec }> {
+export function loadRigSpec(specPath: string, opts: { knownRuntimes: readonly string[]; knownHosts?: readonly string[]; deps?: SpecDeps }): Result<{ spec: RigSpec }> {
   if (typeof specPath !== 'string' || specPath === '' || specPath.includes('\0')) {
     return fail('SPEC_NOT_FOUND', `invalid spec path ${JSON.stringify(String(specPath).slice(0, 80))}`, {
       hint: 'Pass the path of a rig spec YAML file.',
@@ -67,5 +67,5 @@ export function loadRigSpec(specPath: string, opts: { knownRuntimes: readonly st
       evidence: { file: absolute, errno: typeof code === 'string' ? code : null },
     });
   }
-  return parseRigSpec(text, specPath, { knownRuntimes: opts.knownRuntimes, deps });
+  return parseRigSpec(text, specPath, { knownRuntimes: opts.knownRuntimes, deps, ...(opts.knownHosts ? { knownHosts: opts.knownHosts } : {}) });
 }

@@ -12,6 +12,8 @@ import { MAX_ALIAS_COUNT, MAX_SPEC_BYTES, type RigSpec, type SpecDeps } from './
 export interface ParseOptions {
   knownRuntimes: readonly string[];
   deps: SpecDeps;
+  /** Hosts this Rigdesk already knows (`rigdesk hosts add`): a member may name one the spec does not declare. */
+  knownHosts?: readonly string[];
 }
 
 /**
@@ -75,6 +77,7 @@ function parseUnguarded(text: string, specPath: string, opts: ParseOptions): Res
 
   const built = buildSpec(parsed.data, {
     knownRuntimes: opts.knownRuntimes,
+    knownHosts: opts.knownHosts ?? [],
     deps: opts.deps,
     specPath: file.absolute,
     specDir: path.dirname(file.absolute),
