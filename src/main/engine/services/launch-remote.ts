@@ -10,6 +10,11 @@ import { createBehindFence, type ArgvChooser, type LaunchResult } from './launch
 
 const LOCAL_ONLY = new Set(['opencode', 'gemini', 'qwen']);
 
+/** Runtimes whose seats cannot run on another host yet (see launchRemote); restore refuses them up front. */
+export function remoteUnsupported(runtime: string): boolean {
+  return LOCAL_ONLY.has(runtime);
+}
+
 /**
  * Launch on another host: the same roster, custody guard and create fence as a local launch, with
  * the folder and the program checked on that host. A host that does not answer refuses (fail
