@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
 import { installRemoteClaudeStandIn, rebootRemoteTmux, remoteTranscript } from '../support/remote-claude';
@@ -72,8 +73,44 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(bySeat(r.json.seats)['c@mix'], r.stdout).toMatchObject({ outcome: 'awaiting_decision', plan: 'awaiting_decision', conversationId: id });
     expect(sshd.remoteSessions()).toEqual([]);
-    const ds = (await w.cli(['decisions', '--json'])).json.decisions as { seat: string; reason: string }[];
+    const ds = (await w.cli(['decisions', '--json'])).json.decisions as { id: number; seat: string; reason: string }[];
     expect(ds.map((d) => [d.seat, d.reason])).toEqual([['c@mix', 'transcript_missing']]);
+    // The person's answer launches on the host, as a new conversation.
+    const fresh = await w.cli(['decide', String(ds[0]!.id), 'fresh', '--reason', 'transcript lost', '--json']);
+    expect(fresh.json.result, fresh.stdout).toMatchObject({ outcome: 'fresh' });
+    expect(sshd.remoteSessions()).toEqual(['c@mix']);
+  });
+
+  it('a resume the runtime reports missing on the host\'s screen is rolled back there (pane removed by identity) and awaits a decision', async () => {
+    const { id } = await upMix();
+    rebootRemoteTmux(sshd);
+    sshd.asRemote(['touch', join(installRemoteClaudeStandIn(sshd).configDir, `missing-${id}`)]);
+
+    const r = await w.cli(['restore', 'mix', '--json']);
+    const c = bySeat(r.json.seats)['c@mix'];
+    expect(c, r.stdout).toMatchObject({ outcome: 'awaiting_decision', plan: 'resume', conversationId: id });
+    expect(c.evidence.screen).toContain(`No conversation found with session ID: ${id}`);
+    expect(sshd.remoteSessions()).toEqual([]);
+  });
+
+  it('restart --keep-conversation replaces the agent in the same remote pane on the same conversation; fresh starts a new one there', async () => {
+    const { id } = await upMix();
+    const before = bySeat((await w.cli(['ps', '--json'])).json.seats)['c@mix'];
+    const r = await w.cli(['restart', 'c@mix', '--keep-conversation', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.result).toMatchObject({ outcome: 'resumed', conversationId: id, paneId: before.paneId, sessionId: before.sessionId });
+    const after = bySeat((await w.cli(['ps', '--json'])).json.seats)['c@mix'];
+    expect(after.pid).not.toBe(before.pid);
+    expect(sshd.asRemote(['cat', `/proc/${after.pid}/cmdline`]).split('\0')).toEqual(expect.arrayContaining(['--resume', id]));
+    expect(sshd.remoteSessions()).toEqual(['c@mix']);
+
+    const f = await w.cli(['fresh', 'c@mix', '--reason=start over', '--json']);
+    expect(f.code, f.stdout + f.stderr).toBe(0);
+    expect(f.json.result.outcome).toBe('fresh');
+    const now = bySeat((await w.cli(['ps', '--json'])).json.seats)['c@mix'];
+    expect(now).toMatchObject({ host: 'box', state: 'running' });
+    expect(now.conversationId).not.toBe(id);
+    expect(sshd.remoteSessions()).toEqual(['c@mix']);
   });
 
   it('a host that does not answer: its seat is refused with HOST_UNREACHABLE and nothing of it changes; the local seat still restores', async () => {
@@ -94,6 +131,10 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     // Nothing was ended or decided from missing evidence: the remote row is still live, no decision opened.
     expect(w.engine().store.sessions.live('c@mix')).toMatchObject({ sessionId: live.sessionId, paneId: live.paneId });
     expect((await w.cli(['decisions', '--json'])).json.decisions).toEqual([]);
+    // Restart and fresh refuse the same way before stopping anything; fork stays unsupported on hosts.
+    expect((await w.cli(['restart', 'c@mix', '--keep-conversation', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNREACHABLE' });
+    expect((await w.cli(['fresh', 'c@mix', '--reason=x', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNREACHABLE' });
+    expect((await w.cli(['fork', 'c@mix', '--as', 'd', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNSUPPORTED' });
     await sshd.restart();
     expect(sshd.remoteSessions()).toEqual(before);
     const ps = bySeat((await w.cli(['ps', '--json'])).json.seats);

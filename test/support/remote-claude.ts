@@ -8,7 +8,8 @@ import type { TestSshd } from './sshd';
  * installed for the remote user): a POSIX sh script named `claude`, run by the remote user, that
  * behaves like the real CLI where restore looks, as test/restore/standin-claude.ts does locally.
  * `--session-id X` creates X's transcript where Claude keeps it; `--resume X` prints Claude's own
- * "No conversation found with session ID: X" and exits 1 when it is gone, else appends to it.
+ * "No conversation found with session ID: X" and exits 1 when it is gone (or
+ * `$CLAUDE_CONFIG_DIR/missing-X` exists, to make its report disagree with the files), else appends to it.
  * Then it waits with its argv naming X (the roster knows Claude by its `claude` script and argv);
  * a hang-up from its tmux server ends it and its sleep, so nothing of it outlives the test.
  */
@@ -21,7 +22,7 @@ mkdir -p "$dir"
 case "$1" in
   --session-id) echo '{"type":"standin"}' >> "$dir/$2.jsonl" ;;
   --resume)
-    if [ ! -f "$dir/$2.jsonl" ]; then echo "No conversation found with session ID: $2"; exit 1; fi
+    if [ ! -f "$dir/$2.jsonl" ] || [ -f "$CLAUDE_CONFIG_DIR/missing-$2" ]; then echo "No conversation found with session ID: $2"; exit 1; fi
     echo '{"type":"standin-resumed"}' >> "$dir/$2.jsonl" ;;
 esac
 sleep 600 &

@@ -32,7 +32,7 @@ export function ownPane(engine: Engine, roster: Roster, seat: string): { live?: 
 }
 
 /** A seat's folder as its host names it: resolved here for this machine, as given for another host. */
-function cwdOn(seat: { cwd: string; host?: string }): string {
+export function cwdOn(seat: { cwd: string; host?: string }): string {
   return isLocal(seat.host) ? realOrSame(seat.cwd) : seat.cwd;
 }
 
