@@ -43,18 +43,21 @@ export async function observeSeats(engine: Engine, roster: Roster, seats: readon
         const program = pane.lineage[0];
         if (program && pane.foreground) evidence.push({ source: 'process', at: now, activity: pane.foreground.pid === program.pid ? 'idle' : 'working', detail: `foreground ${pane.foreground.comm}` });
       }
+      // A remote pane's files are on its host: this machine's files at the same path say nothing
+      // about it (and could mislead), so its activity comes from its screen and roster only.
+      const here = hostOfServer(pane.server) === 'local';
       if (seat.runtime === 'claude-code' && pane.agent) {
         const hook = readHookEvidence(engine, seat.seat, pane.agent.conversationId);
         if (hook) evidence.push(hook);
         const home = pane.agent.home ?? engine.seatHome(seat);
-        const st = home ? claudeLiveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
+        const st = home && here ? claudeLiveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
         if (st?.status === 'busy') evidence.push({ source: 'live_state', at: now, activity: 'working', detail: 'sessions/<pid>.json busy' });
         else if (st?.status === 'idle') evidence.push({ source: 'live_state', at: now, activity: 'idle', detail: 'sessions/<pid>.json idle' });
         else if (st?.status === 'waiting') evidence.push({ source: 'live_state', at: now, needsInput: /permission/i.test(st.waitingFor ?? '') ? 'permission' : 'question', detail: `waiting for ${st.waitingFor ?? 'input'}` });
       }
       const conv = pane.agent?.conversationId ?? live?.conversationId ?? undefined;
       const home = pane.agent?.home ?? engine.seatHome(seat);
-      if (adapter?.transcriptActivity && conv && home) {
+      if (adapter?.transcriptActivity && conv && home && here) {
         try {
           const t = adapter.transcriptActivity(home, conv, engine.deps.io);
           if (t) evidence.push({ source: 'transcript', at: now, activity: t, detail: 'turn events in the transcript' });

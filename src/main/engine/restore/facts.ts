@@ -1,5 +1,6 @@
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { checkConversationFree } from '../custody/guard';
+import { isLocal } from '../hosts/types';
 import type { Engine } from '../engine';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById } from '../runtimes';
@@ -30,7 +31,17 @@ export function ownPane(engine: Engine, roster: Roster, seat: string): { live?: 
   return { live, running: listed ? 'not_running' : 'unknown' };
 }
 
-export function transcriptFact(engine: Engine, seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'>, conversationId: string): TranscriptFact {
+/** A seat's folder as its host names it: resolved here for this machine, as given for another host. */
+export function cwdOn(seat: { cwd: string; host?: string }): string {
+  return isLocal(seat.host) ? realOrSame(seat.cwd) : seat.cwd;
+}
+
+/**
+ * This machine's transcript evidence. A seat on another host is never judged by this machine's
+ * files: it reads `unknown` here (snapshots), and restore reads the host itself (./remote-facts.ts).
+ */
+export function transcriptFact(engine: Engine, seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string }, conversationId: string): TranscriptFact {
+  if (!isLocal(seat.host)) return { state: 'unknown' };
   const adapter = runtimeById(seat.runtime);
   const home = engine.seatHome(seat);
   if (!adapter?.transcriptPath || !home) return { state: 'unknown' };
@@ -54,7 +65,7 @@ export function liveFact(engine: Engine, roster: Roster, seat: Pick<SeatRow, 'ru
   const free = checkConversationFree(
     roster,
     {
-      runtime: seat.runtime, conversationId, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), host: seat.host,
+      runtime: seat.runtime, conversationId, cwd: cwdOn(seat), home: engine.seatHome(seat), host: seat.host,
       allowPids: own?.pane?.agent ? [own.pane.agent.pid] : [], allowSessionId: own?.pane ? own.live?.id : undefined,
     },
     engine.store.sessions.liveBoundTo(seat.runtime, conversationId),
@@ -64,13 +75,17 @@ export function liveFact(engine: Engine, roster: Roster, seat: Pick<SeatRow, 'ru
   return { state: 'unprovable', code: free.code, message: free.message, evidence: free.evidence ?? {} };
 }
 
-/** Facts for one seat of a snapshot. The snapshot's conversation and flags win over the store's. */
-export function seatFacts(engine: Engine, roster: Roster, snap: SnapshotSeat, row: SeatRow): SeatFacts {
+/**
+ * Facts for one seat of a snapshot. The snapshot's conversation and flags win over the store's.
+ * `hostTranscript` is the transcript fact read on the seat's host, for a seat on another host.
+ */
+export function seatFacts(engine: Engine, roster: Roster, snap: SnapshotSeat, row: SeatRow, hostTranscript?: TranscriptFact): SeatFacts {
   const adapter = runtimeById(row.runtime);
   const own = ownPane(engine, roster, row.seat);
   const hasConversations = row.runtime !== 'shell';
   const cid = snap.conversationId;
-  const seatLike = { runtime: row.runtime, env: row.env, cwd: row.cwd };
+  // The host goes with the seat: custody reads that host's roster, and its home means that host's folder.
+  const seatLike = { runtime: row.runtime, env: row.env, cwd: row.cwd, host: row.host };
   const needsCustody = cid !== null && hasConversations && own.running !== 'running';
   return {
     seat: row.seat,
@@ -83,7 +98,7 @@ export function seatFacts(engine: Engine, roster: Roster, snap: SnapshotSeat, ro
     stoppedOnPurpose: snap.stoppedOnPurpose,
     everRan: restoreRepos(engine.store).everRan(row.seat),
     running: own.running,
-    transcript: cid !== null && hasConversations ? transcriptFact(engine, seatLike, cid) : { state: 'unknown' },
+    transcript: cid === null || !hasConversations ? { state: 'unknown' } : hostTranscript ?? transcriptFact(engine, seatLike, cid),
     live: needsCustody ? liveFact(engine, roster, seatLike, cid, own) : { state: 'free' },
   };
 }

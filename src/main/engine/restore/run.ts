@@ -1,5 +1,4 @@
 import { fail, type Result } from '../../../shared/errors';
-import { notOnHostYet } from '../hosts/unsupported';
 import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
 import { sessionGone } from '../custody/gone';
@@ -8,6 +7,7 @@ import { decideSeat, plannedOutcome, rigOutcome, type RigOutcome, type SeatOutco
 import { execContext, executePlan, type SeatResult } from './execute';
 import { ownPane, seatFacts } from './facts';
 import { restoreFault } from './faults';
+import { remoteGates } from './remote-facts';
 import { snapshotSeats } from './snapshot';
 import type { VerifyOptions } from './verify';
 
@@ -56,6 +56,11 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
   const seatsOf = snapshot?.seats ?? snapshotSeats(engine, roster, t.rig, { bind: !opts.plan });
   await restoreFault(engine, 'restore.after_snapshot');
 
+  // Seats on other hosts: each host asked once, for all its seats, before anything is planned.
+  const gates = await remoteGates(engine, roster, seatsOf.flatMap((s) => {
+    const row = engine.store.rigs.seat(s.seat);
+    return row ? [{ row, conversationId: s.conversationId }] : [];
+  }));
   const plans: SeatPlan[] = [];
   const missing: SeatResult[] = [];
   for (const s of seatsOf) {
@@ -64,9 +69,9 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
       missing.push({ seat: s.seat, plan: 'refused', outcome: 'failed', code: 'SEAT_NOT_FOUND', why: 'the seat is in the snapshot but no longer in the rig' });
       continue;
     }
-    const remote = notOnHostYet(row, 'restore');
-    if (remote) {
-      missing.push({ seat: s.seat, plan: 'refused', outcome: 'refused', code: remote.code, why: remote.message, evidence: remote.evidence });
+    const gate = gates.get(row.seat);
+    if (gate?.refusal) {
+      missing.push({ seat: s.seat, plan: 'refused', outcome: 'refused', code: gate.refusal.code, why: gate.refusal.why, evidence: gate.refusal.evidence });
       continue;
     }
     // A launch that died mid-fence (an earlier restore killed) left a reservation: census first, so
@@ -79,7 +84,7 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
         continue;
       }
     }
-    plans.push(decideSeat(seatFacts(engine, roster, s, row)));
+    plans.push(decideSeat(seatFacts(engine, roster, s, row, gate?.transcript)));
     // A live row whose session is provably gone (its server was listed without it) is history now,
     // whether or not this seat launches: a seat left awaiting a decision must not read as "gone".
     const own = ownPane(engine, roster, row.seat);

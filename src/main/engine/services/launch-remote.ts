@@ -6,9 +6,15 @@ import { hostUnreachable } from '../hosts/merge';
 import type { RuntimeAdapter, LaunchContext } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
+import type { SshHost } from '../hosts/transport';
 import { createBehindFence, type ArgvChooser, type LaunchResult } from './launch';
 
 const LOCAL_ONLY = new Set(['opencode', 'gemini', 'qwen']);
+
+/** Runtimes whose seats cannot run on another host yet (see launchRemote); restore refuses them up front. */
+export function remoteUnsupported(runtime: string): boolean {
+  return LOCAL_ONLY.has(runtime);
+}
 
 /**
  * Launch on another host: the same roster, custody guard and create fence as a local launch, with
@@ -32,14 +38,9 @@ export async function launchRemote(engine: Engine, seat: SeatRow, adapter: Runti
   const tmux = engine.ownOn(seat.host);
   if (!roster.servers.some((s) => s.server === tmux.key)) return fail('TMUX_FAILED', `could not list Rigdesk's tmux server on ${seat.host}`, { evidence: { problems: roster.problems.filter((p) => p.host === seat.host) } });
 
-  // One round trip: the folder exists and the program resolves in the host's login PATH.
-  const program = adapter.binary ?? seat.command ?? 'sh';
-  const probe = await host.exec('sh', ['-c', '[ -d "$1" ] || { echo nocwd; exit 0; }; command -v "$2" || echo noprog', 'rd', seat.cwd, seat.command && adapter.id !== 'shell' ? seat.command : program]);
-  if (probe.spawnError) return unreachable(probe.spawnError);
-  const said = probe.stdout.trim().split('\n').pop() ?? '';
-  if (said === 'nocwd') return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist on ${seat.host}: ${seat.cwd}`, { evidence: { host: seat.host, cwd: seat.cwd } });
-  if (said === 'noprog' || said === '') return fail('RUNTIME_NOT_INSTALLED', `${adapter.displayName} (${program}) is not on the PATH of ${seat.host}`, { evidence: { host: seat.host, program } });
-  const binary = said;
+  const found = await programOnHost(host, seat, adapter);
+  if (!found.ok) return found.code === 'HOST_UNREACHABLE' ? unreachable(String(found.evidence?.reason ?? found.message)) : found;
+  const binary = found.binary;
 
   const stale = engine.store.reservations.active(seat.seat);
   if (stale) {
@@ -60,4 +61,15 @@ export async function launchRemote(engine: Engine, seat: SeatRow, adapter: Runti
   const chosen = choose({ engine, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;
   return createBehindFence(engine, seat, chosen.plan, wrapForPane(chosen.argv), roster);
+}
+
+/** One round trip: the seat's folder exists on its host and its program resolves in the host's login PATH. */
+export async function programOnHost(host: SshHost, seat: SeatRow, adapter: RuntimeAdapter): Promise<Result<{ binary: string }>> {
+  const program = adapter.binary ?? seat.command ?? 'sh';
+  const probe = await host.exec('sh', ['-c', '[ -d "$1" ] || { echo nocwd; exit 0; }; command -v "$2" || echo noprog', 'rd', seat.cwd, seat.command && adapter.id !== 'shell' ? seat.command : program]);
+  if (probe.spawnError) return fail('HOST_UNREACHABLE', `host ${seat.host} does not answer (${probe.spawnError})`, { evidence: { host: seat.host, reason: probe.spawnError } });
+  const said = probe.stdout.trim().split('\n').pop() ?? '';
+  if (said === 'nocwd') return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist on ${seat.host}: ${seat.cwd}`, { evidence: { host: seat.host, cwd: seat.cwd } });
+  if (said === 'noprog' || said === '') return fail('RUNTIME_NOT_INSTALLED', `${adapter.displayName} (${program}) is not on the PATH of ${seat.host}`, { evidence: { host: seat.host, program } });
+  return { ok: true, binary: said };
 }

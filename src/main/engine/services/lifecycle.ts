@@ -6,7 +6,7 @@ import type { Engine } from '../engine';
 import { descendants } from '../proc/lineage';
 import { execContext, launchFresh, settleVerdict, type SeatResult } from '../restore/execute';
 import { restoreFault } from '../restore/faults';
-import { liveFact, ownPane, realOrSame } from '../restore/facts';
+import { cwdOn, liveFact, ownPane } from '../restore/facts';
 import { verifyConversation, wrapperClaim, type VerifyOptions } from '../restore/verify';
 import type { RosterAgent } from '../roster/types';
 import { runtimeById, type LaunchContext } from '../runtimes';
@@ -16,7 +16,10 @@ import { restoreRepos } from '../store/restore-repos';
 import { movePanePid } from '../store/restore-seats';
 import { findSeat, whichOnPath } from './resolve';
 import { stopSeat } from './stop';
-import { notOnHostYet } from '../hosts/unsupported';
+import { hostGate } from '../hosts/unsupported';
+import { hostUnreachable } from '../hosts/merge';
+import type { Roster } from '../roster/types';
+import { programOnHost, remoteUnsupported } from './launch-remote';
 
 /**
  * The seat lifecycle beyond launch/stop: restart on the same conversation (same pane), and a
@@ -34,13 +37,16 @@ export interface LifecyclePlan {
   samePane?: boolean;
 }
 
-/** After exact cleanup the agent gets SIGHUP; its argv and live-state claims last until it is gone. */
-async function waitGone(engine: Engine, pid: number, startTime: string, ms = 10_000): Promise<boolean> {
+/**
+ * After exact cleanup the agent gets SIGHUP; its argv and live-state claims last until it is gone.
+ * Read on the host the pane's server runs on; a host that does not answer is not "gone".
+ */
+async function waitGone(engine: Engine, server: string, pid: number, startTime: string, ms = 10_000): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const p = engine.deps.proc.read(pid);
+    const p = await engine.procNow(server, pid);
     // A zombie (nobody reaped it yet) has no argv left and writes nothing.
-    if (!p || p.startTime !== startTime || p.argv.length === 0) return true;
+    if (p !== 'unknown' && (!p || p.startTime !== startTime || p.argv.length === 0)) return true;
     if (Date.now() > deadline) return false;
     await engine.deps.clock.sleep(100);
   }
@@ -50,11 +56,11 @@ export async function restartSeat(engine: Engine, ref: unknown, opts: { plan?: b
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const seat = found.seat;
-  const remote = notOnHostYet(seat, 'restart');
-  if (remote) return remote;
   const adapter = runtimeById(seat.runtime);
   if (!adapter?.canResume) return fail('BAD_USAGE', `${seat.seat} runs ${seat.runtime}, which has no conversation to keep`, { hint: `Use rigdesk stop and rigdesk launch ${seat.seat}.` });
   const roster = await engine.roster();
+  const remote = gateOnHost(engine, seat, roster, 'restart');
+  if (remote) return remote;
   const own = ownPane(engine, roster, seat.seat);
   if (own.running !== 'running' || !own.pane || !own.live) {
     return fail(own.running === 'unknown' ? 'EVIDENCE_UNREADABLE' : 'SEAT_NOT_RUNNING', `${seat.seat} is not running${own.running === 'unknown' ? ' as far as can be told' : ''}; nothing was stopped`, { hint: `rigdesk launch ${seat.seat} resumes a stopped seat.` });
@@ -81,12 +87,20 @@ export async function restartSeat(engine: Engine, ref: unknown, opts: { plan?: b
     });
   }
   const cid = named;
-  const free = checkConversationFree(roster, { runtime: seat.runtime, conversationId: cid, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), allowPids: [agent.pid], allowSessionId: own.live.id, host: seat.host },
+  const free = checkConversationFree(roster, { runtime: seat.runtime, conversationId: cid, cwd: cwdOn(seat), home: engine.seatHome(seat), allowPids: [agent.pid], allowSessionId: own.live.id, host: seat.host },
     engine.store.sessions.liveBoundTo(seat.runtime, cid));
   if (!free.ok) return free;
-  const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };
-  const binary = whichOnPath(seat.command ?? adapter.binary ?? '', seatEnv.PATH);
-  if (!binary) return fail('RUNTIME_NOT_INSTALLED', `${adapter.displayName} is not on the PATH of seat ${seat.seat}; nothing was stopped`, { evidence: { PATH: seatEnv.PATH ?? '' } });
+  let binary: string | undefined;
+  if (seat.host === 'local') {
+    const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };
+    binary = whichOnPath(seat.command ?? adapter.binary ?? '', seatEnv.PATH);
+    if (!binary) return fail('RUNTIME_NOT_INSTALLED', `${adapter.displayName} is not on the PATH of seat ${seat.seat}; nothing was stopped`, { evidence: { PATH: seatEnv.PATH ?? '' } });
+  } else {
+    // The program the pane will run is looked up on the seat's host, in its login PATH.
+    const found = await programOnHost(engine.hosts.get(seat.host)!, seat, adapter);
+    if (!found.ok) return { ...found, message: `${found.message}; nothing was stopped` };
+    binary = found.binary;
+  }
   const plan: LifecyclePlan = { seat: seat.seat, stop: { sessionId: own.live.sessionId, paneId: own.live.paneId, pid: agent.pid }, launch: 'resume', conversationId: cid, samePane: true };
   if (opts.plan) return { ok: true, plan };
   return restartInPane(engine, seat, own.live, agent, cid, binary, plan, opts);
@@ -125,7 +139,8 @@ async function restartInPane(engine: Engine, seat: SeatRow, live: SessionRow, ag
   const r = taken.row;
   const abandon = (why: string) => store.reservations.advance(r.id, 'reserved', 'abandoned', { outcome: why });
   // Every process of the old agent (Codex: the node shim and its native binary).
-  const snap = engine.deps.proc.snapshot();
+  // Read on the pane's host (a remote host's table as of the roster just taken; revalidated below).
+  const snap = engine.procOf(live.server).snapshot();
   const old = [{ pid: agent.pid, startTime: agent.startTime }, ...descendants(snap, agent.pid).filter((p) => adapter.matches(p)).map((p) => ({ pid: p.pid, startTime: p.startTime }))];
   await restoreFault(engine, 'restart.after_reserved');
   const checked = await revalidateTarget(engine, {
@@ -154,7 +169,8 @@ async function restartInPane(engine: Engine, seat: SeatRow, live: SessionRow, ag
     return fail('TMUX_FAILED', `tmux respawn-pane failed for ${seat.seat}: ${res.timedOut ? 'timed out' : res.stderr.trim()}; check the pane (rigdesk ps)`, { evidence: { paneId: live.paneId } });
   }
   await restoreFault(engine, 'restart.after_respawn');
-  const startTime = engine.deps.proc.read(newPid)?.startTime ?? null;
+  const np = await engine.procNow(live.server, newPid);
+  const startTime = np && np !== 'unknown' ? np.startTime : null;
   const identity = { server: live.server, serverPid: live.serverPid, sessionId: live.sessionId, sessionCreated: live.sessionCreated, sessionName: live.sessionName, paneId: live.paneId, panePid: newPid };
   store.db.transaction(() => {
     movePanePid(store, live, newPid, startTime);
@@ -163,7 +179,7 @@ async function restartInPane(engine: Engine, seat: SeatRow, live: SessionRow, ag
     store.reservations.advance(r.id, 'helper_invoked', 'created', { identity });
     restoreRepos(store).event('seat.restart', where, { step: 'respawned', paneId: live.paneId, sessionId: live.sessionId, panePid: newPid, previousPanePid: live.panePid });
   }).immediate();
-  const gone = await Promise.all(old.map((p) => waitGone(engine, p.pid, p.startTime)));
+  const gone = await Promise.all(old.map((p) => waitGone(engine, live.server, p.pid, p.startTime)));
   const updated = store.sessions.get(live.id)!;
   let result: SeatResult;
   if (gone.includes(false)) {
@@ -210,9 +226,9 @@ export async function freshSeat(engine: Engine, ref: unknown, reason: string, op
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const seat = found.seat;
-  const remote = notOnHostYet(seat, 'fresh');
-  if (remote) return remote;
   const roster = await engine.roster();
+  const remote = gateOnHost(engine, seat, roster, 'fresh');
+  if (remote) return remote;
   const own = ownPane(engine, roster, seat.seat);
   if (own.running === 'unknown') return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s session still runs; nothing was stopped`);
   const previous = own.pane?.agent?.conversationId ?? seat.conversationId ?? undefined;
@@ -234,11 +250,17 @@ export async function freshSeat(engine: Engine, ref: unknown, reason: string, op
   if (own.live) {
     const stopped = await stopSeat(engine, seat.seat);
     if (!stopped.ok) return stopped;
-    if (agent && !(await waitGone(engine, agent.pid, agent.startTime))) return fail('NOT_REMOVED', `pid ${agent.pid} of ${seat.seat} still runs after its session was removed`);
+    if (agent && !(await waitGone(engine, own.live.server, agent.pid, agent.startTime))) return fail('NOT_REMOVED', `pid ${agent.pid} of ${seat.seat} still runs after its session was removed`);
   }
   const result = await launchFresh(engine, seat, { seat: seat.seat, plan: 'fresh', why: reason }, execContext(engine, seat.rig, null));
   restoreRepos(engine.store).event('seat.fresh_with_reason', where, { step: 'end', reason, outcome: result.outcome, conversationId: result.conversationId ?? null, previousConversationId: previous ?? null });
   // Up but at a dialog (trust, login) is a start the person finishes in the pane, not a failure.
   if (result.outcome !== 'fresh' && result.outcome !== 'attention_required') return fail((result.code ?? 'INTERNAL') as never, `${seat.seat}: ${result.why}`, { evidence: { result } });
   return { ok: true, plan: { ...plan, ...(result.conversationId ? { conversationId: result.conversationId } : {}) }, result };
+}
+
+/** A seat on another host: refused before anything is stopped unless that host is known and answering. */
+function gateOnHost(engine: Engine, seat: SeatRow, roster: Roster, what: string) {
+  if (seat.host === 'local') return undefined;
+  return hostGate(seat, what, { known: engine.hosts.get(seat.host) !== undefined, unreachable: hostUnreachable(roster, seat.host), runtimeUnsupported: remoteUnsupported(seat.runtime) });
 }

@@ -1,0 +1,186 @@
+import type { Exec } from '../deps';
+import { splitDev } from '../proc/linux';
+import type { EvidenceIO } from '../runtimes/types';
+
+/**
+ * Evidence files on a host, read for many seats in one round trip. The runtimes' adapters own
+ * where a file lives (transcriptPath and friends take an EvidenceIO); Rigdesk does not repeat
+ * that logic here. Instead an adapter runs against a replay IO: every path it asks about that has
+ * no answer yet is recorded, and one script on the host answers every recorded probe of every
+ * seat at once. The adapter then runs again on the answers. Claude needs one round (one
+ * `exists`); a search through dated folders (Codex) needs one round per level, still independent
+ * of the number of seats.
+ */
+
+export type ProbeOp = 'exists' | 'access' | 'list' | 'read' | 'tail' | 'fileid';
+export interface Probe { op: ProbeOp; path: string; n?: number }
+/** 0 answered, 3 absent, 5 present but unreadable (or the read failed part way). */
+export interface ProbeAnswer { status: 0 | 3 | 5; data: string }
+
+export const probeKey = (p: Probe): string => `${p.op}\0${p.path}\0${p.n ?? ''}`;
+
+/**
+ * Answers `op path n` triples in order. Each answer is a section `\x1eRD:<i>:<status>\n<data>`;
+ * a read that fails after its header adds a second section for the same index, which wins. The
+ * trailing `end` section proves the output was not cut short.
+ */
+export const PROBE_SCRIPT = [
+  'i=0',
+  'h() { printf "\\036RD:%s:%s\\n" "$i" "$1"; }',
+  // A path that does not show is absent only when its nearest existing folder may be searched;
+  // behind a folder the remote user cannot enter, it is unreadable, never "absent".
+  'gone() { d=$1; while :; do case $d in */*) d=${d%/*}; [ -n "$d" ] || d=/ ;; *) d=. ;; esac; [ -e "$d" ] && break; done; if [ -d "$d" ] && [ -x "$d" ]; then h 3; else h 5; fi; }',
+  'while [ $# -ge 3 ]; do',
+  '  op=$1; p=$2; n=$3; shift 3',
+  '  if [ ! -e "$p" ]; then gone "$p"; else case $op in',
+  '    exists) h 0 ;;',
+  '    access) if [ -r "$p" ] && [ -x "$p" ]; then h 0; else h 5; fi ;;',
+  '    list) if [ ! -d "$p" ]; then h 3; elif ( cd "$p" ) 2>/dev/null; then h 0; ( cd "$p" && for f in * .[!.]*; do [ -e "$f" ] && printf "%s\\0" "$f"; done ); else h 5; fi ;;',
+  '    read) h 0; cat -- "$p" 2>/dev/null || h 5 ;;',
+  '    tail) h 0; tail -c "$n" -- "$p" 2>/dev/null || h 5 ;;',
+  '    fileid) h 0; stat -c "%d %i" -- "$p" 2>/dev/null || h 5 ;;',
+  '    *) h 5 ;;',
+  '  esac; fi',
+  '  i=$((i+1))',
+  'done',
+  'i=end; h 0',
+].join('\n');
+
+export function probeArgs(probes: readonly Probe[]): string[] {
+  return ['-c', PROBE_SCRIPT, 'rigdesk-probe', ...probes.flatMap((p) => [p.op, p.path, String(p.n ?? 0)])];
+}
+
+/** Throws when the output is cut short: the caller reads that as "could not read", never "absent". */
+export function parseProbeAnswers(out: string, count: number): ProbeAnswer[] {
+  const got = new Map<number, ProbeAnswer>();
+  const re = /\x1eRD:(\d+|end):(\d)\n/g;
+  let m: RegExpExecArray | null;
+  let prev: { i: number; status: number; from: number } | undefined;
+  let ended = false;
+  const close = (to: number) => {
+    if (!prev) return;
+    const status = prev.status === 0 || prev.status === 3 ? prev.status : 5;
+    // A second header for the same index (the read failed after it began) replaces the first.
+    got.set(prev.i, { status, data: status === 0 ? out.slice(prev.from, to) : '' });
+  };
+  while ((m = re.exec(out)) !== null) {
+    close(m.index);
+    if (m[1] === 'end') {
+      ended = true;
+      prev = undefined;
+      break;
+    }
+    prev = { i: Number(m[1]), status: Number(m[2]), from: re.lastIndex };
+  }
+  if (!ended) throw new Error('evidence probe output is incomplete');
+  const list: ProbeAnswer[] = [];
+  for (let i = 0; i < count; i++) {
+    const a = got.get(i);
+    if (!a) throw new Error(`evidence probe gave no answer for probe ${i}`);
+    list.push(a);
+  }
+  return list;
+}
+
+/** Thrown inside an adapter when it asks about a path not probed yet; caught by the batch loop. */
+export class NotProbedYet extends Error {}
+
+function errno(code: string, path: string): Error {
+  return Object.assign(new Error(`${code}: ${path}`), { code });
+}
+
+/** An EvidenceIO over answers already fetched; a question without an answer is recorded and thrown. */
+export function replayIO(answers: ReadonlyMap<string, ProbeAnswer>, wanted: Map<string, Probe>): EvidenceIO {
+  const ask = (p: Probe): ProbeAnswer => {
+    const a = answers.get(probeKey(p));
+    if (a) return a;
+    wanted.set(probeKey(p), p);
+    throw new NotProbedYet(probeKey(p));
+  };
+  const body = (p: Probe): string => {
+    const a = ask(p);
+    if (a.status === 3) throw errno('ENOENT', p.path);
+    if (a.status === 5) throw errno('EACCES', p.path);
+    return a.data;
+  };
+  return {
+    exists: (path) => {
+      // Stricter than a local exists(): a path behind a folder that cannot be searched is an error.
+      const a = ask({ op: 'exists', path });
+      if (a.status === 5) throw errno('EACCES', path);
+      return a.status === 0;
+    },
+    listDir: (path) => {
+      const a = ask({ op: 'list', path });
+      if (a.status === 3) return [];
+      if (a.status === 5) throw errno('EACCES', path);
+      return a.data.split('\0').filter(Boolean);
+    },
+    readFile: (path) => body({ op: 'read', path }),
+    readTail: (path, bytes) => body({ op: 'tail', path, n: bytes }),
+    fileId: (path) => {
+      const a = ask({ op: 'fileid', path });
+      if (a.status === 3) return undefined;
+      if (a.status === 5) throw errno('EACCES', path);
+      const [dev, ino] = a.data.trim().split(' ').map(Number);
+      return { ...splitDev(dev!), inode: ino! };
+    },
+  };
+}
+
+/**
+ * Runs `ask` (one call per question, e.g. per seat) against the host until every question is
+ * answered from probed facts: one exec per round for all questions together. `seed` probes go
+ * into the first round (a home's readability, known to be needed). `unreachable` when the host
+ * did not answer at all; a question still asking after `maxRounds` gets the error the caller maps.
+ */
+export async function answerOnHost<T>(
+  exec: Exec,
+  questions: ReadonlyMap<string, { seed?: Probe[]; ask: (io: EvidenceIO, answers: ReadonlyMap<string, ProbeAnswer>) => T }>,
+  maxRounds = 6,
+): Promise<{ ok: true; answers: Map<string, T | { error: string }>; roundTrips: number } | { ok: false; unreachable: boolean; reason: string }> {
+  const known = new Map<string, ProbeAnswer>();
+  const out = new Map<string, T | { error: string }>();
+  let pending = new Map([...questions].map(([k, q]) => [k, q]));
+  const seeds = new Map<string, Probe>();
+  for (const q of questions.values()) for (const p of q.seed ?? []) seeds.set(probeKey(p), p);
+  let roundTrips = 0;
+  let want = seeds;
+  for (;;) {
+    if (want.size > 0) {
+      if (roundTrips >= maxRounds) break;
+      const probes = [...want.values()];
+      const r = await exec('sh', probeArgs(probes), { timeoutMs: 8_000 });
+      roundTrips += 1;
+      if (r.spawnError) return { ok: false, unreachable: true, reason: r.spawnError };
+      let got: ProbeAnswer[];
+      try {
+        got = parseProbeAnswers(r.stdout, probes.length);
+      } catch (e) {
+        return { ok: false, unreachable: false, reason: `${(e as Error).message}${r.stderr ? `: ${r.stderr.trim().slice(0, 200)}` : ''}` };
+      }
+      probes.forEach((p, i) => known.set(probeKey(p), got[i]!));
+    }
+    want = new Map();
+    const next: typeof pending = new Map();
+    for (const [k, q] of pending) {
+      // Per question: an adapter that swallows the NotProbedYet it was thrown still asked, so an
+      // answer given while a question was open is never taken (it could read "absent" for "not asked").
+      const mine = new Map<string, Probe>();
+      let answer: T | { error: string };
+      try {
+        answer = q.ask(replayIO(known, mine), known);
+      } catch (e) {
+        answer = { error: `${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`.trim() };
+      }
+      if (mine.size > 0) {
+        next.set(k, q);
+        for (const [pk, p] of mine) want.set(pk, p);
+      } else out.set(k, answer);
+    }
+    pending = next;
+    if (pending.size === 0) break;
+  }
+  for (const k of pending.keys()) out.set(k, { error: `evidence on the host did not settle within ${maxRounds} round trips` });
+  return { ok: true, answers: out, roundTrips };
+}

@@ -1,0 +1,44 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { claudeTranscriptFile } from '../../src/main/engine/runtimes/claude-code';
+import type { TestSshd } from './sshd';
+
+/**
+ * A STAND-IN for Claude Code on the "remote" side of the host tests (real agent CLIs are not
+ * installed for the remote user): a POSIX sh script named `claude`, run by the remote user, that
+ * behaves like the real CLI where restore looks, as test/restore/standin-claude.ts does locally.
+ * `--session-id X` creates X's transcript where Claude keeps it; `--resume X` prints Claude's own
+ * "No conversation found with session ID: X" and exits 1 when it is gone (or
+ * `$CLAUDE_CONFIG_DIR/missing-X` exists, to make its report disagree with the files), else appends to it.
+ * Then it waits with its argv naming X (the roster knows Claude by its `claude` script and argv);
+ * a hang-up from its tmux server ends it and its sleep, so nothing of it outlives the test.
+ */
+export function installRemoteClaudeStandIn(sshd: TestSshd): { bin: string; configDir: string } {
+  const bin = join(sshd.remoteDir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'claude'), `#!/bin/sh
+dir="$CLAUDE_CONFIG_DIR/projects/$(pwd -P | sed 's/[^a-zA-Z0-9]/-/g')"
+mkdir -p "$dir"
+case "$1" in
+  --session-id) echo '{"type":"standin"}' >> "$dir/$2.jsonl" ;;
+  --resume)
+    if [ ! -f "$dir/$2.jsonl" ] || [ -f "$CLAUDE_CONFIG_DIR/missing-$2" ]; then echo "No conversation found with session ID: $2"; exit 1; fi
+    echo '{"type":"standin-resumed"}' >> "$dir/$2.jsonl" ;;
+esac
+sleep 600 &
+trap 'kill $! 2>/dev/null; exit 0' HUP TERM INT
+wait
+`);
+  chmodSync(join(bin, 'claude'), 0o755);
+  chmodSync(bin, 0o755);
+  return { bin: join(bin, 'claude'), configDir: join(sshd.remoteDir, 'cfg') };
+}
+
+export function remoteTranscript(sshd: TestSshd, configDir: string, id: string): string {
+  return claudeTranscriptFile(configDir, sshd.remoteDir, id);
+}
+
+/** Rigdesk's tmux server on the host goes away (a reboot of that host), ended by its socket, never by name. */
+export function rebootRemoteTmux(sshd: TestSshd): void {
+  sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, 'kill-server']);
+}
