@@ -82,6 +82,28 @@ export function parseProbeAnswers(out: string, count: number): ProbeAnswer[] {
   return list;
 }
 
+/** At most this many sibling files are asked for at once (the probe script's argv stays small). */
+const SIBLINGS_MAX = 256;
+
+/**
+ * An adapter reads a listed folder's files one by one, and the first unanswered read ends its
+ * pass: so a read (tail, file id) of one file of a folder already listed also asks the same of
+ * every listed file with the same extension, and the whole folder is answered in one round trip
+ * instead of one per file (Claude's sessions/*.json, Codex's lock files).
+ */
+function siblings(answers: ReadonlyMap<string, ProbeAnswer>, p: Probe): Probe[] {
+  if (p.op !== 'read' && p.op !== 'tail' && p.op !== 'fileid') return [];
+  const slash = p.path.lastIndexOf('/');
+  if (slash <= 0) return [];
+  const dir = p.path.slice(0, slash);
+  const listed = answers.get(probeKey({ op: 'list', path: dir }));
+  if (!listed || listed.status !== 0) return [];
+  const name = p.path.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  const ext = dot > 0 ? name.slice(dot) : '';
+  return listed.data.split('\0').filter((f) => f && f !== name && (ext === '' || f.endsWith(ext))).slice(0, SIBLINGS_MAX).map((f) => ({ ...p, path: `${dir}/${f}` }));
+}
+
 /** Thrown inside an adapter when it asks about a path not probed yet; caught by the batch loop. */
 export class NotProbedYet extends Error {}
 
@@ -95,7 +117,8 @@ export function replayIO(answers: ReadonlyMap<string, ProbeAnswer>, wanted: Map<
     const a = answers.get(probeKey(p));
     if (a) return a;
     wanted.set(probeKey(p), p);
-    throw new NotProbedYet(probeKey(p));
+    for (const s of siblings(answers, p)) if (!answers.has(probeKey(s))) wanted.set(probeKey(s), s);
+    throw new NotProbedYet(`${p.op} ${p.path}: not read from the host yet`);
   };
   const body = (p: Probe): string => {
     const a = ask(p);

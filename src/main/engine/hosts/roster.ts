@@ -11,6 +11,7 @@ import { serverKey, type TmuxServerRef } from '../tmux/identity';
 import type { PaneRow } from '../tmux/format';
 import type { Result } from '../../../shared/errors';
 import { SshHost } from './transport';
+import { parseProbeAnswers, probeArgs, probeKey, replayIO, type Probe, type ProbeAnswer } from './evidence-batch';
 import { scanProcReader, type HostScan } from './remote-proc';
 import type { HostSpec, SshTarget } from './types';
 
@@ -92,17 +93,43 @@ export async function hostRoster(hosts: HostSet, name: string, seats: readonly S
     const home = r?.homeEnvVar ? seat.env[r.homeEnvVar] : undefined;
     if (home) knownHomes.push({ runtime: seat.runtime, home });
   }
-  const roster = await buildRoster({
-    proc,
-    io: h.evidenceIO(),
-    servers: [new PrelistedClient(h.tmuxRef, h.exec, s.scan.panes)],
-    clientForPath: (path) => new TmuxClient({ kind: 'path', path, host: name }, { exec: h.exec }),
-    keyForPath: (path) => (path === ownPath ? ownKey : undefined),
-    knownHomes,
-    uid: s.scan.uid,
-    selfPid: -1,
-    now,
-    host: name,
-  });
-  return { ...roster, hosts: [h.health()] };
+  // Other tmux servers an agent names are listed once per refresh, however many evidence rounds.
+  const others = new Map<string, TmuxClient>();
+  const clientForPath = (path: string): TmuxClient => {
+    let c = others.get(path);
+    if (!c) {
+      c = new TmuxClient({ kind: 'path', path, host: name }, { exec: h.exec });
+      const once = c.listPanes();
+      c.listPanes = () => once;
+      others.set(path, c);
+    }
+    return c;
+  };
+  const servers = [new PrelistedClient(h.tmuxRef, h.exec, s.scan.panes)];
+  // Evidence files (live-state files, writer locks) are read in rounds: the roster is built on the
+  // answers so far, every file it asked about and had no answer for is fetched for all seats in one
+  // round trip, and it is built again, until nothing is missing. Never one blocking ssh per file.
+  const known = new Map<string, ProbeAnswer>();
+  for (let round = 0; ; round++) {
+    const wanted = new Map<string, Probe>();
+    const roster = await buildRoster({ proc, io: replayIO(known, wanted), servers, clientForPath, keyForPath: (path) => (path === ownPath ? ownKey : undefined), knownHomes, uid: s.scan.uid, selfPid: -1, now, host: name });
+    if (wanted.size === 0) return { ...roster, hosts: [h.health()] };
+    const fetched = round < EVIDENCE_ROUNDS ? await fetchProbes(h.exec, [...wanted.values()], known) : 'did not settle within the round limit';
+    // Unanswered evidence stays a problem of this roster: the guard fails closed on it.
+    if (fetched !== true) return { ...roster, problems: [...roster.problems, { probe: 'live state', host: name, error: `evidence files on ${name}: ${fetched}` }], hosts: [h.health()] };
+  }
+}
+
+/** Most runtimes settle in two rounds (list a folder, read what it holds); Codex's dated folders in four. */
+const EVIDENCE_ROUNDS = 5;
+
+async function fetchProbes(exec: Exec, probes: Probe[], into: Map<string, ProbeAnswer>): Promise<true | string> {
+  const r = await exec('sh', probeArgs(probes), { timeoutMs: 8_000 });
+  if (r.spawnError) return r.spawnError;
+  try {
+    parseProbeAnswers(r.stdout, probes.length).forEach((a, i) => into.set(probeKey(probes[i]!), a));
+    return true;
+  } catch (e) {
+    return (e as Error).message;
+  }
 }

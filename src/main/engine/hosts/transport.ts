@@ -1,8 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type { Clock, Exec, ExecOptions, ExecResult } from '../deps';
-import { splitDev } from '../proc/linux';
 import type { ProcInfo } from '../proc/types';
-import type { EvidenceIO } from '../runtimes/types';
 import type { TmuxServerRef } from '../tmux/identity';
 import { hostScanArgs, parseHostScan, type HostScan } from './remote-proc';
 import { controlPathFor, remoteCommand, shq, sshBaseArgs, sshExec, type SshOptions } from './ssh';
@@ -136,48 +134,6 @@ export class SshHost {
     } catch {
       /* no master running */
     }
-  }
-
-  /**
-   * Evidence files on the host, read synchronously as the runtimes' claim readers expect. Each
-   * call is one round trip over the shared connection; an answer that is not a clean read throws,
-   * so the guard fails closed on it.
-   */
-  evidenceIO(): EvidenceIO {
-    const run = (script: string, args: string[]): { code: number; out: string } => {
-      if (this.holdingOff()) throw Object.assign(new Error(`host ${this.name} unreachable`), { code: 'EHOSTUNREACH' });
-      try {
-        const out = execFileSync('ssh', [...sshBaseArgs(this.spec.ssh, this.opts), '--', remoteCommand('sh', ['-c', script, 'rd', ...args])], { encoding: 'utf8', timeout: 4_000, stdio: ['ignore', 'pipe', 'pipe'] });
-        return { code: 0, out };
-      } catch (e) {
-        const err = e as { status?: number; stdout?: string };
-        if (err.status === 3 || err.status === 4) return { code: err.status, out: String(err.stdout ?? '') };
-        throw Object.assign(new Error(`reading evidence on ${this.name} failed`), { code: 'EIO' });
-      }
-    };
-    return {
-      listDir: (path) => {
-        const r = run('[ -e "$1" ] || exit 3; [ -d "$1" ] || exit 3; cd "$1" || exit 5; for f in * .[!.]*; do [ -e "$f" ] && printf "%s\\0" "$f"; done; exit 0', [path]);
-        return r.code === 3 ? [] : r.out.split('\0').filter(Boolean);
-      },
-      readFile: (path) => {
-        const r = run('[ -e "$1" ] || exit 4; cat -- "$1"', [path]);
-        if (r.code === 4) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-        return r.out;
-      },
-      exists: (path) => run('[ -e "$1" ] || exit 3', [path]).code === 0,
-      fileId: (path) => {
-        const r = run('[ -e "$1" ] || exit 3; stat -c "%d %i" -- "$1"', [path]);
-        if (r.code === 3) return undefined;
-        const [dev, ino] = r.out.trim().split(' ').map(Number);
-        return { ...splitDev(dev!), inode: ino! };
-      },
-      readTail: (path, bytes) => {
-        const r = run('[ -e "$1" ] || exit 4; tail -c "$2" -- "$1"', [path, String(bytes)]);
-        if (r.code === 4) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-        return r.out;
-      },
-    };
   }
 }
 
