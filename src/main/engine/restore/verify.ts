@@ -159,7 +159,8 @@ export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string):
   const agent = pane.agent;
   if (!agent) return undefined;
   // Local panes read this machine's table as before; a remote pane reads its host's last scan.
-  const proc = hostOfServer(pane.server) === 'local' ? engine.deps.proc : engine.procOf(pane.server);
+  const local = hostOfServer(pane.server) === 'local';
+  const proc = local ? engine.deps.proc : engine.procOf(pane.server);
   const wrapper = proc.read(pane.panePid);
   const me = proc.read(agent.pid);
   if (!wrapper || !me || me.ppid !== wrapper.pid || (pane.panePidStart !== undefined && wrapper.startTime !== pane.panePidStart)) return undefined;
@@ -170,7 +171,8 @@ export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string):
   if (named !== undefined || runtime !== 'pi') return named;
   // `pi --session <file>`: the file Rigdesk named at launch; its session header names the id.
   const file = flagValue(argv, '--session');
-  if (!file || !isAbsolute(file)) return undefined;
+  // The file is on the pane's machine: this machine's file at that path says nothing of a host's.
+  if (!file || !isAbsolute(file) || !local) return undefined;
   try {
     const head = JSON.parse(engine.deps.io.readFile(file).split('\n', 1)[0]!) as { type?: unknown; id?: unknown };
     return head.type === 'session' && typeof head.id === 'string' && head.id !== '' ? head.id : undefined;
