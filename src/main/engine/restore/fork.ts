@@ -1,5 +1,4 @@
 import { fail, type Failure, type Result } from '../../../shared/errors';
-import { notOnHostYet } from '../hosts/unsupported';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
 import { launchSeatWith, type ArgvChooser } from '../services/launch';
@@ -12,7 +11,8 @@ import { restoreRepos } from '../store/restore-repos';
 import { insertSeat, removeUnusedSeat } from '../store/restore-seats';
 import { bindDiscoveredConversations } from '../services/bind';
 import { execContext } from './execute';
-import { ownPane, realOrSame, transcriptFact } from './facts';
+import { cwdOn, ownPane, transcriptFact } from './facts';
+import { forkHostGate, sourceTranscript } from './fork-remote';
 import { verifyConversation, type VerifyOptions } from './verify';
 
 /**
@@ -34,6 +34,12 @@ import { verifyConversation, type VerifyOptions } from './verify';
  *
  * The new id is checked free like any launch; the new seat is recorded only after every check,
  * and removed again if its launch is refused before anything was created.
+ *
+ * A source on another host is forked on that host, by the same rules read from there
+ * (./fork-remote.ts): its process and custody from the host's roster, X's transcript asked on
+ * the host; the new seat gets the same host and is launched through launchRemote; verification
+ * reads the host's roster. An unknown host refuses (HOST_NOT_FOUND), one that does not answer
+ * refuses (HOST_UNREACHABLE), both before anything is recorded.
  *
  * What the fork's transcript holds: Claude copies X's history into NEW's file (re-stamped with
  * NEW's id); Codex 0.171 records the fork by reference (NEW's session_meta names `forked_from_id`
@@ -107,7 +113,7 @@ function sourceConversation(engine: Engine, roster: Roster, source: SeatRow): Re
 
 function custody(engine: Engine, roster: Roster, source: SeatRow, from: { id: string; agentPid?: number; liveSessionRow?: number }): Result {
   const free = checkConversationFree(roster, {
-    runtime: source.runtime, conversationId: from.id, cwd: realOrSame(source.cwd), home: engine.seatHome(source), host: source.host,
+    runtime: source.runtime, conversationId: from.id, cwd: cwdOn(source), home: engine.seatHome(source), host: source.host,
     allowPids: from.agentPid !== undefined ? [from.agentPid] : [], allowSessionId: from.liveSessionRow,
   }, engine.store.sessions.liveBoundTo(source.runtime, from.id));
   if (free.ok) return free;
@@ -118,8 +124,8 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const source = found.seat;
-  const remote = notOnHostYet(source, 'fork');
-  if (remote) return remote;
+  const gate = forkHostGate(engine, source);
+  if (gate) return gate;
   const name = validateName('member', as);
   if (!name.ok) return name;
   const seat = seatAddress(name.name, source.rig);
@@ -133,9 +139,13 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   }
 
   const roster = await engine.roster();
+  const down = forkHostGate(engine, source, roster);
+  if (down) return down;
   const from = sourceConversation(engine, roster, source);
   if (!from.ok) return from;
-  const t = transcriptFact(engine, source, from.id);
+  const read = await sourceTranscript(engine, roster, source, from.id);
+  if (!read.ok) return read;
+  const t = read.fact;
   if (t.state === 'unreadable' || t.state === 'unknown') {
     return fail('EVIDENCE_UNREADABLE', `cannot read the transcript of ${from.id}${t.state === 'unreadable' ? `: ${t.error}` : ''}; nothing was created`, { evidence: { transcript: t } });
   }
@@ -161,7 +171,9 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
     const again = sourceConversation(e, r, source);
     if (!again.ok) return again;
     if (again.id !== from.id) return fail('TARGET_CHANGED', `${source.seat} moved from ${from.id} to ${again.id} while the fork was prepared; nothing was created`, { evidence: { was: from.id, now: again.id } });
-    const tt = transcriptFact(e, source, from.id);
+    // On a host the transcript was read a moment ago (one round trip; this step cannot wait on
+    // another): a file gone since makes Claude report X missing, which verification catches.
+    const tt = source.host === 'local' ? transcriptFact(e, source, from.id) : t;
     if (tt.state !== 'present') return fail('EVIDENCE_UNREADABLE', `the transcript of ${from.id} is no longer readable (${tt.state}); nothing was created`, { evidence: { transcript: tt } });
     const ok = custody(e, r, source, again);
     if (!ok.ok) return ok;
