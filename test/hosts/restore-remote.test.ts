@@ -131,10 +131,11 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     // Nothing was ended or decided from missing evidence: the remote row is still live, no decision opened.
     expect(w.engine().store.sessions.live('c@mix')).toMatchObject({ sessionId: live.sessionId, paneId: live.paneId });
     expect((await w.cli(['decisions', '--json'])).json.decisions).toEqual([]);
-    // Restart and fresh refuse the same way before stopping anything; fork stays unsupported on hosts.
+    // Restart, fresh and fork refuse the same way before stopping or creating anything.
     expect((await w.cli(['restart', 'c@mix', '--keep-conversation', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNREACHABLE' });
     expect((await w.cli(['fresh', 'c@mix', '--reason=x', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNREACHABLE' });
-    expect((await w.cli(['fork', 'c@mix', '--as', 'd', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNSUPPORTED' });
+    expect((await w.cli(['fork', 'c@mix', '--as', 'd', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNREACHABLE' });
+    expect(w.engine().store.rigs.seat('d@mix')).toBeUndefined();
     await sshd.restart();
     expect(sshd.remoteSessions()).toEqual(before);
     const ps = bySeat((await w.cli(['ps', '--json'])).json.seats);

@@ -67,10 +67,10 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     expect(relaunch.json.launched.server).toBe(`H:box|L:${sshd.tmuxSocket}`);
     expect(sshd.remoteSessions().sort()).toEqual(['r1@mix', 'r2@mix']);
 
-    // Fork still reads this machine's evidence: it refuses a remote seat rather than guess
-    // (restore, restart and fresh of remote seats: test/hosts/restore-remote.test.ts).
+    // A shell seat keeps no conversation: fork refuses it on a host as here, and creates nothing
+    // (fork of a remote Claude seat: test/hosts/fork-remote.test.ts).
     const fork = await w.cli(['fork', 'r1@mix', '--as', 'r3', '--json']);
-    expect(fork.json?.code, fork.stdout).toBe('HOST_UNSUPPORTED');
+    expect(fork.json?.code, fork.stdout).toBe('BAD_USAGE');
     expect(sshd.remoteSessions().sort()).toEqual(['r1@mix', 'r2@mix']);
   });
 
