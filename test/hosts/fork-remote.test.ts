@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForExit } from '../agents/claude-run';
 import type { RigWorld } from '../support/rig';
@@ -111,6 +111,18 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
     expect(f.json.evidence.host).toBe('box');
     expect(sshd.remoteSessions()).toEqual(['c@mix']);
     expect(seatsInStore()).toEqual(['c@mix']);
+  });
+
+  it('a launch refused on the host after the new seat was recorded leaves no seat behind (the stand-in\'s program gone from the host)', async () => {
+    const { bin } = await upRemote();
+    // The running source keeps its open script; the fork's launch finds no program on the host.
+    rmSync(bin);
+    const f = await w.cli(['fork', 'c@mix', '--as', 'd', '--json']);
+    expect(f.code, f.stdout + f.stderr).toBe(1);
+    expect(f.json).toMatchObject({ ok: false, code: 'RUNTIME_NOT_INSTALLED', evidence: { host: 'box' } });
+    expect(f.json.message).toContain('d@mix was not kept');
+    expect(seatsInStore()).toEqual(['c@mix']);
+    expect(sshd.remoteSessions()).toEqual(['c@mix']);
   });
 
   it('a host that does not answer refuses the fork with HOST_UNREACHABLE and nothing is created, there or here', async () => {
