@@ -21,7 +21,10 @@ describe.skipIf(!!sshdMissing())('a long-lived engine reconnecting to a host (re
     const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
       `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`].join('\n') + '\n');
     expect((await dispatch(engine, 'up', { spec })).ok).toBe(true);
-    const before = (await engine.roster()).panes.filter((p) => p.server.startsWith('H:box|')).map((p) => [p.serverPid, p.sessionId, p.paneId]);
+    // This test's own tmux server on the host: the remote user is shared with host tests running in
+    // parallel, and the roster also lists their servers when an agent process there names one.
+    const own = `H:box|L:${sshd.tmuxSocket}`;
+    const before = (await engine.roster()).panes.filter((p) => p.server === own).map((p) => [p.serverPid, p.sessionId, p.paneId]);
     expect(before).toHaveLength(1);
 
     await sshd.kill();
@@ -47,7 +50,7 @@ describe.skipIf(!!sshdMissing())('a long-lived engine reconnecting to a host (re
     skew = BACKOFF_MIN_MS + 1;
     const healed = await engine.roster();
     expect(healed.hosts![0]!.state).toBe('reachable');
-    expect(healed.panes.filter((p) => p.server.startsWith('H:box|')).map((p) => [p.serverPid, p.sessionId, p.paneId])).toEqual(before);
+    expect(healed.panes.filter((p) => p.server === own).map((p) => [p.serverPid, p.sessionId, p.paneId])).toEqual(before);
     expect(engine.store.sessions.allLive().map((r) => r.seat)).toEqual(['r1@mix']);
     expect(engine.store.events.list({ kind: 'host.unreachable' })).toHaveLength(1);
   });
