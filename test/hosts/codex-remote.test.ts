@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitForExit } from '../agents/claude-run';
 import type { RigWorld } from '../support/rig';
@@ -85,7 +85,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
 
     const r = await w.cli(['restore', 'mix', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.seats[0], r.stdout).toMatchObject({ seat: 'x@mix', outcome: 'resumed', conversationId: id });
+    expect(r.json.seats[0], r.stdout).toMatchObject({ seat: 'x@mix', outcome: 'resumed', conversationId: id, evidence: { source: 'writer_lock' } });
     expect(sshd.remoteSessions()).toEqual(['x@mix']);
     const ps = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
     expect(ps).toMatchObject({ host: 'box', state: 'running', conversationId: id });
@@ -109,6 +109,9 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     const s = await w.cli(['send', 'x@mix', 'hello', '--json']);
     expect(s.code, s.stdout + s.stderr).toBe(1);
     expect(s.json).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE', evidence: { host: 'box' } });
+    const hand = s.json.evidence.owners[0];
+    expect(hand).toMatchObject({ source: 'argv', headless: true });
+    expect(cmdline(hand.pid)).toEqual(expect.arrayContaining(['resume', id]));
 
     // The seat ends: the hand-started stand-in takes X's writer lock, and the host's /proc/locks says so.
     const stop = await w.cli(['stop', 'x@mix', '--json']);
@@ -118,7 +121,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     const l = await w.cli(['launch', 'x@mix', '--json']);
     expect(l.code, l.stdout + l.stderr).toBe(1);
     expect(l.json).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE', evidence: { host: 'box' } });
-    expect(l.json.evidence.owners[0]).toMatchObject({ source: 'writer_lock', headless: true, home });
+    expect(l.json.evidence.owners[0]).toMatchObject({ source: 'writer_lock', headless: true, home, pid: hand.pid });
     expect(sshd.remoteSessions()).toEqual([]);
   });
 
@@ -126,6 +129,10 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     const { id: X, rollout, home } = await upCodex();
     const source = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
     const before = readFileSync(rollout);
+    const plan = await w.cli(['fork', 'x@mix', '--as', 'y', '--plan', '--json']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    // X's rollout was found on the host through its dated folders (the adapter's own rule), not here.
+    expect(plan.json.plan).toMatchObject({ source: 'x@mix', seat: 'y@mix', runtime: 'codex', from: X, transcript: rollout, sourceRunning: true, fromEvidence: { source: 'roster:writer_lock' } });
 
     const f = await w.cli(['fork', 'x@mix', '--as', 'y', '--json']);
     expect(f.code, f.stdout + f.stderr).toBe(0);
@@ -140,6 +147,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
       return y?.state === 'running' && typeof y.conversationId === 'string' && y.conversationId !== X;
     }, { what: 'the fork\'s new thread named by the host\'s roster' });
     const NEW = y.conversationId as string;
+    expect(f.json.result).toMatchObject({ conversationId: NEW, evidence: { source: 'writer_lock' } });
     expect(NEW).toMatch(/^[0-9a-f-]{36}$/);
     expect(y).toMatchObject({ host: 'box', server: `H:box|L:${sshd.tmuxSocket}` });
     expect(cmdline(y.pid)).toEqual(expect.arrayContaining(['fork', X]));
@@ -158,5 +166,52 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     } finally {
       e.store.close();
     }
+  });
+
+  it('restart --keep-conversation resumes X in the same remote pane once the old writer let go of its lock; fresh starts a new thread there', async () => {
+    const { id, rollout } = await upCodex();
+    const before = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
+    const r = await w.cli(['restart', 'x@mix', '--keep-conversation', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.result).toMatchObject({ outcome: 'resumed', conversationId: id, paneId: before.paneId, sessionId: before.sessionId });
+    const after = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
+    expect(after).toMatchObject({ host: 'box', state: 'running', conversationId: id });
+    expect(after.pid).not.toBe(before.pid);
+    expect(cmdline(after.pid)).toEqual(expect.arrayContaining(['resume', id]));
+    await waitFor(() => readFileSync(rollout, 'utf8').includes('standin-resumed'), { what: 'the resumed stand-in taking X\'s lock and writing its rollout' });
+
+    const f = await w.cli(['fresh', 'x@mix', '--reason=start over', '--json']);
+    expect(f.code, f.stdout + f.stderr).toBe(0);
+    expect(f.json.result.outcome).toBe('fresh');
+    let now: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    await waitFor(async () => {
+      now = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
+      return now?.state === 'running' && typeof now.conversationId === 'string' && now.conversationId !== id;
+    }, { what: 'the fresh thread named by its writer lock' });
+    expect(remoteRollout(installRemoteCodexStandIn(sshd).home, now.conversationId)).toBeDefined();
+    expect(sshd.remoteSessions()).toEqual(['x@mix']);
+  });
+
+  it('a rollout missing on the host leaves the seat awaiting a decision after a reboot, with no pane created there', async () => {
+    const { id, rollout } = await upCodex();
+    rebootRemoteTmux(sshd);
+    rmSync(rollout);
+    const r = await w.cli(['restore', 'mix', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.seats[0], r.stdout).toMatchObject({ outcome: 'awaiting_decision', plan: 'awaiting_decision', conversationId: id });
+    expect(sshd.remoteSessions()).toEqual([]);
+    const ds = (await w.cli(['decisions', '--json'])).json.decisions as { seat: string; reason: string }[];
+    expect(ds.map((d) => [d.seat, d.reason])).toEqual([['x@mix', 'transcript_missing']]);
+  });
+
+  it('a resume Codex reports missing on the host\'s screen is rolled back there and awaits a decision', async () => {
+    const { id, home } = await upCodex();
+    rebootRemoteTmux(sshd);
+    sshd.asRemote(['touch', `${home}/missing-${id}`]);
+    const r = await w.cli(['restore', 'mix', '--json']);
+    const x = r.json.seats[0];
+    expect(x, r.stdout).toMatchObject({ seat: 'x@mix', outcome: 'awaiting_decision', plan: 'resume', conversationId: id });
+    expect(x.evidence.screen).toContain(`No saved session found with ID ${id}.`);
+    expect(sshd.remoteSessions()).toEqual([]);
   });
 });

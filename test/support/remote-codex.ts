@@ -9,8 +9,9 @@ import type { TestSshd } from './sshd';
  * behaves like Codex 0.171 where Rigdesk looks (../shared/docs/agent-clis.md, CODEX_LAYOUT):
  * - `codex` starts a new thread: a fresh uuid, its rollout at
  *   `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`;
- * - `codex resume X` prints Codex's own "No saved session found with ID X." and exits 1 when X's
- *   rollout is absent, else appends to it;
+ * - `codex resume X` prints Codex's own "ERROR: No saved session found with ID X. …" and exits 1
+ *   when X's rollout is absent (or `$CODEX_HOME/missing-X` exists, to make its report disagree with
+ *   the files), else appends to it;
  * - `codex fork X` makes a new thread whose rollout starts with X's lines (X left byte-for-byte).
  * In every case it then holds the thread's writer lock, an exclusive flock on
  * `$CODEX_HOME/thread-writer-locks/<id>.lock` (waiting for it when another process holds it, and
@@ -34,7 +35,9 @@ thread() {
 line='{"type":"event_msg","payload":{"type":"standin-started"}}'
 case "$1" in
   resume|fork)
-    src=$(rollout "$2") || { echo "No saved session found with ID $2. Run codex resume without an ID to choose from existing sessions."; exit 1; }
+    if ! src=$(rollout "$2") || [ -f "$CODEX_HOME/missing-$2" ]; then
+      echo 'ERROR: No saved session found with ID '"$2"'. Run \`codex resume\` without an ID to choose from existing sessions.'; exit 1
+    fi
     if [ "$1" = resume ]; then id=$2; file=$src; line='{"type":"event_msg","payload":{"type":"standin-resumed"}}'
     else thread; cat "$src" > "$file"; line='{"type":"event_msg","payload":{"type":"standin-forked"}}'; fi ;;
   *) thread; printf '{"type":"session_meta","payload":{"id":"%s"}}\\n' "$id" > "$file" ;;
