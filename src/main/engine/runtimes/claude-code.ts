@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { basename, flagValue, UUID_RE, type ConversationClaim, type RuntimeAdapter } from './types';
+import { basename, flagValue, SESSION_ID_ARGV, UUID_RE, type ConversationClaim, type RuntimeAdapter } from './types';
 import { readClaudePrompt, readClaudeScreen } from './screens/claude';
 
 /**
@@ -49,15 +49,7 @@ export const claudeCode: RuntimeAdapter = {
   binary: 'claude',
   homeEnvVar: 'CLAUDE_CONFIG_DIR',
   defaultHome: (userHome) => join(userHome, '.claude'),
-  canResume: true,
-  choosesIdUpFront: true,
-  freshArgv(ctx) {
-    const id = ctx.newId();
-    return { argv: [ctx.binary, '--session-id', id, ...ctx.args], conversationId: id };
-  },
-  resumeArgv(ctx, id) {
-    return [ctx.binary, '--resume', id, ...ctx.args];
-  },
+  ...SESSION_ID_ARGV,
   matches(p) {
     const a0 = basename(p.argv[0] ?? '');
     return p.comm === 'claude' || p.comm === 'claude.exe' || a0 === 'claude' || a0 === 'claude.exe';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { basename, flagValue, type EvidenceIO, type RuntimeAdapter } from './types';
+import { basename, flagValue, SESSION_ID_ARGV, type EvidenceIO, type RuntimeAdapter } from './types';
 import { readGeminiPrompt, readGeminiScreen } from './screens/gemini';
 import { prepareGeminiSeat } from './gemini-settings';
 
@@ -120,15 +120,7 @@ export const gemini: RuntimeAdapter = {
   // GEMINI_CLI_HOME replaces the home directory Gemini's files live under (`<it>/.gemini/…`).
   homeEnvVar: 'GEMINI_CLI_HOME',
   defaultHome: (userHome) => userHome,
-  canResume: true,
-  choosesIdUpFront: true,
-  freshArgv(ctx) {
-    const id = ctx.newId();
-    return { argv: [ctx.binary, '--session-id', id, ...ctx.args], conversationId: id };
-  },
-  resumeArgv(ctx, id) {
-    return [ctx.binary, '--resume', id, ...ctx.args];
-  },
+  ...SESSION_ID_ARGV,
   matches(p) {
     if (p.comm === 'gemini') return true;
     return geminiArgs(p.argv) !== undefined;

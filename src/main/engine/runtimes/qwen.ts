@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { basename, flagValue, UUID_RE, type EvidenceIO, type RuntimeAdapter } from './types';
+import { basename, flagValue, SESSION_ID_ARGV, UUID_RE, type EvidenceIO, type RuntimeAdapter } from './types';
 import { QWEN_PROMPT, readQwenPrompt, readQwenScreen } from './screens/qwen';
 import { prepareQwenSeat } from './qwen-settings';
 
@@ -56,15 +56,7 @@ export const qwen: RuntimeAdapter = {
   binary: 'qwen',
   homeEnvVar: 'QWEN_HOME',
   defaultHome: (userHome) => join(userHome, '.qwen'),
-  canResume: true,
-  choosesIdUpFront: true,
-  freshArgv(ctx) {
-    const id = ctx.newId();
-    return { argv: [ctx.binary, '--session-id', id, ...ctx.args], conversationId: id };
-  },
-  resumeArgv(ctx, id) {
-    return [ctx.binary, '--resume', id, ...ctx.args];
-  },
+  ...SESSION_ID_ARGV,
   matches(p) {
     const a0 = basename((p.argv[0] ?? '').trim().split(/\s+/)[0] ?? '');
     if (p.comm === 'qwen' || a0 === 'qwen') return true;

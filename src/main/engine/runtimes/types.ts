@@ -223,3 +223,19 @@ export function firstIndexFrom(lines: readonly string[], re: RegExp, from: numbe
   for (let i = from; i < lines.length; i++) if (re.test(lines[i]!)) return i;
   return -1;
 }
+
+/**
+ * Launch argv of a CLI that takes the new conversation's id up front (`--session-id <id>`) and
+ * resumes one by `--resume <id>`: Claude Code, Gemini CLI and Qwen Code spell it the same way.
+ */
+export const SESSION_ID_ARGV: Pick<RuntimeAdapter, 'canResume' | 'choosesIdUpFront' | 'freshArgv' | 'resumeArgv'> = {
+  canResume: true,
+  choosesIdUpFront: true,
+  freshArgv(ctx) {
+    const id = ctx.newId();
+    return { argv: [ctx.binary, '--session-id', id, ...ctx.args], conversationId: id };
+  },
+  resumeArgv(ctx, id) {
+    return [ctx.binary, '--resume', id, ...ctx.args];
+  },
+};
