@@ -53,6 +53,16 @@ async function world(seats: number, program: string[]) {
   return { root, tmux, engine, cleanup: () => { engine.store.close(); tmux.kill(); rmSync(root, { recursive: true, force: true }); } };
 }
 
+/** A monitor whose fallback pass is a minute away, so only events explain a timely report; settled. */
+async function eventsOnly(engine: Engine): Promise<{ m: ActivityMonitor; changes: ActivityChange[] }> {
+  const m = new ActivityMonitor(engine, { fallbackMs: 60_000 });
+  const changes: ActivityChange[] = [];
+  m.onChange((c) => changes.push(c));
+  await m.start();
+  await new Promise((r) => setTimeout(r, 500));
+  return { m, changes };
+}
+
 /** TRIALS times: `sleep 0.3` typed into `seat`; the delay to its working event, and back to idle. */
 async function trials(d: { tmux: TestTmux; engine: Engine }, changes: ActivityChange[], seat: string, delays: number[], backToIdle: number[]): Promise<void> {
   for (let i = 0; i < TRIALS; i++) {
@@ -81,11 +91,8 @@ it('activity: screen change to event delay, CPU at rest, and under another seat\
   const backToIdle: number[] = [];
   let m: ActivityMonitor | undefined;
   try {
-    m = new ActivityMonitor(d.engine, { fallbackMs: 60_000 });
-    const changes: ActivityChange[] = [];
-    m.onChange((c) => changes.push(c));
-    await m.start();
-    await new Promise((r) => setTimeout(r, 500));
+    let changes: ActivityChange[];
+    ({ m, changes } = await eventsOnly(d.engine));
     await trials(d, changes, 's0@b', delays, backToIdle);
   } finally {
     m?.stop();
@@ -126,11 +133,8 @@ it('activity: screen change to event delay, CPU at rest, and under another seat\
   const floodIdle: number[] = [];
   let flood = { engineCpu: 0, clientsCpu: 0, serverCpu: 0, seconds: 0 };
   try {
-    m = new ActivityMonitor(f.engine, { fallbackMs: 60_000 });
-    const changes: ActivityChange[] = [];
-    m.onChange((ch) => changes.push(ch));
-    await m.start();
-    await new Promise((r) => setTimeout(r, 500));
+    let changes: ActivityChange[];
+    ({ m, changes } = await eventsOnly(f.engine));
     f.tmux.run(['send-keys', '-t', 's1@b', 'yes', 'Enter']);
     await new Promise((r) => setTimeout(r, 1000));
     const serverPid = f.tmux.serverPid()!;

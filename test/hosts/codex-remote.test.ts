@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { waitForExit } from '../agents/claude-run';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
 import { rebootRemoteTmux } from '../support/remote-claude';
 import { installRemoteCodexStandIn, remoteRollout } from '../support/remote-codex';
-import { REMOTE_USER, sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
+import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 /**
@@ -18,22 +16,8 @@ import { waitFor } from '../support/tmux';
 describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-in codex on the host)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  let byHand: number | undefined;
   const world = sshWorldPerTest();
-  beforeEach(() => {
-    ({ w, sshd } = world);
-    byHand = undefined;
-  });
-  afterEach(async () => {
-    // The hand-started stand-in (its runuser's process group), by its pid, never by name.
-    if (!byHand) return;
-    try {
-      process.kill(-byHand, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-    await waitForExit(byHand, 3000);
-  });
+  beforeEach(() => ({ w, sshd } = world));
 
   const bySeat = (seats: { seat: string }[]) => Object.fromEntries(seats.map((s) => [s.seat, s])) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const cmdline = (pid: number) => sshd.asRemote(['cat', `/proc/${pid}/cmdline`]).split('\0');
@@ -99,8 +83,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
 
   it('a stand-in started by hand on the host on the same thread refuses send, and once it holds the writer lock, launch, with CONVERSATION_LIVE_ELSEWHERE', async () => {
     const { id, bin, home } = await upCodex();
-    const child = spawn('runuser', ['-u', REMOTE_USER, '--', 'env', `CODEX_HOME=${home}`, bin, 'resume', id], { detached: true, stdio: 'ignore', cwd: sshd.remoteDir });
-    byHand = child.pid;
+    sshd.startAsRemote([bin, 'resume', id], { CODEX_HOME: home });
     const handOnX = async (source?: string) => (await w.cli(['ps', '--all', '--json'])).json.others.some((o: { conversationId?: string; host?: string; source?: string }) =>
       o.conversationId === id && o.host === 'box' && (source === undefined || o.source === source));
     await waitFor(() => handOnX(), { what: 'the hand-started stand-in in the host\'s roster' });

@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { waitForExit } from '../agents/claude-run';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
 import { installRemoteClaudeStandIn, remoteTranscript } from '../support/remote-claude';
-import { REMOTE_USER, sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
+import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 /**
@@ -17,22 +15,8 @@ import { waitFor } from '../support/tmux';
 describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, stand-in claude on the host)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  let byHand: number | undefined;
   const world = sshWorldPerTest();
-  beforeEach(() => {
-    ({ w, sshd } = world);
-    byHand = undefined;
-  });
-  afterEach(async () => {
-    // The hand-started stand-in (its runuser's process group), by its pid, never by name.
-    if (!byHand) return;
-    try {
-      process.kill(-byHand, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-    await waitForExit(byHand, 3000);
-  });
+  beforeEach(() => ({ w, sshd } = world));
 
   async function upRemote(): Promise<{ id: string; transcript: string; bin: string; configDir: string }> {
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
@@ -100,8 +84,7 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
 
   it('X open elsewhere on the host (a stand-in started there by hand with --resume X) refuses with CONVERSATION_LIVE_ELSEWHERE and creates nothing', async () => {
     const { id: X, bin, configDir } = await upRemote();
-    const child = spawn('runuser', ['-u', REMOTE_USER, '--', 'env', `CLAUDE_CONFIG_DIR=${configDir}`, bin, '--resume', X], { detached: true, stdio: 'ignore', cwd: sshd.remoteDir });
-    byHand = child.pid;
+    sshd.startAsRemote([bin, '--resume', X], { CLAUDE_CONFIG_DIR: configDir });
     await waitFor(async () => (await w.cli(['ps', '--all', '--json'])).json.others.some((o: { conversationId?: string; host?: string }) => o.conversationId === X && o.host === 'box'),
       { what: 'the hand-started stand-in in the host\'s roster' });
 

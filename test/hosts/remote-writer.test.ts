@@ -1,30 +1,19 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, REMOTE_USER, TestSshd } from '../support/sshd';
+import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
-import { waitForExit } from '../agents/claude-run';
 
 describe.skipIf(!!sshdMissing())('one writer per conversation on another host (real sshd, a stand-in claude process there)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  let byHand: number | undefined;
   beforeEach(async () => {
     w = new RigWorld();
     sshd = await new TestSshd().start();
   });
   afterEach(async () => {
-    if (byHand) {
-      try {
-        process.kill(-byHand, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-      await waitForExit(byHand, 3000);
-    }
     closeMaster(controlPathFor(w.home, 'box'));
     await sshd?.cleanup();
     await w.shutdown();
@@ -50,8 +39,7 @@ describe.skipIf(!!sshdMissing())('one writer per conversation on another host (r
     expect(stop.json.stopped.outcome, stop.stdout).toBe('removed');
 
     // By hand, on the remote host, outside Rigdesk: the same conversation, resumed headless.
-    const child = spawn('runuser', ['-u', REMOTE_USER, '--', join(bin, 'claude'), '--resume', conversation], { detached: true, stdio: 'ignore', cwd: sshd.remoteDir });
-    byHand = child.pid;
+    sshd.startAsRemote([join(bin, 'claude'), '--resume', conversation]);
     await waitFor(async () => (await w.cli(['ps', '--all', '--json'])).json.others.some((o: { conversationId?: string; host?: string; headless: boolean }) => o.conversationId === conversation && o.host === 'box' && o.headless), { what: 'the hand-started process in the remote roster, headless on box' });
 
     const again = await w.cli(['launch', 'c@mix', '--json']);

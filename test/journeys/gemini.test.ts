@@ -115,19 +115,7 @@ describe('journey: Gemini CLI seats, driven through rigdesk', () => {
     expect((await j.cli(['send', SEAT, 'RUN: touch from-gemini.txt', '--json'])).json.ok).toBe(true);
     const asked = await titleShows(SEAT, GEMINI_SCREEN.titleAction, '✋ Action Required');
     expectWithin(await j.seen(SEAT, { activity: 'needs_input', needsInput: 'permission' }, asked), 2000, 'needs_input');
-    const held = await j.cli(['send', SEAT, 'y', '--json']);
-    expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
-    expect(existsSync(join(work, 'from-gemini.txt'))).toBe(false);
-    const listed = await j.cli(['prompts', '--json']);
-    const item = listed.json.prompts.find((p: { seat: string }) => p.seat === SEAT);
-    expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
-    expect(item.screen.join('\n')).toContain('touch from-gemini.txt');
-    const answered = await j.cli(['answer', SEAT, 'approve', `--prompt=${item.fingerprint}`, '--reason', 'journey: approve the touch', '--json']);
-    expect(answered.json, answered.stdout + answered.stderr).toMatchObject({ ok: true, answered: { seat: SEAT, choice: 'approve' } });
-    await waitFor(() => existsSync(join(work, 'from-gemini.txt')), { timeoutMs: 30_000, what: 'the approved command ran' });
-    await j.seen(SEAT, { activity: 'idle' });
-    const kinds = (await j.cli(['events', '--seat', SEAT, '--json'])).json.events.map((e: { kind: string }) => e.kind);
-    expect(kinds).toEqual(expect.arrayContaining(['seat.send_held', 'seat.prompt_answered']));
+    await j.approveFromRigdesk(SEAT, 'touch from-gemini.txt', () => existsSync(join(work, 'from-gemini.txt')));
   }, 120_000);
 
   it('a 429 hides behind Gemini\'s spinner: working at first, then unknown with the reason once the spinner has run 30 s with nothing drawn, and Escape brings it back to idle', async () => {
@@ -141,12 +129,7 @@ describe('journey: Gemini CLI seats, driven through rigdesk', () => {
     expect(shown).toMatch(GEMINI_SCREEN.working);
     expect(shown).not.toMatch(/429|RESOURCE_EXHAUSTED|exhausted|quota|Trying to reach|taking a bit longer/i);
     expect(title(SEAT)).toMatch(GEMINI_SCREEN.titleWorking);
-    const unknown = await waitFor(async () => {
-      const r = await j.row(SEAT);
-      return r.activity === 'unknown' ? r : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 500, what: `${SEAT} unknown behind a silent spinner` }).catch((e: Error) => {
-      throw new Error(`${e.message}\n${j.screen(SEAT)}`);
-    });
+    const unknown = await j.unknownBehindSpinner(SEAT);
     expect(unknown).toMatchObject({ state: 'running', session: 'present' });
     expect((unknown as { activityWhy?: string }).activityWhy, 'ps says why it cannot tell').toMatch(/429.*cannot be told/);
     j.w.tmux.run(['send-keys', '-t', SEAT, 'Escape']);
@@ -206,7 +189,6 @@ describe('journey: Gemini CLI seats, driven through rigdesk', () => {
   }, 300_000);
 
   it('restore after a reboot: the seat with a transcript resumes on its id; the one whose transcript is gone awaits a decision, no pane', async () => {
-    const home = j.homeOf('gemini');
     // Gemini writes a conversation's file with its first message.
     await send(TWO, 'doomed');
     await reply(TWO, Y, 'ACK doomed');

@@ -19,7 +19,7 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { OPENCODE_SCREEN } from '../../src/main/engine/runtimes/screens/opencode';
 import { ps } from '../../src/main/engine/services/ps';
-import { describeWant, expectActivity, expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, waitForExit, type PsRow, type Want } from './support';
+import { describeWant, expectActivity, expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, waitForExit, type PsRow, type Want, altered, sensitive as holdsOnlyAsIs } from './support';
 
 const SEAT = 'oc@oc';
 /** OpenCode's input box, closed by its `╹▀▀▀` rule: the TUI is up. */
@@ -30,17 +30,6 @@ const footerIdle = (screen: string) => {
   return OPENCODE_SCREEN.idle.test(last) && !OPENCODE_SCREEN.working.test(last);
 };
 
-/** Replaces some signatures for the length of `fn`, then puts them back. */
-async function altered(patch: Partial<Record<keyof typeof OPENCODE_SCREEN, RegExp>>, fn: () => Promise<void>): Promise<void> {
-  const t = OPENCODE_SCREEN as unknown as Record<string, unknown>;
-  const saved = Object.fromEntries(Object.keys(patch).map((k) => [k, t[k]]));
-  Object.assign(t, patch);
-  try {
-    await fn();
-  } finally {
-    Object.assign(t, saved);
-  }
-}
 
 /** The 2 s acceptance, with the figure printed for the record. */
 function within(seen: Parameters<typeof expectWithin>[0], what: string): void {
@@ -71,12 +60,7 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
       if (!r.ok) throw new Error(r.message);
       expectActivity(r.seats.find((x) => x.seat === SEAT) as PsRow, want, SEAT);
     };
-    await detect();
-    let failed: unknown;
-    await altered(patch, async () => {
-      await detect().catch((e: unknown) => (failed = e));
-    });
-    expect(failed, `still read as ${describeWant(want)} with ${Object.keys(patch).join(', ')} altered`).toBeDefined();
+    await holdsOnlyAsIs(detect, (c) => altered(OPENCODE_SCREEN, patch, c), `${Object.keys(patch).join(', ')} (read as ${describeWant(want)})`);
   }
   const byHand = (dir: string) => ({ ...w.envOf('opencode'), PWD: dir });
 
@@ -136,19 +120,8 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     const asked = await w.screenShows(SEAT, OPENCODE_SCREEN.permission, 'Permission required');
     within(await w.seen(SEAT, { activity: 'needs_input', needsInput: 'permission' }, asked), 'needs_input (permission)');
     await sensitive({ activity: 'needs_input', needsInput: 'permission' }, { permission: /△ Permission needed/ });
-    const held = await w.cli(['send', SEAT, 'y', '--json']);
-    expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
-    const listed = await w.cli(['prompts', '--json']);
-    const item = listed.json.prompts.find((p: { seat: string }) => p.seat === SEAT);
-    expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
-    expect(item.screen.join('\n')).toContain('echo ok > from-oc.txt');
-    expect(existsSync(file)).toBe(false);
-    const answered = await w.cli(['answer', SEAT, 'approve', `--prompt=${item.fingerprint}`, '--reason', 'journey: approve the echo', '--json']);
-    expect(answered.json, answered.stdout + answered.stderr).toMatchObject({ ok: true, answered: { seat: SEAT, choice: 'approve', keys: ['Enter'] } });
-    await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').trim() === 'ok', { timeoutMs: 30_000, what: 'the approved command ran' });
-    await w.seen(SEAT, { activity: 'idle' });
-    const kinds = (await w.cli(['events', '--seat', SEAT, '--json'])).json.events.map((e: { kind: string }) => e.kind);
-    expect(kinds).toEqual(expect.arrayContaining(['seat.send_held', 'seat.prompt_answered']));
+    const answered = await w.approveFromRigdesk(SEAT, 'echo ok > from-oc.txt', () => existsSync(file) && readFileSync(file, 'utf8').trim() === 'ok');
+    expect(answered.keys).toEqual(['Enter']);
   });
 
   it('a 429 OpenCode retries for an hour is shown as a usage limit, not as work', async () => {

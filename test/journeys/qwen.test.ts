@@ -27,7 +27,7 @@ import { qwen } from '../../src/main/engine/runtimes';
 import { QWEN_LAYOUT } from '../../src/main/engine/runtimes/qwen';
 import { QWEN_SCREEN } from '../../src/main/engine/runtimes/screens/qwen';
 import { ps } from '../../src/main/engine/services/ps';
-import { expectActivity, expectReplyInTranscript, expectOnlyLoopback, type PsRow, type Want, expectWithin, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
+import { expectActivity, expectReplyInTranscript, expectOnlyLoopback, type PsRow, type Want, expectWithin, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript, altered, sensitive } from './support';
 
 const SEAT = 'qw@solo';
 /** Qwen's folder rule turns every non-alphanumeric into "-": a cwd with "_" and "." tells it from a "/"-only rule. */
@@ -38,35 +38,6 @@ const IDLE_BOX = /^>\s+Type your message or @path\/to\/file\s*$/m;
 
 interface Rec { uuid: string; parentUuid: string | null; type: string; message?: { parts?: { text?: string }[] } }
 const records = (file: string): Rec[] => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
-/** Replaces some entries of a signature table for the length of `fn`, then puts them back. */
-async function altered<T extends object>(table: T, patch: Partial<{ [K in keyof T]: unknown }>, fn: () => Promise<void> | void): Promise<void> {
-  const t = table as Record<string, unknown>;
-  const saved = Object.fromEntries(Object.keys(patch).map((k) => [k, t[k]]));
-  Object.assign(t, patch);
-  try {
-    await fn();
-  } finally {
-    Object.assign(t, saved);
-  }
-}
-
-/**
- * The expectation holds with the adapter's tables as they are and fails with the one signature
- * (or path rule) it rests on altered as a CLI update would alter it (signature-sensitivity.test.ts).
- */
-async function sensitive(check: () => Promise<void> | void, alter: (fn: () => Promise<void>) => Promise<void>, what: string): Promise<void> {
-  await check();
-  let failed: unknown;
-  await alter(async () => {
-    try {
-      await check();
-    } catch (e) {
-      failed = e;
-    }
-  });
-  expect(failed, `still passed with ${what} altered: the journey would not notice that change`).toBeDefined();
-  await check();
-}
 
 const textOf = (r: Rec) => (r.message?.parts ?? []).map((p) => p.text ?? '').join('');
 
@@ -164,19 +135,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     expectWithin(seen, 2000, 'needs_input (permission)');
     await sensitive(detected({ activity: 'needs_input', needsInput: 'permission' }), (c) => altered(QWEN_SCREEN, { permission: /Waiting for approval\.\.\./, permissionAsk: /Approve\?/ }, c), 'the confirmation line');
     console.log(`qwen: permission reported ${seen.ms} ms (ps call ${seen.callMs} ms) after the dialog appeared`);
-    const held = await j.cli(['send', SEAT, 'y', '--json']);
-    expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
-    const listed = await j.cli(['prompts', '--json']);
-    const item = listed.json.prompts.find((p: { seat: string }) => p.seat === SEAT);
-    expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
-    expect(item.screen.join('\n')).toContain('touch from-qwen.txt');
-    expect(existsSync(join(work, 'from-qwen.txt'))).toBe(false);
-    const answered = await j.cli(['answer', SEAT, 'approve', `--prompt=${item.fingerprint}`, '--reason', 'journey: approve the touch', '--json']);
-    expect(answered.json, answered.stdout + answered.stderr).toMatchObject({ ok: true, answered: { seat: SEAT, choice: 'approve' } });
-    await waitFor(() => existsSync(join(work, 'from-qwen.txt')), { timeoutMs: 30_000, what: 'the approved command ran' });
-    await j.seen(SEAT, { activity: 'idle' });
-    const kinds = (await j.cli(['events', '--seat', SEAT, '--json'])).json.events.map((e: { kind: string }) => e.kind);
-    expect(kinds).toEqual(expect.arrayContaining(['seat.send_held', 'seat.prompt_answered']));
+    await j.approveFromRigdesk(SEAT, 'touch from-qwen.txt', () => existsSync(join(work, 'from-qwen.txt')));
   }, 120_000);
 
   it('a 429 Qwen retries silently (Retry-After 3600) shows as working at first, and as unknown once its spinner has counted no tokens for 30 s; Esc brings it back to idle', async () => {
@@ -185,12 +144,7 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     await j.screenShows(SEAT, /· esc to cancel\)\s*$/m, 'the spinner');
     await j.seen(SEAT, { activity: 'working' });
     const sinceSend = Date.now();
-    const unknown = await waitFor(async () => {
-      const r = await j.row(SEAT);
-      return r.activity === 'unknown' ? r : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 500, what: `${SEAT} unknown behind a silent spinner` }).catch((e: Error) => {
-      throw new Error(`${e.message}\n${j.screen(SEAT)}`);
-    });
+    const unknown = await j.unknownBehindSpinner(SEAT);
     expect(unknown).toMatchObject({ state: 'running', session: 'present' });
     expect((unknown as PsRow & { activityWhy?: string }).activityWhy, 'ps says why it cannot tell').toMatch(/429.*cannot be told/);
     await sensitive(async () => expect((await detect()).activity).toBe('unknown'), (c) => altered(QWEN_SCREEN, { silentAfterS: Number.POSITIVE_INFINITY }, c), 'the silent-spinner rule');

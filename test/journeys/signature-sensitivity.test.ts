@@ -22,24 +22,13 @@ import { CODEX_LAYOUT, CODEX_TRANSCRIPT } from '../../src/main/engine/runtimes/c
 import { PI_LAYOUT } from '../../src/main/engine/runtimes/pi';
 import { CODEX_SCREEN } from '../../src/main/engine/runtimes/screens/codex';
 import { PI_SCREEN } from '../../src/main/engine/runtimes/screens/pi';
-import { describeWant, expectActivity, expectOnlyLoopback, expectReplyInTranscript, JourneyWorld, requireCli, startServer, type PsRow, type Want } from './support';
+import { describeWant, expectActivity, expectOnlyLoopback, expectReplyInTranscript, JourneyWorld, requireCli, startServer, type PsRow, type Want, altered, sensitive } from './support';
 
 const CX = 'cx@sig';
 const PI = 'pi@sig';
 /** Pi's folder rule turns ":" into "-" too; a cwd with one tells the rule apart from a "/"-only one. */
 const PI_FOLDER = 'work:pi';
 
-/** Replaces some entries of a signature table for the length of `fn`, then puts them back. */
-async function altered<T extends object>(table: T, patch: Partial<{ [K in keyof T]: unknown }>, fn: () => Promise<void> | void): Promise<void> {
-  const t = table as Record<string, unknown>;
-  const saved = Object.fromEntries(Object.keys(patch).map((k) => [k, t[k]]));
-  Object.assign(t, patch);
-  try {
-    await fn();
-  } finally {
-    Object.assign(t, saved);
-  }
-}
 
 describe('a changed screen signature or file layout makes the journeys fail', () => {
   const installed = requireCli('codex', 'pi');
@@ -68,20 +57,8 @@ describe('a changed screen signature or file layout makes the journeys fail', ()
   }
 
   /** The journey's expectation holds with the real tables and fails with the altered one. */
-  async function sensitive(seat: string, want: Want, alter: (check: () => Promise<void>) => Promise<void>, what: string): Promise<void> {
-    const check = async () => expectActivity(await detect(seat), want, `${seat}`);
-    await check();
-    let failed: unknown;
-    await alter(async () => {
-      try {
-        await check();
-      } catch (e) {
-        failed = e;
-      }
-    });
-    expect(failed, `${seat} still read as ${describeWant(want)} with ${what} altered: the journey would not notice that change`).toBeDefined();
-    await check(); // and back to normal once the table is restored
-  }
+  const readsAs = (seat: string, want: Want, alter: (check: () => Promise<void>) => Promise<void>, what: string): Promise<void> =>
+    sensitive(async () => expectActivity(await detect(seat), want, seat), alter, `${what} (${seat} read as ${describeWant(want)})`);
 
   async function world(): Promise<JourneyWorld> {
     const w = (j = new JourneyWorld(server, closed, ['codex', 'pi'], ['work', PI_FOLDER]));
@@ -94,13 +71,13 @@ describe('a changed screen signature or file layout makes the journeys fail', ()
   it('screen and transcript signatures: working, idle, permission and usage_limit of Codex and Pi each fail with their signature altered', async () => {
     const w = await world();
     // Pi idle rests on its editor (two rules, no Working line).
-    await sensitive(PI, { activity: 'idle' }, (c) => altered(PI_SCREEN, { rule: /^═{8,}\s*$/ }, c), 'the editor rule');
+    await readsAs(PI, { activity: 'idle' }, (c) => altered(PI_SCREEN, { rule: /^═{8,}\s*$/ }, c), 'the editor rule');
 
     // Codex waiting for its first token: the Working line, and the rollout's task_started.
     await w.type(CX, 'first WAIT', codex.submitDelayMs);
     await w.screenShows(CX, CODEX_SCREEN.working, 'the Working line');
     await w.seen(CX, { activity: 'working' });
-    await sensitive(CX, { activity: 'working' }, (c) => altered(CODEX_SCREEN, { working: /[•◦] Thinking \(\d+s • esc to interrupt\)/ }, () => altered(CODEX_TRANSCRIPT, { started: ['"type":"turn_started"'] }, c)), 'the Working line and task_started');
+    await readsAs(CX, { activity: 'working' }, (c) => altered(CODEX_SCREEN, { working: /[•◦] Thinking \(\d+s • esc to interrupt\)/ }, () => altered(CODEX_TRANSCRIPT, { started: ['"type":"turn_started"'] }, c)), 'the Working line and task_started');
     await w.seen(CX, { activity: 'idle' });
 
     // A streaming reply: Codex shows no Working line, so the rollout alone says working; Pi shows Working....
@@ -109,15 +86,15 @@ describe('a changed screen signature or file layout makes the journeys fail', ()
     await w.screenShows(CX, /tick2/, 'Codex streaming');
     await w.screenShows(PI, /Working\.\.\./, 'Pi working');
     await w.sequences([CX, PI], [{ activity: 'working' }]);
-    await sensitive(CX, { activity: 'working' }, (c) => altered(CODEX_TRANSCRIPT, { started: ['"type":"turn_started"'] }, c), 'the rollout\'s task_started event name');
-    await sensitive(CX, { activity: 'working' }, (c) => altered(CODEX_LAYOUT, { sessionsDir: 'rollouts' }, c), 'the rollout folder');
-    await sensitive(PI, { activity: 'working' }, (c) => altered(PI_SCREEN, { working: /^\s*\S? ?Thinking\.\.\./ }, c), 'the Working... line');
+    await readsAs(CX, { activity: 'working' }, (c) => altered(CODEX_TRANSCRIPT, { started: ['"type":"turn_started"'] }, c), 'the rollout\'s task_started event name');
+    await readsAs(CX, { activity: 'working' }, (c) => altered(CODEX_LAYOUT, { sessionsDir: 'rollouts' }, c), 'the rollout folder');
+    await readsAs(PI, { activity: 'working' }, (c) => altered(PI_SCREEN, { working: /^\s*\S? ?Thinking\.\.\./ }, c), 'the Working... line');
     await w.sequences([CX, PI], [{ activity: 'idle' }]);
 
     // Codex's approval prompt.
     await w.type(CX, 'RUN: echo x > f', codex.submitDelayMs);
     await w.seen(CX, { activity: 'needs_input', needsInput: 'permission' });
-    await sensitive(CX, { activity: 'needs_input', needsInput: 'permission' }, (c) => altered(CODEX_SCREEN, { permission: /Allow this command\?/ }, c), 'the approval question');
+    await readsAs(CX, { activity: 'needs_input', needsInput: 'permission' }, (c) => altered(CODEX_SCREEN, { permission: /Allow this command\?/ }, c), 'the approval question');
     w.w.tmux.run(['send-keys', '-t', CX, 'Escape']);
     await w.seen(CX, { activity: 'idle' });
 
@@ -125,8 +102,8 @@ describe('a changed screen signature or file layout makes the journeys fail', ()
     await w.type(CX, 'LIMIT', codex.submitDelayMs);
     await w.type(PI, 'LIMIT');
     await w.sequences([CX, PI], [{ activity: 'needs_input', needsInput: 'usage_limit' }]);
-    await sensitive(CX, { activity: 'needs_input', needsInput: 'usage_limit' }, (c) => altered(CODEX_SCREEN, { usageLimit: /You have reached your usage limit/ }, c), 'the usage-limit message');
-    await sensitive(PI, { activity: 'needs_input', needsInput: 'usage_limit' }, (c) => altered(PI_SCREEN, { usageLimit: /Error: (Retry failed after \d+ attempts: )?rate_limited\b/ }, c), 'the 429 line');
+    await readsAs(CX, { activity: 'needs_input', needsInput: 'usage_limit' }, (c) => altered(CODEX_SCREEN, { usageLimit: /You have reached your usage limit/ }, c), 'the usage-limit message');
+    await readsAs(PI, { activity: 'needs_input', needsInput: 'usage_limit' }, (c) => altered(PI_SCREEN, { usageLimit: /Error: (Retry failed after \d+ attempts: )?rate_limited\b/ }, c), 'the 429 line');
   });
 
   it('file layout: each reply is found where the adapter says, and not with the path rule altered (Pi\'s folder rule, Codex\'s rollout name)', async () => {

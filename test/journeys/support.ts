@@ -311,6 +311,38 @@ export class JourneyWorld {
     this.pids.push(pid);
   }
 
+  /** The seat's row once ps reads it as `unknown` (a spinner hiding a silent 429), within a minute. */
+  async unknownBehindSpinner(seat: string): Promise<PsRow & { activityWhy?: string }> {
+    return waitFor(async () => {
+      const r = await this.row(seat);
+      return r.activity === 'unknown' ? r : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 500, what: `${seat} unknown behind a silent spinner` }).catch((e: Error) => {
+      throw new Error(`${e.message}\n${this.screen(seat)}`);
+    });
+  }
+
+  /**
+   * The permission prompt `seat` shows, answered from Rigdesk: a plain send is held, `rigdesk
+   * prompts` lists it showing `asks`, `rigdesk answer approve` (with its fingerprint) approves it,
+   * `ran()` turns true only after that, the seat is idle again, and both steps are in its events.
+   */
+  async approveFromRigdesk(seat: string, asks: string, ran: () => boolean): Promise<{ keys?: string[] }> {
+    const held = await this.cli(['send', seat, 'y', '--json']);
+    expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
+    const listed = await this.cli(['prompts', '--json']);
+    const item = listed.json.prompts.find((p: { seat: string }) => p.seat === seat);
+    expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
+    expect(item.screen.join('\n')).toContain(asks);
+    expect(ran(), 'nothing ran before the answer').toBe(false);
+    const answered = await this.cli(['answer', seat, 'approve', `--prompt=${item.fingerprint}`, '--reason', 'journey: approve the command', '--json']);
+    expect(answered.json, answered.stdout + answered.stderr).toMatchObject({ ok: true, answered: { seat, choice: 'approve' } });
+    await waitFor(ran, { timeoutMs: 30_000, what: 'the approved command ran' });
+    await this.seen(seat, { activity: 'idle' });
+    const kinds = (await this.cli(['events', '--seat', seat, '--json'])).json.events.map((e: { kind: string }) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['seat.send_held', 'seat.prompt_answered']));
+    return answered.json.answered;
+  }
+
   /**
    * Ends what one test started besides the rig (a person's own tmux servers, pids it owns), so a test
    * that fails half-way leaves no second writer behind to fail the tests after it.
@@ -423,3 +455,33 @@ export async function waitForReplyInTranscript(adapter: RuntimeAdapter, home: st
 }
 
 export { processAlive, waitForExit };
+
+/** Replaces some entries of a signature table for the length of `fn`, then puts them back. */
+export async function altered<T extends object>(table: T, patch: Partial<{ [K in keyof T]: unknown }>, fn: () => Promise<void> | void): Promise<void> {
+  const t = table as Record<string, unknown>;
+  const saved = Object.fromEntries(Object.keys(patch).map((k) => [k, t[k]]));
+  Object.assign(t, patch);
+  try {
+    await fn();
+  } finally {
+    Object.assign(t, saved);
+  }
+}
+
+/**
+ * The expectation holds with the adapter's tables as they are and fails with the one signature
+ * (or path rule) it rests on altered as a CLI update would alter it (signature-sensitivity.test.ts).
+ */
+export async function sensitive(check: () => Promise<void> | void, alter: (fn: () => Promise<void>) => Promise<void>, what: string): Promise<void> {
+  await check();
+  let failed: unknown;
+  await alter(async () => {
+    try {
+      await check();
+    } catch (e) {
+      failed = e;
+    }
+  });
+  expect(failed, `still passed with ${what} altered: the journey would not notice that change`).toBeDefined();
+  await check(); // and back to normal once the table is restored
+}

@@ -136,6 +136,18 @@ export class TestSshd {
     return execFileSync('runuser', ['-u', REMOTE_USER, '--', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: this.remoteDir });
   }
 
+  private readonly byHand: number[] = [];
+
+  /**
+   * Starts `argv` on the "remote" side as its user, outside Rigdesk (a person's own process there),
+   * in its own process group; cleanup ends that group by its pid, never by a name.
+   */
+  startAsRemote(argv: string[], env: Record<string, string> = {}): number {
+    const child = spawn('runuser', ['-u', REMOTE_USER, '--', 'env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], { detached: true, stdio: 'ignore', cwd: this.remoteDir });
+    this.byHand.push(child.pid!);
+    return child.pid!;
+  }
+
   remoteSessions(): string[] {
     try {
       return this.asRemote(['tmux', '-L', this.tmuxSocket, 'list-sessions', '-F', '#{session_name}']).trim().split('\n').filter(Boolean);
@@ -166,6 +178,14 @@ export class TestSshd {
   }
 
   async cleanup(): Promise<void> {
+    for (const pid of this.byHand.splice(0)) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+      await waitForExit(pid, 3000);
+    }
     // The host's tmux server and its clients (control-mode watches whose ssh died with sshd may
     // linger), by pid: kill-server first, then SIGKILL whatever of those pids is left.
     const pids: number[] = [];
