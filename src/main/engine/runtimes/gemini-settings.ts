@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readJsonObject, writeJsonAtomic } from './json-settings';
 import { dirname, join } from 'node:path';
 import { fail, type Result } from '../../../shared/errors';
 
@@ -58,20 +58,9 @@ class UnreadableSettings extends Error {
 }
 
 function readSettings(path: string): Record<string, unknown> | undefined {
-  if (!existsSync(path)) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UnreadableSettings(path, (e as Error).message);
-  }
-  try {
-    const v: unknown = JSON.parse(text);
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object');
-    return v as Record<string, unknown>;
-  } catch (e) {
-    throw new UnreadableSettings(path, `not plain JSON (${(e as Error).message})`);
-  }
+  const r = readJsonObject(path);
+  if (!r.ok) throw new UnreadableSettings(path, r.why);
+  return r.value;
 }
 
 function retentionIn(settings: Record<string, unknown> | undefined): boolean | undefined {
@@ -99,9 +88,7 @@ export function writeRetentionOff(home: string): void {
   const retention = (typeof general.sessionRetention === 'object' && general.sessionRetention !== null ? general.sessionRetention : {}) as Record<string, unknown>;
   if (retention.enabled === false) return;
   settings.general = { ...general, sessionRetention: { ...retention, enabled: false } };
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(`${path}.rigdesk.tmp`, `${JSON.stringify(settings, null, 2)}\n`);
-  renameSync(`${path}.rigdesk.tmp`, path);
+  writeJsonAtomic(path, settings, 0o644);
 }
 
 export interface GeminiSeatInput {

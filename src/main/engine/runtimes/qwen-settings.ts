@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readJsonObject, writeJsonAtomic } from './json-settings';
 import { join } from 'node:path';
 import { fail, type Result } from '../../../shared/errors';
 
@@ -42,19 +42,9 @@ export interface QwenSeatPlan {
 }
 
 function readSettings(path: string): Result<{ settings: Record<string, unknown> | undefined }> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, settings: undefined };
-    return fail('RUNTIME_CONFIG_UNSAFE', `cannot read Qwen settings ${path}: ${(e as Error).message}`, { evidence: { path } });
-  }
-  try {
-    const v = JSON.parse(text) as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v)) return { ok: true, settings: v as Record<string, unknown> };
-  } catch {
-    /* below */
-  }
+  const r = readJsonObject(path);
+  if (r.ok) return { ok: true, settings: r.value };
+  if (r.unreadable) return fail('RUNTIME_CONFIG_UNSAFE', `cannot read Qwen settings ${path}: ${r.why}`, { evidence: { path } });
   return fail('RUNTIME_CONFIG_UNSAFE', `Qwen settings ${path} is not a JSON object; Rigdesk will not rewrite it`, {
     hint: 'Fix or remove that file (it is the seat\'s own, under its QWEN_HOME), then launch again.',
     evidence: { path },
@@ -94,9 +84,7 @@ export function prepareQwenSeat(input: QwenSeatInput): Result<QwenSeatPlan> {
   if (settings.proxy === want || input.dryRun) return { ok: true, proxy: want };
   const next = { ...settings, proxy: want };
   try {
-    const tmp = `${path}.rigdesk-${process.pid}`;
-    writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, path);
+    writeJsonAtomic(path, next);
   } catch (e) {
     return fail('RUNTIME_CONFIG_UNSAFE', `cannot write Qwen's proxy setting into ${path}: ${(e as Error).message}`, { evidence: { path } });
   }
