@@ -11,6 +11,8 @@ export interface HomeLayout {
   engineInfoPath: string;
   /** Where activity hooks installed into seats' isolated configs write their events. */
   hooksDir: string;
+  /** Fifos the activity watch reads pane output from (pipe-pane), one per watched pane. */
+  watchDir: string;
   tmuxServer: TmuxServerRef;
   /** Config file for Rigdesk's own tmux server, if one is set (tests use /dev/null). */
   tmuxConfig?: string;
@@ -26,6 +28,7 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env): HomeLayout {
     socketPath: join(home, 'engine.sock'),
     engineInfoPath: join(home, 'engine.json'),
     hooksDir: join(home, 'hooks'),
+    watchDir: join(home, 'watch'),
     tmuxServer,
     tmuxConfig: env.RIGDESK_TMUX_CONF || undefined,
   };

@@ -2,9 +2,12 @@ import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../engine';
 import { parseServerKey } from '../tmux/identity';
+import { createHash } from 'node:crypto';
 import { PaneOutputWatch } from './control';
+import { PanePipeWatch } from './pipe';
 import { activityLabel, type SeatActivity } from './decide';
 import { observeSeats } from './observe';
+import type { RosterPane } from '../roster/types';
 import { bindDiscoveredConversations } from '../services/bind';
 
 export interface ActivityChange {
@@ -22,7 +25,9 @@ export interface ActivityChange {
  * without printing). At rest nothing runs but the fallback pass.
  */
 export class ActivityMonitor {
-  private watches = new Map<string, PaneOutputWatch>();
+  private watches = new Map<string, PaneOutputWatch | PanePipeWatch>();
+  /** Panes whose output somebody else pipes: watched by a control client instead, never re-piped. */
+  private foreignPipes = new Set<string>();
   private fsWatchers: FSWatcher[] = [];
   private dirty = new Set<string>();
   private last = new Map<string, string>();
@@ -70,7 +75,12 @@ export class ActivityMonitor {
 
   /** Pids of the control clients, so a bench can count their CPU too. */
   watcherPids(): number[] {
-    return [...this.watches.values()].map((w) => w.pid).filter((p): p is number => p !== undefined);
+    return [...this.watches.values()].map((w) => (w instanceof PaneOutputWatch ? w.pid : undefined)).filter((p): p is number => p !== undefined);
+  }
+
+  /** The fifos pane output is piped into, so a bench can find the `cat` writing each one. */
+  watchFifos(): string[] {
+    return [...this.watches.values()].flatMap((w) => (w instanceof PanePipeWatch ? [w.fifo] : []));
   }
 
   private markDirty(seat: string): void {
@@ -102,7 +112,8 @@ export class ActivityMonitor {
       const observed = await observeSeats(this.engine, roster, seats);
       if (!this.running) return;
       for (const [seat, o] of observed) {
-        this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane?.agent?.home);
+        await this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane);
+        if (!this.running) return;
         const label = activityLabel(o.activity);
         const key = `${label}|${o.activity.needsInput}|${o.activity.session}|${o.activity.draft ? 1 : 0}`;
         if (this.last.get(seat) === key) continue;
@@ -117,22 +128,42 @@ export class ActivityMonitor {
     }
   }
 
-  private ensureWatches(seat: string, server: string | undefined, sessionId: string | undefined, agentHome: string | undefined): void {
+  private async ensureWatches(seat: string, server: string | undefined, sessionId: string | undefined, pane: RosterPane | undefined): Promise<void> {
     const existing = this.watches.get(seat);
-    const key = `${server} ${sessionId}`;
-    if (existing && existing.alive && existing.key === key) return;
+    const ref = server ? parseServerKey(server) : undefined;
+    // A person who closed their own pipe leaves the pane to be piped by us again.
+    if (pane?.pipe === false) this.foreignPipes.delete(`${server} ${pane.paneId}`);
+    const local = ref !== undefined && !ref.host && pane !== undefined && !pane.paneDead && !this.foreignPipes.has(`${server} ${pane.paneId}`);
+    const key = local ? `${server} ${pane.paneId}` : `${server} ${sessionId}`;
+    // A pipe the pane no longer has (somebody closed it, or `cat` ended) is set again.
+    const pipeLost = existing instanceof PanePipeWatch && pane?.pipe === false;
+    if (existing && existing.alive && existing.key === key && !pipeLost) return;
     existing?.stop();
     this.watches.delete(seat);
-    if (!server || !sessionId) return;
-    const ref = parseServerKey(server);
+    if (!server || !sessionId || !ref) return;
+    if (local) {
+      const fifo = join(this.engine.deps.layout.watchDir, `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.fifo`);
+      mkdirSync(this.engine.deps.layout.watchDir, { recursive: true, mode: 0o700 });
+      const w = new PanePipeWatch(key, this.engine.client(server), pane.paneId, fifo, () => this.markDirty(seat), this.engine.deps.exec);
+      this.watches.set(seat, w);
+      const started = await w.start();
+      if (started.ok || !this.running) {
+        if (!this.running) w.stop();
+        if (pane.agent?.home) this.watchDir(join(pane.agent.home, 'sessions'));
+        return;
+      }
+      this.watches.delete(seat);
+      // Somebody else's pipe, or no fifo here: a control client tells us instead.
+      if (started.why === 'foreign') this.foreignPipes.add(key);
+    }
     // A remote session is watched by tmux -C on its host, over that host's shared ssh connection;
     // an unknown host gets no watch (polling still looks at it). Its files are not ours to watch here.
     const host = ref.host ? this.engine.hosts.get(ref.host) : undefined;
     if (ref.host && !host) return;
-    const w = new PaneOutputWatch(key, ref, sessionId, () => this.markDirty(seat), this.engine.deps.env, host?.controlArgv(sessionId));
+    const w = new PaneOutputWatch(`${server} ${sessionId}`, ref, sessionId, () => this.markDirty(seat), this.engine.deps.env, host?.controlArgv(sessionId));
     w.start();
     this.watches.set(seat, w);
-    if (agentHome && !ref.host) this.watchDir(join(agentHome, 'sessions'));
+    if (pane?.agent?.home && !ref.host) this.watchDir(join(pane.agent.home, 'sessions'));
   }
 
   private watchedDirs = new Set<string>();

@@ -32,6 +32,9 @@ export interface RosterPane {
   paneDead: boolean;
   seatTag: string;
   attemptTag: string;
+  /** The pane's output is piped (`pane_pipe`), and where Rigdesk's watch piped it, if it did. */
+  pipe?: boolean;
+  watchTag?: string;
   currentCommand: string;
   currentPath: string;
   title: string;

@@ -20,6 +20,10 @@ export const PANE_FIELDS = [
   'pane_current_command',
   '@rigdesk_seat',
   '@rigdesk_attempt',
+  // Whether the pane's output is piped somewhere, and the fifo Rigdesk's activity watch piped it
+  // to (a pipe with another or no marker is somebody else's and is never replaced).
+  'pane_pipe',
+  '@rigdesk_watch',
   'session_name',
   'pane_title',
   // Last on purpose: tmux 3.3a prints pane_current_path raw (a U+001F in a folder name is not
@@ -44,6 +48,8 @@ export interface PaneRow {
   currentCommand: string;
   seatTag: string;
   attemptTag: string;
+  pipe: boolean;
+  watchTag: string;
   sessionName: string;
   currentPath: string;
   title: string;
@@ -66,7 +72,7 @@ export function parsePaneRows(stdout: string): { rows: PaneRow[]; malformed: num
       serverPid: num(f[0]), sessionId: f[1]!, sessionCreated: num(f[2]), paneId: f[3]!, panePid: num(f[4]),
       paneDead: f[5] === '1', paneActive: f[6] === '1', windowIndex: num(f[7]), paneIndex: num(f[8]),
       width: num(f[9]), height: num(f[10]), currentCommand: f[11]!, seatTag: f[12]!, attemptTag: f[13]!,
-      sessionName: f[14]!, title: f[15]!, currentPath: f[16]!,
+      pipe: f[14] === '1', watchTag: f[15]!, sessionName: f[16]!, title: f[17]!, currentPath: f[18]!,
     };
     if (!/^\$\d+$/.test(row.sessionId) || !/^%\d+$/.test(row.paneId) || Number.isNaN(row.serverPid) || Number.isNaN(row.panePid) || Number.isNaN(row.sessionCreated)) {
       malformed++;

@@ -1,0 +1,112 @@
+import { constants, lstatSync, openSync, rmSync } from 'node:fs';
+import { Socket } from 'node:net';
+import type { Exec } from '../deps';
+import type { TmuxClient } from '../tmux/client';
+
+/**
+ * "This pane printed something", for a seat on this machine, from `tmux pipe-pane`: tmux copies the
+ * pane's raw output into a fifo Rigdesk reads, through one `cat` per pane.
+ *
+ * Why not a control-mode client (control.ts, still used for seats on other hosts and for panes
+ * whose output somebody else already pipes): tmux escapes every byte of a flood for it, which
+ * more than doubles tmux's own CPU for that pane (bench/terminal `clients`), and a control client
+ * that is behind on a pane when the pane is respawned crashes tmux 3.3a's server (tmux #5499),
+ * with every seat on it; Rigdesk restarts seats with `respawn-pane -k`. A pipe costs tmux one
+ * write per read, and survives a respawn.
+ *
+ * Ours, provably: the pipe is set only on a pane with no pipe, or one whose `@rigdesk_watch`
+ * marker names this fifo, in one tmux command (`if-shell -F`), so a person's own `pipe-pane` is
+ * never replaced. When the engine goes, the fifo loses its reader, the next write kills `cat`
+ * (EPIPE) and tmux drops the pipe by itself: nothing is left to clean up.
+ */
+export type PipeStart = { ok: true } | { ok: false; why: 'foreign' | 'unsafe_path' | 'failed'; detail: string };
+
+/** A fifo path that needs no quoting in sh or in a tmux command string. */
+const SAFE_PATH = /^\/[\w./-]+$/;
+
+export class PanePipeWatch {
+  private sock?: Socket;
+  private muted = false;
+  constructor(
+    /** "<server key> <pane id>": a different pane needs a different watch. */
+    readonly key: string,
+    private readonly tmux: TmuxClient,
+    private readonly paneId: string,
+    readonly fifo: string,
+    private readonly onDirty: () => void,
+    private readonly exec: Exec,
+  ) {}
+
+  async start(): Promise<PipeStart> {
+    if (!SAFE_PATH.test(this.fifo) || !/^%\d+$/.test(this.paneId)) return { ok: false, why: 'unsafe_path', detail: this.fifo };
+    const made = await this.makeFifo();
+    if (!made.ok) return made;
+    // Read-write, so opening never waits for a writer and a reader is always there when `cat`
+    // opens it; non-blocking, so libuv polls it like a pipe instead of parking a thread on it.
+    let fd: number;
+    try {
+      fd = openSync(this.fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    } catch (e) {
+      return { ok: false, why: 'failed', detail: (e as Error).message };
+    }
+    const sock = new Socket({ fd, readable: true, writable: false });
+    sock.on('data', () => {
+      if (this.muted) return;
+      this.muted = true;
+      this.onDirty();
+    });
+    sock.on('error', () => sock.destroy());
+    this.sock = sock;
+    const r = await this.tmux.run(['if-shell', '-F', '-t', this.paneId, ourOrNone(this.fifo), pipeCommand(this.paneId, this.fifo), 'display-message -p rigdesk:foreign-pipe']);
+    if (r.code !== 0 || r.stdout.includes('rigdesk:foreign-pipe')) {
+      this.stop();
+      return r.code !== 0
+        ? { ok: false, why: 'failed', detail: r.stderr.trim() || `tmux exited ${r.code}` }
+        : { ok: false, why: 'foreign', detail: `${this.paneId} already pipes its output elsewhere` };
+    }
+    return { ok: true };
+  }
+
+  get alive(): boolean {
+    return this.sock !== undefined && !this.sock.destroyed;
+  }
+
+  /** Before a look at the pane: its next output is news again. */
+  rearm(): void {
+    this.muted = false;
+  }
+
+  /** Closes our end and removes the fifo; `cat` then ends at the pane's next write. */
+  stop(): void {
+    this.sock?.destroy();
+    this.sock = undefined;
+    rmSync(this.fifo, { force: true });
+  }
+
+  private async makeFifo(): Promise<{ ok: true } | { ok: false; why: 'failed'; detail: string }> {
+    // Always a fresh inode: a `cat` still writing to an older one gets EPIPE and ends.
+    try {
+      if (lstatSync(this.fifo, { throwIfNoEntry: false })) rmSync(this.fifo, { force: true });
+    } catch (e) {
+      return { ok: false, why: 'failed', detail: (e as Error).message };
+    }
+    const r = await this.exec('mkfifo', ['-m', '600', this.fifo], { timeoutMs: 5000 });
+    if (r.code !== 0) return { ok: false, why: 'failed', detail: r.spawnError ?? (r.stderr.trim() || `mkfifo exited ${r.code}`) };
+    return { ok: true };
+  }
+}
+
+/** True when the pane has no pipe, or has the one this fifo's watch set. */
+export function ourOrNone(fifo: string): string {
+  return `#{?pane_pipe,#{==:#{@rigdesk_watch},${fifo}},1}`;
+}
+
+/**
+ * Replaces our own pipe (or sets the first one) and marks it, in one command list. `cat` runs
+ * only while the path is still a fifo: a missing one must not become a regular file that grows
+ * with the pane's output. After the pipe closes (the pane died), one byte tells the engine.
+ */
+export function pipeCommand(paneId: string, fifo: string): string {
+  return `pipe-pane -O -t ${paneId} 'test -p ${fifo} && exec >${fifo} && cat && echo' ; set -p -t ${paneId} @rigdesk_watch ${fifo}`;
+}
+
