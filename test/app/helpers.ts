@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { dispatch } from '../../src/main/engine/api';
+import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import type { Engine } from '../../src/main/engine/engine';
 import { startServe, type ServeHandle } from '../../src/server/serve';
 import { REPO, RigWorld, shellRigYaml } from '../support/rig';
@@ -13,11 +14,13 @@ export interface AppWorld {
   engine: Engine;
   serve: ServeHandle;
   rig: string;
+  /** Started only on request: `rigdesk serve` runs one, and benches must pay for it too. */
+  monitor?: ActivityMonitor;
   cleanup(): Promise<void>;
 }
 
 /** A real engine on a private tmux server with a three-seat shell rig, and the serve host on it. */
-export async function appWorld(rig = 'trio', members = ['lead', 'worker1', 'worker2']): Promise<AppWorld> {
+export async function appWorld(rig = 'trio', members = ['lead', 'worker1', 'worker2'], opts: { monitor?: boolean } = {}): Promise<AppWorld> {
   if (!existsSync(join(RENDERER_DIR, 'index.html'))) throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
   const world = new RigWorld();
   const engine = world.engine();
@@ -25,9 +28,12 @@ export async function appWorld(rig = 'trio', members = ['lead', 'worker1', 'work
   const up = await dispatch(engine, 'up', { spec });
   if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
   const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR });
+  const monitor = opts.monitor ? new ActivityMonitor(engine) : undefined;
+  await monitor?.start();
   return {
-    world, engine, serve, rig,
+    world, engine, serve, rig, monitor,
     cleanup: async () => {
+      monitor?.stop();
       await serve.close();
       world.cleanup();
     },

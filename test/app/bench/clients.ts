@@ -1,5 +1,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { constants, openSync, rmSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -7,12 +9,14 @@ import { spawn as spawnPty } from 'node-pty';
 import { cleanTmuxEnv } from '../../support/tmux';
 
 /**
- * Why the live terminal is a tmux attach client and not a control-mode client: the time for
- * `seq 1 N` to finish in a pane (tmux must parse every byte either way) with no client, with an
- * attach client (tmux sends screen updates) and with a control-mode client (tmux sends every byte
- * as an escaped `%output` line). Each run gets its own server, killed after.
+ * Why the live terminal is a tmux attach client and not a control-mode client, and why the
+ * activity watch reads a pipe: the time for `seq 1 N` to finish in a pane (tmux must parse every
+ * byte either way) with no client, with an attach client (tmux sends screen updates), with a
+ * control-mode client (tmux sends every byte as an escaped `%output` line) and with the pane's
+ * output piped (`pipe-pane` into a fifo this process reads, as the activity watch does). Each run
+ * gets its own server, killed after.
  */
-export type ClientKind = 'none' | 'attach' | 'control';
+export type ClientKind = 'none' | 'attach' | 'control' | 'pipe';
 
 export async function paneFloodMs(kind: ClientKind, lines: number): Promise<{ ms: number; clientBytes: number }> {
   const sock = `rdbench-cl-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -31,6 +35,16 @@ export async function paneFloodMs(kind: ClientKind, lines: number): Promise<{ ms
       const p = spawn('tmux', ['-L', sock, '-f', '/dev/null', '-C', 'attach', '-t', 'a'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
       p.stdout.on('data', (d: Buffer) => void (clientBytes += d.length));
       stop = () => void p.kill();
+    } else if (kind === 'pipe') {
+      const fifo = join(tmpdir(), `${sock}.fifo`);
+      execFileSync('mkfifo', ['-m', '600', fifo]);
+      const s = new Socket({ fd: openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK), readable: true, writable: false });
+      s.on('data', (d: Buffer) => void (clientBytes += d.length));
+      tmux(['pipe-pane', '-O', '-t', 'a', `exec cat >${fifo}`]);
+      stop = () => {
+        s.destroy();
+        rmSync(fifo, { force: true });
+      };
     }
     await sleep(400);
     const done = new Promise<number>((res) => execFile('tmux', ['-L', sock, 'wait-for', 'flood-done'], { env }, () => res(performance.now())));

@@ -13,8 +13,8 @@ export function seqBytes(n: number): Buffer {
 }
 
 /** @xterm/headless fed the bytes directly in 64 KB writes: the parser's own limit, in bytes/s. */
-export async function headlessRate(bytes: Buffer): Promise<number> {
-  const t = new Terminal({ cols: 120, rows: 40, allowProposedApi: true });
+export async function headlessRate(bytes: Buffer, size: PaneSize): Promise<number> {
+  const t = new Terminal({ cols: size.cols, rows: size.rows, allowProposedApi: true });
   const start = performance.now();
   const CHUNK = 64 * 1024;
   for (let off = 0; off < bytes.length; off += CHUNK) t.write(bytes.subarray(off, off + CHUNK));
@@ -36,8 +36,20 @@ function runInPane(w: AppWorld, seat: string, cmd: string, after = ''): Promise<
   return done;
 }
 
-/** `seq 1 N` in a seat no window shows: what tmux alone takes for the flood. */
-export async function tmuxAloneMs(w: AppWorld, seat: string, lines: number): Promise<number> {
+export interface PaneSize {
+  cols: number;
+  rows: number;
+}
+
+/** A seat pane's size: what the window's terminal was fitted to, or what tmux alone is given. */
+export function paneSize(w: AppWorld, seat: string): PaneSize {
+  const [cols, rows] = w.world.tmux.run(['display-message', '-p', '-t', w.engine.store.sessions.live(seat)!.paneId, '#{pane_width} #{pane_height}']).trim().split(' ').map(Number);
+  return { cols: cols!, rows: rows! };
+}
+
+/** `seq 1 N` in a seat no window shows, at the given size: what tmux alone takes for the flood. */
+export async function tmuxAloneMs(w: AppWorld, seat: string, lines: number, size: PaneSize): Promise<number> {
+  w.world.tmux.run(['resize-window', '-t', w.engine.store.sessions.live(seat)!.sessionId, '-x', String(size.cols), '-y', String(size.rows)]);
   const t0 = performance.now();
   return (await runInPane(w, seat, `seq 1 ${lines}`)) - t0;
 }
@@ -48,10 +60,10 @@ export interface BrowserRun {
   ms: number;
   /** To the pane itself finishing (tmux parsed every byte). */
   paneMs: number;
-  /** CPU ms spent during the run by tmux's server, this host process and Chromium. */
-  cpuMs: { tmux: number; host: number; chromium: number };
-  /** Bytes the attach client sent the window for the flood (screen updates, not pane bytes). */
-  frames?: number;
+  /** CPU ms spent during the run by tmux's server, this host process (engine, monitor, serve), Chromium and the watch's `cat`. */
+  cpuMs: { tmux: number; host: number; chromium: number; watch: number };
+  /** The pane's size, which the window's terminal set (it is the seat's size owner). */
+  size: PaneSize;
 }
 
 /** `seq 1 N` in a seat shown in a fresh window with the given renderer, to the last line on screen. */
@@ -82,6 +94,8 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
     const c1 = sampleCpu();
     const n1 = process.cpuUsage(n0);
     const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
+    // The activity watch's `cat`s (children of tmux's server, one per piped pane).
+    const watch = treeOf(c1, serverPid).filter((p) => c1.procs.get(p)!.comm === 'cat');
     if (cdp) {
       const { profile } = await cdp.send('Profiler.stop');
       const dt = new Map<number, number>();
@@ -104,8 +118,8 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
       process.stdout.write(`chromium by process: ${JSON.stringify(Object.fromEntries(byType))}\n`);
     }
     return {
-      renderer: used, ms: end - t0, paneMs: paneAt - t0,
-      cpuMs: { tmux: cpuBetween(c0, c1, [serverPid]), host: Math.round((n1.user + n1.system) / 1000), chromium: cpuBetween(c0, c1, chromium) },
+      renderer: used, ms: end - t0, paneMs: paneAt - t0, size: paneSize(w, seat),
+      cpuMs: { tmux: cpuBetween(c0, c1, [serverPid]), host: Math.round((n1.user + n1.system) / 1000), chromium: cpuBetween(c0, c1, chromium), watch: cpuBetween(c0, c1, watch) },
     };
   } finally {
     await page.close();

@@ -4,6 +4,7 @@ import type { Engine } from '../engine';
 import { parseServerKey } from '../tmux/identity';
 import { createHash } from 'node:crypto';
 import { PaneOutputWatch } from './control';
+import { LOOK_DEBOUNCE_MS, LookPacer } from './pace';
 import { PanePipeWatch } from './pipe';
 import { activityLabel, type SeatActivity } from './decide';
 import { observeSeats } from './observe';
@@ -29,7 +30,10 @@ export class ActivityMonitor {
   /** Panes whose output somebody else pipes: watched by a control client instead, never re-piped. */
   private foreignPipes = new Set<string>();
   private fsWatchers: FSWatcher[] = [];
-  private dirty = new Set<string>();
+  /** Seats to look at, and when ('*': every seat, now). */
+  private dirty = new Map<string, number>();
+  private timerAt = Infinity;
+  private readonly pacer: LookPacer;
   private last = new Map<string, string>();
   private timer?: NodeJS.Timeout;
   private fallback?: NodeJS.Timeout;
@@ -37,7 +41,9 @@ export class ActivityMonitor {
   private busy = false;
   private listeners: ((c: ActivityChange) => void)[] = [];
 
-  constructor(private readonly engine: Engine, private readonly opts: { debounceMs?: number; fallbackMs?: number } = {}) {}
+  constructor(private readonly engine: Engine, private readonly opts: { debounceMs?: number; fallbackMs?: number } = {}) {
+    this.pacer = new LookPacer(opts.debounceMs);
+  }
 
   onChange(fn: (c: ActivityChange) => void): () => void {
     this.listeners.push(fn);
@@ -51,7 +57,8 @@ export class ActivityMonitor {
     try {
       const fw = watch(this.engine.deps.layout.hooksDir, (_e, name) => {
         const n = String(name ?? '');
-        if (n.endsWith('.json')) this.markDirty(n.slice(0, -5));
+        // A hook's event is explicit news: never paced.
+        if (n.endsWith('.json')) this.markDirty(n.slice(0, -5), true);
       });
       fw.on('error', () => undefined);
       this.fsWatchers.push(fw);
@@ -67,6 +74,8 @@ export class ActivityMonitor {
     this.running = false;
     clearInterval(this.fallback);
     clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
     for (const w of this.watches.values()) w.stop();
     this.watches.clear();
     for (const f of this.fsWatchers) f.close();
@@ -83,25 +92,45 @@ export class ActivityMonitor {
     return [...this.watches.values()].flatMap((w) => (w instanceof PanePipeWatch ? [w.fifo] : []));
   }
 
-  private markDirty(seat: string): void {
-    this.dirty.add(seat);
-    if (this.timer) return;
+  /** Pane output (paced: see pace.ts), or `urgent` news from a hook or a live-state file. */
+  private markDirty(seat: string, urgent = false): void {
+    const now = Date.now();
+    const due = seat === '*' ? now + (this.opts.debounceMs ?? LOOK_DEBOUNCE_MS) : this.pacer.dueAt(seat, now, urgent);
+    const prev = this.dirty.get(seat);
+    if (prev === undefined || due < prev) this.dirty.set(seat, due);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (!this.running || this.dirty.size === 0) return;
+    const next = Math.min(...this.dirty.values());
+    if (this.timer && next >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = next;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.timerAt = Infinity;
       void this.pass(false);
-    }, this.opts.debounceMs ?? 30);
+    }, Math.max(0, next - Date.now()));
   }
 
   private async pass(all: boolean): Promise<void> {
     if (!this.running) return;
     if (this.busy) {
-      if (all) this.dirty.add('*');
+      if (all) this.dirty.set('*', 0);
       return;
     }
     this.busy = true;
     try {
-      const names = all || this.dirty.has('*') ? undefined : new Set(this.dirty);
-      this.dirty.clear();
+      const now = Date.now();
+      let names: Set<string> | undefined;
+      if (all || this.dirty.has('*')) this.dirty.clear();
+      else {
+        // Only the seats that are due; a paced seat waits for its own time.
+        names = new Set([...this.dirty].filter(([, due]) => due <= now + 2).map(([seat]) => seat));
+        for (const seat of names) this.dirty.delete(seat);
+        for (const seat of names) this.pacer.looked(seat, now);
+      }
       const seats = this.engine.store.rigs.seats().filter((s) => !names || names.has(s.seat));
       if (seats.length === 0) return;
       for (const s of seats) this.watches.get(s.seat)?.rearm();
@@ -124,7 +153,7 @@ export class ActivityMonitor {
       }
     } finally {
       this.busy = false;
-      if (this.dirty.size > 0) this.markDirty([...this.dirty][0]!);
+      this.schedule();
     }
   }
 
