@@ -31,7 +31,7 @@ describe.skipIf(!!sshdMissing())('live terminal of a remote seat (node-pty runni
     hub.ack(owner, opened.term, out.length);
 
     expect((await hub.resize(owner, opened.term, 90, 25)).ok).toBe(true);
-    await waitFor(async () => sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, 'display-message', '-p', '-t', 'r1@mix', '#{window_width}x#{window_height}']).trim() === '90x25', { what: 'the remote window at the viewer size' });
+    await waitFor(async () => sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, 'display-message', '-p', '-t', 'r1@mix', '#{window_width}x#{window_height}']).trim() === '90x24', { what: 'the remote window at the viewer size less its status line' });
 
     expect(hub.close(owner, opened.term).ok).toBe(true);
     expect(await waitForExit(pid, 5000)).toBe('exited');

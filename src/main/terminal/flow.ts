@@ -106,3 +106,57 @@ export class FlowControl {
     return { unacked: this.unacked, paused: this.paused, resumes: this.resumes };
   }
 }
+
+/**
+ * Pauses the pty while any reason holds and resumes it when none does. Two reasons: flow control
+ * (the window is behind) and the frame: after one read the pty is not read again until that
+ * batch has gone out (≤16 ms). tmux then finds its client slow during a flood and, as it does for
+ * any slow terminal, skips the intermediate screens and sends the latest one (about a tenth of the
+ * bytes for `seq 1 1000000`, bench/terminal `clients`), so the window parses and paints one
+ * screen per frame instead of every scroll. An isolated write (a keystroke's echo) is read at
+ * once, as before.
+ */
+export type HoldReason = 'frame' | 'flow';
+
+export class PtyGate {
+  private held = new Set<HoldReason>();
+  constructor(private readonly pty: { pause(): void; resume(): void }) {}
+
+  hold(reason: HoldReason): void {
+    if (this.held.has(reason)) return;
+    if (this.held.size === 0) this.pty.pause();
+    this.held.add(reason);
+  }
+
+  release(reason: HoldReason): void {
+    if (!this.held.delete(reason)) return;
+    if (this.held.size === 0) this.pty.resume();
+  }
+
+  get holds(): HoldReason[] {
+    return [...this.held];
+  }
+}
+
+/** One viewer's output path: pty reads → ≤16 ms batches → frames, paced by frame and by flow control. */
+export class ViewerOutput {
+  readonly gate: PtyGate;
+  readonly flow: FlowControl;
+  readonly batcher: OutputBatcher;
+  constructor(pty: { pause(): void; resume(): void }, send: (batch: Uint8Array) => void, timers: Timers = realTimers) {
+    this.gate = new PtyGate(pty);
+    this.flow = new FlowControl(() => this.gate.hold('flow'), () => this.gate.release('flow'));
+    this.batcher = new OutputBatcher((batch) => {
+      this.flow.sent(batch.length);
+      send(batch);
+      this.gate.release('frame');
+    }, timers);
+  }
+
+  /** A pty read. Held before the push: a push that fills a batch flushes (and releases) at once. */
+  read(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    this.gate.hold('frame');
+    this.batcher.push(chunk);
+  }
+}

@@ -3,7 +3,7 @@ import { fail, type Result } from '../../shared/errors';
 import { dispatch } from '../engine/api';
 import type { Engine } from '../engine/engine';
 import { hostOfServer } from '../engine/tmux/identity';
-import { FlowControl, OutputBatcher, realTimers, type Timers } from './flow';
+import { realTimers, ViewerOutput, type Timers } from './flow';
 import { livePty, viewerEnv, type PtyLike, type SpawnPty } from './pty';
 
 /**
@@ -27,8 +27,7 @@ interface View {
   /** The seat's tmux server key; a remote one is resized through its host's connection. */
   server?: string;
   pty: PtyLike;
-  batcher: OutputBatcher;
-  flow: FlowControl;
+  out: ViewerOutput;
   cols: number;
   rows: number;
   closed: boolean;
@@ -69,19 +68,15 @@ export class TerminalHub {
     }
     const view: View = {
       id, owner, seat: at.seat as string, tmuxPrefix: argv.slice(0, argv.indexOf('attach-session')), sessionId, ...(remote ? { server } : {}), pty, cols, rows, closed: false,
-      batcher: new OutputBatcher((batch) => {
-        view.flow.sent(batch.length);
-        sink.frame(encodeFrame(FRAME.OUTPUT, id, batch));
-      }, this.timers),
-      flow: new FlowControl(() => pty.pause(), () => pty.resume()),
+      out: new ViewerOutput(pty, (batch) => sink.frame(encodeFrame(FRAME.OUTPUT, id, batch)), this.timers),
     };
     this.views.set(id, view);
     pty.onData((d) => {
-      if (!view.closed) view.batcher.push(d);
+      if (!view.closed) view.out.read(d);
     });
     pty.onExit((e) => {
       if (view.closed) return;
-      view.batcher.flushNow();
+      view.out.batcher.flushNow();
       this.drop(view);
       sink.exit(id, `the tmux client ended (exit ${e.exitCode})`);
     });
@@ -98,7 +93,7 @@ export class TerminalHub {
   }
 
   ack(owner: object, term: number, bytes: number): void {
-    this.mine(owner, term)?.flow.acked(bytes);
+    this.mine(owner, term)?.out.flow.acked(bytes);
   }
 
   async resize(owner: object, term: number, cols: number, rows: number): Promise<Result> {
@@ -123,9 +118,9 @@ export class TerminalHub {
   }
 
   /** For tests and the bench: who owns a seat's size, and a view's flow state. */
-  inspect(term: number): { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean; resumes: number } } | undefined {
+  inspect(term: number): { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean; resumes: number }; holds: string[] } | undefined {
     const v = this.views.get(term);
-    return v && { seat: v.seat, pid: v.pty.pid, sizeOwner: this.sizeOwner.get(v.seat) === v.id, flow: v.flow.state };
+    return v && { seat: v.seat, pid: v.pty.pid, sizeOwner: this.sizeOwner.get(v.seat) === v.id, flow: v.out.flow.state, holds: v.out.gate.holds };
   }
 
   get count(): number {
@@ -142,19 +137,26 @@ export class TerminalHub {
     await this.applySize(v);
   }
 
+  /**
+   * The window takes the viewer's size less tmux's status lines: the viewer shows those too, and
+   * a pane as tall as the whole viewer would have its top row panned out of sight.
+   */
   private async applySize(v: View): Promise<void> {
-    if (v.server) {
-      await this.engine.client(v.server).run(['resize-window', '-t', v.sessionId, '-x', String(v.cols), '-y', String(v.rows)]);
-      return;
-    }
-    await this.engine.deps.exec(v.tmuxPrefix[0]!, [...v.tmuxPrefix.slice(1), 'resize-window', '-t', v.sessionId, '-x', String(v.cols), '-y', String(v.rows)], { env: viewerEnv(this.engine.deps.env), timeoutMs: 5000 });
+    const st = await this.tmux(v, ['display-message', '-p', '-t', v.sessionId, '#{status}']);
+    const status = statusLines(st.stdout.trim());
+    await this.tmux(v, ['resize-window', '-t', v.sessionId, '-x', String(v.cols), '-y', String(Math.max(1, v.rows - status))]);
+  }
+
+  private tmux(v: View, args: string[]): Promise<{ stdout: string }> {
+    if (v.server) return this.engine.client(v.server).run(args);
+    return this.engine.deps.exec(v.tmuxPrefix[0]!, [...v.tmuxPrefix.slice(1), ...args], { env: viewerEnv(this.engine.deps.env), timeoutMs: 5000 });
   }
 
   /** Ends our own attach client by its pty (never the seat's session) and forgets the view. */
   private drop(v: View): void {
     if (v.closed) return;
     v.closed = true;
-    v.batcher.dispose();
+    v.out.batcher.dispose();
     this.views.delete(v.id);
     if (this.sizeOwner.get(v.seat) === v.id) this.sizeOwner.delete(v.seat);
     try {
@@ -163,4 +165,12 @@ export class TerminalHub {
       /* already exited */
     }
   }
+}
+
+/** tmux's `status` option as a number of lines: off, on (one), or 2 to 5. */
+export function statusLines(value: string): number {
+  if (value === 'off' || value === '0' || value === '') return 0;
+  if (value === 'on') return 1;
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 && n <= 5 ? n : 1;
 }
