@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, encodeAck, encodeFrame, FRAME } from '../../src/shared/contract/app';
-import { BATCH_MAX_BYTES, BATCH_MAX_DELAY_MS, FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FlowControl, OutputBatcher, ViewerOutput, type Timers } from '../../src/main/terminal/flow';
+import { BATCH_MAX_BYTES, BATCH_MAX_DELAY_MS, FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FlowControl, OutputBatcher, type Timers } from '../../src/main/terminal/flow';
 
 /** Timers a test advances by hand. */
 function fakeTimers(): Timers & { advance(ms: number): void; pending(): number } {
@@ -72,57 +72,6 @@ describe('flow control', () => {
     expect(f.state.unacked).toBe(0);
     f.sent(FLOW_HIGH_WATERMARK + 1);
     expect(f.state.paused).toBe(true);
-  });
-});
-
-describe('a viewer reads its pty at most once per frame', () => {
-  const setup = () => {
-    const t = fakeTimers();
-    const pty = { reading: true, pauses: 0, pause() { this.reading = false; this.pauses++; }, resume() { this.reading = true; } };
-    const sent: number[] = [];
-    const out = new ViewerOutput(pty, (b) => sent.push(b.length), t);
-    return { t, pty, sent, out };
-  };
-
-  it('after one read the pty is not read again until that batch has gone out', () => {
-    const { t, pty, sent, out } = setup();
-    out.read(new Uint8Array(100));
-    expect(pty.reading).toBe(false);
-    t.advance(BATCH_MAX_DELAY_MS - 1);
-    expect([pty.reading, sent]).toEqual([false, []]);
-    t.advance(1);
-    expect([pty.reading, sent]).toEqual([true, [100]]);
-    // A quiet pty stays readable: an isolated echo is read at once.
-    t.advance(1000);
-    expect(pty.reading).toBe(true);
-  });
-
-  it('a read that fills a batch sends it at once: the frame no longer holds the pty', () => {
-    const { pty, sent, out } = setup();
-    out.read(new Uint8Array(BATCH_MAX_BYTES));
-    expect(sent).toEqual([BATCH_MAX_BYTES]);
-    // 200 KB unacked is past the high watermark: only flow control holds it now.
-    expect(out.gate.holds).toEqual(['flow']);
-    out.flow.acked(BATCH_MAX_BYTES);
-    expect(pty.reading).toBe(true);
-  });
-
-  it('flow control outlasts the frame: a window that is behind keeps the pty paused until it acks', () => {
-    const { t, pty, out } = setup();
-    out.read(new Uint8Array(FLOW_HIGH_WATERMARK + 1));
-    t.advance(BATCH_MAX_DELAY_MS);
-    expect([pty.reading, out.gate.holds]).toEqual([false, ['flow']]);
-    out.flow.acked(FLOW_HIGH_WATERMARK + 1);
-    expect([pty.reading, out.gate.holds]).toEqual([true, []]);
-    // Both reasons, released in either order, resume exactly once.
-    out.read(new Uint8Array(FLOW_HIGH_WATERMARK + 1));
-    t.advance(BATCH_MAX_DELAY_MS);
-    out.read(new Uint8Array(10));
-    expect(out.gate.holds.sort()).toEqual(['flow', 'frame']);
-    out.flow.acked(FLOW_HIGH_WATERMARK + 1);
-    expect(pty.reading).toBe(false);
-    t.advance(BATCH_MAX_DELAY_MS);
-    expect([pty.reading, out.gate.holds]).toEqual([true, []]);
   });
 });
 

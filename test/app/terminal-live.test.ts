@@ -71,16 +71,16 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     await waitFor(() => w.serve.ctx.terminals.count === 0, { what: 'viewers closed' });
   });
 
-  it('a flood reaches the window about one screen per frame, and its last screen is whole', async () => {
+  it("a flood's last screen reaches the window whole, with every pane row in view above the status line", async () => {
     const c = await WireClient.open(w.serve);
     const t = (await c.call('terminal.open', { seat: 'lead@live', cols: 120, rows: 40 })).term;
     const pane = w.engine.store.sessions.live('lead@live')!.paneId;
     await waitFor(() => /[$#] ?$/m.test(w.world.tmux.capture(pane).trimEnd()), { what: 'prompt' });
     await new Promise((r) => setTimeout(r, 300));
     const before = c.frames.length;
-    const lines = 1_000_000;
+    const lines = 200_000;
     c.ws.send(encodeFrame(FRAME.INPUT, t, new TextEncoder().encode(`seq 1 ${lines}; echo flood-done-$((6*7))\r`)));
-    // Acked as xterm's write callback would, so flow control never holds it: only the frame does.
+    // Acked as xterm's write callback would, so flow control never holds it.
     let acked = 0;
     const mine = () => c.frames.slice(before).filter((f) => f[0] === FRAME.OUTPUT && f.readUInt32BE(1) === t);
     await waitFor(() => {
@@ -90,11 +90,6 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
       return /^flood-done-42\r?$/m.test(w.world.tmux.capture(pane)) && /flood-done-42/.test(Buffer.concat(mine().map((f) => f.subarray(5))).toString('latin1'));
     }, { what: 'the end of the flood in the window', timeoutMs: 60_000, intervalMs: 20 });
     await new Promise((r) => setTimeout(r, 300));
-    const received = Buffer.concat(mine().map((f) => f.subarray(5)));
-    const printed = lines.toString().length * lines;
-    // tmux skips the screens a slow client could not take; a client reading every chunk at once
-    // gets about a tenth of the pane's bytes here (measured 8-13 %), one read per frame about 1 %.
-    expect(received.length / printed).toBeLessThan(0.06);
     // Everything this viewer got since it opened (tmux's first full draw on), replayed into a
     // terminal of the same size, is the pane's last screen.
     const all = Buffer.concat(c.frames.filter((f) => f[0] === FRAME.OUTPUT && f.readUInt32BE(1) === t).map((f) => f.subarray(5)));

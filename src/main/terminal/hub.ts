@@ -3,7 +3,7 @@ import { fail, type Result } from '../../shared/errors';
 import { dispatch } from '../engine/api';
 import type { Engine } from '../engine/engine';
 import { hostOfServer } from '../engine/tmux/identity';
-import { realTimers, ViewerOutput, type Timers } from './flow';
+import { FlowControl, OutputBatcher, realTimers, type Timers } from './flow';
 import { livePty, viewerEnv, type PtyLike, type SpawnPty } from './pty';
 
 /**
@@ -27,7 +27,8 @@ interface View {
   /** The seat's tmux server key; a remote one is resized through its host's connection. */
   server?: string;
   pty: PtyLike;
-  out: ViewerOutput;
+  batcher: OutputBatcher;
+  flow: FlowControl;
   cols: number;
   rows: number;
   closed: boolean;
@@ -68,15 +69,23 @@ export class TerminalHub {
     }
     const view: View = {
       id, owner, seat: at.seat as string, tmuxPrefix: argv.slice(0, argv.indexOf('attach-session')), sessionId, ...(remote ? { server } : {}), pty, cols, rows, closed: false,
-      out: new ViewerOutput(pty, (batch) => sink.frame(encodeFrame(FRAME.OUTPUT, id, batch)), this.timers),
+      batcher: new OutputBatcher((batch) => {
+        view.flow.sent(batch.length);
+        sink.frame(encodeFrame(FRAME.OUTPUT, id, batch));
+      }, this.timers),
+      flow: new FlowControl(() => pty.pause(), () => pty.resume()),
     };
     this.views.set(id, view);
+    // Read as fast as the pty gives: holding a read for a frame makes tmux skip screens during a
+    // flood (a tenth of Chromium's work) but its slow-client timer then shows the flood's end up
+    // to 100 ms late, which cost a fifth of bench/terminal's throughput; flow control alone
+    // throttles a window that falls behind.
     pty.onData((d) => {
-      if (!view.closed) view.out.read(d);
+      if (!view.closed) view.batcher.push(d);
     });
     pty.onExit((e) => {
       if (view.closed) return;
-      view.out.batcher.flushNow();
+      view.batcher.flushNow();
       this.drop(view);
       sink.exit(id, `the tmux client ended (exit ${e.exitCode})`);
     });
@@ -93,7 +102,7 @@ export class TerminalHub {
   }
 
   ack(owner: object, term: number, bytes: number): void {
-    this.mine(owner, term)?.out.flow.acked(bytes);
+    this.mine(owner, term)?.flow.acked(bytes);
   }
 
   async resize(owner: object, term: number, cols: number, rows: number): Promise<Result> {
@@ -118,9 +127,9 @@ export class TerminalHub {
   }
 
   /** For tests and the bench: who owns a seat's size, and a view's flow state. */
-  inspect(term: number): { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean; resumes: number }; holds: string[] } | undefined {
+  inspect(term: number): { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean; resumes: number } } | undefined {
     const v = this.views.get(term);
-    return v && { seat: v.seat, pid: v.pty.pid, sizeOwner: this.sizeOwner.get(v.seat) === v.id, flow: v.out.flow.state, holds: v.out.gate.holds };
+    return v && { seat: v.seat, pid: v.pty.pid, sizeOwner: this.sizeOwner.get(v.seat) === v.id, flow: v.flow.state };
   }
 
   get count(): number {
@@ -156,7 +165,7 @@ export class TerminalHub {
   private drop(v: View): void {
     if (v.closed) return;
     v.closed = true;
-    v.out.batcher.dispose();
+    v.batcher.dispose();
     this.views.delete(v.id);
     if (this.sizeOwner.get(v.seat) === v.id) this.sizeOwner.delete(v.seat);
     try {
