@@ -10,6 +10,8 @@ import { HostSet, hostRoster } from './hosts/roster';
 import { mergeRosters } from './hosts/merge';
 import type { ProcInfo, ProcReader } from './proc/types';
 
+export type RespawnGuard = (server: string, paneId: string) => Promise<() => void>;
+
 /**
  * The orchestration engine: plain Node, no Electron. The app, the CLI and `rigdesk serve` all run
  * this class; its services (launch, stop, send, ...) live in ./services and take it as context.
@@ -28,6 +30,23 @@ export class Engine {
 
   get store() {
     return this.deps.store;
+  }
+
+  private respawnGuards = new Set<RespawnGuard>();
+
+  /**
+   * Called before a pane is respawned in place (restart), with a release for after. tmux 3.3a's
+   * server crashes, every session with it, when a pane is respawned while a control-mode client
+   * is behind on its output (tmux #5499); the activity monitor takes its own off such a pane here.
+   */
+  onBeforeRespawn(guard: RespawnGuard): () => void {
+    this.respawnGuards.add(guard);
+    return () => void this.respawnGuards.delete(guard);
+  }
+
+  async beforeRespawn(server: string, paneId: string): Promise<() => void> {
+    const releases = await Promise.all([...this.respawnGuards].map((g) => g(server, paneId)));
+    return () => releases.forEach((r) => r());
   }
 
   now(): number {

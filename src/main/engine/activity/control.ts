@@ -52,6 +52,23 @@ export class PaneOutputWatch {
     this.muted.clear();
   }
 
+  /**
+   * Detaches and waits until the client is gone (over ssh: until the remote client has exited and
+   * ssh with it), so tmux holds no offsets for it any more; killed after `timeoutMs`.
+   */
+  async detach(timeoutMs = 2000): Promise<void> {
+    const child = this.child;
+    if (!child || !this.alive) return this.stop();
+    const gone = new Promise<void>((r) => child.once('exit', () => r()));
+    try {
+      child.stdin!.end('detach-client\n');
+    } catch {
+      /* gone */
+    }
+    await Promise.race([gone, new Promise((r) => setTimeout(r, timeoutMs))]);
+    this.stop();
+  }
+
   stop(): void {
     if (!this.child) return;
     try {

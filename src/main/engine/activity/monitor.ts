@@ -40,6 +40,9 @@ export class ActivityMonitor {
   private running = false;
   private busy = false;
   private listeners: ((c: ActivityChange) => void)[] = [];
+  /** Seats whose pane is being respawned: no control client may attach to them meanwhile. */
+  private respawning = new Set<string>();
+  private offRespawn?: () => void;
 
   constructor(private readonly engine: Engine, private readonly opts: { debounceMs?: number; fallbackMs?: number } = {}) {
     this.pacer = new LookPacer(opts.debounceMs);
@@ -52,6 +55,7 @@ export class ActivityMonitor {
 
   async start(): Promise<void> {
     this.running = true;
+    this.offRespawn = this.engine.onBeforeRespawn((server, paneId) => this.yieldPane(server, paneId));
     // Hook events land as one file per seat: a change there is that seat's news.
     mkdirSync(this.engine.deps.layout.hooksDir, { recursive: true, mode: 0o700 });
     try {
@@ -72,6 +76,7 @@ export class ActivityMonitor {
 
   stop(): void {
     this.running = false;
+    this.offRespawn?.();
     clearInterval(this.fallback);
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -80,6 +85,27 @@ export class ActivityMonitor {
     this.watches.clear();
     for (const f of this.fsWatchers) f.close();
     this.fsWatchers = [];
+  }
+
+  /**
+   * Before a pane is respawned: a control client watching its session detaches (and stays away
+   * until the respawn is done); a pipe needs nothing, it survives the respawn.
+   */
+  private async yieldPane(server: string, paneId: string): Promise<() => void> {
+    const seats = this.engine.store.sessions.allLive().filter((l) => l.server === server && l.paneId === paneId).map((l) => l.seat);
+    for (const seat of seats) this.respawning.add(seat);
+    await Promise.all(seats.map(async (seat) => {
+      const w = this.watches.get(seat);
+      if (!(w instanceof PaneOutputWatch)) return;
+      this.watches.delete(seat);
+      await w.detach();
+    }));
+    return () => {
+      for (const seat of seats) {
+        this.respawning.delete(seat);
+        this.markDirty(seat, true);
+      }
+    };
   }
 
   /** Pids of the control clients, so a bench can count their CPU too. */
@@ -185,6 +211,7 @@ export class ActivityMonitor {
       // Somebody else's pipe, or no fifo here: a control client tells us instead.
       if (started.why === 'foreign') this.foreignPipes.add(key);
     }
+    if (this.respawning.has(seat)) return;
     // A remote session is watched by tmux -C on its host, over that host's shared ssh connection;
     // an unknown host gets no watch (polling still looks at it). Its files are not ours to watch here.
     const host = ref.host ? this.engine.hosts.get(ref.host) : undefined;

@@ -158,10 +158,11 @@ async function restartInPane(engine: Engine, seat: SeatRow, live: SessionRow, ag
   const program = gateArgv(old, wrapForPane(adapter.resumeArgv(ctx, cid)));
   const env = { ...seat.env, RIGDESK_SEAT: seat.seat };
   const client = engine.client(live.server);
+  const release = await engine.beforeRespawn(live.server, live.paneId);
   const res = await client.run([
     'respawn-pane', '-k', '-t', live.paneId, '-c', seat.cwd, ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), '--', ...program,
     ';', 'display-message', '-p', '-t', live.paneId, '#{pane_pid}',
-  ]);
+  ]).finally(release);
   const newPid = Number(res.stdout.trim().split('\n').pop());
   if (res.code !== 0 || !Number.isInteger(newPid) || newPid <= 1) {
     store.reservations.advance(r.id, 'helper_invoked', 'abandoned', { outcome: `respawn-pane failed: ${res.stderr.trim()}` });
