@@ -19,9 +19,11 @@ export interface ActivityChange {
 }
 
 /**
- * Event-driven activity for a long-lived engine (the app, `rigdesk serve`): pane output (tmux
- * control mode) and live-state files (inotify) mark seats dirty; a dirty seat is looked at once
- * (one roster + one batched capture), and a change becomes a `seat.activity` event row before
+ * Event-driven activity for a long-lived engine (the app, `rigdesk serve`): pane output (a
+ * `pipe-pane` fifo per local pane, pipe.ts; a control-mode client for seats on hosts and for panes
+ * somebody else pipes, control.ts) and live-state files (inotify) mark seats dirty; a dirty seat is
+ * looked at once, paced while its output streams on (pace.ts) (one roster + one batched capture),
+ * and a change becomes a `seat.activity` event row before
  * anything else hears of it. A slow full pass catches what no event reports (a process exiting
  * without printing). At rest nothing runs but the fallback pass.
  */
