@@ -117,7 +117,8 @@ it.skipIf(!!missing || !ONLY.has('heap'))(`renderer JS heap with ${HEAP_SEATS.jo
 });
 
 it.skipIf(!!missing || !ONLY.has('flood'))(`a ${FLOOD_MB} MB flood in one seat never stalls the others or grows memory without bound`, async () => {
-  const w = await appWorld('flood', ['flood', 'calm']);
+  // The activity monitor runs, as in rigdesk serve: every byte of the flood also goes through its pipe.
+  const w = await appWorld('flood', ['flood', 'calm'], { monitor: true });
   const chrome = await launchChromium();
   let r: FloodReport;
   try {
