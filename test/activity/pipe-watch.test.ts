@@ -77,8 +77,8 @@ describe('the activity watch pipes pane output', () => {
     expect(w.tmux.run(['display-message', '-p', '-t', 'b@demo', '#{pane_dead}']).trim()).toBe('0');
   });
 
-  it('a pipe that is closed is set again by the next pass', async () => {
-    const changes = await start(500);
+  it('a pipe that is closed is set again when its writer ends, with no fallback pass', async () => {
+    const changes = await start();
     w.tmux.run(['pipe-pane', '-t', 'a@demo']);
     expect(pipeOf('a@demo').split(' ')[0]).toBe('0');
     await waitFor(() => pipeOf('a@demo').split(' ')[0] === '1', { timeoutMs: 5000, what: 'piped again' });
@@ -100,5 +100,34 @@ describe('the activity watch pipes pane output', () => {
     }, { timeoutMs: 5000, intervalMs: 200, what: 'the pipe ended with its reader' });
     // Nothing grew in its place: a missing fifo never becomes a regular file.
     for (const f of fifos) expect(existsSync(f)).toBe(false);
+  });
+
+  it('a person who replaces our pipe keeps theirs: the watch ends with our writer and a control client takes over', async () => {
+    const changes = await start();
+    expect(m!.watchKind('a@demo')).toBe('pipe');
+    const theirs = join(w.root, 'their-log.txt');
+    w.tmux.run(['pipe-pane', '-t', 'a@demo', `cat >> ${theirs}`]);
+    await waitFor(() => m!.watchKind('a@demo') === 'control', { timeoutMs: 5000, what: 'a control client instead' });
+    const t0 = Date.now();
+    w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 1; echo their-line', 'Enter']);
+    await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+    await waitFor(() => existsSync(theirs) && readFileSync(theirs, 'utf8').includes('their-line'), { what: 'their pipe still receives the output' });
+    expect(m!.watchKind('a@demo')).toBe('control');
+  });
+
+  it('after an engine restart the pipe left behind is not replaced: a control client watches until it ends, then the pane is piped again', async () => {
+    await start();
+    m!.stop();
+    // The old `cat` is still there until the pane next prints.
+    expect(pipeOf('a@demo').split(' ')[0]).toBe('1');
+    await start();
+    expect(m!.watchKind('a@demo')).toBe('control');
+    // Its `cat` dies at the first write (no reader), tmux drops the pipe at its next one, and the
+    // look after that pipes the pane again; meanwhile the control client heard every line.
+    await waitFor(() => {
+      w.tmux.run(['send-keys', '-t', 'a@demo', 'echo wake', 'Enter']);
+      return m!.watchKind('a@demo') === 'pipe';
+    }, { timeoutMs: 8000, intervalMs: 300, what: 'piped again once the old pipe ended' });
+    expect(m!.watcherPids()).toEqual(m!.watchKind('b@demo') === 'control' ? [expect.any(Number)] : []);
   });
 });

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { PaneOutputWatch } from './control';
 import { LOOK_DEBOUNCE_MS, LookPacer } from './pace';
 import { PanePipeWatch } from './pipe';
+import { remotePipeCommand, RemotePipeWatch } from './pipe-remote';
 import { activityLabel, type SeatActivity } from './decide';
 import { observeSeats } from './observe';
 import type { RosterPane } from '../roster/types';
@@ -28,9 +29,7 @@ export interface ActivityChange {
  * without printing). At rest nothing runs but the fallback pass.
  */
 export class ActivityMonitor {
-  private watches = new Map<string, PaneOutputWatch | PanePipeWatch>();
-  /** Panes whose output somebody else pipes: watched by a control client instead, never re-piped. */
-  private foreignPipes = new Set<string>();
+  private watches = new Map<string, PaneOutputWatch | PanePipeWatch | RemotePipeWatch>();
   private fsWatchers: FSWatcher[] = [];
   /** Seats to look at, and when ('*': every seat, now). */
   private dirty = new Map<string, number>();
@@ -115,6 +114,12 @@ export class ActivityMonitor {
     return [...this.watches.values()].map((w) => (w instanceof PaneOutputWatch ? w.pid : undefined)).filter((p): p is number => p !== undefined);
   }
 
+  /** How each seat is watched (tests and diagnostics). */
+  watchKind(seat: string): 'pipe' | 'remote-pipe' | 'control' | undefined {
+    const w = this.watches.get(seat);
+    return w instanceof PanePipeWatch ? 'pipe' : w instanceof RemotePipeWatch ? 'remote-pipe' : w instanceof PaneOutputWatch ? 'control' : undefined;
+  }
+
   /** The fifos pane output is piped into, so a bench can find the `cat` writing each one. */
   watchFifos(): string[] {
     return [...this.watches.values()].flatMap((w) => (w instanceof PanePipeWatch ? [w.fifo] : []));
@@ -188,40 +193,55 @@ export class ActivityMonitor {
   private async ensureWatches(seat: string, server: string | undefined, sessionId: string | undefined, pane: RosterPane | undefined): Promise<void> {
     const existing = this.watches.get(seat);
     const ref = server ? parseServerKey(server) : undefined;
-    // A person who closed their own pipe leaves the pane to be piped by us again.
-    if (pane?.pipe === false) this.foreignPipes.delete(`${server} ${pane.paneId}`);
-    const local = ref !== undefined && !ref.host && pane !== undefined && !pane.paneDead && !this.foreignPipes.has(`${server} ${pane.paneId}`);
-    const key = local ? `${server} ${pane.paneId}` : `${server} ${sessionId}`;
-    // A pipe the pane no longer has (somebody closed it, or `cat` ended) is set again.
-    const pipeLost = existing instanceof PanePipeWatch && pane?.pipe === false;
-    if (existing && existing.alive && existing.key === key && !pipeLost) return;
+    // A pane with no pipe gets ours; one with a pipe (a person's, or one left by an engine that
+    // went away) gets a control client until it has none. Our own pipe's watch ends with its writer.
+    const ours = existing instanceof PanePipeWatch || existing instanceof RemotePipeWatch;
+    const pipeable = ref !== undefined && pane !== undefined && !pane.paneDead && (pane.pipe === false || (ours && existing.alive && existing.key === `${server} ${pane.paneId}`));
+    const local = pipeable && !ref.host;
+    const remote = pipeable && !!ref.host;
+    const key = pipeable ? `${server} ${pane.paneId}` : `${server} ${sessionId}`;
+    if (existing && existing.alive && existing.key === key) return;
     existing?.stop();
     this.watches.delete(seat);
     if (!server || !sessionId || !ref) return;
-    if (local) {
-      const fifo = join(this.engine.deps.layout.watchDir, `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.fifo`);
+    const watchName = createHash('sha256').update(key).digest('hex').slice(0, 16);
+    if (local && pane) {
+      const fifo = join(this.engine.deps.layout.watchDir, `${watchName}.fifo`);
       mkdirSync(this.engine.deps.layout.watchDir, { recursive: true, mode: 0o700 });
       const w = new PanePipeWatch(key, this.engine.client(server), pane.paneId, fifo, () => this.markDirty(seat), this.engine.deps.exec);
-      this.watches.set(seat, w);
-      const started = await w.start();
-      if (started.ok || !this.running) {
-        if (!this.running) w.stop();
+      if (await this.startPipe(seat, w)) {
         if (pane.agent?.home) this.watchDir(join(pane.agent.home, 'sessions'));
         return;
       }
-      this.watches.delete(seat);
-      // Somebody else's pipe, or no fifo here: a control client tells us instead.
-      if (started.why === 'foreign') this.foreignPipes.add(key);
     }
-    if (this.respawning.has(seat)) return;
-    // A remote session is watched by tmux -C on its host, over that host's shared ssh connection;
-    // an unknown host gets no watch (polling still looks at it). Its files are not ours to watch here.
+    // An unknown host gets no watch (polling still looks at it); its files are not ours to watch here.
     const host = ref.host ? this.engine.hosts.get(ref.host) : undefined;
     if (ref.host && !host) return;
+    if (host && remote && pane) {
+      const tmuxArgv = ['tmux', '-u', ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path])];
+      const [file, ...args] = remotePipeCommand(watchName, pane.paneId, tmuxArgv);
+      const w = new RemotePipeWatch(key, host.streamArgv(file!, args), () => this.markDirty(seat), this.engine.deps.env);
+      if (await this.startPipe(seat, w)) return;
+    }
+    // No pipe of ours (somebody else pipes the pane, or it could not be set): a control client,
+    // on a host over its shared connection; never while the pane is being respawned.
+    if (this.respawning.has(seat)) return;
     const w = new PaneOutputWatch(`${server} ${sessionId}`, ref, sessionId, () => this.markDirty(seat), this.engine.deps.env, host?.controlArgv(sessionId));
     w.start();
     this.watches.set(seat, w);
     if (pane?.agent?.home && !ref.host) this.watchDir(join(pane.agent.home, 'sessions'));
+  }
+
+  /** A pipe watch, started; false to fall back to a control client (the pane got a pipe meanwhile, or none could be set). */
+  private async startPipe(seat: string, w: PanePipeWatch | RemotePipeWatch): Promise<boolean> {
+    this.watches.set(seat, w);
+    const started = await w.start();
+    if (started.ok || !this.running) {
+      if (!this.running) w.stop();
+      return true;
+    }
+    this.watches.delete(seat);
+    return false;
   }
 
   private watchedDirs = new Set<string>();

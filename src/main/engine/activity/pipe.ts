@@ -14,10 +14,12 @@ import type { TmuxClient } from '../tmux/client';
  * with every seat on it; Rigdesk restarts seats with `respawn-pane -k`. A pipe costs tmux one
  * write per read, and survives a respawn.
  *
- * Ours, provably: the pipe is set only on a pane with no pipe, or one whose `@rigdesk_watch`
- * marker names this fifo, in one tmux command (`if-shell -F`), so a person's own `pipe-pane` is
- * never replaced. When the engine goes, the fifo loses its reader, the next write kills `cat`
- * (EPIPE) and tmux drops the pipe by itself: nothing is left to clean up.
+ * Never somebody else's pipe: the pipe is set only on a pane that has none (`if-shell -F` on
+ * `pane_pipe`, in the same tmux command), and a pane that has one, a person's or a pipe left by an
+ * engine that went away, is watched by a control client until it has none. Ours ends when its
+ * writer does: the pane died, somebody replaced or closed the pipe, or `cat` lost its reader; the
+ * watch then ends too and the next look decides again. When the engine goes, the fifo loses its
+ * reader, the next write kills `cat` (EPIPE) and tmux drops the pipe by itself.
  */
 export type PipeStart = { ok: true } | { ok: false; why: 'foreign' | 'unsafe_path' | 'failed'; detail: string };
 
@@ -37,32 +39,44 @@ export class PanePipeWatch {
     private readonly exec: Exec,
   ) {}
 
-  async start(): Promise<PipeStart> {
+  async start(helloTimeoutMs = 5000): Promise<PipeStart> {
     if (!SAFE_PATH.test(this.fifo) || !/^%\d+$/.test(this.paneId)) return { ok: false, why: 'unsafe_path', detail: this.fifo };
     const made = await this.makeFifo();
     if (!made.ok) return made;
-    // Read-write, so opening never waits for a writer and a reader is always there when `cat`
-    // opens it; non-blocking, so libuv polls it like a pipe instead of parking a thread on it.
-    let fd: number;
+    // Read-write first, so neither this open nor `cat`'s waits for the other; non-blocking, so
+    // libuv polls it like a pipe instead of parking a thread on it.
+    let rw: Socket;
     try {
-      fd = openSync(this.fifo, constants.O_RDWR | constants.O_NONBLOCK);
+      rw = this.socketOn(openSync(this.fifo, constants.O_RDWR | constants.O_NONBLOCK));
     } catch (e) {
       return { ok: false, why: 'failed', detail: (e as Error).message };
     }
-    const sock = new Socket({ fd, readable: true, writable: false });
-    sock.on('data', () => {
-      if (this.muted) return;
-      this.muted = true;
-      this.onDirty();
+    this.sock = rw;
+    const hello = new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), helloTimeoutMs);
+      rw.once('data', () => (clearTimeout(t), resolve(true)));
     });
-    sock.on('error', () => sock.destroy());
-    this.sock = sock;
-    const r = await this.tmux.run(['if-shell', '-F', '-t', this.paneId, ourOrNone(this.fifo), pipeCommand(this.paneId, this.fifo), 'display-message -p rigdesk:foreign-pipe']);
-    if (r.code !== 0 || r.stdout.includes('rigdesk:foreign-pipe')) {
+    const r = await this.tmux.run(['if-shell', '-F', '-t', this.paneId, '#{pane_pipe}', 'display-message -p rigdesk:piped-already', pipeCommand(this.paneId, this.fifo)]);
+    if (r.code !== 0 || r.stdout.includes('rigdesk:piped-already')) {
       this.stop();
       return r.code !== 0
         ? { ok: false, why: 'failed', detail: r.stderr.trim() || `tmux exited ${r.code}` }
         : { ok: false, why: 'foreign', detail: `${this.paneId} already pipes its output elsewhere` };
+    }
+    if (!(await hello) || this.sock !== rw) {
+      this.stop();
+      return { ok: false, why: 'failed', detail: 'the pipe never opened the fifo' };
+    }
+    // `cat` has it open: from now on read-only, so its end (the pane died, the pipe was replaced
+    // or closed) is the end of this stream, and of the watch.
+    try {
+      const ro = this.socketOn(openSync(this.fifo, constants.O_RDONLY | constants.O_NONBLOCK));
+      ro.once('end', () => this.ended());
+      this.sock = ro;
+      rw.destroy();
+    } catch (e) {
+      this.stop();
+      return { ok: false, why: 'failed', detail: (e as Error).message };
     }
     return { ok: true };
   }
@@ -83,6 +97,23 @@ export class PanePipeWatch {
     rmSync(this.fifo, { force: true });
   }
 
+  private socketOn(fd: number): Socket {
+    const sock = new Socket({ fd, readable: true, writable: false });
+    sock.on('data', () => {
+      if (this.muted) return;
+      this.muted = true;
+      this.onDirty();
+    });
+    sock.on('error', () => sock.destroy());
+    return sock;
+  }
+
+  /** The writer is gone: whatever happened to the pane is news, and the next look decides again. */
+  private ended(): void {
+    this.stop();
+    this.onDirty();
+  }
+
   private async makeFifo(): Promise<{ ok: true } | { ok: false; why: 'failed'; detail: string }> {
     // Always a fresh inode: a `cat` still writing to an older one gets EPIPE and ends.
     try {
@@ -96,17 +127,11 @@ export class PanePipeWatch {
   }
 }
 
-/** True when the pane has no pipe, or has the one this fifo's watch set. */
-export function ourOrNone(fifo: string): string {
-  return `#{?pane_pipe,#{==:#{@rigdesk_watch},${fifo}},1}`;
-}
-
 /**
- * Replaces our own pipe (or sets the first one) and marks it, in one command list. `cat` runs
- * only while the path is still a fifo: a missing one must not become a regular file that grows
- * with the pane's output. After the pipe closes (the pane died), one byte tells the engine.
+ * Sets the pipe and marks which fifo it feeds (for a person reading `#{@rigdesk_watch}`). `cat`
+ * runs only while the path is still a fifo: a missing one must not become a regular file that
+ * grows with the pane's output. Its first byte says it has the fifo open.
  */
 export function pipeCommand(paneId: string, fifo: string): string {
-  return `pipe-pane -O -t ${paneId} 'test -p ${fifo} && exec >${fifo} && cat && echo' ; set -p -t ${paneId} @rigdesk_watch ${fifo}`;
+  return `pipe-pane -O -t ${paneId} 'test -p ${fifo} && exec >${fifo} && printf . && exec cat' ; set -p -t ${paneId} @rigdesk_watch ${fifo}`;
 }
-

@@ -127,6 +127,11 @@ export class SshHost {
     return ['ssh', ...sshBaseArgs(this.spec.ssh, this.opts), '--', tmux];
   }
 
+  /** Any command on the host as a long-lived child here, over the shared connection (no pty). */
+  streamArgv(file: string, args: readonly string[]): string[] {
+    return ['ssh', ...sshBaseArgs(this.spec.ssh, this.opts), '--', remoteCommand(file, args)];
+  }
+
   /** Closes the shared connection (tests, and `rigdesk hosts` after a check). */
   close(): void {
     try {
