@@ -37,7 +37,7 @@ function cpuTicks(pid: number): number {
 }
 
 /**
- * The activity watch's own processes: control clients (remote seats, panes somebody else pipes)
+ * The activity watch's own processes: control clients (panes somebody else pipes)
  * and, for each piped pane, the `sh` tmux runs for the pipe (its command names the fifo) and its `cat`.
  */
 function watchPids(m: ActivityMonitor): number[] {

@@ -21,7 +21,7 @@ export interface ActivityChange {
 
 /**
  * Event-driven activity for a long-lived engine (the app, `rigdesk serve`): pane output (a
- * `pipe-pane` fifo per local pane, pipe.ts; a control-mode client for seats on hosts and for panes
+ * `pipe-pane` fifo per pane, pipe.ts, on a host pipe-remote.ts; a control-mode client for panes
  * somebody else pipes, control.ts) and live-state files (inotify) mark seats dirty; a dirty seat is
  * looked at once, paced while its output streams on (pace.ts) (one roster + one batched capture),
  * and a change becomes a `seat.activity` event row before

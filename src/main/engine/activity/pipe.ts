@@ -5,10 +5,11 @@ import type { TmuxClient } from '../tmux/client';
 
 /**
  * "This pane printed something", for a seat on this machine, from `tmux pipe-pane`: tmux copies the
- * pane's raw output into a fifo Rigdesk reads, through one `cat` per pane.
+ * pane's raw output into a fifo Rigdesk reads, through one `cat` per pane (pipe-remote.ts does the
+ * same on a host).
  *
- * Why not a control-mode client (control.ts, still used for seats on other hosts and for panes
- * whose output somebody else already pipes): tmux escapes every byte of a flood for it, which
+ * Why not a control-mode client (control.ts, still used for panes whose output somebody else
+ * already pipes): tmux escapes every byte of a flood for it, which
  * more than doubles tmux's own CPU for that pane (bench/terminal `clients`), and a control client
  * that is behind on a pane when the pane is respawned crashes tmux 3.3a's server (tmux #5499),
  * with every seat on it; Rigdesk restarts seats with `respawn-pane -k`. A pipe costs tmux one
