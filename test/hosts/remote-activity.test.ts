@@ -74,4 +74,17 @@ describe.skipIf(!!sshdMissing())('activity of a remote seat (its pane piped into
     await waitFor(() => m!.watchKind('r1@mix') === 'control', { what: 'a control client instead' });
     expect(remoteTmux(['display-message', '-p', '-t', 'r1@mix', '#{pane_pipe}'])).toBe('1');
   });
+
+  it('a person who replaces our pipe on the host keeps theirs: the watch ends with our writer and a control client takes over', async () => {
+    await up();
+    const e = w.engine();
+    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    await m.start();
+    await waitFor(() => m!.watchKind('r1@mix') === 'remote-pipe', { what: 'the remote watch started' });
+    remoteTmux(['pipe-pane', '-t', 'r1@mix', `cat >> ${sshd.remoteDir}/their-log.txt`]);
+    await waitFor(() => m!.watchKind('r1@mix') === 'control', { timeoutMs: 8000, what: 'a control client instead' });
+    remoteTmux(['send-keys', '-t', 'r1@mix', 'echo their-line', 'Enter']);
+    await waitFor(() => sshd.asRemote(['cat', `${sshd.remoteDir}/their-log.txt`]).includes('their-line'), { what: 'their pipe still receives the output' });
+    expect(m.watchKind('r1@mix')).toBe('control');
+  });
 });

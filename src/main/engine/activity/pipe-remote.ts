@@ -24,8 +24,13 @@ const SCRIPT = [
   `pipe=$(printf '%s' "$pipe" | sed "s|${FIFO}|$f|g")`,
   'out=$("$@" if-shell -F -t "$pane" "#{pane_pipe}" "display-message -p rigdesk:piped-already" "$pipe" 2>&1) || { rm -f "$f"; echo "rigdesk:failed $out"; exit 1; }',
   'case "$out" in *rigdesk:piped-already*) rm -f "$f"; echo rigdesk:foreign-pipe; exit 0;; esac',
-  // Then read-only (this open returns once the writer has it open), so the writer's end (the
-  // pane died, the pipe was replaced or closed) ends this script, and ssh with it.
+  // The writer's first byte says it has the fifo open (ten seconds at most: then this whole
+  // process group goes, dd included, since dd's own copy of fd 3 would keep it waiting forever).
+  // The watchdog holds neither the fifo nor ssh's stdout, or their ends would wait for its sleep.
+  '( exec 3<&- </dev/null >/dev/null 2>&1; sleep 10; kill -TERM 0 ) & w=$!',
+  'dd bs=1 count=1 <&3 >/dev/null 2>&1; kill $w 2>/dev/null',
+  // Then read-only, so the writer's end (the pane died, the pipe was replaced or closed) ends
+  // this script, and ssh with it.
   'exec 4<"$f"; exec 3<&-',
   'echo rigdesk:watching',
   'cat <&4; rm -f "$f"',
