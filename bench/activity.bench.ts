@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { it } from 'vitest';
@@ -13,7 +13,7 @@ import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
  * Activity bench (issue 4): (1) the delay from a screen change in a pane to the engine's
  * `seat.activity` event, on a shell seat, so by screen and process evidence alone (Claude seats add
  * hooks and live-state files on top); (2) the engine's CPU with 50 idle seats over 60 s, counting the engine process and its
- * watch's processes (a pipe's `sh` + `cat` per pane), against the tmux server's own CPU in the same window; (3) the same delay on
+ * watch's processes (a pipe's `cat` per pane), against the tmux server's own CPU in the same window; (3) the same delay on
  * one seat while another floods output (`yes`), and the flood's CPU cost to the engine against
  * tmux's own in the same window.
  *
@@ -37,25 +37,22 @@ function cpuTicks(pid: number): number {
 }
 
 /**
- * The activity watch's own processes: control clients (panes somebody else pipes)
- * and, for each piped pane, the `sh` tmux runs for the pipe (its command names the fifo) and its `cat`.
+ * The activity watch's own processes: control clients (panes somebody else pipes) and, for each
+ * piped pane, the `cat` tmux runs for the pipe (found by the fifo it holds open).
  */
 function watchPids(m: ActivityMonitor): number[] {
-  const fifos = m.watchFifos();
-  const ppid = new Map<number, number>();
+  const fifos = new Set(m.watchFifos());
   const out = new Set(m.watcherPids());
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'latin1');
-      ppid.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'latin1');
-      if (fifos.some((f) => cmd.includes(f))) out.add(Number(d));
+      for (const fd of readdirSync(`/proc/${d}/fd`)) {
+        if (fifos.has(readlinkSync(`/proc/${d}/fd/${fd}`)) && Number(d) !== process.pid) out.add(Number(d));
+      }
     } catch {
-      /* gone */
+      /* gone, or not ours to read */
     }
   }
-  for (const [pid, parent] of ppid) if (out.has(parent)) out.add(pid);
   return [...out];
 }
 
