@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActivityMonitor, type ActivityChange } from '../../src/main/engine/activity/monitor';
 import { RigWorld, shellRigYaml } from '../support/rig';
@@ -66,5 +68,124 @@ describe('the activity monitor', () => {
     await waitFor(() => changes.some((c) => c.seat === 'a@demo'), { what: 'start' });
     w.tmux.run(['send-keys', '-t', 'a@demo', 'exit', 'Enter']);
     await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'exited'), { timeoutMs: 5000, what: 'exited' });
+  });
+
+  /**
+   * A local seat's output reaches the monitor through `tmux pipe-pane` into a fifo, not through a
+   * control-mode client: tmux does not escape a flood for it, and no control client can be behind
+   * on a pane when the pane is respawned (which crashes tmux 3.3a's server, every seat with it).
+   */
+  describe('its watch pipes pane output', () => {
+    const pipeOf = (seat: string) => w.tmux.run(['display-message', '-p', '-t', seat, '#{pane_pipe} #{@rigdesk_watch}']).trim();
+    const serverPid = () => Number(w.tmux.run(['display-message', '-p', '#{pid}']).trim());
+    const start = async () => {
+      m = new ActivityMonitor(w.engine(), { fallbackMs: 60_000 });
+      const changes: ActivityChange[] = [];
+      m.onChange((c) => changes.push(c));
+      await m.start();
+      await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both seats idle at start' });
+      return changes;
+    };
+
+    it('each seat pane is piped into its own fifo, marked as ours, with no control client attached', async () => {
+      const changes = await start();
+      const fifos = m!.watchFifos();
+      expect(fifos).toHaveLength(2);
+      for (const seat of ['a@demo', 'b@demo']) {
+        const [piped, marker] = pipeOf(seat).split(' ');
+        expect(piped).toBe('1');
+        expect(fifos).toContain(marker);
+        expect(marker!.startsWith(join(w.home, 'watch'))).toBe(true);
+      }
+      expect(m!.watcherPids()).toEqual([]);
+      expect(w.tmux.tryRun(['list-clients', '-F', '#{client_control_mode}']).out.trim()).toBe('');
+      // And output through the pipe is what wakes it.
+      const t0 = Date.now();
+      w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 1', 'Enter']);
+      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+    });
+
+    it("a person's own pipe on a seat is never replaced; that seat is still watched", async () => {
+      const theirs = join(w.root, 'their-log.txt');
+      w.tmux.run(['pipe-pane', '-t', 'b@demo', `cat >> ${theirs}`]);
+      const changes = await start();
+      expect(pipeOf('b@demo')).toBe('1');
+      const t0 = Date.now();
+      w.tmux.run(['send-keys', '-t', 'b@demo', 'sleep 1; echo their-line', 'Enter']);
+      await waitFor(() => changes.find((c) => c.seat === 'b@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'b working' });
+      await waitFor(() => existsSync(theirs) && readFileSync(theirs, 'utf8').includes('their-line'), { what: 'their pipe still receives the output' });
+      expect(pipeOf('b@demo')).toBe('1');
+    });
+
+    it('respawning seats while they flood leaves the tmux server and every seat up', async () => {
+      await start();
+      const pid = serverPid();
+      for (let i = 0; i < 6; i++) {
+        w.tmux.run(['send-keys', '-t', 'a@demo', 'yes rigdesk-flood-line-of-some-length', 'Enter']);
+        await new Promise((r) => setTimeout(r, 150 + 40 * i));
+        w.tmux.run(['respawn-pane', '-k', '-t', 'a@demo', 'bash --noprofile --norc']);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(w.tmux.tryRun(['display-message', '-p', '#{pid}']).out.trim()).toBe(String(pid));
+      }
+      // The pipe outlives a respawn: still ours.
+      expect(pipeOf('a@demo').split(' ')[0]).toBe('1');
+      expect(w.tmux.run(['display-message', '-p', '-t', 'b@demo', '#{pane_dead}']).trim()).toBe('0');
+    });
+
+    it('a pipe that is closed is set again when its writer ends, with no fallback pass', async () => {
+      const changes = await start();
+      w.tmux.run(['pipe-pane', '-t', 'a@demo']);
+      expect(pipeOf('a@demo').split(' ')[0]).toBe('0');
+      await waitFor(() => pipeOf('a@demo').split(' ')[0] === '1', { timeoutMs: 5000, what: 'piped again' });
+      const t0 = Date.now();
+      w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 1', 'Enter']);
+      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+    });
+
+    it('when the engine stops its fifos go, and tmux drops each pipe at that pane\'s next output', async () => {
+      await start();
+      const fifos = m!.watchFifos();
+      m!.stop();
+      m = undefined;
+      for (const f of fifos) expect(existsSync(f)).toBe(false);
+      // `cat` ends at the first write with no reader; tmux notices at its next write to the pipe.
+      await waitFor(() => {
+        w.tmux.run(['send-keys', '-t', 'a@demo', 'echo bye', 'Enter']);
+        return pipeOf('a@demo').split(' ')[0] === '0';
+      }, { timeoutMs: 5000, intervalMs: 200, what: 'the pipe ended with its reader' });
+      // Nothing grew in its place: a missing fifo never becomes a regular file.
+      for (const f of fifos) expect(existsSync(f)).toBe(false);
+    });
+
+    it('a person who replaces our pipe keeps theirs: the watch ends with our writer and a control client takes over', async () => {
+      const changes = await start();
+      expect(m!.watchKind('a@demo')).toBe('pipe');
+      const theirs = join(w.root, 'their-log.txt');
+      w.tmux.run(['pipe-pane', '-t', 'a@demo', `cat >> ${theirs}`]);
+      await waitFor(() => m!.watchKind('a@demo') === 'control', { timeoutMs: 5000, what: 'a control client instead' });
+      const t0 = Date.now();
+      w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 1; echo their-line', 'Enter']);
+      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+      await waitFor(() => existsSync(theirs) && readFileSync(theirs, 'utf8').includes('their-line'), { what: 'their pipe still receives the output' });
+      expect(m!.watchKind('a@demo')).toBe('control');
+    });
+
+    it('after an engine restart the pipe left behind is not replaced: a control client watches until it ends, then the pane is piped again', async () => {
+      await start();
+      m!.stop();
+      // The old `cat` is still there until the pane next prints.
+      expect(pipeOf('a@demo').split(' ')[0]).toBe('1');
+      await start();
+      expect(m!.watchKind('a@demo')).toBe('control');
+      // Its `cat` dies at the first write (no reader), tmux drops the pipe at its next one, and the
+      // look after that pipes the pane again; meanwhile the control client heard every line.
+      await waitFor(() => {
+        w.tmux.run(['send-keys', '-t', 'a@demo', 'echo wake', 'Enter']);
+        return m!.watchKind('a@demo') === 'pipe';
+      }, { timeoutMs: 8000, intervalMs: 300, what: 'piped again once the old pipe ended' });
+      // b has not printed since: its old pipe, and so its control client, are still there.
+      expect(m!.watchKind('b@demo')).toBe('control');
+      expect(m!.watcherPids()).toHaveLength(1);
+    });
   });
 });

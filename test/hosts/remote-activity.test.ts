@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActivityMonitor, type ActivityChange } from '../../src/main/engine/activity/monitor';
+import type { Engine } from '../../src/main/engine/engine';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { RigWorld } from '../support/rig';
 import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
@@ -26,6 +27,13 @@ describe.skipIf(!!sshdMissing())('activity of a remote seat (its pane piped into
     expect((await w.cli(['up', spec])).code).toBe(0);
   };
   const remoteTmux = (args: string[]) => sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, ...args]).trim();
+  /** A monitor on `e`, once the seat is watched the given way. */
+  const watching = async (e: Engine, kind: 'remote-pipe' | 'control') => {
+    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    await m.start();
+    await waitFor(() => m!.watchKind('r1@mix') === kind, { what: `the seat watched by ${kind}` });
+    return m;
+  };
 
   it('hears working and idle from the remote pane\'s output, long before the fallback pass', async () => {
     await up();
@@ -55,9 +63,7 @@ describe.skipIf(!!sshdMissing())('activity of a remote seat (its pane piped into
   it("respawning the remote pane while it floods leaves the host's tmux server up; a person's own pipe there is kept", async () => {
     await up();
     const e = w.engine();
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
-    await m.start();
-    await waitFor(() => m!.watchKind('r1@mix') === 'remote-pipe', { what: 'the remote watch started' });
+    await watching(e, 'remote-pipe');
     const pid = remoteTmux(['display-message', '-p', '#{pid}']);
     for (let i = 0; i < 4; i++) {
       remoteTmux(['send-keys', '-t', 'r1@mix', 'yes rigdesk-flood-line-of-some-length', 'Enter']);
@@ -66,25 +72,20 @@ describe.skipIf(!!sshdMissing())('activity of a remote seat (its pane piped into
       await new Promise((r) => setTimeout(r, 200));
       expect(remoteTmux(['display-message', '-p', '#{pid}'])).toBe(pid);
     }
-    m.stop();
+    m!.stop();
     // A pipe somebody else set on the pane: left alone, and the seat is watched by a control client.
     remoteTmux(['pipe-pane', '-t', 'r1@mix', 'cat > /dev/null']);
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
-    await m.start();
-    await waitFor(() => m!.watchKind('r1@mix') === 'control', { what: 'a control client instead' });
+    await watching(e, 'control');
     expect(remoteTmux(['display-message', '-p', '-t', 'r1@mix', '#{pane_pipe}'])).toBe('1');
   });
 
   it('a person who replaces our pipe on the host keeps theirs: the watch ends with our writer and a control client takes over', async () => {
     await up();
-    const e = w.engine();
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
-    await m.start();
-    await waitFor(() => m!.watchKind('r1@mix') === 'remote-pipe', { what: 'the remote watch started' });
+    await watching(w.engine(), 'remote-pipe');
     remoteTmux(['pipe-pane', '-t', 'r1@mix', `cat >> ${sshd.remoteDir}/their-log.txt`]);
     await waitFor(() => m!.watchKind('r1@mix') === 'control', { timeoutMs: 8000, what: 'a control client instead' });
     remoteTmux(['send-keys', '-t', 'r1@mix', 'echo their-line', 'Enter']);
     await waitFor(() => sshd.asRemote(['cat', `${sshd.remoteDir}/their-log.txt`]).includes('their-line'), { what: 'their pipe still receives the output' });
-    expect(m.watchKind('r1@mix')).toBe('control');
+    expect(m!.watchKind('r1@mix')).toBe('control');
   });
 });

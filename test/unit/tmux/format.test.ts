@@ -6,7 +6,7 @@ type Fields = Record<(typeof PANE_FIELDS)[number], string>;
 const good: Fields = {
   pid: '12345', session_id: '$3', session_created: '1795935532', pane_id: '%7', pane_pid: '23456', pane_dead: '0', pane_active: '1',
   window_index: '0', pane_index: '0', pane_width: '200', pane_height: '50', pane_current_command: 'claude',
-  '@rigdesk_seat': 'lead@demo', '@rigdesk_attempt': 'a1b2', pane_pipe: '1', '@rigdesk_watch': '/h/watch/p7.fifo', session_name: 'rigdesk-demo-lead', pane_current_path: '/w/proj', pane_title: 'vm',
+  '@rigdesk_seat': 'lead@demo', '@rigdesk_attempt': 'a1b2', pane_pipe: '1', session_name: 'rigdesk-demo-lead', pane_current_path: '/w/proj', pane_title: 'vm',
 };
 const line = (f: Partial<Fields> = {}) => PANE_FIELDS.map((k) => ({ ...good, ...f })[k]).join(SEP);
 
@@ -21,7 +21,7 @@ describe('parsePaneRows reads list-panes -F PANE_FORMAT output', () => {
     expect(rows).toEqual([{
       serverPid: 12345, sessionId: '$3', sessionCreated: 1795935532, paneId: '%7', panePid: 23456, paneDead: false, paneActive: true,
       windowIndex: 0, paneIndex: 0, width: 200, height: 50, currentCommand: 'claude', seatTag: 'lead@demo', attemptTag: 'a1b2',
-      pipe: true, watchTag: '/h/watch/p7.fifo', sessionName: 'rigdesk-demo-lead', currentPath: '/w/proj', title: 'vm',
+      pipe: true, sessionName: 'rigdesk-demo-lead', currentPath: '/w/proj', title: 'vm',
     }]);
   });
 

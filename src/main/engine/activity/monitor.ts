@@ -1,12 +1,13 @@
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../engine';
-import { parseServerKey } from '../tmux/identity';
+import { parseServerKey, serverArgs, type TmuxServerRef } from '../tmux/identity';
+import type { SshHost } from '../hosts/transport';
 import { createHash } from 'node:crypto';
 import { PaneOutputWatch } from './control';
-import { LOOK_DEBOUNCE_MS, LookPacer } from './pace';
+import { LookPacer } from './pace';
 import { PanePipeWatch } from './pipe';
-import { remotePipeCommand, RemotePipeWatch } from './pipe-remote';
+import { remotePipeArgs, RemotePipeWatch } from './pipe-remote';
 import { activityLabel, type SeatActivity } from './decide';
 import { observeSeats } from './observe';
 import type { RosterPane } from '../roster/types';
@@ -59,6 +60,7 @@ export class ActivityMonitor {
     this.offRespawn = this.engine.onBeforeRespawn((server, paneId) => this.yieldPane(server, paneId));
     // Hook events land as one file per seat: a change there is that seat's news.
     mkdirSync(this.engine.deps.layout.hooksDir, { recursive: true, mode: 0o700 });
+    mkdirSync(this.engine.deps.layout.watchDir, { recursive: true, mode: 0o700 });
     try {
       const fw = watch(this.engine.deps.layout.hooksDir, (_e, name) => {
         const n = String(name ?? '');
@@ -127,8 +129,7 @@ export class ActivityMonitor {
 
   /** Pane output (paced: see pace.ts), or `urgent` news from a hook or a live-state file. */
   private markDirty(seat: string, urgent = false): void {
-    const now = Date.now();
-    const due = seat === '*' ? now + (this.opts.debounceMs ?? LOOK_DEBOUNCE_MS) : this.pacer.dueAt(seat, now, urgent);
+    const due = this.pacer.dueAt(seat, Date.now(), urgent || seat === '*');
     const prev = this.dirty.get(seat);
     if (prev === undefined || due < prev) this.dirty.set(seat, due);
     this.schedule();
@@ -174,8 +175,6 @@ export class ActivityMonitor {
       const observed = await observeSeats(this.engine, roster, seats);
       if (!this.running) return;
       for (const [seat, o] of observed) {
-        await this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane);
-        if (!this.running) return;
         const label = activityLabel(o.activity);
         const key = `${label}|${o.activity.needsInput}|${o.activity.session}|${o.activity.draft ? 1 : 0}`;
         if (this.last.get(seat) === key) continue;
@@ -184,6 +183,8 @@ export class ActivityMonitor {
         this.engine.store.events.append('seat.activity', { rig: o.seat.rig, seat }, { label, session: o.activity.session, activity: o.activity.activity, needsInput: o.activity.needsInput, draft: Boolean(o.activity.draft), basis: o.activity.basis });
         for (const l of this.listeners) l({ seat, activity: o.activity, label, at });
       }
+      // After the news: starting a watch waits on tmux (and ssh), for every seat at once.
+      await Promise.all([...observed].map(([seat, o]) => this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane)));
     } finally {
       this.busy = false;
       this.schedule();
@@ -192,48 +193,37 @@ export class ActivityMonitor {
 
   private async ensureWatches(seat: string, server: string | undefined, sessionId: string | undefined, pane: RosterPane | undefined): Promise<void> {
     const existing = this.watches.get(seat);
-    const ref = server ? parseServerKey(server) : undefined;
-    // A pane with no pipe gets ours; one with a pipe (a person's, or one left by an engine that
-    // went away) gets a control client until it has none. Our own pipe's watch ends with its writer.
-    const ours = existing instanceof PanePipeWatch || existing instanceof RemotePipeWatch;
-    const pipeable = ref !== undefined && pane !== undefined && !pane.paneDead && (pane.pipe === false || (ours && existing.alive && existing.key === `${server} ${pane.paneId}`));
-    const local = pipeable && !ref.host;
-    const remote = pipeable && !!ref.host;
-    const key = pipeable ? `${server} ${pane.paneId}` : `${server} ${sessionId}`;
-    if (existing && existing.alive && existing.key === key) return;
+    // A pane with no pipe gets ours; one with a pipe (a person's, or one left by an engine that went
+    // away) gets a control client until it has none. Our own pipe's watch ends with its writer
+    // (the pane died, the pipe was replaced or closed).
+    const pipeable = pane !== undefined && !pane.paneDead && pane.pipe === false;
+    const ownPipe = existing instanceof PanePipeWatch || existing instanceof RemotePipeWatch;
+    const keep = ownPipe ? existing.key === `${server} ${pane?.paneId}` : !pipeable && existing?.key === `${server} ${sessionId}`;
+    if (existing?.alive && keep) return;
     existing?.stop();
     this.watches.delete(seat);
-    if (!server || !sessionId || !ref) return;
-    const watchName = createHash('sha256').update(key).digest('hex').slice(0, 16);
-    if (local && pane) {
-      const fifo = join(this.engine.deps.layout.watchDir, `${watchName}.fifo`);
-      mkdirSync(this.engine.deps.layout.watchDir, { recursive: true, mode: 0o700 });
-      const w = new PanePipeWatch(key, this.engine.client(server), pane.paneId, fifo, () => this.markDirty(seat), this.engine.deps.exec);
-      if (await this.startPipe(seat, w)) {
-        if (pane.agent?.home) this.watchDir(join(pane.agent.home, 'sessions'));
-        return;
-      }
-    }
+    if (!server || !sessionId) return;
+    const ref = parseServerKey(server);
     // An unknown host gets no watch (polling still looks at it); its files are not ours to watch here.
     const host = ref.host ? this.engine.hosts.get(ref.host) : undefined;
     if (ref.host && !host) return;
-    if (host && remote && pane) {
-      const tmuxArgv = ['tmux', '-u', ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path])];
-      const [file, ...args] = remotePipeCommand(watchName, pane.paneId, tmuxArgv);
-      const w = new RemotePipeWatch(key, host.streamArgv(file!, args), () => this.markDirty(seat), this.engine.deps.env);
-      if (await this.startPipe(seat, w)) return;
+    // A control client never attaches while the pane is being respawned.
+    const piped = pipeable && (await this.startPipe(seat, server, ref, pane.paneId, host));
+    if (!piped && !this.respawning.has(seat)) {
+      const w = new PaneOutputWatch(`${server} ${sessionId}`, ref, sessionId, () => this.markDirty(seat), this.engine.deps.env, host?.controlArgv(sessionId));
+      w.start();
+      this.watches.set(seat, w);
     }
-    // No pipe of ours (somebody else pipes the pane, or it could not be set): a control client,
-    // on a host over its shared connection; never while the pane is being respawned.
-    if (this.respawning.has(seat)) return;
-    const w = new PaneOutputWatch(`${server} ${sessionId}`, ref, sessionId, () => this.markDirty(seat), this.engine.deps.env, host?.controlArgv(sessionId));
-    w.start();
-    this.watches.set(seat, w);
     if (pane?.agent?.home && !ref.host) this.watchDir(join(pane.agent.home, 'sessions'));
   }
 
-  /** A pipe watch, started; false to fall back to a control client (the pane got a pipe meanwhile, or none could be set). */
-  private async startPipe(seat: string, w: PanePipeWatch | RemotePipeWatch): Promise<boolean> {
+  /** Pipes the pane into a fifo here or on its host; false to fall back to a control client (it got a pipe meanwhile, or none could be set). */
+  private async startPipe(seat: string, server: string, ref: TmuxServerRef, paneId: string, host: SshHost | undefined): Promise<boolean> {
+    const key = `${server} ${paneId}`;
+    const name = createHash('sha256').update(key).digest('hex').slice(0, 16);
+    const w = host
+      ? new RemotePipeWatch(key, host.streamArgv('sh', remotePipeArgs(name, paneId, ['tmux', '-u', ...serverArgs(ref)])), () => this.markDirty(seat), this.engine.deps.env)
+      : new PanePipeWatch(key, this.engine.client(server), paneId, join(this.engine.deps.layout.watchDir, `${name}.fifo`), () => this.markDirty(seat), this.engine.deps.exec);
     this.watches.set(seat, w);
     const started = await w.start();
     if (started.ok || !this.running) {

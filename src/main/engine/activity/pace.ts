@@ -7,10 +7,10 @@
  * live-state events are explicit news and are never paced.
  * Pure: the monitor passes the time in.
  */
-export const LOOK_DEBOUNCE_MS = 30;
-export const LOOK_MAX_INTERVAL_MS = 240;
+const LOOK_DEBOUNCE_MS = 30;
+const LOOK_MAX_INTERVAL_MS = 240;
 /** Looks closer together than this are one stream of output. */
-export const STREAM_GAP_MS = 400;
+const STREAM_GAP_MS = 400;
 
 export class LookPacer {
   private lastLook = new Map<string, number>();
@@ -36,10 +36,5 @@ export class LookPacer {
     const k = this.streak.get(seat) ?? 0;
     this.streak.set(seat, last !== undefined && now - last < this.streamGapMs ? Math.min(k + 1, 16) : 0);
     this.lastLook.set(seat, now);
-  }
-
-  forget(seat: string): void {
-    this.lastLook.delete(seat);
-    this.streak.delete(seat);
   }
 }

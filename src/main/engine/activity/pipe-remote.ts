@@ -36,10 +36,10 @@ const SCRIPT = [
   'cat <&4; rm -f "$f"',
 ].join('\n');
 
-/** What runs on the host: `sh -c SCRIPT sh <name> <pane> <pipe command> tmux -u -L <socket>`. */
-export function remotePipeCommand(name: string, paneId: string, tmuxArgv: string[]): string[] {
+/** `sh`'s arguments on the host: `-c SCRIPT sh <name> <pane> <pipe command> tmux -u -L <socket>`. */
+export function remotePipeArgs(name: string, paneId: string, tmuxArgv: string[]): string[] {
   if (!/^[0-9a-f]{8,64}$/.test(name) || !/^%\d+$/.test(paneId)) throw new Error(`unsafe watch name or pane: ${name} ${paneId}`);
-  return ['sh', '-c', SCRIPT, 'sh', name, paneId, pipeCommand(paneId, FIFO), ...tmuxArgv];
+  return ['-c', SCRIPT, 'sh', name, paneId, pipeCommand(paneId, FIFO), ...tmuxArgv];
 }
 
 export class RemotePipeWatch {

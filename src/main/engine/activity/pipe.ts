@@ -1,4 +1,4 @@
-import { constants, lstatSync, openSync, rmSync } from 'node:fs';
+import { constants, openSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
 import type { Exec } from '../deps';
 import type { TmuxClient } from '../tmux/client';
@@ -118,7 +118,7 @@ export class PanePipeWatch {
   private async makeFifo(): Promise<{ ok: true } | { ok: false; why: 'failed'; detail: string }> {
     // Always a fresh inode: a `cat` still writing to an older one gets EPIPE and ends.
     try {
-      if (lstatSync(this.fifo, { throwIfNoEntry: false })) rmSync(this.fifo, { force: true });
+      rmSync(this.fifo, { force: true });
     } catch (e) {
       return { ok: false, why: 'failed', detail: (e as Error).message };
     }

@@ -123,8 +123,7 @@ export class SshHost {
   /** A read-only control-mode client of one session on the host (activity), over the shared connection. */
   controlArgv(sessionId: string): string[] {
     const ref = this.tmuxRef;
-    const tmux = remoteCommand('tmux', ['-u', ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]), '-C', 'attach-session', '-r', '-f', 'ignore-size', '-t', sessionId]);
-    return ['ssh', ...sshBaseArgs(this.spec.ssh, this.opts), '--', tmux];
+    return this.streamArgv('tmux', ['-u', ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]), '-C', 'attach-session', '-r', '-f', 'ignore-size', '-t', sessionId]);
   }
 
   /** Any command on the host as a long-lived child here, over the shared connection (no pty). */

@@ -151,7 +151,7 @@ function paneFromRow(server: string, row: PaneRow, snap: ProcSnapshot, agents: M
   const pane: RosterPane = {
     server, serverPid: row.serverPid, sessionId: row.sessionId, sessionName: row.sessionName, sessionCreated: row.sessionCreated,
     paneId: row.paneId, panePid: row.panePid, panePidStart: self?.startTime, paneDead: row.paneDead, seatTag: row.seatTag,
-    attemptTag: row.attemptTag, pipe: row.pipe, watchTag: row.watchTag, currentCommand: row.currentCommand, currentPath: row.currentPath, title: row.title,
+    attemptTag: row.attemptTag, pipe: row.pipe, currentCommand: row.currentCommand, currentPath: row.currentPath, title: row.title,
     lineage: tree.slice(0, 32).map((p) => ({ pid: p.pid, comm: p.comm, startTime: p.startTime })),
     foreground: fg ? { pid: fg.pid, comm: fg.comm } : undefined,
   };

@@ -32,9 +32,8 @@ export interface RosterPane {
   paneDead: boolean;
   seatTag: string;
   attemptTag: string;
-  /** The pane's output is piped (`pane_pipe`), and where Rigdesk's watch piped it, if it did. */
+  /** The pane's output is piped somewhere (`pane_pipe`). */
   pipe?: boolean;
-  watchTag?: string;
   currentCommand: string;
   currentPath: string;
   title: string;

@@ -20,10 +20,8 @@ export const PANE_FIELDS = [
   'pane_current_command',
   '@rigdesk_seat',
   '@rigdesk_attempt',
-  // Whether the pane's output is piped somewhere, and the fifo Rigdesk's activity watch piped it
-  // to (a pipe with another or no marker is somebody else's and is never replaced).
+  // Whether the pane's output is piped somewhere: the activity watch pipes only a pane with none.
   'pane_pipe',
-  '@rigdesk_watch',
   'session_name',
   'pane_title',
   // Last on purpose: tmux 3.3a prints pane_current_path raw (a U+001F in a folder name is not
@@ -49,7 +47,6 @@ export interface PaneRow {
   seatTag: string;
   attemptTag: string;
   pipe: boolean;
-  watchTag: string;
   sessionName: string;
   currentPath: string;
   title: string;
@@ -72,7 +69,7 @@ export function parsePaneRows(stdout: string): { rows: PaneRow[]; malformed: num
       serverPid: num(f[0]), sessionId: f[1]!, sessionCreated: num(f[2]), paneId: f[3]!, panePid: num(f[4]),
       paneDead: f[5] === '1', paneActive: f[6] === '1', windowIndex: num(f[7]), paneIndex: num(f[8]),
       width: num(f[9]), height: num(f[10]), currentCommand: f[11]!, seatTag: f[12]!, attemptTag: f[13]!,
-      pipe: f[14] === '1', watchTag: f[15]!, sessionName: f[16]!, title: f[17]!, currentPath: f[18]!,
+      pipe: f[14] === '1', sessionName: f[15]!, title: f[16]!, currentPath: f[17]!,
     };
     if (!/^\$\d+$/.test(row.sessionId) || !/^%\d+$/.test(row.paneId) || Number.isNaN(row.serverPid) || Number.isNaN(row.panePid) || Number.isNaN(row.sessionCreated)) {
       malformed++;
