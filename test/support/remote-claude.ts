@@ -1,4 +1,3 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeTranscriptFile } from '../../src/main/engine/runtimes/claude-code';
 import type { TestSshd } from './sshd';
@@ -17,9 +16,7 @@ import type { TestSshd } from './sshd';
  * a hang-up from its tmux server ends it and its sleep, so nothing of it outlives the test.
  */
 export function installRemoteClaudeStandIn(sshd: TestSshd): { bin: string; configDir: string } {
-  const bin = join(sshd.remoteDir, 'bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(join(bin, 'claude'), `#!/bin/sh
+  const bin = sshd.installProgram('claude', `#!/bin/sh
 dir="$CLAUDE_CONFIG_DIR/projects/$(pwd -P | sed 's/[^a-zA-Z0-9]/-/g')"
 mkdir -p "$dir"
 case "$1" in
@@ -37,9 +34,7 @@ sleep 600 &
 trap 'kill $! 2>/dev/null; exit 0' HUP TERM INT
 wait
 `);
-  chmodSync(join(bin, 'claude'), 0o755);
-  chmodSync(bin, 0o755);
-  return { bin: join(bin, 'claude'), configDir: join(sshd.remoteDir, 'cfg') };
+  return { bin, configDir: join(sshd.remoteDir, 'cfg') };
 }
 
 export function remoteTranscript(sshd: TestSshd, configDir: string, id: string): string {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODEX_LAYOUT, findCodexRollout } from '../../src/main/engine/runtimes/codex';
 import type { TestSshd } from './sshd';
@@ -21,9 +21,7 @@ import type { TestSshd } from './sshd';
  * script ends the lock within a fifth of a second and nothing of it outlives the test.
  */
 export function installRemoteCodexStandIn(sshd: TestSshd): { bin: string; home: string } {
-  const bin = join(sshd.remoteDir, 'bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(join(bin, 'codex'), `#!/bin/sh
+  const bin = sshd.installProgram('codex', `#!/bin/sh
 : "\${CODEX_HOME:?STAND-IN codex needs CODEX_HOME}"
 locks="$CODEX_HOME/${CODEX_LAYOUT.locksDir}"
 mkdir -p "$locks"
@@ -47,9 +45,7 @@ flock -x "$locks/$id${CODEX_LAYOUT.lockSuffix}" sh -c 'echo "$1" >> "$2"; exec t
 trap 'kill $! 2>/dev/null; exit 0' HUP TERM INT
 wait
 `);
-  chmodSync(join(bin, 'codex'), 0o755);
-  chmodSync(bin, 0o755);
-  return { bin: join(bin, 'codex'), home: join(sshd.remoteDir, 'codex-home') };
+  return { bin, home: join(sshd.remoteDir, 'codex-home') };
 }
 
 /** A thread's rollout on the host, found by Rigdesk's own rule (the host's files are this machine's). */

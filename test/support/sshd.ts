@@ -132,6 +132,16 @@ export class TestSshd {
   }
 
   /** Runs a command as the remote user on this machine (the test's hand on the "remote" host). */
+  /** A program on the host's PATH dir (`<remoteDir>/bin`), readable and runnable by the remote user; its path. */
+  installProgram(name: string, script: string): string {
+    const bin = join(this.remoteDir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, name), script);
+    chmodSync(join(bin, name), 0o755);
+    chmodSync(bin, 0o755);
+    return join(bin, name);
+  }
+
   asRemote(args: string[]): string {
     return execFileSync('runuser', ['-u', REMOTE_USER, '--', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: this.remoteDir });
   }
