@@ -40,12 +40,20 @@ describe('the activity monitor', () => {
     expect(rows.map((r) => r.data.label)).toEqual(changes.filter((c) => c.seat === 'a@demo').map((c) => c.label));
   });
 
-  it('output printed while a look is under way still wakes the monitor (fault: each roster held for 1 s after it is read)', async () => {
+  it('output printed while a look is under way still wakes the monitor (fault: the roster that sees `sleep` is held until the prompt is back)', async () => {
     const e = w.engine();
     const real = e.roster.bind(e);
+    // The fault is gated on what the look saw, not on time, so a loaded machine cannot miss it: the
+    // look that read `sleep` in front keeps its roster until the shell has printed its prompt again.
+    let held = false;
+    const foreground = () => w.tmux.run(['display-message', '-p', '-t', 'a@demo', '#{pane_current_command}']).trim();
     e.roster = async (...a: Parameters<typeof real>) => {
       const r = await real(...a);
-      await new Promise((res) => setTimeout(res, 1000));
+      if (!held && r.panes.some((p) => p.seatTag === 'a@demo' && p.foreground?.comm === 'sleep')) {
+        held = true;
+        await waitFor(() => foreground() !== 'sleep', { timeoutMs: 10_000, intervalMs: 20, what: 'the prompt back while the look holds its roster' });
+        await new Promise((res) => setTimeout(res, 200));
+      }
       return r;
     };
     m = new ActivityMonitor(e, { fallbackMs: 60_000 });
@@ -53,9 +61,10 @@ describe('the activity monitor', () => {
     m.onChange((c) => changes.push(c));
     await m.start();
     await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
-    // The look that sees `sleep` running is still holding its roster when the prompt comes back.
-    w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 0.5', 'Enter']);
-    const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working'), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+    w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 1.5', 'Enter']);
+    await waitFor(() => held, { timeoutMs: 8000, intervalMs: 10, what: 'a look that saw sleep' });
+    const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working'), { timeoutMs: 8000, intervalMs: 10, what: 'working' });
+    // The prompt was printed while that look held its roster: only that output can bring the next look.
     await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 8000, intervalMs: 10, what: 'idle again' });
   });
 

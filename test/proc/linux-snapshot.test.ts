@@ -178,8 +178,10 @@ describe.runIf(hasProc)('linuxProcReader on real processes', () => {
   });
 
   it('read(pid) reads fresh: a process that exec()s shows its new comm/argv and keeps pid+startTime', async () => {
-    const child = procs.spawn('bash', ['-c', 'sleep 0.3; exec sleep 31']);
+    // bash execs only once it is told to (a line on stdin), so a loaded machine cannot miss its bash phase.
+    const child = procs.spawn('bash', ['-c', 'read -r _; exec sleep 31'], { stdio: ['pipe', 'ignore', 'ignore'] });
     const before = await procs.until(child.pid, (q) => q.comm === 'bash');
+    child.stdin!.write('go\n');
     const after = await procs.until(child.pid, (q) => q.comm === 'sleep');
     expect(after.argv).toEqual(['sleep', '31']);
     expect(after.startTime).toBe(before.startTime);
