@@ -162,8 +162,10 @@ export class ActivityMonitor {
       else {
         // Only the seats that are due; a paced seat waits for its own time.
         names = new Set([...this.dirty].filter(([, due]) => due <= now + 2).map(([seat]) => seat));
-        for (const seat of names) this.dirty.delete(seat);
-        for (const seat of names) this.pacer.looked(seat, now);
+        for (const seat of names) {
+          this.dirty.delete(seat);
+          this.pacer.looked(seat, now);
+        }
       }
       const seats = this.engine.store.rigs.seats().filter((s) => !names || names.has(s.seat));
       if (seats.length === 0) return;
@@ -226,12 +228,15 @@ export class ActivityMonitor {
       : new PanePipeWatch(key, this.engine.client(server), paneId, join(this.engine.deps.layout.watchDir, `${name}.fifo`), () => this.markDirty(seat), this.engine.deps.exec);
     this.watches.set(seat, w);
     const started = await w.start();
-    if (started.ok || !this.running) {
-      if (!this.running) w.stop();
+    // Stopped meanwhile: stop() has already cleared the watches, so this one goes too, and no
+    // control client follows it.
+    if (!this.running) {
+      w.stop();
+      if (this.watches.get(seat) === w) this.watches.delete(seat);
       return true;
     }
-    this.watches.delete(seat);
-    return false;
+    if (!started.ok) this.watches.delete(seat);
+    return started.ok;
   }
 
   private watchedDirs = new Set<string>();
