@@ -1,5 +1,5 @@
 import { constants, openSync, rmSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { Socket, type SocketConstructorOpts } from 'node:net';
 import type { Exec } from '../deps';
 import type { TmuxClient } from '../tmux/client';
 
@@ -24,12 +24,17 @@ import type { TmuxClient } from '../tmux/client';
  */
 export type PipeStart = { ok: true } | { ok: false; why: 'foreign' | 'unsafe_path' | 'failed'; detail: string };
 
+/** Shared by every pipe watch: what is read is only ever counted as "output happened", never read back. */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 /** A fifo path that needs no quoting in sh or in a tmux command string. */
 const SAFE_PATH = /^\/[\w./-]+$/;
 
 export class PanePipeWatch {
   private sock?: Socket;
   private muted = false;
+  /** Set while start() waits for `cat`'s first byte. */
+  private greeted?: () => void;
   constructor(
     /** "<server key> <pane id>": a different pane needs a different watch. */
     readonly key: string,
@@ -55,7 +60,7 @@ export class PanePipeWatch {
     this.sock = rw;
     const hello = new Promise<boolean>((resolve) => {
       const t = setTimeout(() => resolve(false), helloTimeoutMs);
-      rw.once('data', () => (clearTimeout(t), resolve(true)));
+      this.greeted = () => (clearTimeout(t), (this.greeted = undefined), resolve(true));
     });
     const r = await this.tmux.run(['if-shell', '-F', '-t', this.paneId, '#{pane_pipe}', 'display-message -p rigdesk:piped-already', pipeCommand(this.paneId, this.fifo)]);
     if (r.code !== 0 || r.stdout.includes('rigdesk:piped-already')) {
@@ -99,14 +104,24 @@ export class PanePipeWatch {
   }
 
   private socketOn(fd: number): Socket {
-    const sock = new Socket({ fd, readable: true, writable: false });
-    sock.on('data', () => {
-      if (this.muted) return;
-      this.muted = true;
-      this.onDirty();
-    });
+    // Every byte of a flood passes through here and none is kept, so each read lands in one
+    // reused buffer: no Buffer and no stream event per read (tmux writes a pane's output in reads
+    // of a few KB, thousands a second in a flood).
+    // (`onread` is a documented constructor option whose type this @types/node predates.)
+    const opts: SocketConstructorOpts & { onread: { buffer: Uint8Array; callback: () => boolean } } = {
+      fd, readable: true, writable: false,
+      onread: { buffer: READ_BUFFER, callback: () => (this.output(), true) },
+    };
+    const sock = new Socket(opts);
     sock.on('error', () => sock.destroy());
     return sock;
+  }
+
+  private output(): void {
+    this.greeted?.();
+    if (this.muted) return;
+    this.muted = true;
+    this.onDirty();
   }
 
   /** The writer is gone: whatever happened to the pane is news, and the next look decides again. */
