@@ -40,3 +40,14 @@ export function cpuBetween(a: CpuSample, b: CpuSample, pids: readonly number[]):
   for (const p of pids) ms += (b.procs.get(p)?.ms ?? a.procs.get(p)?.ms ?? 0) - (a.procs.get(p)?.ms ?? 0);
   return ms;
 }
+
+/** The `n` processes that spent the most CPU between two samples, as "comm(pid) ms" (RDBENCH_TOP). */
+export function topCpu(a: CpuSample, b: CpuSample, n = 10): string {
+  return [...b.procs.keys()]
+    .map((p) => [p, cpuBetween(a, b, [p])] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, n)
+    .map(([p, ms]) => `${b.procs.get(p)!.comm}(${p}) ${ms}`)
+    .join(', ');
+}

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { Terminal } from '@xterm/headless';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { AppWorld } from '../helpers';
-import { cpuBetween, sampleCpu, treeOf } from './cpu';
+import { cpuBetween, sampleCpu, topCpu, treeOf } from './cpu';
 import { openSeat } from './heap';
 
 export function seqBytes(n: number): Buffer {
@@ -47,11 +47,49 @@ export function paneSize(w: AppWorld, seat: string): PaneSize {
   return { cols: cols!, rows: rows! };
 }
 
+export interface AloneRun {
+  ms: number;
+  /** CPU ms during the flood: tmux's server, this host process (the engine's activity monitor watching the flood) and the watch's `cat`. */
+  cpuMs: { tmux: number; host: number; watch: number };
+}
+
 /** `seq 1 N` in a seat no window shows, at the given size: what tmux alone takes for the flood. */
-export async function tmuxAloneMs(w: AppWorld, seat: string, lines: number, size: PaneSize): Promise<number> {
+export async function tmuxAlone(w: AppWorld, seat: string, lines: number, size: PaneSize): Promise<AloneRun> {
   w.world.tmux.run(['resize-window', '-t', w.engine.store.sessions.live(seat)!.sessionId, '-x', String(size.cols), '-y', String(size.rows)]);
+  const serverPid = Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim());
+  const c0 = sampleCpu();
+  const n0 = process.cpuUsage();
   const t0 = performance.now();
-  return (await runInPane(w, seat, `seq 1 ${lines}`)) - t0;
+  const ms = (await runInPane(w, seat, `seq 1 ${lines}`)) - t0;
+  const c1 = sampleCpu();
+  const n1 = process.cpuUsage(n0);
+  if (process.env.RDBENCH_TOP) process.stdout.write(`top cpu, tmux alone: ${topCpu(c0, c1)}\n`);
+  const watch = treeOf(c1, serverPid).filter((p) => c1.procs.get(p)!.comm === 'cat');
+  return { ms, cpuMs: { tmux: cpuBetween(c0, c1, [serverPid]), host: Math.round((n1.user + n1.system) / 1000), watch: cpuBetween(c0, c1, watch) } };
+}
+
+/**
+ * Resolves once the seat's xterm has parsed a write after which its screen matches `re`: checked
+ * in the page on each of xterm's parse callbacks, so the wait costs the page nothing between
+ * writes (polling every animation frame made Chromium produce a frame a vsync, about 8 % of a core
+ * here, during the very run it measured).
+ */
+export function parsedText(page: Page, seat: string, re: string, timeoutMs = 600_000): Promise<void> {
+  return page.evaluate(([s, r, ms]) => new Promise<void>((resolve, reject) => {
+    const screen = window.__rigdeskScreens?.[s];
+    if (!screen) return reject(new Error(`no terminal open for ${s}`));
+    const rx = new RegExp(r, 'm');
+    let off = () => undefined as void;
+    const t = setTimeout(() => (off(), reject(new Error(`${s} never showed /${r}/ in ${ms} ms`))), ms);
+    const check = () => {
+      if (!rx.test(screen.text())) return;
+      clearTimeout(t);
+      off();
+      resolve();
+    };
+    off = screen.onParsed(check);
+    check();
+  }), [seat, re, timeoutMs] as const);
 }
 
 export interface BrowserRun {
@@ -87,8 +125,7 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
     // typed command line shows `$((40+2))`, so only the output line matches.
     const id = `${process.pid}-${signals}`;
     const pane = runInPane(w, seat, `seq 1 ${lines}`, `; echo bench-${id}-$((40+2))`);
-    // Polled inside the page each frame: no DevTools round trip per check.
-    await page.waitForFunction(([s, re]) => new RegExp(re, 'm').test(window.__rigdeskScreens?.[s]?.text() ?? ''), [seat, `^bench-${id}-42$`] as const, { polling: 'raf', timeout: 600_000 });
+    await parsedText(page, seat, `^bench-${id}-42$`);
     const end = performance.now();
     const paneAt = await pane;
     const c1 = sampleCpu();
@@ -107,6 +144,7 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
       }
       process.stdout.write(`page self time (${renderer}):\n${[...self].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 14).map(([k, v]) => `  ${(v / 1000).toFixed(1)} ms ${k}`).join('\n')}\n`);
     }
+    if (process.env.RDBENCH_TOP) process.stdout.write(`top cpu, ${renderer} window: ${topCpu(c0, c1)}\n`);
     if (process.env.RDBENCH_DEBUG) {
       const { readFileSync } = await import('node:fs');
       const byType = new Map<string, number>();

@@ -15,8 +15,12 @@ const PREFER = new URLSearchParams(location.search).get('renderer');
 
 declare global {
   interface Window {
-    /** Read-only: each open terminal's visible text and renderer, for tests and diagnostics. */
-    __rigdeskScreens?: Record<string, { text: () => string; renderer: string; term: number | undefined }>;
+    /**
+     * Read-only: each open terminal's visible text and renderer, for tests and diagnostics;
+     * `onParsed` calls back each time xterm has parsed a write (a bench waits on it instead of
+     * polling every frame, which would itself cost the page a frame a vsync).
+     */
+    __rigdeskScreens?: Record<string, { text: () => string; renderer: string; term: number | undefined; onParsed: (fn: () => void) => () => void }>;
   }
 }
 
@@ -43,7 +47,17 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
     let release = () => undefined as void;
     const enc = new TextEncoder();
     window.__rigdeskScreens ??= {};
-    window.__rigdeskScreens[seat] = { text: () => screenText(term), renderer, get term() { return termId; } };
+    window.__rigdeskScreens[seat] = {
+      text: () => screenText(term),
+      renderer,
+      get term() {
+        return termId;
+      },
+      onParsed: (fn) => {
+        const d = term.onWriteParsed(fn);
+        return () => d.dispose();
+      },
+    };
 
     void transport.request<{ term: number }>('terminal.open', { seat, cols: Math.max(2, term.cols), rows: Math.max(1, term.rows) }).then((r) => {
       if (!r.ok) return setStatus(`${r.code}: ${r.message}`);
