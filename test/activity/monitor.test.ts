@@ -68,6 +68,28 @@ describe('the activity monitor', () => {
     await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 8000, intervalMs: 10, what: 'idle again' });
   });
 
+  it('a seat flooding output is looked at when its output pauses (at least once a cap), not at a fixed pace, and its end is still seen', async () => {
+    const e = w.engine();
+    const real = e.roster.bind(e);
+    const looks: number[] = [];
+    e.roster = async (...a: Parameters<typeof real>) => (looks.push(Date.now()), real(...a));
+    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    const changes: ActivityChange[] = [];
+    m.onChange((c) => changes.push(c));
+    await m.start();
+    await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
+    const t0 = Date.now();
+    w.tmux.run(['send-keys', '-t', 'a@demo', 'timeout 4 yes', 'Enter']);
+    const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 8000, intervalMs: 10, what: 'working' });
+    const idle = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 15_000, intervalMs: 10, what: 'idle after the flood' });
+    const during = looks.filter((t) => t > working.at && t < idle.at).length;
+    const ms = idle.at - working.at;
+    // Held to a pause (never comes mid-flood) or to 800 ms after the last look: about ms/800 looks,
+    // plus a few where a busy event loop read the pipe late. Paced at 240 ms it was about ms/240.
+    expect(during).toBeLessThanOrEqual(Math.ceil(ms / 800) + 3);
+    expect(idle.at - t0).toBeLessThan(4000 + 5000);
+  });
+
   it('a seat whose program exits reads exited, through the pane output it leaves', async () => {
     const e = w.engine();
     m = new ActivityMonitor(e, { fallbackMs: 60_000 });

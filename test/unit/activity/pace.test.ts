@@ -46,4 +46,34 @@ describe('LookPacer: when to look at a seat whose pane printed', () => {
     expect(p.dueAt('a', 421, true)).toBe(451);
     expect(p.dueAt('b', 421)).toBe(451);
   });
+
+  describe('holdUntil: a working seat streaming output is looked at when the output pauses', () => {
+    const pacer = () => {
+      const p = new LookPacer(30, 240, 400, 120, 800);
+      p.looked('a', 1000);
+      return p;
+    };
+
+    it('waits for a pause: the look comes one quiet spell after the last output', () => {
+      expect(pacer().holdUntil('a', 1100, true, 1090)).toBe(1210);
+    });
+
+    it('output that never pauses is still looked at one cap after the previous look', () => {
+      expect(pacer().holdUntil('a', 1700, true, 1699)).toBe(1800);
+      expect(pacer().holdUntil('a', 1850, true, 1849)).toBe(1850);
+    });
+
+    it('output that has already paused is looked at now', () => {
+      expect(pacer().holdUntil('a', 1300, true, 1100)).toBe(1300);
+    });
+
+    it('a seat not seen working is never held: its first output is news', () => {
+      expect(pacer().holdUntil('a', 1100, false, 1099)).toBe(1100);
+    });
+
+    it('a watch that cannot tell when the pane printed, or a seat never looked at, is never held', () => {
+      expect(pacer().holdUntil('a', 1100, true, undefined)).toBe(1100);
+      expect(pacer().holdUntil('b', 1100, true, 1099)).toBe(1100);
+    });
+  });
 });

@@ -19,6 +19,8 @@ export class PaneOutputWatch {
   private buf = '';
   /** Panes that printed since the engine last looked: their output is news only once per look. */
   private muted = new Set<string>();
+  /** When the pane last printed (ms since the epoch), for holding a look until its output pauses. */
+  lastOutputAt?: number;
   constructor(
     /** Which session this watch is for ("<server key> <$id>"): a new occupant needs a new watch. */
     readonly key: string,
@@ -91,6 +93,7 @@ export class PaneOutputWatch {
       this.buf = this.buf.slice(nl + 1);
       if (line.startsWith('%output ') || line.startsWith('%extended-output ')) {
         const pane = line.split(' ', 3)[1]!;
+        this.lastOutputAt = Date.now();
         if (!this.muted.has(pane)) {
           this.muted.add(pane);
           this.onDirty(pane);

@@ -34,6 +34,8 @@ export class ActivityMonitor {
   private fsWatchers: FSWatcher[] = [];
   /** Seats to look at, and when ('*': every seat, now). */
   private dirty = new Map<string, number>();
+  /** Dirty seats whose news is explicit (a hook, a live-state file): never held for a pause in output. */
+  private urgent = new Set<string>();
   private timerAt = Infinity;
   private readonly pacer: LookPacer;
   private last = new Map<string, string>();
@@ -130,6 +132,7 @@ export class ActivityMonitor {
   /** Pane output (paced: see pace.ts), or `urgent` news from a hook or a live-state file. */
   private markDirty(seat: string, urgent = false): void {
     const due = this.pacer.dueAt(seat, Date.now(), urgent || seat === '*');
+    if (urgent) this.urgent.add(seat);
     const prev = this.dirty.get(seat);
     if (prev === undefined || due < prev) this.dirty.set(seat, due);
     this.schedule();
@@ -158,12 +161,23 @@ export class ActivityMonitor {
     try {
       const now = Date.now();
       let names: Set<string> | undefined;
-      if (all || this.dirty.has('*')) this.dirty.clear();
+      if (all || this.dirty.has('*')) {
+        this.dirty.clear();
+        this.urgent.clear();
+      }
       else {
         // Only the seats that are due; a paced seat waits for its own time.
         names = new Set([...this.dirty].filter(([, due]) => due <= now + 2).map(([seat]) => seat));
         for (const seat of names) {
+          // A working seat still streaming output waits for a pause in it (pace.ts).
+          const hold = this.urgent.has(seat) ? now : this.pacer.holdUntil(seat, now, this.last.get(seat)?.startsWith('working|') ?? false, this.watches.get(seat)?.lastOutputAt);
+          if (hold > now + 2) {
+            this.dirty.set(seat, hold);
+            names.delete(seat);
+            continue;
+          }
           this.dirty.delete(seat);
+          this.urgent.delete(seat);
           this.pacer.looked(seat, now);
         }
       }

@@ -3,14 +3,19 @@
  * later (a change is news); while output keeps coming (a flood, a streaming reply, a spinner) each
  * look waits twice as long after the previous one, up to a cap, because every look costs a
  * roster and a capture and sees the same "working". The cap bounds how late the end of a stream
- * (a prompt, the seat going idle) is seen; issue 4 allows 1.5 s by screen alone. Hook and
- * live-state events are explicit news and are never paced.
+ * (a prompt, the seat going idle) is seen; issue 4 allows 1.5 s by screen alone. A seat already
+ * seen working is held further, to a pause in its output (`holdUntil`). Hook and live-state events
+ * are explicit news and are never paced or held.
  * Pure: the monitor passes the time in.
  */
 const LOOK_DEBOUNCE_MS = 30;
 const LOOK_MAX_INTERVAL_MS = 240;
 /** Looks closer together than this are one stream of output. */
 const STREAM_GAP_MS = 400;
+/** A working seat whose output streams on is looked at once its output pauses this long… */
+const STREAM_QUIET_MS = 120;
+/** …or this long after its previous look, if it never pauses (a prompt under a moving screen). */
+const STREAM_LOOK_CAP_MS = 800;
 
 export class LookPacer {
   private lastLook = new Map<string, number>();
@@ -19,7 +24,25 @@ export class LookPacer {
     private readonly debounceMs = LOOK_DEBOUNCE_MS,
     private readonly maxIntervalMs = LOOK_MAX_INTERVAL_MS,
     private readonly streamGapMs = STREAM_GAP_MS,
+    private readonly quietMs = STREAM_QUIET_MS,
+    private readonly capMs = STREAM_LOOK_CAP_MS,
   ) {}
+
+  /**
+   * A look that is due at `now`, at a seat last seen working whose pane printed last at
+   * `lastOutputAt`: when to take it. A look in the middle of a flood only sees "working" again, so
+   * it waits for a pause in the output, which is when the screen can have changed to something
+   * else (a prompt, the seat idle), and is seen sooner than at a fixed pace; a screen that never
+   * pauses is still looked at `capMs` after the previous look. A seat not seen working (its first
+   * output is news) and a pane whose writer tells nothing of its output are never held.
+   */
+  holdUntil(seat: string, now: number, working: boolean, lastOutputAt: number | undefined): number {
+    const last = this.lastLook.get(seat);
+    if (!working || lastOutputAt === undefined || last === undefined) return now;
+    const quietAt = lastOutputAt + this.quietMs;
+    if (quietAt <= now) return now;
+    return Math.min(quietAt, Math.max(now, last + this.capMs));
+  }
 
   /** When a seat found dirty at `now` should be looked at. */
   dueAt(seat: string, now: number, urgent = false): number {

@@ -45,6 +45,8 @@ export function remotePipeArgs(name: string, paneId: string, tmuxArgv: string[])
 export class RemotePipeWatch {
   private child?: ChildProcess;
   private muted = false;
+  /** When the pane last printed (ms since the epoch), for holding a look until its output pauses. */
+  lastOutputAt?: number;
   private started = false;
   constructor(
     readonly key: string,
@@ -101,6 +103,7 @@ export class RemotePipeWatch {
   }
 
   private printed(): void {
+    this.lastOutputAt = Date.now();
     if (this.muted) return;
     this.muted = true;
     this.onDirty();

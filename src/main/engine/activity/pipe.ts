@@ -33,6 +33,8 @@ const SAFE_PATH = /^\/[\w./-]+$/;
 export class PanePipeWatch {
   private sock?: Socket;
   private muted = false;
+  /** When the pane last printed (ms since the epoch), for holding a look until its output pauses. */
+  lastOutputAt?: number;
   /** Set while start() waits for `cat`'s first byte. */
   private greeted?: () => void;
   constructor(
@@ -118,6 +120,7 @@ export class PanePipeWatch {
   }
 
   private output(): void {
+    this.lastOutputAt = Date.now();
     this.greeted?.();
     if (this.muted) return;
     this.muted = true;
