@@ -18,17 +18,28 @@ describe('the activity monitor', () => {
     w.cleanup();
   });
 
-  it('reports working and idle from pane output, long before its 60 s fallback pass could', async () => {
-    const e = w.engine();
-    // The fallback is set far out so that only events can explain a timely report.
+  /** A monitor whose fallback pass is a minute away, so only events can explain a timely report; started once both seats read idle. */
+  async function idleMonitor(e: ReturnType<RigWorld['engine']>): Promise<ActivityChange[]> {
     m = new ActivityMonitor(e, { fallbackMs: 60_000 });
     const changes: ActivityChange[] = [];
     m.onChange((c) => changes.push(c));
     await m.start();
     await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
+    return changes;
+  }
+
+  /** Types a command into seat a and waits for the report that it is working. */
+  async function typeUntilWorking(changes: ActivityChange[], cmd: string): Promise<{ t0: number; working: ActivityChange }> {
     const t0 = Date.now();
-    w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 3', 'Enter']);
+    w.tmux.run(['send-keys', '-t', 'a@demo', cmd, 'Enter']);
     const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 8000, intervalMs: 10, what: 'working' });
+    return { t0, working };
+  }
+
+  it('reports working and idle from pane output, long before its 60 s fallback pass could', async () => {
+    const e = w.engine();
+    const changes = await idleMonitor(e);
+    const { t0, working } = await typeUntilWorking(changes, 'sleep 3');
     // Only pane output can explain a report within seconds (latency itself is bench/activity's to measure).
     expect(working.at - t0).toBeLessThan(5000);
     const idle = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 10000, intervalMs: 10, what: 'idle again' });
@@ -56,11 +67,7 @@ describe('the activity monitor', () => {
       }
       return r;
     };
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
-    const changes: ActivityChange[] = [];
-    m.onChange((c) => changes.push(c));
-    await m.start();
-    await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
+    const changes = await idleMonitor(e);
     w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 1.5', 'Enter']);
     await waitFor(() => held, { timeoutMs: 8000, intervalMs: 10, what: 'a look that saw sleep' });
     const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working'), { timeoutMs: 8000, intervalMs: 10, what: 'working' });
@@ -73,14 +80,8 @@ describe('the activity monitor', () => {
     const real = e.roster.bind(e);
     const looks: number[] = [];
     e.roster = async (...a: Parameters<typeof real>) => (looks.push(Date.now()), real(...a));
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
-    const changes: ActivityChange[] = [];
-    m.onChange((c) => changes.push(c));
-    await m.start();
-    await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
-    const t0 = Date.now();
-    w.tmux.run(['send-keys', '-t', 'a@demo', 'timeout 4 yes', 'Enter']);
-    const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 8000, intervalMs: 10, what: 'working' });
+    const changes = await idleMonitor(e);
+    const { t0, working } = await typeUntilWorking(changes, 'timeout 4 yes');
     const idle = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 15_000, intervalMs: 10, what: 'idle after the flood' });
     const during = looks.filter((t) => t > working.at && t < idle.at).length;
     const ms = idle.at - working.at;
