@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, encodeAck, encodeFrame, FRAME } from '../../src/shared/contract/app';
-import { BATCH_MAX_BYTES, BATCH_MAX_DELAY_MS, FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FlowControl, OutputBatcher, type Timers } from '../../src/main/terminal/flow';
+import { BATCH_MAX_BYTES, BATCH_MAX_DELAY_MS, FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FlowControl, OutputBatcher, PtyHold, READ_GAP_MS, ReadGate, type Timers } from '../../src/main/terminal/flow';
 
 /** Timers a test advances by hand. */
 function fakeTimers(): Timers & { advance(ms: number): void; pending(): number } {
@@ -72,6 +72,49 @@ describe('flow control', () => {
     expect(f.state.unacked).toBe(0);
     f.sent(FLOW_HIGH_WATERMARK + 1);
     expect(f.state.paused).toBe(true);
+  });
+});
+
+describe('read gate', () => {
+  it('a read after a quiet spell goes through at once; reads in the next frame wait for it', () => {
+    const t = fakeTimers();
+    const log: boolean[] = [];
+    const g = new ReadGate((held) => log.push(held), t);
+    g.read();
+    expect(log).toEqual([true]);
+    g.read(); // data that was already on its way: still one hold, one timer
+    expect(t.pending()).toBe(1);
+    t.advance(READ_GAP_MS - 1);
+    expect(log).toEqual([true]);
+    t.advance(1);
+    expect(log).toEqual([true, false]);
+    g.read();
+    expect(log).toEqual([true, false, true]);
+    g.dispose();
+    expect(t.pending()).toBe(0);
+  });
+
+  it('a gap of 0 never holds the pty (read as fast as it gives)', () => {
+    const t = fakeTimers();
+    const log: boolean[] = [];
+    const g = new ReadGate((held) => log.push(held), t, 0);
+    for (let i = 0; i < 5; i++) g.read();
+    expect(log).toEqual([]);
+    expect(t.pending()).toBe(0);
+  });
+
+  it('the pty is read again only when neither flow control nor the gate holds it', () => {
+    const log: string[] = [];
+    const h = new PtyHold(() => log.push('pause'), () => log.push('resume'));
+    h.set('gap', true);
+    h.set('flow', true);
+    expect(log).toEqual(['pause']);
+    h.set('gap', false); // the frame passed, but the window is still behind
+    expect(log).toEqual(['pause']);
+    h.set('flow', false);
+    expect(log).toEqual(['pause', 'resume']);
+    h.set('flow', false); // a release without a hold changes nothing
+    expect(log).toEqual(['pause', 'resume']);
   });
 });
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeAck, encodeFrame, FRAME } from '../../src/shared/contract/app';
 import { FLOW_HIGH_WATERMARK } from '../../src/main/terminal/flow';
+import { TerminalHub } from '../../src/main/terminal/hub';
+import { livePty } from '../../src/main/terminal/pty';
 import { Terminal } from '@xterm/headless';
 import { waitFor } from '../support/tmux';
 import { appWorld, WireClient, type AppWorld } from './helpers';
@@ -65,8 +67,11 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
       // Counted, not sampled: the flood goes on and may pause it again before the next look.
       return (w.serve.ctx.terminals.inspect(flood)?.flow.resumes ?? 0) > 0;
     }, { what: 'resumed after ack', timeoutMs: 20_000 });
-    // Stop the flood (Ctrl-C) so teardown is quick.
-    c.ws.send(encodeFrame(FRAME.INPUT, flood, new Uint8Array([3])));
+    // Stop the flood (Ctrl-C through tmux, not the viewer being closed) and see it stopped, so the
+    // next test finds the seat at its prompt.
+    const floodPane = w.engine.store.sessions.live('flood@live')!.paneId;
+    w.world.tmux.run(['send-keys', '-t', floodPane, 'C-c']);
+    await waitFor(() => /[$#] ?$/m.test(w.world.tmux.capture(floodPane).trimEnd()), { what: 'the flood stopped' });
     c.close();
     await waitFor(() => w.serve.ctx.terminals.count === 0, { what: 'viewers closed' });
   });
@@ -104,6 +109,55 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     term.dispose();
     c.close();
     await waitFor(() => w.serve.ctx.terminals.count === 0, { what: 'viewer closed' });
+  });
+
+  it('a viewer read once a frame is sent a fraction of what an ungated one is during a flood, keeps getting screens, and ends on the same last screen', async () => {
+    // Two viewers of one flood, side by side at one size, each acking at once (a window that keeps
+    // up, so flow control never holds either): one with the read gate, one read as fast as the pty gives.
+    const seat = 'flood@live';
+    const pane = w.engine.store.sessions.live(seat)!.paneId;
+    await waitFor(() => /[$#] ?$/m.test(w.world.tmux.capture(pane).trimEnd()), { what: 'prompt' });
+    const hubs = { gated: new TerminalHub(w.engine), ungated: new TerminalHub(w.engine, livePty, undefined, 0) };
+    const owner = {};
+    const got = { gated: [] as Buffer[], ungated: [] as Buffer[] };
+    const at = { gated: [] as number[], ungated: [] as number[] };
+    const terms = { gated: 0, ungated: 0 };
+    for (const k of ['ungated', 'gated'] as const) {
+      const r = await hubs[k].open(owner, seat, 120, 40, {
+        frame: (f) => {
+          got[k].push(Buffer.from(f.subarray(5)));
+          at[k].push(performance.now());
+          hubs[k].ack(owner, terms[k], f.length - 5);
+        },
+        exit: () => undefined,
+      });
+      if (!r.ok) throw new Error(JSON.stringify(r));
+      terms[k] = r.term;
+    }
+    await new Promise((r) => setTimeout(r, 500)); // both first draws in
+    const from = { gated: got.gated.length, ungated: got.ungated.length };
+    w.world.tmux.run(['send-keys', '-t', pane, 'seq 1 2000000; echo gate-done-$((6*7))', 'Enter']);
+    const since = (k: 'gated' | 'ungated') => Buffer.concat(got[k].slice(from[k]));
+    await waitFor(() => /gate-done-42/.test(since('gated').toString('latin1')) && /gate-done-42/.test(since('ungated').toString('latin1')), { what: 'the end of the flood in both viewers', timeoutMs: 60_000, intervalMs: 20 });
+    await new Promise((r) => setTimeout(r, 300));
+    const bytes = { gated: since('gated').length, ungated: since('ungated').length };
+    expect(bytes.gated, `gated ${bytes.gated} B vs ungated ${bytes.ungated} B`).toBeLessThan(bytes.ungated / 2);
+    // Not a frozen window until the flood ends: screens keep coming while it runs.
+    const times = at.gated.slice(from.gated);
+    const silence = Math.max(...times.slice(1).map((t, i) => t - times[i]!));
+    expect(times.length).toBeGreaterThan(5);
+    expect(silence, 'longest silence between the gated viewer\'s frames during the flood (ms)').toBeLessThan(1000);
+    // Both replay to the pane's last screen.
+    const tmuxScreen = w.world.tmux.run(['capture-pane', '-p', '-t', pane]).replace(/\n$/, '').split('\n').map((l) => l.trimEnd());
+    for (const k of ['gated', 'ungated'] as const) {
+      const term = new Terminal({ cols: 120, rows: 40, allowProposedApi: true });
+      await new Promise<void>((r) => term.write(Buffer.concat(got[k]), r));
+      const screen = Array.from({ length: tmuxScreen.length }, (_, i) => term.buffer.active.getLine(term.buffer.active.viewportY + i)?.translateToString(true).trimEnd() ?? '');
+      expect(screen, k).toEqual(tmuxScreen);
+      term.dispose();
+    }
+    hubs.gated.closeAll(owner);
+    hubs.ungated.closeAll(owner);
   });
 
   it('closing a viewer ends only its own attach client; the seat keeps running', async () => {

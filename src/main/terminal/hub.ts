@@ -3,7 +3,7 @@ import { fail, type Result } from '../../shared/errors';
 import { dispatch } from '../engine/api';
 import type { Engine } from '../engine/engine';
 import { hostOfServer } from '../engine/tmux/identity';
-import { FlowControl, OutputBatcher, realTimers, type Timers } from './flow';
+import { FlowControl, OutputBatcher, PtyHold, READ_GAP_MS, ReadGate, realTimers, type Timers } from './flow';
 import { livePty, viewerEnv, type PtyLike, type SpawnPty } from './pty';
 
 /**
@@ -29,6 +29,7 @@ interface View {
   pty: PtyLike;
   batcher: OutputBatcher;
   flow: FlowControl;
+  gate: ReadGate;
   cols: number;
   rows: number;
   closed: boolean;
@@ -48,6 +49,8 @@ export class TerminalHub {
     private readonly engine: Engine,
     private readonly spawnPty: SpawnPty = livePty,
     private readonly timers: Timers = realTimers,
+    /** How often a viewer's pty may be read (0: as fast as it gives; a test compares both). */
+    private readonly readGapMs = READ_GAP_MS,
   ) {}
 
   async open(owner: object, seat: string, cols: number, rows: number, sink: ViewSink): Promise<Result<{ term: number; seat: string }>> {
@@ -67,21 +70,23 @@ export class TerminalHub {
     } catch (e) {
       return fail('TMUX_FAILED', `cannot start a terminal for ${seat}: ${(e as Error).message}`);
     }
+    const hold = new PtyHold(() => pty.pause(), () => pty.resume());
     const view: View = {
       id, owner, seat: at.seat as string, tmuxPrefix: argv.slice(0, argv.indexOf('attach-session')), sessionId, ...(remote ? { server } : {}), pty, cols, rows, closed: false,
       batcher: new OutputBatcher((batch) => {
         view.flow.sent(batch.length);
         sink.frame(encodeFrame(FRAME.OUTPUT, id, batch));
       }, this.timers),
-      flow: new FlowControl(() => pty.pause(), () => pty.resume()),
+      flow: new FlowControl(() => hold.set('flow', true), () => hold.set('flow', false)),
+      gate: new ReadGate((held) => hold.set('gap', held), this.timers, this.readGapMs),
     };
     this.views.set(id, view);
-    // Read as fast as the pty gives: holding a read for a frame makes tmux skip screens during a
-    // flood (a tenth of Chromium's work) but its slow-client timer then shows the flood's end up
-    // to 100 ms late, which cost a fifth of bench/terminal's throughput; flow control alone
-    // throttles a window that falls behind.
+    // At most one read a frame (ReadGate): in a flood tmux then skips screens for this client
+    // instead of rendering every line for it; flow control throttles a window that falls behind.
     pty.onData((d) => {
-      if (!view.closed) view.batcher.push(d);
+      if (view.closed) return;
+      view.gate.read();
+      view.batcher.push(d);
     });
     pty.onExit((e) => {
       if (view.closed) return;
@@ -166,6 +171,7 @@ export class TerminalHub {
     if (v.closed) return;
     v.closed = true;
     v.batcher.dispose();
+    v.gate.dispose();
     this.views.delete(v.id);
     if (this.sizeOwner.get(v.seat) === v.id) this.sizeOwner.delete(v.seat);
     try {
