@@ -3,7 +3,10 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { chromiumMissing, launchChromium } from '../test/app/chromium';
-import { appWorld } from '../test/app/helpers';
+import { appWorld, RENDERER_DIR } from '../test/app/helpers';
+import { startServe } from '../src/server/serve';
+import { TerminalHub } from '../src/main/terminal/hub';
+import { livePty } from '../src/main/terminal/pty';
 import { median, paneFloodMs, type ClientKind } from '../test/app/bench/clients';
 import { floodWhileWorking, type FloodReport } from '../test/app/bench/flood';
 import { heapWithSeatsOpen } from '../test/app/bench/heap';
@@ -18,11 +21,13 @@ import { browserRun, headlessRate, seqBytes, tmuxAlone, type AloneRun, type Brow
  *  2. why an attach client and a piped activity watch: pane flood time with no client, an attach
  *     client, a control client, a pipe-pane into a fifo;
  *  3. the renderer's JS heap with 1, 8 and 32 seats open;
- *  4. a 1 GB flood in one seat while another seat is used: round trips, engine answers, memory.
+ *  4. a 1 GB flood in one seat while another seat is used: round trips, engine answers, memory;
+ *  5. why a viewer's pty is read at most once a frame: the window with and without that gate, in
+ *     alternating pairs, each against tmux alone just before it.
  *
  * Run: npm run bench:terminal
  * Env: RDBENCH_LINES=5000000 RDBENCH_CLIENT_LINES=1000000 RDBENCH_REPS=3 RDBENCH_HEAP_SEATS=1,8,32 RDBENCH_FLOOD_MB=1024
- *      RDBENCH_ONLY=throughput,clients,heap,flood
+ *      RDBENCH_GATE_PAIRS=6 RDBENCH_ONLY=throughput,clients,heap,flood,gate
  */
 // About 39 MB, several seconds a run: a rate, not a latency. With `seq 1 1000000` (7 MB, half a
 // second) the fixed end of a run (the window's 10 fps paint during a flood, the page's frame
@@ -32,7 +37,8 @@ const CLIENT_LINES = Number(process.env.RDBENCH_CLIENT_LINES ?? 1_000_000);
 const REPS = Number(process.env.RDBENCH_REPS ?? 3);
 const HEAP_SEATS = (process.env.RDBENCH_HEAP_SEATS ?? '1,8,32').split(',').map(Number);
 const FLOOD_MB = Number(process.env.RDBENCH_FLOOD_MB ?? 1024);
-const ONLY = new Set((process.env.RDBENCH_ONLY ?? 'throughput,clients,heap,flood').split(','));
+const GATE_PAIRS = Number(process.env.RDBENCH_GATE_PAIRS ?? 6);
+const ONLY = new Set((process.env.RDBENCH_ONLY ?? 'throughput,clients,heap,flood,gate').split(','));
 const RESULTS_DIR = resolve(__dirname, 'results');
 const missing = chromiumMissing();
 const results: Record<string, unknown> = { lines: LINES, clientLines: CLIENT_LINES, reps: REPS, skippedBrowser: missing };
@@ -140,4 +146,44 @@ it.skipIf(!!missing || !ONLY.has('flood'))(`a ${FLOOD_MB} MB flood in one seat n
   const grew = r.heapMB.end - r.heapMB.start > 50 || r.hostRssMB.max - r.hostRssMB.start > 300;
   log(`  targets: others never stall (every round trip < 2 s): ${stalled ? 'FAIL' : 'PASS'}; memory bounded (window heap +<50 MB after GC, host RSS +<300 MB): ${grew ? 'FAIL' : 'PASS'}`);
   results.flood = { ...r, stalled, grew };
+});
+
+it.skipIf(!!missing || !ONLY.has('gate'))(`why a viewer's pty is read at most once a frame: the window with and without the read gate, ${GATE_PAIRS} pairs`, async () => {
+  const w = await appWorld('gate', ['flood', 'bare'], { monitor: true });
+  // A second serve host on the same engine whose viewers read their pty as fast as it gives.
+  const ungated = await startServe({ engine: w.engine, port: 0, staticDir: RENDERER_DIR, terminals: new TerminalHub(w.engine, livePty, undefined, 0) });
+  const chrome = await launchChromium();
+  const sides = { gated: w.serve.url, ungated: ungated.url };
+  type Pair = { toAlone: number; tmuxToAlone: number; run: BrowserRun; alone: AloneRun };
+  const runs: Record<keyof typeof sides, Pair[]> = { gated: [], ungated: [] };
+  try {
+    const size = (await browserRun(w, chrome.browser, 'flood@gate', Math.min(LINES, 100_000), 'dom')).size;
+    for (let i = 0; i < GATE_PAIRS; i++) {
+      // Alternating which goes first, each against tmux alone just before it (the same load).
+      for (const k of i % 2 ? (['ungated', 'gated'] as const) : (['gated', 'ungated'] as const)) {
+        const alone = await tmuxAlone(w, 'bare@gate', LINES, size);
+        const run = await browserRun(w, chrome.browser, 'flood@gate', LINES, 'dom', sides[k]);
+        runs[k].push({ toAlone: alone.ms / run.ms, tmuxToAlone: run.cpuMs.tmux / alone.cpuMs.tmux, run, alone });
+        log(`  pair ${i + 1} ${k.padEnd(8)} window ${(run.ms / 1000).toFixed(2)} s = ${(100 * alone.ms / run.ms).toFixed(0)} % of tmux alone; cpu tmux ${run.cpuMs.tmux} (alone ${alone.cpuMs.tmux}) / host ${run.cpuMs.host} / chromium ${run.cpuMs.chromium} ms; end parsed ${(run.ms - run.paneMs).toFixed(0)} ms after the pane`);
+      }
+    }
+  } finally {
+    await chrome.close();
+    await ungated.close();
+    await w.cleanup();
+  }
+  const summary = Object.fromEntries((['gated', 'ungated'] as const).map((k) => {
+    const p = runs[k];
+    const s = {
+      windowToTmuxAlone: median(p.map((x) => x.toAlone)),
+      tmuxCpuToAlone: median(p.map((x) => x.tmuxToAlone)),
+      hostPlusChromiumCpuMs: median(p.map((x) => x.run.cpuMs.host + x.run.cpuMs.chromium)),
+      tailMs: median(p.map((x) => x.run.ms - x.run.paneMs)),
+    };
+    log(`  ${k}: window ${(100 * s.windowToTmuxAlone).toFixed(0)} % of tmux alone; tmux's CPU ${(100 * s.tmuxCpuToAlone).toFixed(0)} % of its CPU alone; host + Chromium ${s.hostPlusChromiumCpuMs} ms of CPU; end parsed ${s.tailMs.toFixed(0)} ms after the pane (medians of ${p.length})`);
+    return [k, { ...s, pairs: p }];
+  }));
+  const wins = runs.gated.filter((g, i) => g.toAlone > (runs.ungated[i]?.toAlone ?? Infinity)).length;
+  log(`  the gated window was the faster of its pair in ${wins} of ${GATE_PAIRS}`);
+  results.gate = { ...summary, gatedFasterInPairs: wins };
 });

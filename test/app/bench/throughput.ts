@@ -104,11 +104,14 @@ export interface BrowserRun {
   size: PaneSize;
 }
 
-/** `seq 1 N` in a seat shown in a fresh window with the given renderer, to the last line on screen. */
-export async function browserRun(w: AppWorld, browser: BrowserContext, seat: string, lines: number, renderer: 'dom' | 'webgl'): Promise<BrowserRun> {
+/**
+ * `seq 1 N` in a seat shown in a fresh window with the given renderer, to the last line on screen;
+ * `url` picks another serve host on the same engine (the gate part compares two).
+ */
+export async function browserRun(w: AppWorld, browser: BrowserContext, seat: string, lines: number, renderer: 'dom' | 'webgl', url = w.serve.url): Promise<BrowserRun> {
   const page = await browser.newPage();
   try {
-    await page.goto(`${w.serve.url}&renderer=${renderer}`);
+    await page.goto(`${url}&renderer=${renderer}`);
     await openSeat(page, seat);
     const used = await page.evaluate((s) => window.__rigdeskScreens?.[s]?.renderer ?? '?', seat);
     const serverPid = Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim());
