@@ -11,7 +11,8 @@ export type PushListener = (msg: PushMessage) => void;
 /**
  * What the engine tells open windows, whatever the transport: new event-log rows (polled by
  * `afterSeq`, so nothing is missed between polls), the seats' `ps` rows (activity and needs_input
- * come from there; polled at 1 s so a needs_input shows within the 2 s the issue asks), the live
+ * come from there; polled at 1 s so a needs_input shows within the 2 s the issue asks, and pushed
+ * only when they changed), the live
  * prompts of the seats at needs_input (the Decisions view's live items) and focus
  * requests from deep links. Polls run only while someone listens.
  */
@@ -24,6 +25,8 @@ export class PushHub {
   private latestSeats: PsRow[] = [];
   private latestPrompts: PromptItem[] = [];
   private promptsKey = '[]';
+  /** The last seats push as sent: an unchanged roster is not pushed again. */
+  private seatsKey = '';
   private readonly unfocus: () => void;
 
   constructor(private readonly engine: Engine, private readonly opts: { eventsMs?: number; seatsMs?: number } = {}) {
@@ -98,7 +101,14 @@ export class PushHub {
       const r = await dispatch(this.engine, 'ps', {});
       if (r.ok) {
         this.latestSeats = r.seats as PsRow[];
-        this.broadcast({ push: 'seats', data: { seats: r.seats as Record<string, unknown>[], ...(Array.isArray(r.hosts) && r.hosts.length ? { hosts: r.hosts as Record<string, unknown>[] } : {}) } });
+        // Pushed only when something changed: every window re-renders its seats on a push, and
+        // most seconds nothing has (a late subscriber gets the latest rows when it subscribes).
+        const data = { seats: r.seats as Record<string, unknown>[], ...(Array.isArray(r.hosts) && r.hosts.length ? { hosts: r.hosts as Record<string, unknown>[] } : {}) };
+        const key = JSON.stringify(data);
+        if (key !== this.seatsKey) {
+          this.seatsKey = key;
+          this.broadcast({ push: 'seats', data });
+        }
         await this.pollPrompts(this.latestSeats);
       }
     } finally {

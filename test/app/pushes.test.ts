@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { PushMessage } from '../../src/shared/contract/app';
+import { dispatch } from '../../src/main/engine/api';
+import { PushHub } from '../../src/main/host/pushes';
+import { waitFor } from '../support/tmux';
+import { appWorld, type AppWorld } from './helpers';
+
+let w: AppWorld;
+beforeAll(async () => {
+  w = await appWorld('push', ['a', 'b']);
+}, 120_000);
+afterAll(async () => {
+  await w?.cleanup();
+});
+
+it('seats are pushed when they change, not at every poll (real engine, real tmux)', async () => {
+  const hub = new PushHub(w.engine, { seatsMs: 40, eventsMs: 60_000 });
+  const seats: PushMessage[] = [];
+  const off = hub.subscribe((m) => void (m.push === 'seats' && seats.push(m)));
+  try {
+    await waitFor(() => seats.length > 0, { what: 'the first seats push' });
+    // Many polls with nothing changed: a seat's shell sitting at its prompt.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(seats).toHaveLength(1);
+    // A change is pushed at the next poll.
+    expect(await dispatch(w.engine, 'stop', { seat: 'a@push' })).toMatchObject({ ok: true });
+    await waitFor(() => seats.length === 2, { what: 'a push after the seat stopped' });
+    const rows = (seats[1]!.data as { seats: { seat: string; state: string }[] }).seats;
+    expect(rows.find((r) => r.seat === 'a@push')?.state).toBe('stopped');
+    // A window that subscribes now gets the latest rows at once, though no push is due.
+    const late: PushMessage[] = [];
+    const offLate = hub.subscribe((m) => void (m.push === 'seats' && late.push(m)));
+    expect(late).toHaveLength(1);
+    expect(late[0]!.data).toEqual(seats[1]!.data);
+    offLate();
+  } finally {
+    off();
+    hub.close();
+  }
+});
