@@ -1,5 +1,6 @@
 import type { PsAgent, PsRow } from '../shared/contract';
 import type { Failure } from '../shared/errors';
+import type { BackgroundReport } from '../main/engine/services/background';
 
 /** Quotes one argument for a POSIX shell, so printed commands can be pasted as they are. */
 export function shellQuote(arg: string): string {
@@ -38,4 +39,11 @@ export function formatFailure(f: Failure): string {
   const owners = f.evidence?.owners as { pid: number; server?: string; paneId?: string; sessionName?: string; source: string }[] | undefined;
   if (owners) for (const o of owners) out.push(`  owner: pid ${o.pid}${o.paneId ? ` pane ${o.paneId} on ${o.server}` : ' (no pane)'}${o.sessionName ? ` session "${o.sessionName}"` : ''} [${o.source}]`);
   return out.join('\n');
+}
+
+/** One line for stderr per thing a long-lived engine's background reports (serve and the app). */
+export function reportLine(r: BackgroundReport): string {
+  if (r.kind === 'reconcile') return formatFailure(r.failure) + '\n';
+  if (r.kind === 'waker') return `rigdesk: queue waker: ${r.error.message}\n`;
+  return `rigdesk: ${r.message}\n`;
 }

@@ -2,10 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServe } from '../server/serve';
-import { reconcile } from '../main/engine/restore/reconcile';
-import { startSnapshotTimer } from '../main/engine/restore/snapshot';
-import { ActivityMonitor } from '../main/engine/activity/monitor';
-import { startQueueWaker } from '../main/engine/queue/waker';
+import { startBackground } from '../main/engine/services/background';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
 import { liveEngineDeps } from '../main/engine/context';
@@ -15,7 +12,7 @@ import { callRunningEngine } from '../main/engine/rpc/client';
 import { serveEngineSocket } from '../main/engine/rpc/server';
 import { parseArgs, USAGE_HEAD, USAGE_TAIL } from './args';
 import { COMMANDS } from './commands';
-import { formatFailure } from './format';
+import { formatFailure, reportLine } from './format';
 
 function usage(): string {
   return [USAGE_HEAD, ...Object.values(COMMANDS).map((c) => `  ${c.usage}`), USAGE_TAIL].join('\n');
@@ -54,15 +51,8 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
     else out.stderr(formatFailure(f) + '\n');
     return 1;
   }
-  // After a crash or a reboot, the store is compared with tmux and the process table first.
-  const rec = await reconcile(engine);
-  if (!rec.ok) out.stderr(formatFailure(rec) + '\n');
-  const stopSnapshots = startSnapshotTimer(engine, 5 * 60_000);
-  // Queued work: idle seats are told about their open items, once per occupant and set of items.
-  const stopWaker = startQueueWaker(engine, 5_000, (e) => out.stderr(`rigdesk: queue waker: ${(e as Error).message}\n`));
-  // Activity from events (pane output, live-state files); each change is an event row.
-  const monitor = new ActivityMonitor(engine);
-  await monitor.start();
+  // Reconcile after a crash or a reboot, snapshots, the queue waker, the activity monitor.
+  const background = await startBackground(engine, (r) => out.stderr(reportLine(r)));
   // The same engine hosts the window in a browser (the renderer over HTTP, the contract over a
   // WebSocket on 127.0.0.1 with a per-start token in the URL).
   const win = await startServe({ engine, port, staticDir: join(__dirname, '..', 'renderer') });
@@ -74,9 +64,7 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  monitor.stop();
-  stopWaker();
-  stopSnapshots();
+  background.stop();
   await win.close();
   await handle.close();
   engine.store.close();

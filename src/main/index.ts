@@ -1,13 +1,15 @@
 // The Electron shell's entry: builds the real Electron API for the injected shell wiring
 // (src/main/shell), starts the engine in this process and serves its socket so the `rigdesk`
-// CLI (and `rigdesk open <seat>`) talks to this app's engine.
+// CLI (and `rigdesk open <seat>`) talks to this app's engine, which then runs what `rigdesk serve`
+// runs besides requests (reconcile, snapshots, the queue waker, the activity monitor).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, BrowserWindow, ipcMain, Menu, Notification, protocol, Tray } from 'electron';
 import { liveEngineDeps } from './engine/context';
 import { Engine } from './engine/engine';
 import { resolveHome } from './engine/home';
-import { serveEngineSocket } from './engine/rpc/server';
+import { claimEngine } from './engine/services/background';
+import { reportLine } from '../cli/format';
 import { PushHub } from './host/pushes';
 import { startShell } from './shell/app';
 import type { ElectronApi } from './shell/types';
@@ -63,16 +65,11 @@ async function main(): Promise<void> {
     ...(app.isPackaged ? {} : { protocolClient: { path: process.execPath, args: [app.getAppPath()] } }),
   });
   if (!shell) return; // another instance has the lock and got our deep link
-  let socket: Awaited<ReturnType<typeof serveEngineSocket>> | undefined;
-  try {
-    socket = await serveEngineSocket(engine);
-  } catch (e) {
-    process.stderr.write(`rigdesk: the engine socket is in use (${(e as Error).message}); the CLI will not reach this window\n`);
-  }
+  const claimed = await claimEngine(engine, (r) => process.stderr.write(reportLine(r)));
   app.on('window-all-closed', () => app.quit());
   app.on('before-quit', () => {
     ctx.pushes.close();
-    void socket?.close();
+    void claimed.close();
   });
 }
 

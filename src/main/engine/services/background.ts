@@ -1,0 +1,72 @@
+import type { Failure } from '../../../shared/errors';
+import { ActivityMonitor } from '../activity/monitor';
+import type { Engine } from '../engine';
+import { startQueueWaker } from '../queue/waker';
+import { reconcile } from '../restore/reconcile';
+import { startSnapshotTimer } from '../restore/snapshot';
+import { serveEngineSocket } from '../rpc/server';
+
+/** How often a long-lived engine snapshots its rigs and wakes idle seats with open queue items. */
+export const SNAPSHOT_EVERY_MS = 5 * 60_000;
+export const WAKE_EVERY_MS = 5_000;
+
+export type BackgroundReport = { kind: 'reconcile'; failure: Failure } | { kind: 'waker'; error: Error } | { kind: 'engine_elsewhere'; message: string };
+
+export interface Background {
+  monitor: ActivityMonitor;
+  stop(): void;
+}
+
+/**
+ * What a long-lived engine runs besides answering requests, the same in `rigdesk serve` and in
+ * the app: the store compared with tmux and the process table after a crash or a reboot, rig
+ * snapshots, the queue waker (idle seats told about their open items) and the activity monitor
+ * (each change an event row). Only the engine that owns the home's socket runs them: two wakers
+ * would each tell a seat about the same items.
+ */
+export async function startBackground(engine: Engine, report: (r: BackgroundReport) => void): Promise<Background> {
+  const rec = await reconcile(engine);
+  if (!rec.ok) report({ kind: 'reconcile', failure: rec });
+  const stopSnapshots = startSnapshotTimer(engine, SNAPSHOT_EVERY_MS);
+  const stopWaker = startQueueWaker(engine, WAKE_EVERY_MS, (e) => report({ kind: 'waker', error: e as Error }));
+  const monitor = new ActivityMonitor(engine);
+  await monitor.start();
+  return {
+    monitor,
+    stop: () => {
+      monitor.stop();
+      stopWaker();
+      stopSnapshots();
+    },
+  };
+}
+
+export interface ClaimedEngine {
+  /** Set when this process serves the home's engine socket and runs the background. */
+  background?: Background;
+  close(): Promise<void>;
+}
+
+/**
+ * The app's engine: serves the home's socket (so the CLI reaches this window's engine) and runs
+ * the background. If another engine already serves this home (`rigdesk serve`, another app), the
+ * window still works, on the same store, but the background stays with that engine, and the
+ * report says so.
+ */
+export async function claimEngine(engine: Engine, report: (r: BackgroundReport) => void, serveSocket: typeof serveEngineSocket = serveEngineSocket): Promise<ClaimedEngine> {
+  let socket: Awaited<ReturnType<typeof serveEngineSocket>>;
+  try {
+    socket = await serveSocket(engine);
+  } catch (e) {
+    report({ kind: 'engine_elsewhere', message: `${(e as Error).message}; the CLI will reach that engine, which also runs the activity monitor and the queue waker` });
+    return { close: async () => undefined };
+  }
+  const background = await startBackground(engine, report);
+  return {
+    background,
+    close: async () => {
+      background.stop();
+      await socket.close();
+    },
+  };
+}
