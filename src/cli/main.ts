@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServe } from '../server/serve';
+import { PushHub } from '../main/host/pushes';
 import { startBackground } from '../main/engine/services/background';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
@@ -55,7 +56,7 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   const background = await startBackground(engine, (r) => out.stderr(reportLine(r)));
   // The same engine hosts the window in a browser (the renderer over HTTP, the contract over a
   // WebSocket on 127.0.0.1 with a per-start token in the URL).
-  const win = await startServe({ engine, port, staticDir: join(__dirname, '..', 'renderer') });
+  const win = await startServe({ engine, port, staticDir: join(__dirname, '..', 'renderer'), pushes: new PushHub(engine, { activityEvents: true }) });
   out.stdout(json
     ? JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url }) + '\n'
     : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\nrigdesk window: ${win.url}\n`);

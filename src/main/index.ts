@@ -52,7 +52,9 @@ async function main(): Promise<void> {
   const layout = resolveHome(process.env);
   mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const engine = new Engine(liveEngineDeps(process.env, { layout }));
-  const ctx = { engine, terminals: new TerminalHub(engine), pushes: new PushHub(engine) };
+  // Activity events: this engine's monitor (claimEngine below) or, if another engine serves this
+  // home, that engine's, writes them to the same store.
+  const ctx = { engine, terminals: new TerminalHub(engine), pushes: new PushHub(engine, { activityEvents: true }) };
   const resources = app.isPackaged ? process.resourcesPath : join(__dirname, '..', '..', 'resources');
   const shell = await startShell({
     api,

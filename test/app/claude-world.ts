@@ -7,6 +7,8 @@ import { dispatch } from '../../src/main/engine/api';
 import type { Engine } from '../../src/main/engine/engine';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { startServe, type ServeHandle } from '../../src/server/serve';
+import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
+import { PushHub } from '../../src/main/host/pushes';
 import { RigWorld } from '../support/rig';
 import { RENDERER_DIR } from './helpers';
 
@@ -38,10 +40,15 @@ export async function claudeAppWorld(): Promise<ClaudeAppWorld> {
   const engine = world.engine();
   const up = await dispatch(engine, 'up', { spec: world.spec('act.yaml', yaml) });
   if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
-  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR });
+  // As `rigdesk serve` runs: an activity monitor writes each change as an event row, and the
+  // window's seats are polled when events arrive (and at rest every 5 s), not every second.
+  const monitor = new ActivityMonitor(engine);
+  await monitor.start();
+  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR, pushes: new PushHub(engine, { activityEvents: true }) });
   return {
     world, engine, serve, model, fx, work,
     cleanup: async () => {
+      monitor.stop();
       await serve.close();
       // Claude's own children outlive a killed server for a moment; wait for them by pid.
       const pids = world.sessions().length ? world.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];

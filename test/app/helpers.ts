@@ -5,6 +5,7 @@ import { dispatch } from '../../src/main/engine/api';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import type { Engine } from '../../src/main/engine/engine';
 import { startServe, type ServeHandle } from '../../src/server/serve';
+import { PushHub } from '../../src/main/host/pushes';
 import { REPO, RigWorld, shellRigYaml } from '../support/rig';
 
 export const RENDERER_DIR = join(REPO, 'out', 'renderer');
@@ -27,7 +28,8 @@ export async function appWorld(rig = 'trio', members = ['lead', 'worker1', 'work
   const spec = world.spec(`${rig}.yaml`, shellRigYaml(rig, members, edgesYaml(members)));
   const up = await dispatch(engine, 'up', { spec });
   if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
-  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR });
+  // With a monitor, as `rigdesk serve` runs: the window's seats are polled when events arrive.
+  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR, ...(opts.monitor ? { pushes: new PushHub(engine, { activityEvents: true }) } : {}) });
   const monitor = opts.monitor ? new ActivityMonitor(engine) : undefined;
   await monitor?.start();
   return {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PushMessage } from '../../src/shared/contract/app';
 import { dispatch } from '../../src/main/engine/api';
 import { PushHub } from '../../src/main/host/pushes';
+import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import { waitFor } from '../support/tmux';
 import { appWorld, type AppWorld } from './helpers';
 
@@ -22,6 +23,8 @@ it('seats are pushed when they change, not at every poll (real engine, real tmux
     // Many polls with nothing changed: a seat's shell sitting at its prompt.
     await new Promise((r) => setTimeout(r, 600));
     expect(seats).toHaveLength(1);
+    // Without activity events every tick runs `ps`: only the push is saved.
+    expect(hub.stats.seatPolls).toBeGreaterThan(5);
     // A change is pushed at the next poll.
     expect(await dispatch(w.engine, 'stop', { seat: 'a@push' })).toMatchObject({ ok: true });
     await waitFor(() => seats.length === 2, { what: 'a push after the seat stopped' });
@@ -36,5 +39,28 @@ it('seats are pushed when they change, not at every poll (real engine, real tmux
   } finally {
     off();
     hub.close();
+  }
+});
+
+it('with an activity monitor writing events, a quiet rig is not polled every tick, and a seat that starts working is still pushed (real monitor)', async () => {
+  const monitor = new ActivityMonitor(w.engine);
+  await monitor.start();
+  const hub = new PushHub(w.engine, { seatsMs: 40, eventsMs: 40, restSeatsMs: 60_000, activityEvents: true });
+  const seats: { seat: string; activity: string }[][] = [];
+  const off = hub.subscribe((m) => void (m.push === 'seats' && seats.push((m.data as { seats: { seat: string; activity: string }[] }).seats)));
+  try {
+    await waitFor(() => seats.length > 0, { what: 'the first seats push' });
+    await new Promise((r) => setTimeout(r, 300));
+    const polls = hub.stats.seatPolls;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(hub.stats.seatPolls, 'ps runs in 600 ms of 40 ms ticks on a quiet rig').toBe(polls);
+    // The monitor sees b start working and writes an event; the next tick polls and pushes it.
+    w.world.tmux.run(['send-keys', '-t', w.engine.store.sessions.live('b@push')!.paneId, 'sleep 3', 'Enter']);
+    await waitFor(() => seats.at(-1)?.find((r) => r.seat === 'b@push')?.activity === 'working', { what: 'b working in a seats push', timeoutMs: 5000 });
+    expect(hub.stats.seatPolls).toBeGreaterThan(polls);
+  } finally {
+    off();
+    hub.close();
+    monitor.stop();
   }
 });

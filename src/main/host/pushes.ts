@@ -11,8 +11,8 @@ export type PushListener = (msg: PushMessage) => void;
 /**
  * What the engine tells open windows, whatever the transport: new event-log rows (polled by
  * `afterSeq`, so nothing is missed between polls), the seats' `ps` rows (activity and needs_input
- * come from there; polled at 1 s so a needs_input shows within the 2 s the issue asks, and pushed
- * only when they changed), the live
+ * come from there; polled at 1 s so a needs_input shows within the 2 s the issue asks, or with an
+ * activity monitor's events only when something happened, and pushed only when they changed), the live
  * prompts of the seats at needs_input (the Decisions view's live items) and focus
  * requests from deep links. Polls run only while someone listens.
  */
@@ -27,9 +27,27 @@ export class PushHub {
   private promptsKey = '[]';
   /** The last seats push as sent: an unchanged roster is not pushed again. */
   private seatsKey = '';
+  /** An event row arrived since the last seats poll (with activity events, the reason to poll). */
+  private seatsDue = true;
+  private lastSeatsAt = -Infinity;
+  private seatPolls = 0;
   private readonly unfocus: () => void;
 
-  constructor(private readonly engine: Engine, private readonly opts: { eventsMs?: number; seatsMs?: number } = {}) {
+  constructor(
+    private readonly engine: Engine,
+    private readonly opts: {
+      eventsMs?: number;
+      seatsMs?: number;
+      /**
+       * An activity monitor writes every seat's activity change as an event row on this home
+       * (`rigdesk serve`, the app): the seats are then polled when event rows arrive, while a seat
+       * needs input, or every `restSeatsMs` (default 5 s) for what no event reports, instead of every
+       * `seatsMs`. A window left open on a quiet rig then costs a fifth of the `ps` runs.
+       */
+      activityEvents?: boolean;
+      restSeatsMs?: number;
+    } = {},
+  ) {
     const last = engine.store.events.list({ afterSeq: 0, limit: 1_000_000 }).at(-1);
     this.lastSeq = last?.seq ?? 0;
     this.unfocus = onFocusRequest((seat) => this.broadcast({ push: 'focus', data: { seat } }));
@@ -70,10 +88,25 @@ export class PushHub {
     this.unfocus();
   }
 
+  /** For tests and diagnostics: how many times the seats were polled (`ps` runs). */
+  get stats(): { seatPolls: number } {
+    return { seatPolls: this.seatPolls };
+  }
+
   private start(): void {
     this.eventsTimer = setInterval(() => this.pollEvents(), this.opts.eventsMs ?? 250);
-    this.seatsTimer = setInterval(() => void this.pollSeats(), this.opts.seatsMs ?? 1000);
+    this.seatsTimer = setInterval(() => {
+      if (this.seatsAtRest()) return;
+      void this.pollSeats();
+    }, this.opts.seatsMs ?? 1000);
     void this.pollSeats();
+  }
+
+  /** With activity events: nothing happened since the last poll, nobody waits for input, and the rest period has not run out. */
+  private seatsAtRest(): boolean {
+    if (!this.opts.activityEvents || this.seatsDue) return false;
+    if (this.latestSeats.some((s) => s.activity === 'needs_input')) return false;
+    return this.engine.now() - this.lastSeatsAt < (this.opts.restSeatsMs ?? 5000);
   }
 
   private stop(): void {
@@ -92,11 +125,16 @@ export class PushHub {
       this.lastSeq = e.seq;
       this.broadcast({ push: 'event', data: e });
     }
+    if (rows.length > 0) this.seatsDue = true;
   }
 
   private async pollSeats(): Promise<void> {
     if (this.seatsBusy) return; // a slow roster never stacks up polls
     this.seatsBusy = true;
+    // Cleared before the poll: an event row that lands meanwhile makes the next tick poll again.
+    this.seatsDue = false;
+    this.lastSeatsAt = this.engine.now();
+    this.seatPolls++;
     try {
       const r = await dispatch(this.engine, 'ps', {});
       if (r.ok) {
