@@ -7,6 +7,7 @@ import { ActivityMonitor, type ActivityChange } from '../src/main/engine/activit
 import { liveEngineDeps } from '../src/main/engine/context';
 import { Engine } from '../src/main/engine/engine';
 import { upRig } from '../src/main/engine/services/up';
+import { PushHub } from '../src/main/host/pushes';
 import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
 
 /**
@@ -15,14 +16,16 @@ import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
  * hooks and live-state files on top); (2) the engine's CPU with 50 idle seats over 60 s, counting the engine process and its
  * watch's processes (a pipe's `cat` per pane), against the tmux server's own CPU in the same window; (3) the same delay on
  * one seat while another floods output (`yes`), and the flood's CPU cost to the engine against
- * tmux's own in the same window.
+ * tmux's own in the same window; (2b) with those 50 idle seats, what an open window's seat pushes
+ * add: polled every second, and polled on the monitor's events (as `rigdesk serve` and the app do).
  *
  * Run: npx vitest run --config bench/vitest.bench.config.mts bench/activity.bench.ts
- * Env: RDBENCH_TRIALS=20  RDBENCH_IDLE_SEATS=50  RDBENCH_IDLE_SECONDS=60
+ * Env: RDBENCH_TRIALS=20  RDBENCH_IDLE_SEATS=50  RDBENCH_IDLE_SECONDS=60  RDBENCH_WINDOW_SECONDS=20
  */
 const TRIALS = Number(process.env.RDBENCH_TRIALS ?? 20);
 const IDLE_SEATS = Number(process.env.RDBENCH_IDLE_SEATS ?? 50);
 const IDLE_SECONDS = Number(process.env.RDBENCH_IDLE_SECONDS ?? 60);
+const WINDOW_SECONDS = Number(process.env.RDBENCH_WINDOW_SECONDS ?? 20);
 /** /proc/<pid>/stat counts CPU in clock ticks: USER_HZ, 100 on Linux. */
 const TICK = 100;
 
@@ -126,6 +129,7 @@ it('activity: screen change to event delay, CPU at rest, and under another seat\
   let engineCpu = 0;
   let watchCpu = 0;
   let serverCpu = 0;
+  const windowRest: Record<string, { engineCpuPctOfCore: number; tmuxServerCpuPctOfCore: number; psRuns: number }> = {};
   try {
     m = new ActivityMonitor(c.engine);
     await m.start();
@@ -140,6 +144,24 @@ it('activity: screen change to event delay, CPU at rest, and under another seat\
     engineCpu = (u1.user + u1.system) / 1000 / (IDLE_SECONDS * 1000);
     watchCpu = ((pids.reduce((s, p) => s + cpuTicks(p), 0) - k0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
     serverCpu = ((cpuTicks(serverPid) - s0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
+    // (2b) The same rest with a window open: its seats subscribed, as the serve host does.
+    for (const mode of ['everySecond', 'onEvents'] as const) {
+      const hub = new PushHub(c.engine, { activityEvents: mode === 'onEvents' });
+      const off = hub.subscribe(() => undefined);
+      await new Promise((r) => setTimeout(r, 1500));
+      const p0 = hub.stats.seatPolls;
+      const w0 = process.cpuUsage();
+      const ws0 = cpuTicks(serverPid);
+      await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
+      const w1 = process.cpuUsage(w0);
+      windowRest[mode] = {
+        engineCpuPctOfCore: +(((w1.user + w1.system) / 1000 / (WINDOW_SECONDS * 1000)) * 100).toFixed(2),
+        tmuxServerCpuPctOfCore: +((((cpuTicks(serverPid) - ws0) * (1000 / TICK)) / (WINDOW_SECONDS * 1000)) * 100).toFixed(2),
+        psRuns: hub.stats.seatPolls - p0,
+      };
+      off();
+      hub.close();
+    }
   } finally {
     m?.stop();
     c.cleanup();
@@ -185,6 +207,7 @@ it('activity: screen change to event delay, CPU at rest, and under another seat\
     machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(), load: os.loadavg() },
     delay: { trials: TRIALS, seen: delays.length, medianMs: pct(delays, 50), p95Ms: pct(delays, 95), maxMs: delays[delays.length - 1], backToIdleP95Ms: pct(backToIdle, 95) },
     rest: { seats: IDLE_SEATS, seconds: IDLE_SECONDS, engineCpuPctOfCore: +(engineCpu * 100).toFixed(2), watchCpuPctOfCore: +(watchCpu * 100).toFixed(2), tmuxServerCpuPctOfCore: +(serverCpu * 100).toFixed(2) },
+    restWithWindow: { seats: IDLE_SEATS, seconds: WINDOW_SECONDS, ...windowRest },
     flood: {
       seconds: +flood.seconds.toFixed(1), trials: TRIALS, seen: floodDelays.length, medianMs: pct(floodDelays, 50), p95Ms: pct(floodDelays, 95), backToIdleP95Ms: pct(floodIdle, 95),
       engineCpuPctOfCore: +(flood.engineCpu * 100).toFixed(1), watchCpuPctOfCore: +(flood.watchCpu * 100).toFixed(1), tmuxServerCpuPctOfCore: +(flood.serverCpu * 100).toFixed(1),
@@ -198,6 +221,7 @@ it('activity: screen change to event delay, CPU at rest, and under another seat\
     `${figures.delay.p95Ms < 500 ? 'PASS' : 'FAIL'}  p95 < 500 ms (the target with hooks; measured here on a shell seat, by screen and process evidence alone)`,
     `at rest, ${IDLE_SEATS} idle seats over ${IDLE_SECONDS} s: engine ${figures.rest.engineCpuPctOfCore} % of one core, its watch processes ${figures.rest.watchCpuPctOfCore} %, tmux server ${figures.rest.tmuxServerCpuPctOfCore} %`,
     `${figures.rest.engineCpuPctOfCore + figures.rest.watchCpuPctOfCore < 2 ? 'PASS' : 'FAIL'}  engine + watch < 2 % of one core at rest`,
+    ...Object.entries(windowRest).map(([mode, r]) => `  with a window open, seats polled ${mode === 'onEvents' ? 'on the monitor\'s events' : 'every second'}, over ${WINDOW_SECONDS} s: engine ${r.engineCpuPctOfCore} % of one core, tmux server ${r.tmuxServerCpuPctOfCore} %, ${r.psRuns} ps runs`),
     `while another seat floods (yes) for ${figures.flood.seconds} s: change -> event median ${figures.flood.medianMs} ms, p95 ${figures.flood.p95Ms} ms (${figures.flood.seen}/${TRIALS} seen); engine ${figures.flood.engineCpuPctOfCore} % + watch ${figures.flood.watchCpuPctOfCore} % of a core vs tmux server ${figures.flood.tmuxServerCpuPctOfCore} % (ratio ${figures.flood.engineToTmuxRatio})`,
     `${figures.flood.p95Ms < 1500 && figures.flood.seen === TRIALS ? 'PASS' : 'FAIL'}  a flooding seat does not hide another seat's change (p95 < 1500 ms, every trial seen)`,
     `whole bench: ${((Date.now() - started) / 1000).toFixed(1)} s`,
