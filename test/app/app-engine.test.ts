@@ -48,6 +48,16 @@ describe("the app's engine (real engine, real tmux)", () => {
     expect(notices(w)).toHaveLength(1);
   }, 60_000);
 
+  it('forced fault: a background that cannot start gives the socket back instead of serving an engine that watches nothing', async () => {
+    const engine = w.engine();
+    engine.roster = async () => {
+      throw new Error('forced: the roster cannot be read');
+    };
+    await expect(claimEngine(engine, () => undefined)).rejects.toThrow('forced');
+    expect(existsSync(engine.deps.layout.engineInfoPath)).toBe(false);
+    expect(existsSync(engine.deps.layout.socketPath)).toBe(false);
+  });
+
   it('forced fault: when another engine serves the home, the app runs no background and says so', async () => {
     const engine = w.engine();
     await add(w, 'sink@q', 'for the other engine');

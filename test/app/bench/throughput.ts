@@ -47,6 +47,25 @@ export function paneSize(w: AppWorld, seat: string): PaneSize {
   return { cols: cols!, rows: rows! };
 }
 
+/**
+ * Starts counting CPU; the returned function stops and says who spent it: tmux's server, this
+ * process (engine, monitor, serve host), the activity watch's `cat`s (children of the server) and
+ * Chromium (children of this process); `label` prints the busiest processes under RDBENCH_TOP.
+ */
+function cpuWindow(serverPid: number, label: string) {
+  const c0 = sampleCpu();
+  const n0 = process.cpuUsage();
+  return () => {
+    const c1 = sampleCpu();
+    const n1 = process.cpuUsage(n0);
+    if (process.env.RDBENCH_TOP) process.stdout.write(`top cpu, ${label}: ${topCpu(c0, c1)}\n`);
+    const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
+    const watch = treeOf(c1, serverPid).filter((p) => c1.procs.get(p)!.comm === 'cat');
+    const cpuMs = { tmux: cpuBetween(c0, c1, [serverPid]), host: Math.round((n1.user + n1.system) / 1000), chromium: cpuBetween(c0, c1, chromium), watch: cpuBetween(c0, c1, watch) };
+    return { c0, c1, chromium, cpuMs };
+  };
+}
+
 export interface AloneRun {
   ms: number;
   /** CPU ms during the flood: tmux's server, this host process (the engine's activity monitor watching the flood) and the watch's `cat`. */
@@ -56,16 +75,11 @@ export interface AloneRun {
 /** `seq 1 N` in a seat no window shows, at the given size: what tmux alone takes for the flood. */
 export async function tmuxAlone(w: AppWorld, seat: string, lines: number, size: PaneSize): Promise<AloneRun> {
   w.world.tmux.run(['resize-window', '-t', w.engine.store.sessions.live(seat)!.sessionId, '-x', String(size.cols), '-y', String(size.rows)]);
-  const serverPid = Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim());
-  const c0 = sampleCpu();
-  const n0 = process.cpuUsage();
+  const stop = cpuWindow(Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim()), 'tmux alone');
   const t0 = performance.now();
   const ms = (await runInPane(w, seat, `seq 1 ${lines}`)) - t0;
-  const c1 = sampleCpu();
-  const n1 = process.cpuUsage(n0);
-  if (process.env.RDBENCH_TOP) process.stdout.write(`top cpu, tmux alone: ${topCpu(c0, c1)}\n`);
-  const watch = treeOf(c1, serverPid).filter((p) => c1.procs.get(p)!.comm === 'cat');
-  return { ms, cpuMs: { tmux: cpuBetween(c0, c1, [serverPid]), host: Math.round((n1.user + n1.system) / 1000), watch: cpuBetween(c0, c1, watch) } };
+  const { tmux, host, watch } = stop().cpuMs;
+  return { ms, cpuMs: { tmux, host, watch } };
 }
 
 /**
@@ -121,8 +135,7 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
       await cdp.send('Profiler.start');
     }
-    const c0 = sampleCpu();
-    const n0 = process.cpuUsage();
+    const stop = cpuWindow(serverPid, `${renderer} window`);
     const t0 = performance.now();
     // A marker new to this run (the screen may still show the last one until `clear` runs); the
     // typed command line shows `$((40+2))`, so only the output line matches.
@@ -131,11 +144,7 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
     await parsedText(page, seat, `^bench-${id}-42$`);
     const end = performance.now();
     const paneAt = await pane;
-    const c1 = sampleCpu();
-    const n1 = process.cpuUsage(n0);
-    const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
-    // The activity watch's `cat`s (children of tmux's server, one per piped pane).
-    const watch = treeOf(c1, serverPid).filter((p) => c1.procs.get(p)!.comm === 'cat');
+    const { c0, c1, chromium, cpuMs } = stop();
     if (cdp) {
       const { profile } = await cdp.send('Profiler.stop');
       const dt = new Map<number, number>();
@@ -147,7 +156,6 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
       }
       process.stdout.write(`page self time (${renderer}):\n${[...self].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 14).map(([k, v]) => `  ${(v / 1000).toFixed(1)} ms ${k}`).join('\n')}\n`);
     }
-    if (process.env.RDBENCH_TOP) process.stdout.write(`top cpu, ${renderer} window: ${topCpu(c0, c1)}\n`);
     if (process.env.RDBENCH_DEBUG) {
       const { readFileSync } = await import('node:fs');
       const byType = new Map<string, number>();
@@ -160,7 +168,7 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
     }
     return {
       renderer: used, ms: end - t0, paneMs: paneAt - t0, size: paneSize(w, seat),
-      cpuMs: { tmux: cpuBetween(c0, c1, [serverPid]), host: Math.round((n1.user + n1.system) / 1000), chromium: cpuBetween(c0, c1, chromium), watch: cpuBetween(c0, c1, watch) },
+      cpuMs,
     };
   } finally {
     await page.close();

@@ -13,7 +13,6 @@ export const WAKE_EVERY_MS = 5_000;
 export type BackgroundReport = { kind: 'reconcile'; failure: Failure } | { kind: 'waker'; error: Error } | { kind: 'engine_elsewhere'; message: string };
 
 export interface Background {
-  monitor: ActivityMonitor;
   stop(): void;
 }
 
@@ -32,7 +31,6 @@ export async function startBackground(engine: Engine, report: (r: BackgroundRepo
   const monitor = new ActivityMonitor(engine);
   await monitor.start();
   return {
-    monitor,
     stop: () => {
       monitor.stop();
       stopWaker();
@@ -61,7 +59,15 @@ export async function claimEngine(engine: Engine, report: (r: BackgroundReport) 
     report({ kind: 'engine_elsewhere', message: `${(e as Error).message}; the CLI will reach that engine, which also runs the activity monitor and the queue waker` });
     return { close: async () => undefined };
   }
-  const background = await startBackground(engine, report);
+  let background: Background;
+  try {
+    background = await startBackground(engine, report);
+  } catch (e) {
+    // Serving the socket without the background would leave the CLI talking to an engine that
+    // never wakes or watches anything: give the socket back and fail as a whole.
+    await socket.close();
+    throw e;
+  }
   return {
     background,
     close: async () => {
