@@ -19,22 +19,25 @@ it('seats are pushed when they change, not at every poll (real engine, real tmux
   const seats: PushMessage[] = [];
   const off = hub.subscribe((m) => void (m.push === 'seats' && seats.push(m)));
   try {
-    await waitFor(() => seats.length > 0, { what: 'the first seats push' });
+    // Right after `up` the shells are still starting (their rows change); wait until both are idle.
+    const rowsOf = (m: PushMessage | undefined) => (m?.data as { seats: { seat: string; state: string; activity: string }[] } | undefined)?.seats ?? [];
+    await waitFor(() => rowsOf(seats.at(-1)).length === 2 && rowsOf(seats.at(-1)).every((r) => r.activity === 'idle'), { what: 'both seats idle in a push' });
+    const settled = seats.length;
+    const polls = hub.stats.seatPolls;
     // Many polls with nothing changed: a seat's shell sitting at its prompt.
     await new Promise((r) => setTimeout(r, 600));
-    expect(seats).toHaveLength(1);
+    expect(seats).toHaveLength(settled);
     // Without activity events every tick runs `ps`: only the push is saved.
-    expect(hub.stats.seatPolls).toBeGreaterThan(5);
+    expect(hub.stats.seatPolls - polls).toBeGreaterThan(5);
     // A change is pushed at the next poll.
     expect(await dispatch(w.engine, 'stop', { seat: 'a@push' })).toMatchObject({ ok: true });
-    await waitFor(() => seats.length === 2, { what: 'a push after the seat stopped' });
-    const rows = (seats[1]!.data as { seats: { seat: string; state: string }[] }).seats;
-    expect(rows.find((r) => r.seat === 'a@push')?.state).toBe('stopped');
+    await waitFor(() => rowsOf(seats.at(-1)).find((r) => r.seat === 'a@push')?.state === 'stopped', { what: 'a push after the seat stopped' });
+    expect(seats.length).toBeGreaterThan(settled);
     // A window that subscribes now gets the latest rows at once, though no push is due.
     const late: PushMessage[] = [];
     const offLate = hub.subscribe((m) => void (m.push === 'seats' && late.push(m)));
     expect(late).toHaveLength(1);
-    expect(late[0]!.data).toEqual(seats[1]!.data);
+    expect(late[0]!.data).toEqual(seats.at(-1)!.data);
     offLate();
   } finally {
     off();
