@@ -1,27 +1,38 @@
 import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { Terminal } from '@xterm/headless';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { AppWorld } from '../helpers';
 import { cpuBetween, sampleCpu, topCpu, treeOf } from './cpu';
 import { openSeat } from './heap';
 
-export function seqBytes(n: number): Buffer {
-  const parts: string[] = [];
-  for (let i = 1; i <= n; i++) parts.push(String(i));
-  return Buffer.from(parts.join('\r\n') + '\r\n');
+const HEADLESS_CHILD = join(__dirname, 'headless-rate.mjs');
+
+/** Bytes `seq 1 N` puts through a pane (digits and \r\n per line), without building them. */
+export function seqByteCount(n: number): number {
+  let total = 0;
+  for (let digits = 1, lo = 1; lo <= n; digits++, lo *= 10) total += (Math.min(n, lo * 10 - 1) - lo + 1) * (digits + 2);
+  return total;
 }
 
-/** @xterm/headless fed the bytes directly in 64 KB writes: the parser's own limit, in bytes/s. */
-export async function headlessRate(bytes: Buffer, size: PaneSize): Promise<number> {
-  const t = new Terminal({ cols: size.cols, rows: size.rows, allowProposedApi: true });
-  const start = performance.now();
-  const CHUNK = 64 * 1024;
-  for (let off = 0; off < bytes.length; off += CHUNK) t.write(bytes.subarray(off, off + CHUNK));
-  await new Promise<void>((r) => t.write('', () => r()));
-  const s = (performance.now() - start) / 1000;
-  t.dispose();
-  return bytes.length / s;
+export interface HeadlessRun {
+  /** Bytes of `seq 1 N` as a pane prints them (\r\n line ends). */
+  bytes: number;
+  bytesPerSec: number;
+}
+
+/**
+ * @xterm/headless fed `seq 1 N`'s bytes directly in 64 KB writes, in a fresh Node process: the
+ * parser's own limit. Measured in this process it shared a heap, a GC and an event loop with the
+ * engine, the serve host and Playwright, and ran at half its rate for whole stretches of a run
+ * (8-10 MB/s in six reps of eight, 20 MB/s in the other two).
+ */
+export function headlessRate(lines: number, size: PaneSize): Promise<HeadlessRun> {
+  return new Promise((res, rej) => execFile(process.execPath, [HEADLESS_CHILD, String(lines), String(size.cols), String(size.rows)], { maxBuffer: 1 << 20 }, (err, out) => {
+    if (err) return rej(err);
+    const r = JSON.parse(out) as { bytes: number; ms: number };
+    res({ bytes: r.bytes, bytesPerSec: r.bytes / (r.ms / 1000) });
+  }));
 }
 
 let signals = 0;
@@ -119,10 +130,11 @@ export interface BrowserRun {
 }
 
 /**
- * `seq 1 N` in a seat shown in a fresh window with the given renderer, to the last line on screen;
- * `url` picks another serve host on the same engine (the gate part compares two).
+ * `seq 1 N` in a seat shown in a fresh window with the given renderer ('auto': the one the window
+ * picks by itself on this machine's GL), to the last line on screen; `url` picks another serve
+ * host on the same engine (the gate part compares two).
  */
-export async function browserRun(w: AppWorld, browser: BrowserContext, seat: string, lines: number, renderer: 'dom' | 'webgl', url = w.serve.url): Promise<BrowserRun> {
+export async function browserRun(w: AppWorld, browser: BrowserContext, seat: string, lines: number, renderer: 'dom' | 'webgl' | 'auto', url = w.serve.url): Promise<BrowserRun> {
   const page = await browser.newPage();
   try {
     await page.goto(`${url}&renderer=${renderer}`);
@@ -134,7 +146,9 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
       await cdp.send('Profiler.start');
+      await cdp.send('Performance.enable');
     }
+    const m0 = cdp ? (await cdp.send('Performance.getMetrics')).metrics : [];
     const stop = cpuWindow(serverPid, `${renderer} window`);
     const t0 = performance.now();
     // A marker new to this run (the screen may still show the last one until `clear` runs); the
@@ -146,6 +160,9 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
     const paneAt = await pane;
     const { c0, c1, chromium, cpuMs } = stop();
     if (cdp) {
+      const m1 = (await cdp.send('Performance.getMetrics')).metrics;
+      const d = m1.map((m) => [m.name, +(m.value - (m0.find((x) => x.name === m.name)?.value ?? 0)).toFixed(3)] as const).filter(([, v]) => v !== 0);
+      process.stdout.write(`page metrics delta (${renderer}): ${JSON.stringify(Object.fromEntries(d))}\n`);
       const { profile } = await cdp.send('Profiler.stop');
       const dt = new Map<number, number>();
       profile.samples!.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas![i] ?? 0)));
