@@ -29,7 +29,7 @@ import { browserRun, headlessRate, seqByteCount, tmuxAlone, type AloneRun, type 
  *     one no window can pass: this says how often the machine allows the target at all.
  *
  * Run: npm run bench:terminal
- * Env: RDBENCH_LINES=5000000 RDBENCH_CLIENT_LINES=1000000 RDBENCH_REPS=3 RDBENCH_HEAP_SEATS=1,8,32 RDBENCH_FLOOD_MB=1024
+ * Env: RDBENCH_LINES=5000000 RDBENCH_CLIENT_LINES=1000000 RDBENCH_REPS=5 RDBENCH_HEAP_SEATS=1,8,32 RDBENCH_FLOOD_MB=1024
  *      RDBENCH_GATE_PAIRS=6 RDBENCH_CEILING_REPS=10 RDBENCH_ONLY=throughput,clients,heap,flood,gate,ceiling
  */
 // About 44 MB, several seconds a run: a rate, not a latency. With `seq 1 1000000` (7 MB, half a
@@ -37,7 +37,7 @@ import { browserRun, headlessRate, seqByteCount, tmuxAlone, type AloneRun, type 
 // polling) was a fifth of the time measured; it is reported on its own as the window's tail.
 const LINES = Number(process.env.RDBENCH_LINES ?? 5_000_000);
 const CLIENT_LINES = Number(process.env.RDBENCH_CLIENT_LINES ?? 1_000_000);
-const REPS = Number(process.env.RDBENCH_REPS ?? 3);
+const REPS = Number(process.env.RDBENCH_REPS ?? 5);
 const HEAP_SEATS = (process.env.RDBENCH_HEAP_SEATS ?? '1,8,32').split(',').map(Number);
 const FLOOD_MB = Number(process.env.RDBENCH_FLOOD_MB ?? 1024);
 const GATE_PAIRS = Number(process.env.RDBENCH_GATE_PAIRS ?? 6);
@@ -106,8 +106,11 @@ it.skipIf(!ONLY.has('throughput'))(`throughput: seq 1..${LINES} pane → browser
     const toTmux = median(paired.map((p) => p.toTmux));
     const tailMs = median(runs.map((x) => x.ms - x.paneMs));
     const cpu = { tmux: median(runs.map((x) => x.cpuMs.tmux)), host: median(runs.map((x) => x.cpuMs.host)), chromium: median(runs.map((x) => x.cpuMs.chromium)), watch: median(runs.map((x) => x.cpuMs.watch)) };
-    summary[k] = { renderer: runs[0]!.renderer, bytesPerSec: rate * 1e6, ratioToHeadless: ratio, ratioToTmuxAlone: toTmux, medianTailMs: tailMs, medianCpuMs: cpu, runs };
-    const verdict = runs[0]!.renderer === results.windowRenderer ? `target 70 %: ${ratio >= 0.7 ? 'PASS' : 'FAIL'}` : `forced: the window picks ${String(results.windowRenderer)} here`;
+    // How many reps met it, beside the median: on this kind of machine single reps spread 40-110 %,
+    // and a median just over or under the line says little without that count.
+    const met = paired.filter((p) => p.toHeadless >= 0.7).length;
+    summary[k] = { renderer: runs[0]!.renderer, bytesPerSec: rate * 1e6, ratioToHeadless: ratio, repsAtTarget: met, ratioToTmuxAlone: toTmux, medianTailMs: tailMs, medianCpuMs: cpu, runs };
+    const verdict = runs[0]!.renderer === results.windowRenderer ? `target 70 %: ${ratio >= 0.7 ? 'PASS' : 'FAIL'}; ${met} of ${paired.length} reps at or over it` : `forced: the window picks ${String(results.windowRenderer)} here`;
     log(`  browser (${runs[0]!.renderer}): ${rate.toFixed(1)} MB/s; ${(100 * ratio).toFixed(0)} % of headless [${verdict}], ${(100 * toTmux).toFixed(0)} % of tmux alone (medians of per-rep ratios); window has parsed the end ${tailMs.toFixed(0)} ms after the pane; cpu ms tmux ${cpu.tmux}, host ${cpu.host}, chromium ${cpu.chromium}, watch ${cpu.watch}`);
   }
   results.throughput = { ...summary, reps };
