@@ -76,7 +76,10 @@ it.skipIf(!ONLY.has('throughput'))(`throughput: seq 1..${LINES} pane → browser
     log(`pane size ${size.cols}x${size.rows} for every side; the window picks the ${String(results.windowRenderer ?? '?')} renderer here`);
     for (let i = 0; i < REPS; i++) {
       // Each rep measures every side back to back, so they see about the same machine load.
-      const r: (typeof reps)[number] = { headless: (await headlessRate(LINES, size)).bytesPerSec, alone: await tmuxAlone(w, 'bare@bench', LINES, size), loadavg: os.loadavg()[0]! };
+      const h = await headlessRate(LINES, size);
+      // The rates below divide this count by each side's time: headless must have parsed exactly it.
+      if (h.bytes !== bytes) throw new Error(`headless parsed ${h.bytes} bytes, seq 1 ${LINES} prints ${bytes}`);
+      const r: (typeof reps)[number] = { headless: h.bytesPerSec, alone: await tmuxAlone(w, 'bare@bench', LINES, size), loadavg: os.loadavg()[0]! };
       if (chrome) {
         r.dom = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'dom');
         r.webgl = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'webgl');
