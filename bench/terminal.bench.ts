@@ -10,7 +10,7 @@ import { livePty } from '../src/main/terminal/pty';
 import { median, paneFloodMs, type ClientKind } from '../test/app/bench/clients';
 import { floodWhileWorking, type FloodReport } from '../test/app/bench/flood';
 import { heapWithSeatsOpen } from '../test/app/bench/heap';
-import { browserRun, headlessRate, seqByteCount, tmuxAlone, type AloneRun, type BrowserRun, type PaneSize } from '../test/app/bench/throughput';
+import { browserRun, headlessRate, tmuxAlone, type AloneRun, type BrowserRun, type PaneSize } from '../test/app/bench/throughput';
 
 /**
  * The live terminal (issue 3), in one run:
@@ -43,6 +43,10 @@ const FLOOD_MB = Number(process.env.RDBENCH_FLOOD_MB ?? 1024);
 const GATE_PAIRS = Number(process.env.RDBENCH_GATE_PAIRS ?? 6);
 const CEILING_REPS = Number(process.env.RDBENCH_CEILING_REPS ?? 10);
 const ONLY = new Set((process.env.RDBENCH_ONLY ?? 'throughput,clients,heap,flood,gate,ceiling').split(','));
+/** The window must reach this share of headless's rate (issue 3). */
+const TARGET = 0.7;
+/** The pane size when no window has fitted one: what the window fits to in Playwright's default viewport. */
+const FALLBACK_SIZE: PaneSize = { cols: 148, rows: 27 };
 const RESULTS_DIR = resolve(__dirname, 'results');
 const missing = chromiumMissing();
 const results: Record<string, unknown> = { lines: LINES, clientLines: CLIENT_LINES, reps: REPS, skippedBrowser: missing };
@@ -57,7 +61,8 @@ afterAll(() => {
 });
 
 it.skipIf(!ONLY.has('throughput'))(`throughput: seq 1..${LINES} pane → browser xterm, vs @xterm/headless and tmux alone`, async () => {
-  const bytes = seqByteCount(LINES);
+  // What `seq 1 N` prints through a pane, as headless counted it: every side's rate divides it.
+  let bytes = 0;
   const reps: { headless: number; alone: AloneRun; dom?: BrowserRun; webgl?: BrowserRun; loadavg: number }[] = [];
   // With the activity monitor, as `rigdesk serve` and the app run: its watch and looks are part of the cost.
   const w = await appWorld('bench', ['flood', 'bare'], { monitor: true });
@@ -67,7 +72,7 @@ it.skipIf(!ONLY.has('throughput'))(`throughput: seq 1..${LINES} pane → browser
     // grow with the width): a warm-up run in the window sets it, and warms the page's JIT.
     // The warm-up lets the window pick its renderer, as it does for a person: the target is judged
     // on that one, and the other is measured forced (WebGL on a software GL, or DOM on a GPU).
-    let size: PaneSize = { cols: 148, rows: 27 };
+    let size = FALLBACK_SIZE;
     if (chrome) {
       const warm = await browserRun(w, chrome.browser, 'flood@bench', Math.min(LINES, 100_000), 'auto');
       size = warm.size;
@@ -77,8 +82,7 @@ it.skipIf(!ONLY.has('throughput'))(`throughput: seq 1..${LINES} pane → browser
     for (let i = 0; i < REPS; i++) {
       // Each rep measures every side back to back, so they see about the same machine load.
       const h = await headlessRate(LINES, size);
-      // The rates below divide this count by each side's time: headless must have parsed exactly it.
-      if (h.bytes !== bytes) throw new Error(`headless parsed ${h.bytes} bytes, seq 1 ${LINES} prints ${bytes}`);
+      bytes = h.bytes;
       const r: (typeof reps)[number] = { headless: h.bytesPerSec, alone: await tmuxAlone(w, 'bare@bench', LINES, size), loadavg: os.loadavg()[0]! };
       if (chrome) {
         r.dom = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'dom');
@@ -111,9 +115,9 @@ it.skipIf(!ONLY.has('throughput'))(`throughput: seq 1..${LINES} pane → browser
     const cpu = { tmux: median(runs.map((x) => x.cpuMs.tmux)), host: median(runs.map((x) => x.cpuMs.host)), chromium: median(runs.map((x) => x.cpuMs.chromium)), watch: median(runs.map((x) => x.cpuMs.watch)) };
     // How many reps met it, beside the median: on this kind of machine single reps spread 40-110 %,
     // and a median just over or under the line says little without that count.
-    const met = paired.filter((p) => p.toHeadless >= 0.7).length;
+    const met = paired.filter((p) => p.toHeadless >= TARGET).length;
     summary[k] = { renderer: runs[0]!.renderer, bytesPerSec: rate * 1e6, ratioToHeadless: ratio, repsAtTarget: met, ratioToTmuxAlone: toTmux, medianTailMs: tailMs, medianCpuMs: cpu, runs };
-    const verdict = runs[0]!.renderer === results.windowRenderer ? `target 70 %: ${ratio >= 0.7 ? 'PASS' : 'FAIL'}; ${met} of ${paired.length} reps at or over it` : `forced: the window picks ${String(results.windowRenderer)} here`;
+    const verdict = runs[0]!.renderer === results.windowRenderer ? `target ${100 * TARGET} %: ${ratio >= TARGET ? 'PASS' : 'FAIL'}; ${met} of ${paired.length} reps at or over it` : `forced: the window picks ${String(results.windowRenderer)} here`;
     log(`  browser (${runs[0]!.renderer}): ${rate.toFixed(1)} MB/s; ${(100 * ratio).toFixed(0)} % of headless [${verdict}], ${(100 * toTmux).toFixed(0)} % of tmux alone (medians of per-rep ratios); window has parsed the end ${tailMs.toFixed(0)} ms after the pane; cpu ms tmux ${cpu.tmux}, host ${cpu.host}, chromium ${cpu.chromium}, watch ${cpu.watch}`);
   }
   results.throughput = { ...summary, reps };
@@ -206,29 +210,28 @@ it.skipIf(!!missing || !ONLY.has('gate'))(`why a viewer's pty is read at most on
 });
 
 it.skipIf(!ONLY.has('ceiling'))(`the ceiling: tmux alone against @xterm/headless, ${CEILING_REPS} reps, no browser`, async () => {
-  const bytes = seqByteCount(LINES);
-  // The size the throughput part's window fits to in this bench's browser (148x27 in Playwright's default viewport).
-  const size = (results.paneSize as PaneSize | undefined) ?? { cols: 148, rows: 27 };
+  // The size the throughput part's window fitted, if it ran.
+  const size = (results.paneSize as PaneSize | undefined) ?? FALLBACK_SIZE;
   const w = await appWorld('ceiling', ['bare'], { monitor: true });
   const reps: { headless: number; aloneMs: number; tmuxCpuMs: number; ratio: number }[] = [];
   try {
     for (let i = 0; i < CEILING_REPS; i++) {
       // Alternating which side goes first, so neither always runs right after the other's load.
-      const first = i % 2 ? 'alone' : 'headless';
-      const a = first === 'alone' ? await tmuxAlone(w, 'bare@ceiling', LINES, size) : undefined;
-      const headless = (await headlessRate(LINES, size)).bytesPerSec;
-      const alone = a ?? await tmuxAlone(w, 'bare@ceiling', LINES, size);
-      const ratio = mbps(bytes, alone.ms) * 1e6 / headless;
-      reps.push({ headless, aloneMs: alone.ms, tmuxCpuMs: alone.cpuMs.tmux, ratio });
-      log(`  rep ${i + 1}: headless ${(headless / 1e6).toFixed(1)} MB/s; tmux alone ${(alone.ms / 1000).toFixed(2)} s (cpu ${alone.cpuMs.tmux} ms) = ${(100 * ratio).toFixed(0)} % of headless`);
+      const earlyAlone = i % 2 ? await tmuxAlone(w, 'bare@ceiling', LINES, size) : undefined;
+      const headless = await headlessRate(LINES, size);
+      const alone = earlyAlone ?? await tmuxAlone(w, 'bare@ceiling', LINES, size);
+      const ratio = mbps(headless.bytes, alone.ms) * 1e6 / headless.bytesPerSec;
+      reps.push({ headless: headless.bytesPerSec, aloneMs: alone.ms, tmuxCpuMs: alone.cpuMs.tmux, ratio });
+      log(`  rep ${i + 1}: headless ${(headless.bytesPerSec / 1e6).toFixed(1)} MB/s; tmux alone ${(alone.ms / 1000).toFixed(2)} s (cpu ${alone.cpuMs.tmux} ms) = ${(100 * ratio).toFixed(0)} % of headless`);
     }
   } finally {
     await w.cleanup();
   }
   const ratios = reps.map((r) => r.ratio);
-  const reachable = ratios.filter((r) => r >= 0.7).length;
+  const reachable = ratios.filter((r) => r >= TARGET).length;
   const spread = (xs: number[]) => ({ min: Math.min(...xs), median: median(xs), max: Math.max(...xs) });
+  const ratio = spread(ratios);
   const cpu = spread(reps.map((r) => r.tmuxCpuMs));
-  log(`  tmux alone: ${(100 * median(ratios)).toFixed(0)} % of headless (min ${(100 * Math.min(...ratios)).toFixed(0)}, max ${(100 * Math.max(...ratios)).toFixed(0)}); at or over 70 % in ${reachable} of ${reps.length} reps, the only reps any window could pass; tmux's CPU for the same flood ${cpu.min}-${cpu.max} ms`);
-  results.ceiling = { size, repsReachingTarget: reachable, ratio: spread(ratios), headlessBytesPerSec: spread(reps.map((r) => r.headless)), tmuxCpuMs: cpu, reps };
+  log(`  tmux alone: ${(100 * ratio.median).toFixed(0)} % of headless (min ${(100 * ratio.min).toFixed(0)}, max ${(100 * ratio.max).toFixed(0)}); at or over ${100 * TARGET} % in ${reachable} of ${reps.length} reps, the only reps any window could pass; tmux's CPU for the same flood ${cpu.min}-${cpu.max} ms`);
+  results.ceiling = { size, repsReachingTarget: reachable, ratio, headlessBytesPerSec: spread(reps.map((r) => r.headless)), tmuxCpuMs: cpu, reps };
 });

@@ -8,13 +8,6 @@ import { openSeat } from './heap';
 
 const HEADLESS_CHILD = join(__dirname, 'headless-rate.mjs');
 
-/** Bytes `seq 1 N` puts through a pane (digits and \r\n per line), without building them. */
-export function seqByteCount(n: number): number {
-  let total = 0;
-  for (let digits = 1, lo = 1; lo <= n; digits++, lo *= 10) total += (Math.min(n, lo * 10 - 1) - lo + 1) * (digits + 2);
-  return total;
-}
-
 export interface HeadlessRun {
   /** Bytes of `seq 1 N` as a pane prints them (\r\n line ends). */
   bytes: number;
