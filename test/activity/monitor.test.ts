@@ -57,8 +57,10 @@ describe('the activity monitor', () => {
     // The fault is gated on what the look saw, not on time, so a loaded machine cannot miss it: the
     // look that read `sleep` in front keeps its roster until the shell has printed its prompt again.
     let held = false;
+    let lastLook = 0;
     const foreground = () => w.tmux.run(['display-message', '-p', '-t', 'a@demo', '#{pane_current_command}']).trim();
     e.roster = async (...a: Parameters<typeof real>) => {
+      lastLook = Date.now();
       const r = await real(...a);
       if (!held && r.panes.some((p) => p.seatTag === 'a@demo' && p.foreground?.comm === 'sleep')) {
         held = true;
@@ -68,6 +70,10 @@ describe('the activity monitor', () => {
       return r;
     };
     const changes = await idleMonitor(e);
+    // Typed only once the looks that follow the start (the pipes being set) are over: the roster is
+    // every pane's, so one taken by a look at seat b alone would see `sleep` and be held, and no
+    // look at seat a would ever see it running (1 run in 4 under load failed that way).
+    await waitFor(() => Date.now() - lastLook > 500, { timeoutMs: 10_000, intervalMs: 50, what: 'no look for 500 ms after the start' });
     w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 1.5', 'Enter']);
     await waitFor(() => held, { timeoutMs: 8000, intervalMs: 10, what: 'a look that saw sleep' });
     const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working'), { timeoutMs: 8000, intervalMs: 10, what: 'working' });
