@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeModelServer, startFakeModelServer } from './fake-model-server';
 import { get, post, postSse } from './sse-client';
+import { waitFor } from '../support/tmux';
 
 let server: FakeModelServer;
 let url: string;
@@ -11,6 +12,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const user = (content: unknown) => ({ role: 'user', content });
+const heldNow = (n: number) => waitFor(() => server.held() === n, { timeoutMs: 5_000, intervalMs: 20, what: `${n} held replies` });
 const BASH_TOOL = { name: 'Bash', description: 'run', input_schema: { type: 'object' } };
 
 describe('fake server: Anthropic Messages', () => {
@@ -101,6 +103,54 @@ describe('fake server: Anthropic Messages', () => {
     const deltas = events.filter((e) => e.event === 'content_block_delta');
     expect(deltas.map((e) => get(e.json, 'delta', 'text'))).toEqual(['ACK go SLOW', ' tick2', ' tick3']);
     expect(deltas[2]!.at - deltas[0]!.at).toBeGreaterThanOrEqual(280);
+  });
+
+  it('HOLD streams as SLOW, then holds its last chunk until release(); a reply sent whole waits too', async () => {
+    const streamed = postSse(url, { stream: true, messages: [user('go HOLD')] });
+    const whole = post(url, { messages: [user('whole HOLD')] }).then((r) => r.json());
+    await heldNow(2);
+    // Held well past the stream's own pace (3 chunks, 150 ms apart), and still open.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(server.held()).toBe(2);
+    const releasedAt = Date.now();
+    server.release();
+    const { events } = await streamed;
+    const deltas = events.filter((e) => e.event === 'content_block_delta');
+    expect(deltas.map((e) => get(e.json, 'delta', 'text'))).toEqual(['ACK go HOLD', ' tick2', ' tick3']);
+    expect(deltas[2]!.at - deltas[1]!.at).toBeGreaterThanOrEqual(600);
+    // The log knows when each held reply was over: after the release.
+    const heldLog = server.requests.filter((r) => r.trigger === 'hold');
+    await waitFor(() => heldLog.every((r) => server.endedAt(r) !== undefined), { timeoutMs: 5_000, what: 'both held replies over' });
+    for (const r of heldLog) expect(server.endedAt(r)!).toBeGreaterThanOrEqual(releasedAt);
+    expect(get(await whole, 'content', 0, 'text')).toBe('ACK whole HOLD tick2 tick3');
+    expect(Date.now() - releasedAt).toBeLessThan(2_000);
+    // Released, the gate stays open until hold(): a later HOLD reply streams at SLOW's pace.
+    const later = await postSse(url, { stream: true, messages: [user('later HOLD')] });
+    expect(later.events.filter((e) => e.event === 'content_block_delta')).toHaveLength(3);
+    server.hold();
+    void postSse(url, { stream: true, messages: [user('held again HOLD')] }).catch(() => undefined);
+    await heldNow(1);
+    server.release();
+    await heldNow(0);
+    expect(server.requests.at(-1)).toMatchObject({ trigger: 'hold' });
+  });
+
+  it('WAIT HOLD holds its first chunk, after the wait, until release()', async () => {
+    server.hold();
+    const sentAt = Date.now();
+    const streamed = postSse(url, { stream: true, messages: [user('first WAIT HOLD')] });
+    await heldNow(1);
+    await new Promise((r) => setTimeout(r, 300));
+    const releasedAt = Date.now();
+    server.release();
+    const { events } = await streamed;
+    const deltas = events.filter((e) => e.event === 'content_block_delta');
+    expect(deltas[0]!.json).toMatchObject({ delta: { text: 'ACK first WAIT HOLD' } });
+    expect(deltas.length).toBe(3);
+    // No text came before the gate opened; the rest at the SLOW pace after it.
+    expect(sentAt + deltas[0]!.at).toBeGreaterThanOrEqual(releasedAt);
+    expect(deltas[2]!.at - deltas[0]!.at).toBeGreaterThanOrEqual(280);
+    expect(server.requests.at(-1)).toMatchObject({ trigger: 'hold+wait' });
   });
 
   it('WAIT sends the stream headers at once, then nothing until the wait is over', async () => {

@@ -2,7 +2,7 @@
  * A fake model server for tests against the real agent CLIs (docs/agent-clis.md §1).
  * Plain node:http, bound to 127.0.0.1 only. Replies are keyed on the last real user message:
  * `ACK <text>` by default, tool results → `ACK tool result: …`, `RUN: <cmd>` → a shell tool call,
- * `SLOW`, `WAIT`, `LIMIT` (429) and `FAIL500` (500).
+ * `SLOW`, `HOLD` (SLOW whose last chunk, or with WAIT its first, waits for `release()`), `WAIT`, `LIMIT` (429) and `FAIL500` (500).
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -11,6 +11,7 @@ import { countTokens, parseAnthropic, writeAnthropic } from './fake-model/anthro
 import { parseChat, writeChat } from './fake-model/chat';
 import { GEMINI_ROUTES, geminiCountTokens, geminiPath, parseGemini, writeGemini } from './fake-model/gemini';
 import { parseResponses, writeResponses } from './fake-model/responses';
+import { Gate } from './fake-model/gate';
 import { ReplyWriter } from './fake-model/sse';
 import { decideReply, isObj, type Json, type ParsedRequest, type Reply, type ReplyTimings } from './fake-model/triggers';
 
@@ -19,6 +20,14 @@ export interface FakeModelServer {
   url: string;
   port: number;
   requests: FakeRequestLog[];
+  /** When the reply to a logged request was over (its response closed), once it is. */
+  endedAt(request: FakeRequestLog): number | undefined;
+  /** HOLD replies waiting before their last chunk now. */
+  held(): number;
+  /** Lets every HOLD reply finish (those waiting and any later one), until `hold()`. */
+  release(): void;
+  /** Makes later HOLD replies wait again (the server starts holding). */
+  hold(): void;
   close(): Promise<void>;
 }
 
@@ -32,7 +41,7 @@ export interface FakeRequestLog {
   userAgent: string | undefined;
   /** messages | count_tokens | responses | chat_completions | gemini_stream | gemini_generate | gemini_count_tokens | models | model | not_found */
   route: string;
-  /** ack | tool_result | run | slow | wait | limit | fail500 (modifiers joined by `+`, e.g. `slow+wait`); `none` for non-model routes; `bad_json`. */
+  /** ack | tool_result | run | slow | hold | wait | limit | fail500 (modifiers joined by `+`, e.g. `slow+wait`); `none` for non-model routes; `bad_json`. */
   trigger: string;
 }
 
@@ -96,6 +105,8 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
   const requests: FakeRequestLog[] = [];
   const closing = new AbortController();
   const active = new Set<ServerResponse>();
+  const gate = new Gate();
+  const ends = new WeakMap<FakeRequestLog, number>();
 
   const log = (entry: FakeRequestLog): void => {
     requests.push(entry);
@@ -127,7 +138,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       active.delete(res);
       closing.signal.removeEventListener('abort', onClosing);
     });
-    const w = new ReplyWriter(res, done.signal);
+    const w = new ReplyWriter(res, done.signal, gate);
 
     let body: Json = {};
     if (raw) {
@@ -149,7 +160,9 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     if (modelRoute) {
       const parsed = modelRoute.parse(body);
       const reply = decideReply(parsed, timings);
-      log(entry(reply.trigger));
+      const logged = entry(reply.trigger);
+      log(logged);
+      res.on('close', () => ends.set(logged, Date.now()));
       try {
         await modelRoute.write(w, reply, parsed as never, retryAfter);
       } catch (e) {
@@ -189,6 +202,10 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    endedAt: (request) => ends.get(request),
+    held: () => gate.waiting,
+    release: () => gate.open(),
+    hold: () => gate.close(),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort();

@@ -60,7 +60,7 @@ export async function writeAnthropic(w: ReplyWriter, reply: Reply, req: ParsedRe
 
   if (!req.stream) {
     await w.pause(reply.waitMs);
-    if (reply.kind === 'text') await w.pause(reply.chunkDelayMs * (reply.chunks.length - 1));
+    if (reply.kind === 'text') await w.wholeReply(reply);
     w.json(200, {
       id,
       type: 'message',
@@ -94,7 +94,7 @@ export async function writeAnthropic(w: ReplyWriter, reply: Reply, req: ParsedRe
   w.event('ping', { type: 'ping' });
   if (reply.kind === 'text') {
     for (const [i, chunk] of reply.chunks.entries()) {
-      if (i > 0) await w.pause(reply.chunkDelayMs);
+      await w.beforeChunk(reply, i);
       w.event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: chunk } });
     }
   } else {

@@ -55,7 +55,7 @@ export async function writeChat(w: ReplyWriter, reply: Reply, req: ParsedChatReq
 
   if (!req.stream) {
     await w.pause(reply.waitMs);
-    if (reply.kind === 'text') await w.pause(reply.chunkDelayMs * (reply.chunks.length - 1));
+    if (reply.kind === 'text') await w.wholeReply(reply);
     const message =
       reply.kind === 'text'
         ? { role: 'assistant', content: reply.text }
@@ -76,7 +76,7 @@ export async function writeChat(w: ReplyWriter, reply: Reply, req: ParsedChatReq
   w.event(undefined, chunk({ role: 'assistant', content: '' }));
   if (reply.kind === 'text') {
     for (const [i, piece] of reply.chunks.entries()) {
-      if (i > 0) await w.pause(reply.chunkDelayMs);
+      await w.beforeChunk(reply, i);
       w.event(undefined, chunk({ content: piece }));
     }
   } else {

@@ -81,7 +81,7 @@ export async function writeGemini(w: ReplyWriter, reply: Reply, req: ParsedReque
 
   if (!req.stream) {
     await w.pause(reply.waitMs);
-    if (reply.kind === 'text') await w.pause(reply.chunkDelayMs * (reply.chunks.length - 1));
+    if (reply.kind === 'text') await w.wholeReply(reply);
     const parts = reply.kind === 'text' ? [{ text: reply.text }] : [toolPart()];
     w.json(200, { ...candidate(parts, 'STOP'), usageMetadata });
     return;
@@ -90,7 +90,7 @@ export async function writeGemini(w: ReplyWriter, reply: Reply, req: ParsedReque
   await w.pause(reply.waitMs);
   if (reply.kind === 'text') {
     for (const [i, piece] of reply.chunks.entries()) {
-      if (i > 0) await w.pause(reply.chunkDelayMs);
+      await w.beforeChunk(reply, i);
       const last = i === reply.chunks.length - 1;
       w.event(undefined, { ...candidate([{ text: piece }], last ? 'STOP' : undefined), ...(last ? { usageMetadata } : {}) });
     }

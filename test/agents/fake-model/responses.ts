@@ -76,7 +76,7 @@ export async function writeResponses(w: ReplyWriter, reply: Reply, req: ParsedRe
 
   if (!req.stream) {
     await w.pause(reply.waitMs);
-    if (reply.kind === 'text') await w.pause(reply.chunkDelayMs * (reply.chunks.length - 1));
+    if (reply.kind === 'text') await w.wholeReply(reply);
     w.json(200, response('completed', [doneItem], true));
     return;
   }
@@ -93,7 +93,7 @@ export async function writeResponses(w: ReplyWriter, reply: Reply, req: ParsedRe
     const part = { item_id: itemId, ...at, content_index: 0 };
     send('response.content_part.added', { ...part, part: textPart('') });
     for (const [i, chunk] of reply.chunks.entries()) {
-      if (i > 0) await w.pause(reply.chunkDelayMs);
+      await w.beforeChunk(reply, i);
       send('response.output_text.delta', { ...part, delta: chunk });
     }
     send('response.output_text.done', { ...part, text: reply.text });

@@ -1,5 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Gate } from './gate';
+
+/** What the pacing of a streamed text reply needs to know. */
+interface Paced {
+  chunks: string[];
+  chunkDelayMs: number;
+  held?: 'first' | 'last';
+}
 
 /**
  * One response being written: SSE events or a JSON body, with sleeps that stop at once when the
@@ -9,6 +17,7 @@ export class ReplyWriter {
   constructor(
     readonly res: ServerResponse,
     readonly signal: AbortSignal,
+    readonly gate?: Gate,
   ) {}
 
   get aborted(): boolean {
@@ -35,6 +44,19 @@ export class ReplyWriter {
   async pause(ms: number): Promise<void> {
     if (ms <= 0) return;
     await sleep(ms, undefined, { signal: this.signal });
+  }
+
+  /** Before chunk `i`: the pause between chunks, and at a held reply's held chunk, the gate. */
+  async beforeChunk(reply: Paced, i: number): Promise<void> {
+    if (i > 0) await this.pause(reply.chunkDelayMs);
+    const heldAt = reply.held === 'first' ? 0 : reply.chunks.length - 1;
+    if (reply.held && i === heldAt && this.gate) await this.gate.passed(this.signal);
+  }
+
+  /** A reply sent whole (not streamed) takes as long as its stream would have. */
+  async wholeReply(reply: Paced): Promise<void> {
+    await this.pause(reply.chunkDelayMs * (reply.chunks.length - 1));
+    if (reply.held && this.gate) await this.gate.passed(this.signal);
   }
 
   end(): void {

@@ -32,7 +32,8 @@ export interface ReplyTimings {
 }
 
 export type ReplyContent =
-  | { kind: 'text'; text: string; chunks: string[]; chunkDelayMs: number }
+  /** `held`: which chunk waits for the server's gate (HOLD): the last, or with WAIT the first. */
+  | { kind: 'text'; text: string; chunks: string[]; chunkDelayMs: number; held?: 'first' | 'last' }
   | { kind: 'tool'; name: string; input: Json };
 
 export type Reply =
@@ -131,12 +132,15 @@ export function decideReply(conv: Conversation, t: ReplyTimings): Reply {
   }
 
   const base = `ACK ${userText}`;
-  const triggers = [...(has(userText, 'SLOW') ? ['slow'] : []), ...(wait ? ['wait'] : [])];
+  const slow = has(userText, 'SLOW');
+  const held = has(userText, 'HOLD');
+  const triggers = [...(slow ? ['slow'] : []), ...(held ? ['hold'] : []), ...(wait ? ['wait'] : [])];
   const trigger = triggers.length ? triggers.join('+') : 'ack';
-  if (has(userText, 'SLOW')) {
+  // HOLD streams as SLOW does, and its last chunk (with WAIT: its first) waits for the test to open the gate.
+  if (slow || held) {
     const n = Math.max(1, t.slowChunks);
     const chunks = [base, ...Array.from({ length: n - 1 }, (_, i) => ` tick${i + 2}`)];
-    return { kind: 'text', trigger, text: chunks.join(''), chunks, chunkDelayMs: t.slowMs, waitMs };
+    return { kind: 'text', trigger, text: chunks.join(''), chunks, chunkDelayMs: t.slowMs, waitMs, ...(held ? { held: wait ? 'first' : 'last' } : {}) };
   }
   return { kind: 'text', trigger, text: base, chunks: splitText(base), chunkDelayMs: 0, waitMs };
 }
