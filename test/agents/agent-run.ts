@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { TestTmux } from '../support/tmux';
-import { processAlive } from './claude-run';
+import { processAlive, waitForExit } from './claude-run';
 
 export { killTmuxServer, processAlive, waitForExit } from './claude-run';
 
@@ -249,4 +249,18 @@ export async function killPids(pids: number[], waitMs = 5_000): Promise<Array<{ 
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline && pids.some(processAlive)) await new Promise((r) => setTimeout(r, 50));
   return seen;
+}
+
+/**
+ * Ends a test's own tmux server and waits (5 s each) for every process of its panes to exit, then
+ * kills by pid whatever still carries the fixture's private dir (`privateEnv`, e.g. its TMPDIR): a
+ * fixture's folders can only be removed once nothing writes into them any more.
+ */
+export async function endTmuxAgents(tmux: TestTmux, privateEnv?: [key: string, value: string]): Promise<void> {
+  const panes = tmux.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
+  const pids = panes.ok ? panes.out.trim().split('\n').filter(Boolean).flatMap((p) => processTree(Number(p))) : [];
+  tmux.kill();
+  for (const pid of pids) await waitForExit(pid, 5_000);
+  await killPids(pids.filter(processAlive));
+  if (privateEnv) await killPids(pidsWithEnv(...privateEnv));
 }

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeOpencodeFixture, OPENCODE_BIN, type OpencodeFixture } from './opencode-fixture';
-import { runAgent, startInTmux, typeAndSubmit } from './agent-run';
+import { endTmuxAgents, runAgent, startInTmux, typeAndSubmit } from './agent-run';
 import { closedPort, startFakeModelServer, type FakeModelServer } from './fake-model-server';
 import { TestTmux, waitFor } from '../support/tmux';
 import { liveProcReader } from '../../src/main/engine/proc';
@@ -37,7 +37,8 @@ describe('the real OpenCode CLI, offline', () => {
     mkdirSync(work);
   });
   afterAll(async () => {
-    tmux.kill();
+    // OpenCode keeps writing into its TMPDIR while it exits: its folders go only once it is gone.
+    await endTmuxAgents(tmux, fx ? ['TMPDIR', fx.tmp] : undefined);
     fx?.cleanup();
     await server?.close();
     if (server && installed()) expectOnlyLoopback(server);

@@ -27,7 +27,7 @@ import { qwen } from '../../src/main/engine/runtimes';
 import { QWEN_LAYOUT } from '../../src/main/engine/runtimes/qwen';
 import { QWEN_SCREEN } from '../../src/main/engine/runtimes/screens/qwen';
 import { ps } from '../../src/main/engine/services/ps';
-import { expectActivity, expectReplyInTranscript, expectOnlyLoopback, type PsRow, type Want, expectWithin, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript, altered, sensitive } from './support';
+import { typeInto, expectActivity, expectReplyInTranscript, expectOnlyLoopback, type PsRow, type Want, expectWithin, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript, altered, sensitive } from './support';
 
 const SEAT = 'qw@solo';
 /** Qwen's folder rule turns every non-alphanumeric into "-": a cwd with "_" and "." tells it from a "/"-only rule. */
@@ -183,10 +183,10 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     const hand = j.otherTmux();
     const pane = startInTmux(hand, env, 'mine', work, [QWEN_BIN, '--resume', X]);
     await waitFor(() => IDLE_BOX.test(hand.capture(pane.paneId)), { timeoutMs: 60_000, what: 'the second Qwen pane at its input box' });
-    hand.run(['send-keys', '-t', pane.paneId, '-l', 'hand pane C']);
-    await new Promise((r) => setTimeout(r, 300));
-    hand.run(['send-keys', '-t', pane.paneId, 'Enter']);
-    await waitForReplyInTranscript(qwen, home, work, X, 'ACK hand pane C');
+    await typeInto(hand, pane.paneId, 'hand pane C', qwen, 300);
+    await waitForReplyInTranscript(qwen, home, work, X, 'ACK hand pane C').catch((e: Error) => {
+      throw new Error(`${e.message}\nthe hand pane:\n${hand.tryRun(['capture-pane', '-p', '-J', '-S', '-60', '-t', pane.paneId]).out}`);
+    });
     // The seat's own pane, typed into by a person: Qwen writes that too, from its own idea of the last turn.
     await j.type(SEAT, 'seat pane D', 300);
     await waitForReplyInTranscript(qwen, home, work, X, 'ACK seat pane D');

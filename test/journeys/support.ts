@@ -18,11 +18,10 @@ import { makePiFixture, PI_BIN, PI_VERSION, type PiFixture } from '../agents/pi-
 import { makeOpencodeFixture, OPENCODE_BIN, OPENCODE_VERSION, type OpencodeFixture } from '../agents/opencode-fixture';
 import { GEMINI_BIN, GEMINI_VERSION, makeGeminiFixture, type GeminiFixture } from '../agents/gemini-fixture';
 import { makeQwenFixture, QWEN_BIN, QWEN_VERSION, type QwenFixture } from '../agents/qwen-fixture';
-import { agentProcessEnv, killPids, killTmuxServer, pidsWithEnv, processAlive, waitForExit } from '../agents/agent-run';
+import { agentProcessEnv, endTmuxAgents, killPids, pidsWithEnv, processAlive, waitForExit } from '../agents/agent-run';
 import { closedPort, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../agents/fake-model-server';
 import { RigWorld, REPO, type CliResult } from '../support/rig';
 import { TestTmux, waitFor } from '../support/tmux';
-import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
 import { runtimeById, type RuntimeAdapter } from '../../src/main/engine/runtimes';
 import { stripSgr } from '../../src/main/engine/runtimes/types';
@@ -279,24 +278,9 @@ export class JourneyWorld {
     return Date.now();
   }
 
-  /** Types as a person would (literal keys, then Enter after `enterDelayMs`). */
-  /**
-   * A person typing into the seat's pane: the text, Enter, and (as a person would) Enter once more
-   * if the agent dropped the first and the text still sits in its input box after 2 s.
-   */
+  /** A person typing into the seat's pane (see `typeInto`). */
   async type(seat: string, text: string, enterDelayMs = 0): Promise<void> {
-    this.w.tmux.run(['send-keys', '-t', seat, '-l', text]);
-    if (enterDelayMs) await new Promise((r) => setTimeout(r, enterDelayMs));
-    this.w.tmux.run(['send-keys', '-t', seat, 'Enter']);
-    const adapter = runtimeById((await this.row(seat)).runtime);
-    if (!adapter?.readScreen) return;
-    const probe = text.split('\n')[0]!.trim().slice(0, 20);
-    const drafted = () => {
-      const styled = this.w.tmux.run(['capture-pane', '-p', '-e', '-t', seat]).split('\n');
-      return adapter.readScreen!({ styled, plain: styled.map(stripSgr) }).draft?.includes(probe) === true;
-    };
-    await new Promise((r) => setTimeout(r, 2000));
-    if (drafted()) this.w.tmux.run(['send-keys', '-t', seat, 'Enter']);
+    await typeInto(this.w.tmux, seat, text, runtimeById((await this.row(seat)).runtime), enterDelayMs);
   }
 
   /** Another tmux server, as a person's own; killed in cleanup. */
@@ -355,18 +339,12 @@ export class JourneyWorld {
         /* gone */
       }
     }
-    const snap = liveProcReader().snapshot();
-    const all = this.others.flatMap(panePidsOf).flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
-    for (const t of this.others.splice(0)) killTmuxServer(t);
-    for (const p of all) await waitForExit(p, 5000);
+    for (const t of this.others.splice(0)) await endTmuxAgents(t);
   }
 
   async cleanup(): Promise<void> {
     await this.endTestOthers();
-    const snap = liveProcReader().snapshot();
-    const all = panePidsOf(this.w.tmux).flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
-    this.w.tmux.kill();
-    for (const p of all) await waitForExit(p, 5000);
+    await endTmuxAgents(this.w.tmux);
     // Anything still running with one of this world's private homes is this test's own.
     const strays = Object.entries(this.fx).flatMap(([rt, f]) => pidsWithEnv(runtimeById(rt)!.homeEnvVar!, (f as { env: Record<string, string> }).env[runtimeById(rt)!.homeEnvVar!]!));
     if (strays.length) await killPids(strays);
@@ -374,9 +352,26 @@ export class JourneyWorld {
   }
 }
 
-function panePidsOf(t: TestTmux): number[] {
-  const r = t.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
-  return r.ok ? r.out.trim().split('\n').filter(Boolean).map(Number) : [];
+/**
+ * A person typing into an agent's pane on any tmux server: the text, then (once the text shows in
+ * the agent's input box, as a person would wait to see it, or after 5 s) Enter, and Enter once more
+ * if the agent dropped the first and the text still sits in its box 2 s later. On a loaded machine
+ * an agent can take the Enter before it has drawn the text, which leaves the prompt unsent.
+ */
+export async function typeInto(tmux: TestTmux, target: string, text: string, adapter: RuntimeAdapter | undefined, enterDelayMs = 0): Promise<void> {
+  tmux.run(['send-keys', '-t', target, '-l', text]);
+  const probe = text.split('\n')[0]!.trim().slice(0, 20);
+  const drafted = (): boolean => {
+    if (!adapter?.readScreen) return false;
+    const styled = tmux.run(['capture-pane', '-p', '-e', '-t', target]).split('\n');
+    return adapter.readScreen({ styled, plain: styled.map(stripSgr) }).draft?.includes(probe) === true;
+  };
+  if (adapter?.readScreen) await waitFor(drafted, { timeoutMs: 5_000, intervalMs: 50 }).catch(() => undefined);
+  if (enterDelayMs) await new Promise((r) => setTimeout(r, enterDelayMs));
+  tmux.run(['send-keys', '-t', target, 'Enter']);
+  if (!adapter?.readScreen) return;
+  await new Promise((r) => setTimeout(r, 2000));
+  if (drafted()) tmux.run(['send-keys', '-t', target, 'Enter']);
 }
 
 /** The activity acceptance: the engine reported the state within `budgetMs` of the screen changing. */
