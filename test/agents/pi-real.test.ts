@@ -161,23 +161,27 @@ describe('real Pi coding agent against the fake model server', () => {
 
   it('a second writer is accepted by Pi itself: pi -p --session <live id> "B" exits 0 while the TUI is busy, and the file branches', async () => {
     expect(idA).not.toBe('');
-    await typeAndSubmit(tmux!, panes.a!.paneId, 'busy SLOW');
+    // The TUI's reply is held open until the headless writer is done, so the second writer lands
+    // mid-turn however long a loaded machine takes to start it.
+    server.hold();
+    await typeAndSubmit(tmux!, panes.a!.paneId, 'busy HOLD');
     await onScreen('a', (s) => s.includes(WORKING), 'TUI A working', 10_000);
 
     const r = await runAgent(PI_BIN, fx.env, work, ['-p', '--session', idA, 'B from headless']);
     expect({ code: r.code, stdout: r.stdout.trim() }, `stderr: ${r.stderr}`).toEqual({ code: 0, stdout: 'ACK B from headless' });
-    await onScreen('a', (s) => s.includes('ACK busy SLOW') && s.includes('tick8') && idle(s), 'TUI A done', 15_000);
+    server.release();
+    await onScreen('a', (s) => s.includes('ACK busy HOLD') && s.includes('tick8') && idle(s), 'TUI A done', 15_000);
     expect(screen('a')).not.toContain('ACK B from headless');
 
-    await waitFor(() => readEntries(fileA).some((e) => e.message?.role === 'assistant' && textOf(e).startsWith('ACK busy SLOW')), { timeoutMs: 5_000, what: 'TUI reply in the file' });
+    await waitFor(() => readEntries(fileA).some((e) => e.message?.role === 'assistant' && textOf(e).startsWith('ACK busy HOLD')), { timeoutMs: 5_000, what: 'TUI reply in the file' });
     const entries = readEntries(fileA);
     expect(entries.filter((e) => e.type === 'session')).toHaveLength(1);
-    const busy = entries.find((e) => e.message?.role === 'user' && textOf(e) === 'busy SLOW')!;
+    const busy = entries.find((e) => e.message?.role === 'user' && textOf(e) === 'busy HOLD')!;
     const children = entries.filter((e) => e.parentId === busy.id);
     // Two children of the TUI's prompt: the headless prompt (its reply below it) and the TUI's own reply.
     expect(children.map((e) => [e.message?.role, textOf(e).slice(0, 15)])).toEqual([
       ['user', 'B from headless'],
-      ['assistant', 'ACK busy SLOW t'],
+      ['assistant', 'ACK busy HOLD t'],
     ]);
     const headless = children[0]!;
     expect(entries.filter((e) => e.parentId === headless.id).map((e) => textOf(e))).toEqual(['ACK B from headless']);

@@ -68,27 +68,34 @@ describe('a changed screen signature or file layout makes the journeys fail', ()
     return w;
   }
 
+  // A dozen states, each read by whole `rigdesk ps` processes (1-3 s each on a loaded two-core
+  // machine): the journey as a whole needs more than the default minute there.
   it('screen and transcript signatures: working, idle, permission and usage_limit of Codex and Pi each fail with their signature altered', async () => {
     const w = await world();
     // Pi idle rests on its editor (two rules, no Working line).
     await readsAs(PI, { activity: 'idle' }, (c) => altered(PI_SCREEN, { rule: /^═{8,}\s*$/ }, c), 'the editor rule');
 
-    // Codex waiting for its first token: the Working line, and the rollout's task_started.
-    await w.type(CX, 'first WAIT', codex.submitDelayMs);
+    // Codex waiting for its first token: the Working line, and the rollout's task_started. Replies
+    // are held (HOLD) until each state has been read, so a loaded machine cannot outrun them.
+    server.hold();
+    await w.type(CX, 'first WAIT HOLD', codex.submitDelayMs);
     await w.screenShows(CX, CODEX_SCREEN.working, 'the Working line');
     await w.seen(CX, { activity: 'working' });
     await readsAs(CX, { activity: 'working' }, (c) => altered(CODEX_SCREEN, { working: /[•◦] Thinking \(\d+s • esc to interrupt\)/ }, () => altered(CODEX_TRANSCRIPT, { started: ['"type":"turn_started"'] }, c)), 'the Working line and task_started');
+    server.release();
     await w.seen(CX, { activity: 'idle' });
 
     // A streaming reply: Codex shows no Working line, so the rollout alone says working; Pi shows Working....
-    await w.type(CX, 'stream SLOW', codex.submitDelayMs);
-    await w.type(PI, 'stream SLOW');
+    server.hold();
+    await w.type(CX, 'stream HOLD', codex.submitDelayMs);
+    await w.type(PI, 'stream HOLD');
     await w.screenShows(CX, /tick2/, 'Codex streaming');
     await w.screenShows(PI, /Working\.\.\./, 'Pi working');
     await w.sequences([CX, PI], [{ activity: 'working' }]);
     await readsAs(CX, { activity: 'working' }, (c) => altered(CODEX_TRANSCRIPT, { started: ['"type":"turn_started"'] }, c), 'the rollout\'s task_started event name');
     await readsAs(CX, { activity: 'working' }, (c) => altered(CODEX_LAYOUT, { sessionsDir: 'rollouts' }, c), 'the rollout folder');
     await readsAs(PI, { activity: 'working' }, (c) => altered(PI_SCREEN, { working: /^\s*\S? ?Thinking\.\.\./ }, c), 'the Working... line');
+    server.release();
     await w.sequences([CX, PI], [{ activity: 'idle' }]);
 
     // Codex's approval prompt.
@@ -104,7 +111,7 @@ describe('a changed screen signature or file layout makes the journeys fail', ()
     await w.sequences([CX, PI], [{ activity: 'needs_input', needsInput: 'usage_limit' }]);
     await readsAs(CX, { activity: 'needs_input', needsInput: 'usage_limit' }, (c) => altered(CODEX_SCREEN, { usageLimit: /You have reached your usage limit/ }, c), 'the usage-limit message');
     await readsAs(PI, { activity: 'needs_input', needsInput: 'usage_limit' }, (c) => altered(PI_SCREEN, { usageLimit: /Error: (Retry failed after \d+ attempts: )?rate_limited\b/ }, c), 'the 429 line');
-  });
+  }, 150_000);
 
   it('file layout: each reply is found where the adapter says, and not with the path rule altered (Pi\'s folder rule, Codex\'s rollout name)', async () => {
     const w = await world();
