@@ -16,6 +16,12 @@ export function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
+/** Where an agent that is not a seat runs: a pane, headless, or a runtime's daemon of a home. */
+function whereOf(o: PsAgent): string {
+  if (o.service) return `${o.service === 'daemon' ? 'daemon' : 'daemon helper'} of ${o.home ?? '?'}`;
+  return o.headless ? 'headless' : `${o.server ?? '?'} ${o.paneId ?? ''}`;
+}
+
 export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]): string {
   const lines: string[] = [];
   if (seats.length === 0) lines.push('no seats (bring a rig up with: rigdesk up <spec.yaml>)');
@@ -27,7 +33,7 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
   }
   if (others.length > 0) {
     lines.push('', 'OTHER AGENTS (not seats of Rigdesk)');
-    lines.push(table([['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'], ...others.map((o) => [o.runtime, String(o.pid), (o.host ? `${o.host}: ` : '') + (o.headless ? 'headless' : `${o.server ?? '?'} ${o.paneId ?? ''}`), o.conversationId ?? 'unknown'])]));
+    lines.push(table([['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'], ...others.map((o) => [o.runtime, String(o.pid), (o.host ? `${o.host}: ` : '') + whereOf(o), o.conversationId ?? 'unknown'])]));
   }
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
   return lines.join('\n');

@@ -36,6 +36,25 @@ describe('attach and doctor', () => {
     expect(withClaude.json.checks.find((c: { check: string }) => c.check === 'claude-code CLI').ok).toBe(true);
   });
 
+  it('doctor reports each Codex seat home whose background daemon is on, and says what to set instead', async () => {
+    const fs = require('node:fs') as typeof import('node:fs');
+    const { join } = require('node:path') as typeof import('node:path');
+    const on = join(w.root, 'cx-on');
+    const off = join(w.root, 'cx-off');
+    fs.mkdirSync(on, { recursive: true });
+    fs.mkdirSync(off, { recursive: true });
+    fs.writeFileSync(join(on, 'config.toml'), 'model = "fake-model"\n[features]\nsome_flag = true\n');
+    fs.writeFileSync(join(off, 'config.toml'), 'model = "fake-model"\n\n[features]\ndaemon_auto_start = false # seats own their threads\n');
+    const spec = w.spec('cx.yaml', `name: cx\npods:\n  - id: p\n    members:\n      - { id: a, runtime: codex, cwd: ., env: { CODEX_HOME: ${JSON.stringify(on)} } }\n      - { id: b, runtime: codex, cwd: ., env: { CODEX_HOME: ${JSON.stringify(off)} } }\n`);
+    await w.cli(['up', spec], { PATH: '/usr/bin:/bin' }); // no codex on this PATH: the seats are recorded, not launched
+    const r = await w.cli(['doctor', '--json'], { PATH: '/usr/bin:/bin' });
+    expect(r.code, r.stdout).toBe(0);
+    const checks = Object.fromEntries(r.json.checks.map((c: { check: string }) => [c.check, c]));
+    expect(checks['codex daemon (a@cx)']).toMatchObject({ ok: true, detail: expect.stringContaining(`on in ${on}`), hint: expect.stringContaining(`daemon_auto_start = false under [features] in ${join(on, 'config.toml')}`) });
+    expect(checks['codex daemon (b@cx)']).toMatchObject({ ok: true, detail: `off in ${off} (daemon_auto_start = false)` });
+    expect(checks['codex daemon (b@cx)'].hint).toBeUndefined();
+  });
+
   it('doctor fails (exit 1) when tmux is missing and says how to install it', async () => {
     const r = await w.cli(['doctor', '--json'], { PATH: '/nonexistent' });
     expect(r.code).toBe(1);

@@ -102,6 +102,41 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     expect(checkConversationFree(await engine.roster(), { runtime: 'codex', conversationId: T }).ok).toBe(true);
   });
 
+  it('a Codex daemon that outlived its TUI is named as the daemon of its home, never as the pane it was started from', async () => {
+    const home = join(w.root, 'codexD');
+    mkdirSync(join(home, 'thread-writer-locks'), { recursive: true });
+    const lock = join(home, 'thread-writer-locks', `${T}.lock`);
+    writeFileSync(lock, '');
+    // A stand-in for `codex app-server … --managed-daemon` after its TUI exited: its own process
+    // group, parent gone, TMUX and TMUX_PANE still those of the pane it was started from, and the
+    // thread's writer lock held by its child.
+    const script = `require('node:child_process').spawn('flock', ['--no-fork', '-x', ${JSON.stringify(lock)}, 'sleep', '600'], { stdio: 'ignore' }); setInterval(() => {}, 60000)`;
+    const daemon = spawn('bash', ['-c', `exec -a codex "${process.execPath}" -e "$0" -- app-server --listen unix:// --managed-daemon`, script], {
+      stdio: 'ignore', detached: true, env: { ...w.env, CODEX_HOME: home, TMUX: '/tmp/rd-gone-server,1,0', TMUX_PANE: '%0' },
+    });
+    const group = daemon.pid!;
+    try {
+      await waitFor(() => /^codex\0/.test(require('node:fs').readFileSync(`/proc/${group}/cmdline`, 'utf8')) && require('node:fs').readFileSync('/proc/locks', 'utf8').split('\n').some((l: string) => / WRITE /.test(l) && l.includes(String(require('node:fs').statSync(lock).ino))), { what: 'the stand-in daemon holding the lock' });
+      const roster = await w.engine({ env: { ...w.env, CODEX_HOME: home } }).roster();
+      const agent = roster.agents.find((a) => a.pid === group);
+      expect(agent).toMatchObject({ runtime: 'codex', service: 'daemon', home, conversationId: T });
+      expect(agent?.pane).toBeUndefined();
+      expect(roster.servers.map((s) => s.server).join(' ')).not.toContain('rd-gone-server');
+      const refused = checkConversationFree(roster, { runtime: 'codex', conversationId: T, home });
+      expect(refused.ok).toBe(false);
+      if (!refused.ok) {
+        expect(refused.code).toBe('CONVERSATION_LIVE_ELSEWHERE');
+        expect(refused.message).toContain(`the Codex daemon of ${home} (pid ${group})`);
+        expect(refused.message).not.toContain('tmux pane');
+        expect(refused.hint).toContain(`CODEX_HOME=${home} codex app-server daemon stop`);
+        expect(refused.evidence!.owners).toEqual([expect.objectContaining({ pid: group, service: 'daemon', home, headless: false, source: 'writer_lock' })]);
+        expect((refused.evidence!.owners as { paneId?: string }[])[0]!.paneId).toBeUndefined();
+      }
+    } finally {
+      process.kill(-group, 'SIGKILL');
+    }
+  });
+
   it('two live writers of one thread in two homes are both named', async () => {
     const locks = ['A', 'B'].map((n) => {
       const d = join(w.root, `codex${n}`, 'thread-writer-locks');

@@ -75,5 +75,8 @@ export interface PsAgent {
   headless: boolean;
   /** The host it runs on; absent for this machine. */
   host?: string;
+  /** A runtime's background service on its own (Codex's daemon): it serves `home`, in no pane. */
+  service?: 'daemon' | 'daemon_helper';
+  home?: string;
 }
 

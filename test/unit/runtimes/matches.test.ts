@@ -71,3 +71,17 @@ describe('runtime adapters recognise their own processes and nothing else', () =
     expect(claudeCode.matches({ ...a, pid: 1, uid: 0, ttyNr: 0, tpgid: -1 })).toBe(true);
   });
 });
+
+describe('Codex background services: the daemon and its pid-update loop, and nothing else', () => {
+  const D = '/h/codex/packages/app-server-daemon/releases/0.171.0-abc/bin/codex';
+  it.each([
+    ['the managed daemon', proc('codex', [D, 'app-server', '--listen', 'unix://', '--analytics-default-enabled', '--managed-daemon']), 'daemon'],
+    ['its pid-update loop', proc('codex', [D, 'app-server', 'daemon', 'pid-update-loop']), 'daemon_helper'],
+    ['a TUI', proc('codex', ['/x/bin/codex', 'resume', T]), undefined],
+    ['a headless exec', proc('codex', ['/x/bin/codex', 'exec', 'resume', T, 'hi']), undefined],
+    ['an app-server a person runs on stdio (not the managed daemon)', proc('codex', ['/x/bin/codex', 'app-server', '--listen', 'stdio://']), undefined],
+    ['`codex app-server daemon stop` itself', proc('codex', ['/x/bin/codex', 'app-server', 'daemon', 'stop']), undefined],
+  ])('%s', (_what, p, role) => {
+    expect(codex.serviceRole?.(p)).toBe(role);
+  });
+});

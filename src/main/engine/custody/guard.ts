@@ -1,5 +1,6 @@
 import { fail, type Result } from '../../../shared/errors';
 import type { Roster } from '../roster/types';
+import type { ServiceRole } from '../runtimes/types';
 import { runtimeById } from '../runtimes';
 import type { SessionRow } from '../store';
 import { hostUnreachable, rosterOnHost } from '../hosts/merge';
@@ -20,6 +21,8 @@ export interface ConversationOwner {
   sessionId?: string;
   seat?: string;
   headless: boolean;
+  /** A runtime's background service (Codex's daemon), which serves its home and sits in no pane. */
+  service?: ServiceRole;
 }
 
 export interface GuardQuery {
@@ -37,10 +40,22 @@ export interface GuardQuery {
   host?: string;
 }
 
-const describe = (o: ConversationOwner): string =>
-  o.paneId
+const describe = (o: ConversationOwner): string => {
+  if (o.service) return `the ${runtimeById(o.runtime)?.displayName ?? o.runtime} daemon of ${o.home ?? 'an unknown home'} (pid ${o.pid})`;
+  return o.paneId
     ? `pid ${o.pid} in tmux pane ${o.paneId}${o.sessionName ? ` (session "${o.sessionName}")` : ''} on ${o.server}`
     : `pid ${o.pid}${o.headless ? ' (headless, outside tmux)' : ''}`;
+};
+
+/** The next step for the person, given who holds the conversation. */
+function ownerHint(o: ConversationOwner, host: string): string {
+  if (o.service) {
+    return `That daemon outlived the TUI that started it and still holds the thread. Stop it with CODEX_HOME=${o.home ?? '<its home>'} codex app-server daemon stop (this also ends any other thread it serves), or set daemon_auto_start = false under [features] in that home's config.toml so seats own their threads.`;
+  }
+  return o.paneId
+    ? `Use that pane (${host === 'local' ? '' : `on host ${host}: `}tmux ${serverArgs(parseServerKey(o.server ?? 'L:default')).join(' ')} attach -t '${o.sessionId ?? o.paneId}'), or end it there first.`
+    : `End pid ${o.pid} first, or let it finish.`;
+}
 
 /**
  * The single-writer guard (design.md invariants 1 and 2). Reads a roster that the caller has just
@@ -86,7 +101,7 @@ export function checkConversationFree(fullRoster: Roster, q: GuardQuery, allRows
     owners.set(c.pid, {
       runtime: c.runtime, conversationId: c.conversationId, pid: c.pid, startTime: c.startTime, source: c.source, home: c.home ?? a?.home,
       cwd: a?.cwd, server: a?.pane?.server, paneId: a?.pane?.paneId, sessionName: a?.pane?.sessionName, sessionId: a?.pane?.sessionId,
-      seat: a?.seatTag, headless: !a?.pane,
+      seat: a?.seatTag, headless: !a?.pane && !a?.service, ...(a?.service ? { service: a.service } : {}),
     });
   }
   // Store evidence: a live row bound to the conversation whose pane still exists with its pid.
@@ -103,9 +118,7 @@ export function checkConversationFree(fullRoster: Roster, q: GuardQuery, allRows
     const list = [...owners.values()];
     const homeConflict = q.home !== undefined && list.some((o) => o.home !== undefined && o.home !== q.home);
     return fail('CONVERSATION_LIVE_ELSEWHERE', `${q.runtime} conversation ${q.conversationId} is already open in ${describe(list[0]!)}${list.length > 1 ? ` and ${list.length - 1} more` : ''}`, {
-      hint: list[0]!.paneId
-        ? `Use that pane (${host === 'local' ? '' : `on host ${host}: `}tmux ${serverArgs(parseServerKey(list[0]!.server ?? 'L:default')).join(' ')} attach -t '${list[0]!.sessionId ?? list[0]!.paneId}'), or end it there first.`
-        : `End pid ${list[0]!.pid} first, or let it finish.`,
+      hint: ownerHint(list[0]!, host),
       evidence: { host, owners: list, ...(homeConflict ? { homeConflict: true, requestedHome: q.home } : {}) },
     });
   }

@@ -41,7 +41,7 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
   // Servers: the watched ones plus any server an agent says it runs in (its TMUX variable).
   const clients = new Map<string, TmuxClient>(deps.servers.map((c) => [c.key, c]));
   for (const a of agents.values()) {
-    const path = a.env?.TMUX?.split(',')[0];
+    const path = a.agent.service ? undefined : a.env?.TMUX?.split(',')[0];
     if (!path) continue;
     const key = pathKey(deps, path);
     if (!clients.has(key)) clients.set(key, deps.clientForPath(path));
@@ -76,7 +76,8 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
 
   const agentList: RosterAgent[] = [];
   for (const a of agents.values()) {
-    if (!agentInPane.has(a.agent.pid)) {
+    // A service's TMUX_PANE is the pane of the TUI that started it, which it has outlived.
+    if (!agentInPane.has(a.agent.pid) && !a.agent.service) {
       const tmuxPath = a.env?.TMUX?.split(',')[0];
       if (tmuxPath && a.env?.TMUX_PANE) {
         a.agent.pane = { server: pathKey(deps, tmuxPath), paneId: a.env.TMUX_PANE };
@@ -119,7 +120,8 @@ function findAgents(snap: ProcSnapshot, deps: RosterDeps, problems: RosterProble
     let entry = found.get(top);
     if (!entry) {
       const p = snap.byPid.get(top)!;
-      entry = { adapter, pids: new Set([top]), agent: { runtime: adapter.id, pid: top, startTime: p.startTime, argv: p.argv } };
+      const service = adapter.serviceRole?.(p);
+      entry = { adapter, pids: new Set([top]), agent: { runtime: adapter.id, pid: top, startTime: p.startTime, argv: p.argv, ...(service ? { service } : {}) } };
       found.set(top, entry);
       readAgentContext(entry, deps, problems);
     }

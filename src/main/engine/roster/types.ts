@@ -1,5 +1,5 @@
 import type { HostHealth } from '../hosts/types';
-import type { ConversationClaim } from '../runtimes/types';
+import type { ConversationClaim, ServiceRole } from '../runtimes/types';
 
 export interface RosterAgent {
   runtime: string;
@@ -18,6 +18,11 @@ export interface RosterAgent {
   seatTag?: string;
   /** The host it runs on; absent for this machine. Pids are only unique per host. */
   host?: string;
+  /**
+   * A runtime's background service on its own (Codex's daemon after the TUI that started it is
+   * gone): it serves `home`, and sits in no pane.
+   */
+  service?: ServiceRole;
 }
 
 export interface RosterPane {

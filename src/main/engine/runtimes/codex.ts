@@ -88,6 +88,14 @@ export const codex: RuntimeAdapter = {
     const a = basename(argv[0] ?? '') === 'node' ? argv.slice(1) : argv;
     return resumedId(a);
   },
+  serviceRole(p) {
+    // `codex app-server --listen unix:// … --managed-daemon` and `codex app-server daemon pid-update-loop`.
+    const i = p.argv.indexOf('app-server');
+    if (i < 0) return undefined;
+    if (p.argv.includes('--managed-daemon')) return 'daemon';
+    if (p.argv[i + 1] === 'daemon' && p.argv.includes('pid-update-loop')) return 'daemon_helper';
+    return undefined;
+  },
   liveClaims({ home, io, locks }) {
     // The writer lock is the strongest evidence: an exclusive flock held for as long as the thread
     // is loaded, by the TUI or by the background daemon (whose argv never names the thread).

@@ -94,6 +94,8 @@ export interface SeatPrepInput {
   userHome: string;
 }
 
+export type ServiceRole = 'daemon' | 'daemon_helper';
+
 export interface RuntimeAdapter {
   id: string;
   displayName: string;
@@ -111,6 +113,12 @@ export interface RuntimeAdapter {
   matches(p: ProcInfo): boolean;
   /** The conversation this argv makes the process write, if the argv says. */
   conversationFromArgv(argv: string[]): string | undefined;
+  /**
+   * A background service of the runtime rather than an agent a person drives (Codex's app-server
+   * daemon and its pid-update loop): it serves its config home, and once the TUI that started it
+   * is gone it belongs to no pane, whatever TMUX_PANE it inherited.
+   */
+  serviceRole?(p: ProcInfo): ServiceRole | undefined;
   /**
    * The conversation a process was launched on, from the argv it was started with (which Rigdesk's
    * pane wrapper keeps), for a runtime that rewrites its own command line (Pi). May read the file

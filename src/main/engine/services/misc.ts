@@ -1,8 +1,9 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
+import { codexConfigPath, codexDaemonAutoStart } from '../runtimes/codex-daemon';
 import { schemaVersion } from '../store/db';
 import { attachArgv, seatPrepInput } from './launch';
 import { hostOfServer } from '../tmux/identity';
@@ -38,6 +39,33 @@ export interface DoctorCheck {
   hint?: string;
 }
 
+/**
+ * Each local Codex seat's home whose background daemon is on: reported, not failed. The daemon
+ * outlives the seat's TUI and holds its thread; the hint says what the person can set instead.
+ */
+function codexDaemonChecks(engine: Engine): DoctorCheck[] {
+  const homes = new Map<string, string[]>();
+  for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local' && s.runtime === 'codex')) {
+    const home = engine.seatHome(seat);
+    if (home) homes.set(home, [...(homes.get(home) ?? []), seat.seat]);
+  }
+  return [...homes].map(([home, seats]) => {
+    let text: string | undefined;
+    try {
+      text = readFileSync(codexConfigPath(home), 'utf8');
+    } catch {
+      text = undefined;
+    }
+    const on = codexDaemonAutoStart(text);
+    return {
+      check: `codex daemon (${seats.join(', ')})`,
+      ok: true,
+      detail: on ? `on in ${home}: Codex's background daemon runs the turns and outlives the seat's TUI` : `off in ${home} (daemon_auto_start = false)`,
+      ...(on ? { hint: `To have each seat's TUI own its thread, add daemon_auto_start = false under [features] in ${codexConfigPath(home)}.` } : {}),
+    };
+  });
+}
+
 export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorCheck[] }>> {
   const checks: DoctorCheck[] = [];
   const v = await engine.deps.exec('tmux', ['-V'], { timeoutMs: 5000 });
@@ -59,6 +87,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
     const check = adapter!.prepareCheckName?.(seat.seat) ?? `${seat.runtime} config (${seat.seat})`;
     checks.push(r.ok ? { check, ok: true, detail: r.detail } : { check, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) });
   }
+  checks.push(...codexDaemonChecks(engine));
   // Every known host, checked at once (one round trip each): ssh, tmux, and the CLIs its seats need.
   const hosts = engine.store.hosts.all().map((h) => h.name);
   for (const h of await Promise.all(hosts.map((name) => checkHost(engine, name).then((r) => ({ name, r }))))) {

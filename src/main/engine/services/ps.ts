@@ -54,7 +54,8 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
   const others: PsAgent[] = opts.all
     ? roster.agents.filter((a) => !ours.has(`${a.host ?? 'local'}\0${a.pid}`)).map((a) => ({
         runtime: a.runtime, pid: a.pid, conversationId: a.conversationId, source: a.conversationSource, cwd: a.cwd,
-        server: a.pane?.server, paneId: a.pane?.paneId, sessionName: a.pane?.sessionName, headless: !a.pane, ...(a.host ? { host: a.host } : {}),
+        server: a.pane?.server, paneId: a.pane?.paneId, sessionName: a.pane?.sessionName, headless: !a.pane && !a.service, ...(a.host ? { host: a.host } : {}),
+        ...(a.service ? { service: a.service, home: a.home } : {}),
       }))
     : [];
   return { ok: true, seats: rows, others, hosts: roster.hosts ?? [], problems: roster.problems.map((p) => `${p.probe}${p.host ? ` on ${p.host}` : ''}${p.server ? ` ${p.server}` : ''}${p.home ? ` ${p.home}` : ''}: ${p.error}`) };
