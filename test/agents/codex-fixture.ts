@@ -4,10 +4,11 @@
  * every proxy variable sending anything else to a closed local port, and the background app-server
  * daemon disabled (`[features] daemon_auto_start = false`).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { killPids, pidsWithEnv } from './agent-run';
 import { sandboxNetworkEnv } from './fake-model-server';
 
 /** The project's own Codex CLI (devDependency, the node shim), found relative to this file. */
@@ -39,6 +40,13 @@ export interface CodexFixture {
   rolloutFor(threadId: string): string | undefined;
   /** `$CODEX_HOME/thread-writer-locks/<threadId>.lock` (exclusive flock while the thread is loaded). */
   lockPath(threadId: string): string;
+  /** Turns Codex's background daemon on in this home (its default): drops `daemon_auto_start = false`. */
+  enableDaemon(): void;
+  /**
+   * Ends this home's daemon processes (by pid, found by this home in their environment) and removes
+   * the sockets the daemon keeps in /tmp/codex-daemon-<uid>/, found through this home's own links.
+   */
+  endDaemon(): Promise<void>;
   cleanup(): void;
 }
 
@@ -154,6 +162,23 @@ export function makeCodexFixture(opts: CodexFixtureOptions): CodexFixture {
     },
     lockPath(threadId: string) {
       return join(codexHome, 'thread-writer-locks', `${threadId}.lock`);
+    },
+    enableDaemon() {
+      writeFileSync(configPath, readFileSync(configPath, 'utf8').replace(/^daemon_auto_start = false\n/m, ''));
+    },
+    async endDaemon() {
+      // The daemon's sockets live outside the home (in /tmp, whatever TMPDIR says); the home links to them.
+      const links = [join(codexHome, 'app-server-control', 'app-server-control.sock'), join(codexHome, 'app-server-daemon', 'daemon-updater.sock')];
+      const targets = links.flatMap((l) => {
+        try {
+          const t = resolve(dirname(l), readlinkSync(l));
+          return [t, `${t}.lock`];
+        } catch {
+          return [];
+        }
+      });
+      await killPids(pidsWithEnv('CODEX_HOME', codexHome));
+      for (const t of targets) rmSync(t, { force: true });
     },
     cleanup() {
       if (ownRoot) rmSync(root, { recursive: true, force: true });

@@ -102,23 +102,37 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     expect(checkConversationFree(await engine.roster(), { runtime: 'codex', conversationId: T }).ok).toBe(true);
   });
 
-  it('a Codex daemon that outlived its TUI is named as the daemon of its home, never as the pane it was started from', async () => {
+  it('a Codex daemon is an agent of its own home, not of the TUI that started it, and once that TUI is gone is named as the daemon, never as its old pane', async () => {
     const home = join(w.root, 'codexD');
     mkdirSync(join(home, 'thread-writer-locks'), { recursive: true });
     const lock = join(home, 'thread-writer-locks', `${T}.lock`);
     writeFileSync(lock, '');
-    // A stand-in for `codex app-server … --managed-daemon` after its TUI exited: its own process
-    // group, parent gone, TMUX and TMUX_PANE still those of the pane it was started from, and the
-    // thread's writer lock held by its child.
-    const script = `require('node:child_process').spawn('flock', ['--no-fork', '-x', ${JSON.stringify(lock)}, 'sleep', '600'], { stdio: 'ignore' }); setInterval(() => {}, 60000)`;
-    const daemon = spawn('bash', ['-c', `exec -a codex "${process.execPath}" -e "$0" -- app-server --listen unix:// --managed-daemon`, script], {
-      stdio: 'ignore', detached: true, env: { ...w.env, CODEX_HOME: home, TMUX: '/tmp/rd-gone-server,1,0', TMUX_PANE: '%0' },
+    const fs = require('node:fs') as typeof import('node:fs');
+    // Stand-ins, as Codex 0.171 runs them: a TUI (`codex`) that starts the daemon
+    // (`codex app-server … --managed-daemon`) in a session of its own; the daemon's child holds the
+    // thread's writer lock. Both carry TMUX and TMUX_PANE of the pane the TUI ran in.
+    const daemonJs = `require('node:child_process').spawn('flock', ['--no-fork', '-x', ${JSON.stringify(lock)}, 'sleep', '600'], { stdio: 'ignore' }); setInterval(() => {}, 60000)`;
+    const tuiJs = `const c = require('node:child_process').spawn('bash', ['-c', 'exec -a codex "$0" -e "$1" -- app-server --listen unix:// --managed-daemon', process.execPath, ${JSON.stringify(daemonJs)}], { stdio: 'ignore', detached: true }); require('node:fs').writeFileSync(process.env.DAEMON_PID_FILE, String(c.pid)); setInterval(() => {}, 60000)`;
+    const pidFile = join(w.root, 'daemon.pid');
+    const tui = spawn('bash', ['-c', `exec -a codex "${process.execPath}" -e "$0"`, tuiJs], {
+      stdio: 'ignore', env: { ...w.env, CODEX_HOME: home, TMUX: '/tmp/rd-gone-server,1,0', TMUX_PANE: '%0', DAEMON_PID_FILE: pidFile },
     });
-    const group = daemon.pid!;
+    kids.push(tui);
+    const held = () => fs.readFileSync('/proc/locks', 'utf8').split('\n').some((l) => / WRITE /.test(l) && l.includes(`:${fs.statSync(lock).ino} `));
+    await waitFor(() => fs.existsSync(pidFile) && held(), { what: 'the stand-in daemon holding the lock' });
+    const daemon = Number(fs.readFileSync(pidFile, 'utf8'));
     try {
-      await waitFor(() => /^codex\0/.test(require('node:fs').readFileSync(`/proc/${group}/cmdline`, 'utf8')) && require('node:fs').readFileSync('/proc/locks', 'utf8').split('\n').some((l: string) => / WRITE /.test(l) && l.includes(String(require('node:fs').statSync(lock).ino))), { what: 'the stand-in daemon holding the lock' });
-      const roster = await w.engine({ env: { ...w.env, CODEX_HOME: home } }).roster();
-      const agent = roster.agents.find((a) => a.pid === group);
+      const engine = w.engine({ env: { ...w.env, CODEX_HOME: home } });
+      // While its TUI lives: two agents, and the thread is the daemon's.
+      let roster = await engine.roster();
+      expect(roster.agents.find((a) => a.pid === tui.pid)).toMatchObject({ runtime: 'codex', home });
+      expect(roster.agents.find((a) => a.pid === tui.pid)?.conversationId).toBeUndefined();
+      expect(roster.agents.find((a) => a.pid === daemon)).toMatchObject({ runtime: 'codex', service: 'daemon', home, conversationId: T });
+      // Its TUI gone, the daemon goes on holding the thread: named as the daemon of its home.
+      tui.kill('SIGKILL');
+      await waitFor(() => !fs.existsSync(`/proc/${tui.pid}`) || fs.readFileSync(`/proc/${tui.pid}/stat`, 'utf8').includes(') Z'), { what: 'the TUI gone' });
+      roster = await engine.roster();
+      const agent = roster.agents.find((a) => a.pid === daemon);
       expect(agent).toMatchObject({ runtime: 'codex', service: 'daemon', home, conversationId: T });
       expect(agent?.pane).toBeUndefined();
       expect(roster.servers.map((s) => s.server).join(' ')).not.toContain('rd-gone-server');
@@ -126,14 +140,14 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
       expect(refused.ok).toBe(false);
       if (!refused.ok) {
         expect(refused.code).toBe('CONVERSATION_LIVE_ELSEWHERE');
-        expect(refused.message).toContain(`the Codex daemon of ${home} (pid ${group})`);
+        expect(refused.message).toContain(`the Codex daemon of ${home} (pid ${daemon})`);
         expect(refused.message).not.toContain('tmux pane');
         expect(refused.hint).toContain(`CODEX_HOME=${home} codex app-server daemon stop`);
-        expect(refused.evidence!.owners).toEqual([expect.objectContaining({ pid: group, service: 'daemon', home, headless: false, source: 'writer_lock' })]);
+        expect(refused.evidence!.owners).toEqual([expect.objectContaining({ pid: daemon, service: 'daemon', home, headless: false, source: 'writer_lock' })]);
         expect((refused.evidence!.owners as { paneId?: string }[])[0]!.paneId).toBeUndefined();
       }
     } finally {
-      process.kill(-group, 'SIGKILL');
+      process.kill(-daemon, 'SIGKILL');
     }
   });
 

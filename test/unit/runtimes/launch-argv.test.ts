@@ -21,9 +21,11 @@ describe('launch argv shapes', () => {
     expect(claudeCode.resumeArgv(ctx({ binary: '/opt/bin/claude' }), U)).toEqual(['/opt/bin/claude', '--resume', U, '--model', 'opus']);
   });
 
-  it('codex fresh cannot choose an id; resume uses the resume subcommand', () => {
-    expect(codex.freshArgv(ctx({ binary: '/opt/bin/codex' }))).toEqual({ argv: ['/opt/bin/codex', '--model', 'opus'] });
-    expect(codex.resumeArgv(ctx({ binary: '/opt/bin/codex' }), U)).toEqual(['/opt/bin/codex', 'resume', U, '--model', 'opus']);
+  it('codex fresh cannot choose an id; resume uses the resume subcommand; both without the shared daemon', () => {
+    expect(codex.freshArgv(ctx({ binary: '/opt/bin/codex' }))).toEqual({ argv: ['/opt/bin/codex', '--no-daemon', '--model', 'opus'] });
+    expect(codex.resumeArgv(ctx({ binary: '/opt/bin/codex' }), U)).toEqual(['/opt/bin/codex', 'resume', U, '--no-daemon', '--model', 'opus']);
+    // A spec that already says so gets it once (clap refuses a repeated flag).
+    expect(codex.resumeArgv(ctx({ binary: '/opt/bin/codex', args: ['--no-daemon'] }), U)).toEqual(['/opt/bin/codex', 'resume', U, '--no-daemon']);
     expect(codex.choosesIdUpFront).toBe(false);
   });
 

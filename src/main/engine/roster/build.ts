@@ -114,9 +114,13 @@ function findAgents(snap: ProcSnapshot, deps: RosterDeps, problems: RosterProble
     const adapter = AGENT_RUNTIMES.find((r) => r.matches(p));
     if (adapter) runtimeOf.set(p.pid, adapter);
   }
+  const isService = (pid: number) => runtimeOf.get(pid)?.serviceRole?.(snap.byPid.get(pid)!) !== undefined;
   for (const [pid, adapter] of runtimeOf) {
-    // The topmost process of a chain of the same runtime stands for the whole chain.
-    const top = [pid, ...ancestors(snap, pid).map((a) => a.pid)].filter((x) => runtimeOf.get(x) === adapter).pop()!;
+    // The topmost process of a chain of the same runtime stands for the whole chain; a background
+    // service (Codex's daemon, started by a TUI but serving the whole home) stands for its own.
+    const chain = [pid, ...ancestors(snap, pid).map((a) => a.pid)];
+    const service = chain.findIndex(isService);
+    const top = chain.slice(0, service < 0 ? chain.length : service + 1).filter((x) => runtimeOf.get(x) === adapter).pop()!;
     let entry = found.get(top);
     if (!entry) {
       const p = snap.byPid.get(top)!;

@@ -19,8 +19,8 @@ export interface RosterAgent {
   /** The host it runs on; absent for this machine. Pids are only unique per host. */
   host?: string;
   /**
-   * A runtime's background service on its own (Codex's daemon after the TUI that started it is
-   * gone): it serves `home`, and sits in no pane.
+   * A runtime's background service (Codex's daemon): an agent of its own even while the TUI that
+   * started it lives, since it serves the whole `home`; it sits in no pane.
    */
   service?: ServiceRole;
 }

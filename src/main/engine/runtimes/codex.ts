@@ -32,6 +32,16 @@ export const CODEX_TRANSCRIPT = {
 
 const SUBCOMMANDS_THAT_WRITE = new Set(['resume']);
 
+/**
+ * Seats run without Codex's shared background daemon (`--no-daemon`, 0.171): with it, the daemon
+ * and not the TUI in the pane runs the turns and holds the thread's writer lock, a turn goes on
+ * after its pane is gone, and a second `codex resume` attaches to the same live thread. Without
+ * it, the seat's TUI is the thread's one writer, holds its lock, and a stop ends the turn.
+ */
+export const CODEX_NO_DAEMON = '--no-daemon';
+/** The flag to add before a seat's own args (once: clap refuses a repeated flag). */
+export const codexNoDaemon = (args: readonly string[]): string[] => (args.includes(CODEX_NO_DAEMON) ? [] : [CODEX_NO_DAEMON]);
+
 /** `codex resume <id>` and `codex exec resume <id>`; `codex fork <id>` writes a new thread. */
 function resumedId(argv: string[]): string | undefined {
   for (let i = 1; i < argv.length; i++) {
@@ -74,10 +84,10 @@ export const codex: RuntimeAdapter = {
   canResume: true,
   choosesIdUpFront: false,
   freshArgv(ctx) {
-    return { argv: [ctx.binary, ...ctx.args] };
+    return { argv: [ctx.binary, ...codexNoDaemon(ctx.args), ...ctx.args] };
   },
   resumeArgv(ctx, id) {
-    return [ctx.binary, 'resume', id, ...ctx.args];
+    return [ctx.binary, 'resume', id, ...codexNoDaemon(ctx.args), ...ctx.args];
   },
   matches(p) {
     if (p.comm === 'codex' || basename(p.argv[0] ?? '') === 'codex') return true;

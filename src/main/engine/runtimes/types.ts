@@ -115,8 +115,8 @@ export interface RuntimeAdapter {
   conversationFromArgv(argv: string[]): string | undefined;
   /**
    * A background service of the runtime rather than an agent a person drives (Codex's app-server
-   * daemon and its pid-update loop): it serves its config home, and once the TUI that started it
-   * is gone it belongs to no pane, whatever TMUX_PANE it inherited.
+   * daemon and its pid-update loop): it serves its whole config home, is never part of the TUI
+   * that started it, and belongs to no pane, whatever TMUX_PANE it inherited.
    */
   serviceRole?(p: ProcInfo): ServiceRole | undefined;
   /**

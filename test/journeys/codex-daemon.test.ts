@@ -1,0 +1,154 @@
+/**
+ * Journey: Codex seats in a home whose background daemon is on (Codex 0.171's default), with the
+ * real Codex CLI against the fake model server.
+ *
+ * With the daemon, the daemon and not the TUI in the pane runs the turns and holds the thread's
+ * writer lock: a turn goes on after its pane is gone, the lock outlives the TUI, and a second
+ * `codex resume` attaches to the same live thread. Rigdesk's seats therefore run `--no-daemon`, so
+ * the seat's TUI is its thread's one writer and a stop ends it; a person's own Codex in the same
+ * home keeps its daemon; and a thread the daemon holds is refused in the daemon's name.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODEX_BIN } from '../agents/codex-fixture';
+import { pidsWithEnv, processTree, rawCmdline, startInTmux } from '../agents/agent-run';
+import type { FakeModelServer } from '../agents/fake-model-server';
+import { waitFor } from '../support/tmux';
+import { codex } from '../../src/main/engine/runtimes';
+import { CODEX_SCREEN } from '../../src/main/engine/runtimes/screens/codex';
+import { expectOnlyLoopback, JourneyWorld, requireCli, startServer, transcriptOf, typeInto, waitForReplyInTranscript } from './support';
+
+const SEAT = 'cx@dm';
+
+describe('journey: Codex seats in a home whose background daemon is on', () => {
+  const installed = requireCli('codex');
+  let server: FakeModelServer;
+  let j: JourneyWorld;
+  let home: string;
+  let work: string;
+  let conv: string;
+
+  /** Processes of this home (by CODEX_HOME in their environment), and which of them are the daemon. */
+  const homeProcs = () => pidsWithEnv('CODEX_HOME', home);
+  const daemons = () => homeProcs().filter((p) => rawCmdline(p).split('\0').includes('--managed-daemon'));
+  /** Who holds the thread's writer lock now (/proc/locks by the lock file's inode). */
+  const lockHolder = (id: string): number | undefined => {
+    let ino: number;
+    try {
+      ino = statSync(`${home}/thread-writer-locks/${id}.lock`).ino;
+    } catch {
+      return undefined;
+    }
+    const line = readFileSync('/proc/locks', 'utf8').split('\n').find((l) => / WRITE /.test(l) && l.includes(`:${ino} `));
+    return line ? Number(line.trim().split(/\s+/)[4]) : undefined;
+  };
+  /** Every holder of a writer lock of this home. */
+  const lockHolders = (): number[] => {
+    const inodes = new Set(readdirSync(`${home}/thread-writer-locks`).filter((f) => !f.startsWith('.')).map((f) => statSync(`${home}/thread-writer-locks/${f}`).ino));
+    return readFileSync('/proc/locks', 'utf8').split('\n').filter((l) => / WRITE /.test(l) && inodes.has(Number(l.trim().split(/\s+/)[5]?.split(':')[2]))).map((l) => Number(l.trim().split(/\s+/)[4]));
+  };
+  const rollout = (): string => {
+    const file = transcriptOf(codex, home, work, conv);
+    return file ? readFileSync(file, 'utf8') : '';
+  };
+
+  beforeAll(async () => {
+    const s = await startServer({ slowChunks: 4, slowMs: 500 });
+    server = s.server;
+    j = new JourneyWorld(s.server, s.closed, ['codex']);
+    j.fx.codex!.enableDaemon();
+    home = j.homeOf('codex');
+    work = j.dir();
+  });
+  afterAll(async () => {
+    await j?.fx.codex?.endDaemon();
+    await j?.cleanup();
+    await server?.close();
+    if (server && installed()) expectOnlyLoopback(server);
+  });
+
+  it('a seat runs without the daemon: after a turn no daemon of its home runs, and its own TUI holds the writer lock', async () => {
+    await j.up('dm', [{ id: 'cx', runtime: 'codex' }]);
+    const { row } = await j.seen(SEAT, { activity: 'idle', named: true });
+    conv = row.conversationId!;
+    const sent = await j.cli(['send', SEAT, 'hello daemon', '--verify', '--json']);
+    expect(sent.json, sent.stdout + sent.stderr).toMatchObject({ ok: true, sent: { verified: true } });
+    await waitForReplyInTranscript(codex, home, work, conv, 'ACK hello daemon');
+    expect(rawCmdline(row.pid!).split('\0')).toContain('--no-daemon');
+    expect(daemons()).toEqual([]);
+    expect(processTree(row.pid!)).toContain(lockHolder(conv));
+  });
+
+  it('stop after a turn: within 5 s no process of the seat\'s home runs and the lock is free; launch resumes the same conversation', async () => {
+    const stop = await j.cli(['stop', SEAT, '--json']);
+    expect(stop.json, stop.stdout + stop.stderr).toMatchObject({ ok: true });
+    const t0 = Date.now();
+    await waitFor(() => homeProcs().length === 0 && lockHolder(conv) === undefined, { timeoutMs: 5_000, intervalMs: 50, what: 'no process of the home, and the lock free' });
+    console.log(`codex-daemon: home empty and lock free ${Date.now() - t0} ms after rigdesk stop returned`);
+    const launch = await j.cli(['launch', SEAT, '--json']);
+    expect(launch.json, launch.stdout + launch.stderr).toMatchObject({ ok: true });
+    const { row } = await j.seen(SEAT, { activity: 'idle', named: true });
+    expect(row.conversationId).toBe(conv);
+    expect((await j.cli(['send', SEAT, 'after the stop', '--verify', '--json'])).json).toMatchObject({ ok: true });
+    await waitForReplyInTranscript(codex, home, work, conv, 'ACK after the stop');
+    expect(rollout()).toContain('ACK hello daemon');
+  });
+
+  it('a person\'s own Codex on another thread in the same home keeps its daemon through a stop of the seat, and its turn completes', async () => {
+    const hand = j.otherTmux();
+    const pane = startInTmux(hand, j.envOf('codex'), 'mine', work, [CODEX_BIN]);
+    await waitFor(() => hand.capture(pane.paneId).split('\n').some((l) => CODEX_SCREEN.placeholder.test(l)), { timeoutMs: 60_000, what: 'the person\'s Codex at its composer' });
+    server.hold();
+    await typeInto(hand, pane.paneId, 'mine HOLD', codex, codex.submitDelayMs);
+    await waitFor(() => server.held() >= 1, { timeoutMs: 30_000, what: 'the person\'s reply in flight' });
+    // The daemon that runs the person's turn (it holds their thread's lock).
+    const daemon = daemons().find((d) => lockHolders().includes(d));
+    expect(daemon, `daemons ${JSON.stringify(daemons().map((d) => rawCmdline(d).replace(/\0/g, ' ')))}`).toBeDefined();
+    const stop = await j.cli(['stop', SEAT, '--json']);
+    expect(stop.json, stop.stdout + stop.stderr).toMatchObject({ ok: true });
+    expect(daemons()).toContain(daemon);
+    server.release();
+    await waitFor(() => hand.capture(pane.paneId).includes('ACK mine HOLD tick2 tick3 tick4'), { timeoutMs: 30_000, what: 'the person\'s turn complete' });
+    expect(daemons()).toContain(daemon);
+    expect(lockHolders()).toContain(daemon);
+    // ps --all shows it as what it is.
+    const ps = await j.cli(['ps', '--all', '--json']);
+    expect(ps.json.others).toEqual(expect.arrayContaining([expect.objectContaining({ runtime: 'codex', pid: daemon, service: 'daemon', home })]));
+  });
+
+  it('stop during a slow turn: the turn ends with the seat, and its conversation gets nothing more from it', async () => {
+    expect((await j.cli(['launch', SEAT, '--json'])).json).toMatchObject({ ok: true });
+    await j.seen(SEAT, { activity: 'idle', named: true });
+    server.hold();
+    const held = server.held();
+    expect((await j.cli(['send', SEAT, 'long HOLD', '--verify', '--json'])).json).toMatchObject({ ok: true });
+    await waitFor(() => server.held() > held, { timeoutMs: 30_000, what: 'the seat\'s reply in flight' });
+    expect(rollout()).toContain('long HOLD');
+    expect((await j.cli(['stop', SEAT, '--json'])).json).toMatchObject({ ok: true });
+    await waitFor(() => lockHolder(conv) === undefined, { timeoutMs: 5_000, intervalMs: 50, what: 'the seat\'s lock free' });
+    server.release();
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(rollout()).not.toContain('ACK long HOLD');
+  });
+
+  it('a launch refused because the daemon holds the thread names the daemon and its home, not a pane', async () => {
+    // A person resumes the seat's conversation through their daemon (it attaches; the daemon
+    // writes), then closes their pane: the daemon goes on holding the thread, in no pane.
+    const hand = j.otherTmux('rdj-hand2');
+    const pane = startInTmux(hand, j.envOf('codex'), 'theirs', work, [CODEX_BIN, 'resume', conv]);
+    await waitFor(() => daemons().includes(lockHolder(conv) ?? -1), { timeoutMs: 60_000, what: 'the daemon holding the seat\'s thread' });
+    const daemon = lockHolder(conv)!;
+    const tui = processTree(pane.panePid);
+    hand.run(['kill-session', '-t', 'theirs']);
+    await waitFor(() => tui.every((p) => !homeProcs().includes(p)), { timeoutMs: 10_000, what: 'the person\'s TUI gone' });
+    expect(lockHolder(conv)).toBe(daemon);
+    const refused = await j.cli(['launch', SEAT, '--json']);
+    expect(refused.code, refused.stdout).toBe(1);
+    expect(refused.json).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
+    expect(refused.json.message).toContain(`the Codex daemon of ${home} (pid ${daemon})`);
+    expect(refused.json.message).not.toContain('tmux pane');
+    expect(refused.json.hint).toContain('codex app-server daemon stop');
+    expect(refused.json.evidence.owners).toEqual([expect.objectContaining({ pid: daemon, service: 'daemon', home, source: 'writer_lock' })]);
+    expect(refused.json.evidence.owners[0].paneId).toBeUndefined();
+  });
+});
