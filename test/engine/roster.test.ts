@@ -142,7 +142,7 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
         expect(refused.code).toBe('CONVERSATION_LIVE_ELSEWHERE');
         expect(refused.message).toContain(`the Codex daemon of ${home} (pid ${daemon})`);
         expect(refused.message).not.toContain('tmux pane');
-        expect(refused.hint).toContain(`CODEX_HOME=${home} codex app-server daemon stop`);
+        expect(refused.hint).toContain(`about a minute after the last Codex using it has closed`);
         expect(refused.evidence!.owners).toEqual([expect.objectContaining({ pid: daemon, service: 'daemon', home, headless: false, source: 'writer_lock' })]);
         expect((refused.evidence!.owners as { paneId?: string }[])[0]!.paneId).toBeUndefined();
       }

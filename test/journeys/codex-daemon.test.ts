@@ -94,6 +94,35 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
     expect(rollout()).toContain('ACK hello daemon');
   });
 
+  it('restart --keep-conversation, fork and fresh keep their guarantees with the daemon on: one writer each, and no daemon', async () => {
+    const one = (id: string) => lockHolders().filter((p) => p === lockHolder(id));
+    const paneTree = (paneId: string) => processTree(Number(j.w.tmux.run(['display-message', '-p', '-t', paneId, '#{pane_pid}']).trim()));
+    const src = await j.row(SEAT);
+    const r = await j.cli(['restart', SEAT, '--keep-conversation', '--json']);
+    expect(r.json, r.stdout + r.stderr).toMatchObject({ ok: true, result: { outcome: 'resumed', conversationId: conv, paneId: src.paneId } });
+    const back = (await j.seen(SEAT, { activity: 'idle', named: true })).row;
+    expect(back.conversationId).toBe(conv);
+    await waitFor(() => paneTree(back.paneId!).includes(lockHolder(conv) ?? -1), { timeoutMs: 30_000, what: 'the thread\'s lock in the restarted pane' });
+    expect(one(conv)).toHaveLength(1);
+    // fork: a new seat on a new thread, its lock in its own pane; the source's stays where it was.
+    const f = await j.cli(['fork', SEAT, '--as', 'cy', '--json']);
+    expect(f.json, f.stdout + f.stderr).toMatchObject({ ok: true, result: { seat: 'cy@dm', outcome: 'forked', from: conv } });
+    const forked = f.json.result.conversationId as string;
+    const cy = (await j.seen('cy@dm', { activity: 'idle', named: true })).row;
+    expect(cy.conversationId).toBe(forked);
+    expect(paneTree(cy.paneId!)).toContain(lockHolder(forked));
+    expect(paneTree(back.paneId!)).toContain(lockHolder(conv));
+    // fresh: the fork's seat starts over on a new thread of its own.
+    const fresh = await j.cli(['fresh', 'cy@dm', '--reason', 'journey: start over', '--json']);
+    expect(fresh.json, fresh.stdout + fresh.stderr).toMatchObject({ ok: true });
+    await waitFor(async () => {
+      const row = await j.row('cy@dm');
+      return row.conversationId !== undefined && row.conversationId !== forked && paneTree(row.paneId!).includes(lockHolder(row.conversationId) ?? -1);
+    }, { timeoutMs: 45_000, what: 'cy on a new thread, its lock in its pane' });
+    expect(daemons()).toEqual([]);
+    expect((await j.cli(['stop', 'cy@dm', '--json'])).json).toMatchObject({ ok: true });
+  });
+
   it('a person\'s own Codex on another thread in the same home keeps its daemon through a stop of the seat, and its turn completes', async () => {
     const hand = j.otherTmux();
     const pane = startInTmux(hand, j.envOf('codex'), 'mine', work, [CODEX_BIN]);
@@ -147,7 +176,7 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
     expect(refused.json).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
     expect(refused.json.message).toContain(`the Codex daemon of ${home} (pid ${daemon})`);
     expect(refused.json.message).not.toContain('tmux pane');
-    expect(refused.json.hint).toContain('codex app-server daemon stop');
+    expect(refused.json.hint).toContain(`close the Codex that has it open (a codex resume in CODEX_HOME=${home})`);
     expect(refused.json.evidence.owners).toEqual([expect.objectContaining({ pid: daemon, service: 'daemon', home, source: 'writer_lock' })]);
     expect(refused.json.evidence.owners[0].paneId).toBeUndefined();
   });

@@ -50,7 +50,9 @@ const describe = (o: ConversationOwner): string => {
 /** The next step for the person, given who holds the conversation. */
 function ownerHint(o: ConversationOwner, host: string): string {
   if (o.service) {
-    return `That daemon outlived the TUI that started it and still holds the thread. Stop it with CODEX_HOME=${o.home ?? '<its home>'} codex app-server daemon stop (this also ends any other thread it serves), or set daemon_auto_start = false under [features] in that home's config.toml so seats own their threads.`;
+    // `codex app-server daemon stop` would release it, but also leaves every other Codex of that home
+    // stuck reconnecting: not a step to suggest for one thread.
+    return `The daemon lets a thread go about a minute after the last Codex using it has closed and its turn has ended: close the Codex that has it open (a codex resume in CODEX_HOME=${o.home ?? '<its home>'}), then try again.`;
   }
   return o.paneId
     ? `Use that pane (${host === 'local' ? '' : `on host ${host}: `}tmux ${serverArgs(parseServerKey(o.server ?? 'L:default')).join(' ')} attach -t '${o.sessionId ?? o.paneId}'), or end it there first.`
