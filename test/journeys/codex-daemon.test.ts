@@ -136,6 +136,12 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
     const stop = await j.cli(['stop', SEAT, '--json']);
     expect(stop.json, stop.stdout + stop.stderr).toMatchObject({ ok: true });
     expect(daemons()).toContain(daemon);
+    // The stop says what it left running in the seat's home, and why.
+    const mine = lockHolders().includes(daemon!) ? readdirSync(`${home}/thread-writer-locks`).filter((f) => !f.startsWith('.')).map((f) => f.replace(/\.lock$/, '')) : [];
+    expect(stop.json.stopped.leftRunning).toEqual([expect.objectContaining({ what: 'daemon', runtime: 'codex', pid: daemon, home, why: expect.stringContaining('leaves it running') })]);
+    expect(mine.filter((id) => id !== conv).length).toBeGreaterThan(0);
+    expect(stop.json.stopped.leftRunning[0].conversations).toEqual(expect.arrayContaining(mine.filter((id) => id !== conv)));
+    expect(stop.json.stopped.leftRunning[0].conversations).not.toContain(conv);
     server.release();
     await waitFor(() => hand.capture(pane.paneId).includes('ACK mine HOLD tick2 tick3 tick4'), { timeoutMs: 30_000, what: 'the person\'s turn complete' });
     expect(daemons()).toContain(daemon);

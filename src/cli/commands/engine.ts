@@ -80,8 +80,9 @@ function engineHuman(method: string, r: Record<string, unknown>): string {
       return `${l.seat}: launched (${l.mode}${l.conversationId ? `, conversation ${l.conversationId}` : ''}) in ${l.paneId}\nattach: ${commandLine(l.attach)}`;
     }
     case 'stop': {
-      const s = r.stopped as { seat: string; outcome: string; why?: string };
-      return `${s.seat}: ${s.outcome.replace('_', ' ')}${s.why ? ` (${s.why})` : ''}`;
+      const s = r.stopped as { seat: string; outcome: string; why?: string; leftRunning?: { runtime: string; pid: number; home: string; why: string }[] };
+      const left = (s.leftRunning ?? []).map((l) => `left running: the ${l.runtime} daemon of ${l.home} (pid ${l.pid}): ${l.why}`);
+      return [`${s.seat}: ${s.outcome.replace('_', ' ')}${s.why ? ` (${s.why})` : ''}`, ...left].join('\n');
     }
     case 'down': return (r.seats as { seat: string; outcome: string; why?: string }[]).map((s) => `${s.seat}: ${s.outcome.replace('_', ' ')}${s.why ? ` (${s.why})` : ''}`).join('\n');
     case 'send': {

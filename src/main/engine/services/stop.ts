@@ -1,6 +1,7 @@
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { findSeat } from './resolve';
+import { runtimeById } from '../runtimes';
 import { snapshotRig } from '../restore/snapshot';
 
 export interface StopResult {
@@ -8,6 +9,33 @@ export interface StopResult {
   outcome: 'removed' | 'already_gone' | 'not_removed' | 'not_running';
   why?: string;
   sessionId?: string;
+  /** What of the seat's runtime still runs in the seat's home after the stop, and why it stays. */
+  leftRunning?: LeftRunning[];
+}
+
+export interface LeftRunning {
+  what: 'daemon';
+  runtime: string;
+  pid: number;
+  home: string;
+  /** The threads it holds now (by their writer locks). */
+  conversations: string[];
+  why: string;
+}
+
+/**
+ * A runtime's background service in the seat's home (Codex's daemon) is not the seat's: seats run
+ * without it. It stays, and the stop says so rather than leaving it unmentioned.
+ */
+async function leftInHome(engine: Engine, seat: { seat: string; runtime: string; env: Record<string, string>; host: string }): Promise<LeftRunning[]> {
+  const home = seat.host === 'local' && runtimeById(seat.runtime)?.serviceRole ? engine.seatHome(seat) : undefined;
+  if (!home) return [];
+  const roster = await engine.roster();
+  return roster.agents.filter((a) => a.service === 'daemon' && a.runtime === seat.runtime && a.home === home && !a.host).map((a) => ({
+    what: 'daemon', runtime: a.runtime, pid: a.pid, home,
+    conversations: roster.claims.filter((c) => c.pid === a.pid && c.source === 'writer_lock').map((c) => c.conversationId),
+    why: `not ${seat.seat}'s (its seats run without the daemon): it serves the other Codex sessions of this home, so Rigdesk leaves it running`,
+  }));
 }
 
 /**
@@ -41,7 +69,8 @@ export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ s
     else store.events.append('seat.already_gone', where, { ...ident, why: out.why });
     store.events.append('seat.stop', where, { outcome: out.outcome });
   }).immediate();
-  return { ok: true, stopped: { seat: seat.seat, outcome: out.outcome, sessionId: live.sessionId, ...(out.outcome === 'already_gone' ? { why: out.why } : {}) } };
+  const left = await leftInHome(engine, seat);
+  return { ok: true, stopped: { seat: seat.seat, outcome: out.outcome, sessionId: live.sessionId, ...(out.outcome === 'already_gone' ? { why: out.why } : {}), ...(left.length ? { leftRunning: left } : {}) } };
 }
 
 export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ rig: string; seats: StopResult[] }>> {
