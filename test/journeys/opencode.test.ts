@@ -19,7 +19,8 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { OPENCODE_SCREEN } from '../../src/main/engine/runtimes/screens/opencode';
 import { ps } from '../../src/main/engine/services/ps';
-import { describeWant, expectActivity, expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, waitForExit, type PsRow, type Want, altered, sensitive as holdsOnlyAsIs } from './support';
+import { typeInto, describeWant, expectActivity, expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, waitForExit, type PsRow, type Want, altered, sensitive as holdsOnlyAsIs } from './support';
+import { opencode } from '../../src/main/engine/runtimes';
 
 const SEAT = 'oc@oc';
 /** OpenCode's input box, closed by its `╹▀▀▀` rule: the TUI is up. */
@@ -146,9 +147,7 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     const hand = w.otherTmux();
     const pane = startInTmux(hand, env, 'mine', work, [OPENCODE_BIN, '-s', X]);
     await waitFor(() => BOX.test(hand.capture(pane.paneId)), { timeoutMs: 30_000, what: 'the second OpenCode pane up' });
-    hand.run(['send-keys', '-t', pane.paneId, '-l', 'hand pane C']);
-    await new Promise((r) => setTimeout(r, 300));
-    hand.run(['send-keys', '-t', pane.paneId, 'Enter']);
+    await typeInto(hand, pane.paneId, 'hand pane C', opencode, 300);
     await waitFor(() => text().includes('ACK hand pane C'), { timeoutMs: 30_000, what: 'the hand pane\'s reply in X' });
     const handPid = pane.panePid; // the pane runs opencode itself, no shell
     const blocked = await w.cli(['send', SEAT, 'typed while a second pane writes', '--json']);
@@ -197,15 +196,19 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     expect((await w.cli(['stop', SEAT, '--json'])).code).toBe(0);
     await waitForExit(seatPid, 10_000);
     const hand = w.otherTmux();
-    const a = startInTmux(hand, env, 'a', w.dir(), [OPENCODE_BIN]);
-    const b = startInTmux(hand, env, 'b', w.dir(), [OPENCODE_BIN]);
-    for (const p of [a, b]) await waitFor(() => BOX.test(hand.capture(p.paneId)), { timeoutMs: 30_000, what: 'a fresh OpenCode pane up' });
+    // One after the other: two Bun TUIs unpacking at once on a loaded two-core machine took over
+    // 30 s each (CI); what is defended is the refusal, once both are up with no session yet.
+    const up = async (name: string) => {
+      const p = startInTmux(hand, env, name, w.dir(), [OPENCODE_BIN]);
+      await waitFor(() => BOX.test(hand.capture(p.paneId)), { timeoutMs: 60_000, what: `fresh OpenCode ${name} up` }).catch((e: Error) => {
+        throw new Error(`${e.message}\n${hand.tryRun(['capture-pane', '-p', '-t', p.paneId]).out}`);
+      });
+      return p;
+    };
+    const a = await up('a');
+    const b = await up('b');
     const before = fx().sessionsIn(w.dir()).length;
-    for (const [p, t] of [[a, 'from a'], [b, 'from b']] as const) {
-      hand.run(['send-keys', '-t', p.paneId, '-l', t]);
-      await new Promise((r) => setTimeout(r, 300));
-      hand.run(['send-keys', '-t', p.paneId, 'Enter']);
-    }
+    for (const [p, t] of [[a, 'from a'], [b, 'from b']] as const) await typeInto(hand, p.paneId, t, opencode, 300);
     await waitFor(() => fx().sessionsIn(w.dir()).length === before + 2, { timeoutMs: 30_000, what: 'two new sessions' });
     const refused = await w.cli(['launch', SEAT, '--json']);
     expect(refused.json, refused.stdout).toMatchObject({ ok: false, code: 'CONVERSATION_OWNER_UNKNOWN' });

@@ -14,7 +14,7 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { claudeCode } from '../../src/main/engine/runtimes';
 import { CLAUDE_SCREEN } from '../../src/main/engine/runtimes/screens/claude';
-import { expectOnlyLoopback, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
+import { typeInto, expectOnlyLoopback, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
 
 const SEAT = 'lead@dup';
 
@@ -73,8 +73,7 @@ describe('journey: a second writer on a live Claude Code conversation', () => {
     const hand = w.otherTmux();
     const pane = startInTmux(hand, env, 'mine', work, [CLAUDE_BIN, '--resume', X]);
     await waitFor(() => CLAUDE_SCREEN.idle.test(hand.capture(pane.paneId)), { timeoutMs: 45_000, what: 'the second pane idle' });
-    hand.run(['send-keys', '-t', pane.paneId, '-l', 'hand pane C']);
-    hand.run(['send-keys', '-t', pane.paneId, 'Enter']);
+    await typeInto(hand, pane.paneId, 'hand pane C', claudeCode);
     await waitForReplyInTranscript(claudeCode, home, work, X, 'ACK hand pane C');
     const blocked = await w.cli(['send', SEAT, 'typed while a second pane writes', '--json']);
     expect(blocked.json.code).toBe('CONVERSATION_LIVE_ELSEWHERE');

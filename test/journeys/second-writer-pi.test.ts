@@ -16,7 +16,7 @@ import { killTmuxServer } from '../agents/claude-run';
 import { waitFor } from '../support/tmux';
 import { pi } from '../../src/main/engine/runtimes';
 import type { CliResult } from '../support/rig';
-import { expectOnlyLoopback, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
+import { typeInto, expectOnlyLoopback, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
 
 const SEAT = 'pi@dup';
 /** Pi's editor: the empty line between two full-width rules (its idle screen). */
@@ -65,8 +65,7 @@ describe('journey: a second writer on a live Pi conversation', () => {
     const hand = w.otherTmux();
     const pane = startInTmux(hand, env, 'mine', work, [PI_BIN, '--session', X]);
     await waitFor(() => PI_EDITOR.test(hand.capture(pane.paneId)), { timeoutMs: 30_000, what: 'the second Pi pane at its editor' });
-    hand.run(['send-keys', '-t', pane.paneId, '-l', 'hand pane C']);
-    hand.run(['send-keys', '-t', pane.paneId, 'Enter']);
+    await typeInto(hand, pane.paneId, 'hand pane C', pi);
     await waitForReplyInTranscript(pi, home, work, X, 'ACK hand pane C');
     sendWhileSecondPiLive = await w.cli(['send', SEAT, 'typed while a second Pi is open', '--json']);
     // Rigdesk will not open another writer on X: stopped, the seat does not come back while that Pi runs.
