@@ -19,7 +19,7 @@ export const ERROR_CODES = [
   'RUNTIME_NOT_INSTALLED',
   // a runtime's config would make it unsafe under Rigdesk (Gemini's session cleanup) and Rigdesk may not change it
   'RUNTIME_CONFIG_UNSAFE',
-  // custody (design.md invariants 1-5)
+  // custody (docs/architecture.md invariants 1-5)
   'CONVERSATION_LIVE_ELSEWHERE',
   'CONVERSATION_OWNER_UNKNOWN',
   'EVIDENCE_UNREADABLE',
@@ -28,13 +28,13 @@ export const ERROR_CODES = [
   'SEAT_NOT_RUNNING',
   'TARGET_CHANGED',
   'TMUX_NAME_TAKEN',
-  // delivery (design.md invariant 6)
+  // delivery (docs/architecture.md invariant 6)
   'SEND_HELD',
   'SEND_UNCONFIRMED',
   'QUEUE_NO_WRITER',
   'QUEUE_ITEM_NOT_FOUND',
   'QUEUE_ILLEGAL_MOVE',
-  // restore and decisions (design.md invariant 7)
+  // restore and decisions (docs/architecture.md invariant 7)
   'DECISION_NOT_FOUND',
   'DECISION_ALREADY_ANSWERED',
   'DECISION_CHOICE_INVALID',

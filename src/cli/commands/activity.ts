@@ -2,7 +2,7 @@ import { fail, type Result } from '../../shared/errors';
 import type { ParsedArgs } from '../args';
 import type { CommandTable } from './types';
 
-/** The queue's commands (issue 4): `rigdesk queue <verb> ...`. */
+/** The queue's commands: `rigdesk queue <verb> ...`. */
 
 type Req = Result<{ method: string; params: Record<string, unknown> }>;
 

@@ -2,7 +2,7 @@ import { parseDeepLink, seatDeepLink, type PromptItem } from '../../shared/contr
 import { fail } from '../../shared/errors';
 import type { CommandTable } from './types';
 
-/** The window's commands (issue 3). `open` reaches the window through the same deep-link route. */
+/** The window's commands. `open` reaches the window through the same deep-link route. */
 export const APP_COMMANDS: CommandTable = {
   open: {
     usage: 'open <member@rig | rigdesk://seat/R/M>  focus that seat in the open Rigdesk window',

@@ -6,7 +6,7 @@ import type { ParsedArgs } from '../args';
 import { commandLine, formatPs } from '../format';
 import type { CommandTable } from './types';
 
-/** The engine core's commands (issue 2). */
+/** The engine core's commands. */
 
 function engineRequest(a: ParsedArgs): Result<{ method: string; params: Record<string, unknown> }> {
   const p = a.positionals;

@@ -3,7 +3,7 @@ import type { HostCheck } from '../../shared/contract';
 import type { ParsedArgs } from '../args';
 import type { CommandTable } from './types';
 
-/** `rigdesk hosts add|list|check` (issue 7). */
+/** `rigdesk hosts add|list|check`. */
 
 type Req = Result<{ method: string; params: Record<string, unknown> }>;
 

@@ -2,7 +2,7 @@ import { fail, type Result } from '../../shared/errors';
 import type { ParsedArgs } from '../args';
 import type { CommandTable } from './types';
 
-/** Snapshots, restore, decisions and the seat lifecycle (issue 5). */
+/** Snapshots, restore, decisions and the seat lifecycle. */
 
 type Req = Result<{ method: string; params: Record<string, unknown> }>;
 

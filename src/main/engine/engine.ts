@@ -91,7 +91,7 @@ export class Engine {
     return seat.env[r.homeEnvVar] ?? this.deps.env[r.homeEnvVar] ?? r.defaultHome?.(home);
   }
 
-  /** A fresh roster: what every custody decision reads (design.md invariant 1). */
+  /** A fresh roster: what every custody decision reads (docs/architecture.md invariant 1). */
   async roster(): Promise<Roster> {
     const servers = new Map<string, TmuxClient>([[this.ownKey, this.own]]);
     const live = this.store.sessions.allLive();
@@ -125,7 +125,7 @@ export class Engine {
   }
 
   /**
-   * A host going away or coming back is a state change, so it is an event row (design.md
+   * A host going away or coming back is a state change, so it is an event row (docs/architecture.md
    * invariant 8); only transitions are recorded, read back from the log so any process sees them.
    */
   private recordHostHealth(roster: Roster): void {

@@ -4,7 +4,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fail, type Result } from '../../shared/errors';
 
 /**
- * The `rigdesk` command on PATH (issue 3). A small sh script that runs the CLI on the app's own
+ * The `rigdesk` command on PATH. A small sh script that runs the CLI on the app's own
  * runtime with ELECTRON_RUN_AS_NODE, so a person needs no separate Node. Plain Node: the engine
  * runs it for `rigdesk install-shim` (on the app's engine when the app is running, so the shim
  * points at the app) and the Electron shell's menu item calls the same request.

@@ -3,7 +3,7 @@
  * Pure: the timer and the pause/resume actions are injected, so tests drive them exactly.
  */
 
-/** Flush a batch after this long, or as soon as it holds this many bytes (issue 3). */
+/** Flush a batch after this long, or as soon as it holds this many bytes. */
 export const BATCH_MAX_DELAY_MS = 16;
 export const BATCH_MAX_BYTES = 200 * 1024;
 /** A viewer's pty is read at most once per this long: one frame at 60 fps (see ReadGate). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { seatRef } from './engine';
 
-/** Activity, safe delivery and the queue (issue 4). */
+/** Activity, safe delivery and the queue. */
 
 const itemId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const actor = z.string().trim().min(1).max(200);

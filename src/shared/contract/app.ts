@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { rigName, seatRef } from './engine';
 
 /**
- * The window's contract (issue 3). Three parts, all declared here so both transports (Electron IPC
+ * The window's contract. Three parts, all declared here so both transports (Electron IPC
  * and the browser's WebSocket) and both sides take their types from one place:
  *  - APP_REQUESTS: engine requests the window and the CLI add (dispatched like every engine method);
  *  - WINDOW_REQUESTS: requests that belong to one window connection (its terminals), handled by the

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Engine core: rigs, seats, sessions (issue 2). */
+/** Engine core: rigs, seats, sessions. */
 
 export const seatRef = z.string().min(1).max(200);
 export const rigName = z.string().min(1).max(200);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Hosts over SSH (issue 7): known hosts, their health, and what each one lacks. */
+/** Hosts over SSH: known hosts, their health, and what each one lacks. */
 
 export const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, { message: 'use letters, digits, ".", "_" and "-"' }).refine((n) => n !== 'local', { message: '"local" is this machine' });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Snapshots, restore, decisions and the seat lifecycle (issue 5). */
+/** Snapshots, restore, decisions and the seat lifecycle. */
 
 const seat = z.string().min(1).max(200);
 const rig = z.string().min(1).max(200);

@@ -3,7 +3,7 @@
  * later (a change is news); while output keeps coming (a flood, a streaming reply, a spinner) each
  * look waits twice as long after the previous one, up to a cap, because every look costs a
  * roster and a capture and sees the same "working". The cap bounds how late the end of a stream
- * (a prompt, the seat going idle) is seen; issue 4 allows 1.5 s by screen alone. A seat already
+ * (a prompt, the seat going idle) is seen; the target is 1.5 s by screen alone (bench/activity). A seat already
  * seen working is held further, to a pause in its output (`holdUntil`). Hook and live-state events
  * are explicit news and are never paced or held.
  * Pure: the monitor passes the time in.

@@ -5,7 +5,7 @@ import type { ReservationRow } from '../store';
 import type { SessionIdentity } from '../tmux/identity';
 
 /**
- * A reservation left active by a holder that is gone is never reused blindly (design.md
+ * A reservation left active by a holder that is gone is never reused blindly (docs/architecture.md
  * invariant 3): the live tmux identities are counted first, and what they show decides.
  *  - holder still alive            -> refuse (a launch is in progress)
  *  - reserved, nothing created     -> abandoned

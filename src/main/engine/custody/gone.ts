@@ -4,7 +4,7 @@ import type { SessionRow } from '../store';
 /**
  * Whether a live row's session is provably gone, asked of tmux now. A roster is a moment in the
  * past: a row another process created after it was taken is missing from it without being gone,
- * so a row is ended only on a fresh probe of its immutable identity (design.md invariant 4).
+ * so a row is ended only on a fresh probe of its immutable identity (docs/architecture.md invariant 4).
  */
 export async function sessionGone(engine: Engine, row: SessionRow): Promise<'gone' | 'present' | 'unknown'> {
   const p = await engine.client(row.server).probeSession(row.sessionId);

@@ -60,7 +60,7 @@ function ownerHint(o: ConversationOwner, host: string): string {
 }
 
 /**
- * The single-writer guard (design.md invariants 1 and 2). Reads a roster that the caller has just
+ * The single-writer guard (docs/architecture.md invariants 1 and 2). Reads a roster that the caller has just
  * refreshed and answers whether any other live process writes (runtime, conversationId).
  * Unknown evidence fails closed: an unreadable probe for this runtime refuses.
  */

@@ -37,7 +37,7 @@ export interface SendResult {
 const TURN_WAIT_MS = 30_000;
 
 /**
- * Sends text to a seat (design.md invariants 1, 5, 6): custody first; then what the seat is doing
+ * Sends text to a seat (docs/architecture.md invariants 1, 5, 6): custody first; then what the seat is doing
  * holds an automatic send (a prompt waiting for the person, a draft, unknown or busy activity)
  * unless forced with a reason; the target is re-read just before the keystrokes; the text goes in
  * as a bracketed paste of a literal buffer, then Enter. Held, refused and unconfirmed are never

@@ -34,7 +34,7 @@ const TURN_WAIT_MS = 10_000;
 
 /**
  * Answers a seat's permission prompt (a live needs_input, not a stored decision). Like a send, it
- * writes only after the checks of design.md: the seat is at a permission prompt *now* (fresh
+ * writes only after the checks of docs/architecture.md: the seat is at a permission prompt *now* (fresh
  * observation and screen), it is the prompt the person saw, nobody else writes its conversation,
  * and the pane, its pid and the agent's start time are re-read just before the keys. Every
  * answer and every refusal is an event.

@@ -38,7 +38,7 @@ const rigOf = (seat: string) => seat.slice(seat.lastIndexOf('@') + 1) || null;
 
 /**
  * Queue items and their append-only transitions. Every write is one transaction holding the item
- * change, its transition row and its event (design.md invariant 8): a crash leaves all or none.
+ * change, its transition row and its event (docs/architecture.md invariant 8): a crash leaves all or none.
  */
 export class QueueRepo {
   constructor(private readonly store: Store, private readonly now: () => number) {}

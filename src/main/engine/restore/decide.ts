@@ -1,5 +1,5 @@
 /**
- * The restore decision table (design.md invariant 7): pure, no tmux, no files. The live adapter
+ * The restore decision table (docs/architecture.md invariant 7): pure, no tmux, no files. The live adapter
  * (./facts.ts) turns a snapshot and a fresh roster into `SeatFacts`; this module says what to do
  * with each seat. Rows are checked in order; the first that matches decides. Every row has a
  * test in test/restore/decide.test.ts.

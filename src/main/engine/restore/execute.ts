@@ -173,7 +173,7 @@ export async function settleVerdict(engine: Engine, seat: SeatRow, live: Session
     // Up, but a dialog stands between it and its conversation: the person answers it in the pane.
     case 'attention': return { ...base, outcome: 'attention_required', why: `the agent is up but waiting on a ${v.reason.replace('_', ' ')}; the pane is kept`, ...at, ...(v.pid ? { pid: v.pid } : {}), evidence: { reason: v.reason, screen: v.screen, ...(v.conversationId ? { agentConversation: v.conversationId } : {}) } };
     case 'missing': return rollback(engine, seat, live, conversationId, v.screen, ctx, base);
-    // Any other failure keeps the pane so its output can be read (design.md invariant 7).
+    // Any other failure keeps the pane so its output can be read (docs/architecture.md invariant 7).
     case 'exited': return { ...base, outcome: 'failed', code: 'AGENT_EXITED', why: 'the agent exited without naming its conversation; the pane is kept', ...at, evidence: { screen: v.screen } };
     case 'gone': return { ...base, outcome: 'failed', code: 'SEAT_NOT_RUNNING', why: 'the seat\'s session vanished while it was being verified', ...at };
     case 'unproven': return { ...base, outcome: 'failed', code: 'RESUME_UNPROVEN', why: `no process in the pane named ${conversationId} within ${ctx.verify.timeoutMs} ms; the pane is kept`, ...at, evidence: { screen: v.screen, agentConversation: v.agentConversation } };

@@ -5,7 +5,7 @@ import { sessionGone } from '../custody/gone';
 import { restoreRepos } from '../store/restore-repos';
 
 /**
- * Reconcile on start (design.md invariant 8): after a crash of the app, the CLI or the engine,
+ * Reconcile on start (docs/architecture.md invariant 8): after a crash of the app, the CLI or the engine,
  * compare the store with tmux and the process table and write down what changed. It only ends
  * rows it can explain (their server was listed and their exact identity is not on it), settles
  * stale reservations by census, and marks restore runs whose holder died. Everything it cannot

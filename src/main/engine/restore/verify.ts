@@ -9,7 +9,7 @@ import type { SessionRow } from '../store';
 
 /**
  * "A resume counts only when a process in the pane's lineage names the exact conversation"
- * (design.md invariant 7). Argv names the id the moment the process starts, before the runtime
+ * (docs/architecture.md invariant 7). Argv names the id the moment the process starts, before the runtime
  * has looked for the conversation, so an argv claim must hold for a settle time with no
  * "conversation missing" report on screen; a live-state file or writer lock (written once the
  * runtime has opened it, and for Claude only once its startup dialogs are past) counts at once.

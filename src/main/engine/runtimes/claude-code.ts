@@ -3,7 +3,7 @@ import { basename, flagValue, SESSION_ID_ARGV, UUID_RE, type ConversationClaim, 
 import { readClaudePrompt, readClaudeScreen } from './screens/claude';
 
 /**
- * Claude Code (observed: 2.1.197). Facts from ../shared/docs/agent-clis.md; every signature and
+ * Claude Code (observed: 2.1.197). Facts pinned by test/agents/claude-real.test.ts; every signature and
  * path Claude-specific lives in this module only.
  */
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { basename, UUID_RE, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from './types';
 import { CODEX_SCREEN, readCodexPrompt, readCodexScreen } from './screens/codex';
 
-/** Codex CLI (observed: 0.171.0). Facts from ../shared/docs/agent-clis.md. */
+/** Codex CLI (observed: 0.171.0). Facts pinned by test/agents/codex-real.test.ts. */
 
 export const CODEX_SIGNATURES = {
   missingConversation: /No saved session found with ID (\S+?)\.|no rollout found for thread id (\S+)/,

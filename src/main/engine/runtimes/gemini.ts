@@ -4,7 +4,7 @@ import { readGeminiPrompt, readGeminiScreen } from './screens/gemini';
 import { prepareGeminiSeat } from './gemini-settings';
 
 /**
- * Gemini CLI (observed: @google/gemini-cli 0.61.0; ../shared/docs/agent-clis-more.md §2). Its id can
+ * Gemini CLI (observed: @google/gemini-cli 0.61.0; facts pinned by test/journeys/gemini.test.ts). Its id can
  * be chosen up front (`--session-id`), so a seat's conversation is on the command line of both of
  * its processes (a node launcher and the node child it relaunches with a larger heap); it holds no
  * lock and keeps no file open, so argv is the evidence, and a live Gemini in the same folder whose

@@ -5,7 +5,7 @@ import { findOpencodeSession, OPENCODE_LAYOUT, opencodeSessionClaims, readOpenco
 import { readOpencodePrompt, readOpencodeScreen } from './screens/opencode';
 
 /**
- * OpenCode (observed: opencode-ai 1.18.33, one native Bun binary; ../shared/docs/agent-clis-more.md §1).
+ * OpenCode (observed: opencode-ai 1.18.33, one native Bun binary; facts pinned by test/agents/opencode-real.test.ts).
  *
  * Its "home" here is the data dir, `$XDG_DATA_HOME` (default `~/.local/share`): the sessions of
  * every folder live in `opencode/opencode.db` under it, so two processes conflict exactly when they

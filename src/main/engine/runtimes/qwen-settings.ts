@@ -7,7 +7,7 @@ import { fail, type Result } from '../../../shared/errors';
  *
  * Qwen Code 0.15.10 ignores NO_PROXY: it hands `--proxy || settings.proxy || HTTPS_PROXY ||
  * https_proxy || HTTP_PROXY || http_proxy` to one undici ProxyAgent for every model call
- * (../shared/docs/agent-clis-more.md §3.1). A seat whose environment says "proxy, but not for
+ * (pinned by test/agents/qwen-real.test.ts). A seat whose environment says "proxy, but not for
  * these hosts" would therefore send its model calls (API key included) to the proxy, or fail
  * against a proxy that is closed on purpose. Rigdesk does not rely on NO_PROXY for Qwen:
  *

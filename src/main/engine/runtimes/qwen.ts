@@ -4,7 +4,7 @@ import { QWEN_PROMPT, readQwenPrompt, readQwenScreen } from './screens/qwen';
 import { prepareQwenSeat } from './qwen-settings';
 
 /**
- * Qwen Code (observed: 0.15.10; ../shared/docs/agent-clis-more.md §3). A node script that
+ * Qwen Code (observed: 0.15.10; facts pinned by test/agents/qwen-real.test.ts). A node script that
  * relaunches itself once (`node …/qwen …` → `node [--max-old-space-size=N] …/qwen …`, the child
  * marked QWEN_CODE_NO_RELAUNCH): two `node` processes per Qwen, both carrying the arguments. It
  * takes a conversation id up front (`--session-id <uuid>`, refused when in use) and resumes by id

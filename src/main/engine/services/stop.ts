@@ -39,7 +39,7 @@ async function leftInHome(engine: Engine, seat: { seat: string; runtime: string;
 }
 
 /**
- * Ends a seat's occupant by exact cleanup (design.md invariant 4) and records the stop as
+ * Ends a seat's occupant by exact cleanup (docs/architecture.md invariant 4) and records the stop as
  * intentional. "not removed" is never reported as success.
  */
 export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ stopped: StopResult }>> {

@@ -1,6 +1,6 @@
 import type { Migration } from './migrations';
 
-/** Activity, delivery leases and the queue (issue 4): versions 2 and 5 (3 and 4 are restore's). */
+/** Activity, delivery leases and the queue: versions 2 and 5 (3 and 4 are restore's). */
 export const ACTIVITY_MIGRATIONS: readonly Migration[] = [
   {
     version: 2,

@@ -1,6 +1,6 @@
 import type { Migration } from './migrations';
 
-/** Hosts over SSH (issue 7): version 10, far from the numbers other domains take next. */
+/** Hosts over SSH: version 10, far from the numbers other domains take next. */
 export const HOSTS_MIGRATIONS: readonly Migration[] = [
   {
     version: 10,

@@ -1,6 +1,6 @@
 import type { Migration } from './migrations';
 
-/** Snapshots, restore and decisions (issue 5): version 3. */
+/** Snapshots, restore and decisions: version 3. */
 export const RESTORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
@@ -38,7 +38,7 @@ export const RESTORE_MIGRATIONS: readonly Migration[] = [
         started_at   INTEGER NOT NULL,
         finished_at  INTEGER
       );
-      -- Something only a person may settle (design.md "Decision"). At most one open per seat.
+      -- Something only a person may settle (docs/architecture.md, "Decision"). At most one open per seat.
       CREATE TABLE decisions (
         id              INTEGER PRIMARY KEY AUTOINCREMENT,
         seat            TEXT NOT NULL,

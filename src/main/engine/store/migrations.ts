@@ -84,7 +84,7 @@ const CORE: readonly Migration[] = [
         last_seen_at    INTEGER NOT NULL,
         PRIMARY KEY (runtime, id)
       );
-      -- The create fence (design.md invariant 3).
+      -- The create fence (docs/architecture.md invariant 3).
       CREATE TABLE reservations (
         id            INTEGER PRIMARY KEY AUTOINCREMENT,
         seat          TEXT NOT NULL,

@@ -2,7 +2,7 @@ import type { Db } from './db';
 import type { EventKind } from './events';
 import type { Store } from './index';
 
-/** Repositories for issue 5's tables (migration 3), built over `store.db` without touching Store. */
+/** Repositories for restore's tables (migration 3), built over `store.db` without touching Store. */
 
 export interface SnapshotSeat {
   seat: string;
@@ -185,7 +185,7 @@ export interface RestoreRepos {
   decisions: DecisionRepo;
   /** Seats that have had an occupant at some time (any session row). */
   everRan(seat: string): boolean;
-  /** Events of issue 5. Kinds are stable strings: see RESTORE_EVENT_KINDS. */
+  /** Restore's events. Kinds are stable strings: see RESTORE_EVENT_KINDS. */
   event(kind: RestoreEventKind, where: { rig?: string | null; seat?: string | null }, data?: Record<string, unknown>): number;
 }
 

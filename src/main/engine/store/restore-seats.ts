@@ -2,7 +2,7 @@ import type { SeatRow, Store } from './index';
 import type { SessionRow } from './sessions';
 
 /**
- * Seat and session writes issue 5 needs that RigRepo and SessionRepo do not offer, kept here so
+ * Seat and session writes restore needs that RigRepo and SessionRepo do not offer, kept here so
  * those repositories stay their owners' (direct SQL on the same tables, same columns).
  */
 

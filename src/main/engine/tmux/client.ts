@@ -116,7 +116,7 @@ export class TmuxClient {
   }
 
   /**
-   * Exact cleanup (design.md invariant 4): one tmux command kills the session only if server pid,
+   * Exact cleanup (docs/architecture.md invariant 4): one tmux command kills the session only if server pid,
    * session id and creation time all match, then absence is proven. A name is never used.
    */
   async killByIdentity(id: SessionIdentity): Promise<KillOutcome> {

@@ -38,7 +38,7 @@ export function serverArgs(ref: TmuxServerRef): string[] {
 /**
  * A tmux session's immutable identity. Session names can be reused and `$N` ids restart at `$0`
  * when a server restarts, so only server pid + session id + creation time together prove that a
- * session is the one we created (design.md invariant 4).
+ * session is the one we created (docs/architecture.md invariant 4).
  */
 export interface SessionIdentity {
   server: string; // serverKey

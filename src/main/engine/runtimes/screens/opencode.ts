@@ -1,7 +1,7 @@
 import { lastIndexMatching, type ScreenReading, type ScreenText } from '../types';
 
 /**
- * OpenCode's screen (observed on 1.18.33; ../shared/docs/agent-clis-more.md §1.2). The input box is
+ * OpenCode's screen (observed on 1.18.33; pinned by test/agents/opencode-real.test.ts). The input box is
  * a run of `┃` lines closed below by a `╹▀▀▀…` rule; its last line names the agent and model
  * (`Build · Fake Model Fake`), the lines above it are the editor (a dim `Ask anything…` placeholder
  * when empty). The footer under the rule says `esc interrupt` while a turn runs (a 429 retry too,

@@ -1,7 +1,7 @@
 import { lastIndexMatching, startsDim, type ScreenReading, type ScreenText } from '../types';
 
 /**
- * Qwen Code's screen (observed on 0.15.10, ../shared/docs/agent-clis-more.md §3.2). The input box
+ * Qwen Code's screen (observed on 0.15.10; pinned by test/agents/qwen-real.test.ts). The input box
  * is a `> ` line between two full-width `────` rules, with `? for shortcuts` under it. A turn shows
  * a spinner line whose witty phrase changes every time, so only its suffix is a signature:
  * `(3s · ↓ 10 tokens · esc to cancel)`. A permission prompt replaces the box with a bordered
