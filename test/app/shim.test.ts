@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installShim, MARK, shimScript } from '../../src/main/shell/shim';
+import { installShim, MARK, shimScript } from '../../src/main/engine/services/shim';
 import { REPO, RigWorld } from '../support/rig';
 
 let w: RigWorld;

@@ -3,7 +3,7 @@ import { fail } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { answerPrompt } from '../prompts/answer';
 import { listPrompts } from '../prompts/list';
-import { installShim } from '../../shell/shim';
+import { installShim } from '../services/shim';
 import type { Handlers } from './types';
 
 /**

@@ -1,13 +1,11 @@
 import { fail, type Result } from '../../../shared/errors';
-import { resolveStaleReservation } from '../custody/census';
-import { sessionGone } from '../custody/gone';
 import type { Engine } from '../engine';
 import { hostUnreachable } from '../hosts/merge';
 import type { RuntimeAdapter, LaunchContext } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
 import type { SshHost } from '../hosts/transport';
-import { createBehindFence, type ArgvChooser, type LaunchResult } from './launch';
+import { createBehindFence, settleEarlier, type ArgvChooser, type LaunchResult } from './fence';
 
 const LOCAL_ONLY = new Set(['opencode', 'gemini', 'qwen']);
 
@@ -42,21 +40,8 @@ export async function launchRemote(engine: Engine, seat: SeatRow, adapter: Runti
   if (!found.ok) return found.code === 'HOST_UNREACHABLE' ? unreachable(String(found.evidence?.reason ?? found.message)) : found;
   const binary = found.binary;
 
-  const stale = engine.store.reservations.active(seat.seat);
-  if (stale) {
-    const settled = await resolveStaleReservation(engine, stale, roster);
-    if (!settled.ok) return settled;
-  }
-  const live = engine.store.sessions.live(seat.seat);
-  if (live) {
-    const running = () => fail('SEAT_ALREADY_RUNNING', `${seat.seat} is already running in pane ${live.paneId} on ${seat.host}`, { evidence: { paneId: live.paneId, sessionId: live.sessionId, host: seat.host } });
-    if (engine.paneOf(roster, live)) return running();
-    const state = await sessionGone(engine, live);
-    if (state === 'present') return running();
-    if (state === 'unknown') return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s earlier session on ${seat.host} still runs`, { evidence: { problems: roster.problems } });
-    engine.store.sessions.end(live.id, 'gone');
-    engine.store.events.append('seat.already_gone', { rig: seat.rig, seat: seat.seat }, { sessionId: live.sessionId, paneId: live.paneId, host: seat.host, found: 'at launch' });
-  }
+  const earlier = await settleEarlier(engine, seat, roster);
+  if (!earlier.ok) return earlier;
   const ctx: LaunchContext = { binary, cwd: seat.cwd, args: seat.args, home: engine.seatHome(seat), newId: engine.deps.newId };
   const chosen = choose({ engine, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;

@@ -1,4 +1,7 @@
 import type { Db } from './db';
+import type { EventKind } from './event-kinds';
+
+export type { EventKind };
 
 export interface EventRow {
   seq: number;
@@ -8,42 +11,6 @@ export interface EventRow {
   seat: string | null;
   data: Record<string, unknown>;
 }
-
-import type { RestoreEventKind } from './restore-repos';
-import type { PromptEventKind } from '../prompts/events';
-
-/** Event kinds are stable strings; consumers (the window, tests) match on them. */
-export type EventKind =
-  | RestoreEventKind
-  | PromptEventKind
-  | 'rig.up'
-  | 'rig.down'
-  | 'seat.launch'
-  | 'host.added'
-  | 'host.reachable'
-  | 'host.unreachable'
-  | 'seat.launch_refused'
-  | 'seat.identity_bound'
-  | 'seat.conversation_bound'
-  | 'seat.stop'
-  | 'seat.kill'
-  | 'seat.kill_not_removed'
-  | 'seat.already_gone'
-  | 'seat.send'
-  | 'seat.send_refused'
-  | 'seat.send_held'
-  | 'seat.activity'
-  | 'seat.send_override'
-  | 'queue.created'
-  | 'queue.moved'
-  | 'queue.wake'
-  | 'queue.wake_held'
-  | 'fence.reserved'
-  | 'fence.helper_invoked'
-  | 'fence.created'
-  | 'fence.released'
-  | 'fence.abandoned'
-  | 'fence.census';
 
 export class EventLog {
   private readonly insert;

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations';
+import type { Migration } from './migration';
 
 /** Activity, delivery leases and the queue: versions 2 and 5 (3 and 4 are restore's). */
 export const ACTIVITY_MIGRATIONS: readonly Migration[] = [

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations';
+import type { Migration } from './migration';
 
 /** Hosts over SSH: version 10, far from the numbers other domains take next. */
 export const HOSTS_MIGRATIONS: readonly Migration[] = [

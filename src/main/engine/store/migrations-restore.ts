@@ -1,4 +1,4 @@
-import type { Migration } from './migrations';
+import type { Migration } from './migration';
 
 /** Snapshots, restore and decisions: version 3. */
 export const RESTORE_MIGRATIONS: readonly Migration[] = [

@@ -1,16 +1,9 @@
 import { ACTIVITY_MIGRATIONS } from './migrations-activity';
 import { RESTORE_MIGRATIONS } from './migrations-restore';
 import { HOSTS_MIGRATIONS } from './migrations-hosts';
+import type { Migration } from './migration';
 
-/**
- * Numbered migrations, applied in order inside one transaction each and recorded in
- * `schema_migrations`. Never edit a shipped migration; add the next number.
- */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration };
 
 /** Version 1: the engine core. Later domains add theirs in their own files (see the end). */
 const CORE: readonly Migration[] = [

@@ -1,6 +1,7 @@
 import type { Db } from './db';
 import type { EventKind } from './events';
 import type { Store } from './index';
+import { RESTORE_EVENT_KINDS, type RestoreEventKind } from './event-kinds';
 
 /** Repositories for restore's tables (migration 3), built over `store.db` without touching Store. */
 
@@ -189,12 +190,7 @@ export interface RestoreRepos {
   event(kind: RestoreEventKind, where: { rig?: string | null; seat?: string | null }, data?: Record<string, unknown>): number;
 }
 
-export const RESTORE_EVENT_KINDS = [
-  'snapshot.taken', 'restore.started', 'restore.planned', 'restore.seat', 'restore.finished', 'restore.rolled_back',
-  'decision.opened', 'decision.answered', 'seat.restart', 'seat.fresh_with_reason', 'seat.fork', 'reconcile.ended_gone', 'reconcile.run_interrupted',
-  'reconcile.unexplained', 'reconcile.done',
-] as const;
-export type RestoreEventKind = (typeof RESTORE_EVENT_KINDS)[number];
+export { RESTORE_EVENT_KINDS, type RestoreEventKind };
 
 const cache = new WeakMap<Store, RestoreRepos>();
 

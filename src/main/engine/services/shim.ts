@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { fail, type Result } from '../../shared/errors';
+import { fail, type Result } from '../../../shared/errors';
 
 /**
  * The `rigdesk` command on PATH. A small sh script that runs the CLI on the app's own
