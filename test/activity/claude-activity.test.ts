@@ -41,10 +41,21 @@ describe('activity of a real Claude Code seat', () => {
   });
 
   const row = async () => (await w.cli(['ps', '--json'])).json.seats[0];
-  /** Waits for a state and returns how long after `since` it was first seen. */
+  /**
+   * Waits for a state and returns how long after `since` the engine reported it. One `rigdesk ps`
+   * is a whole process (1-3 s on a loaded two-core machine) and the engine's reading is taken
+   * somewhere inside it, so the reporting call's midpoint is charged, as the journeys do.
+   */
   async function seen(pred: (r: any) => boolean, since: number, what: string): Promise<number> { // eslint-disable-line @typescript-eslint/no-explicit-any
-    await waitFor(async () => pred(await row()), { timeoutMs: 30_000, intervalMs: 50, what });
-    return Date.now() - since;
+    let started = 0;
+    await waitFor(async () => {
+      started = Date.now();
+      return pred(await row());
+    }, { timeoutMs: 30_000, intervalMs: 50, what });
+    const ended = Date.now();
+    const ms = Math.max(0, Math.round((started + ended) / 2) - since);
+    console.info(`[claude activity] ${what}: reported ${ms} ms after the change (ps call ${ended - started} ms)`);
+    return ms;
   }
   const type = (text: string) => {
     w.tmux.run(['send-keys', '-t', 'lead@act', '-l', text]);
@@ -53,8 +64,10 @@ describe('activity of a real Claude Code seat', () => {
 
   it('working during a slow reply, idle after it, each within 2 s', async () => {
     await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
+    // The reply is held open until the screen below has been read: the reading is of a reply in flight.
+    server.hold();
     const t0 = Date.now();
-    type('tell me SLOW');
+    type('tell me HOLD');
     expect(await seen((r) => r.activity === 'working', t0, 'working')).toBeLessThan(2000 + 1000);
     // The same real screen, read with the adapter's signatures, and with them altered: a Claude
     // release that changed its footer or spinner would make this named test fail.
@@ -71,6 +84,7 @@ describe('activity of a real Claude Code seat', () => {
       table.working = saved.working;
       table.spinner = saved.spinner;
     }
+    server.release();
     await waitFor(() => w.tmux.capture('lead@act').includes('tick6'), { timeoutMs: 30_000, what: 'reply finished on screen' });
     const t1 = Date.now();
     expect(await seen((r) => r.activity === 'idle', t1, 'idle after')).toBeLessThan(2000);

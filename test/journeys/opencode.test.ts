@@ -80,6 +80,9 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     if (server && installed()) expectOnlyLoopback(server);
   });
 
+  // A fresh seat's OpenCode unpacks its libraries into the seat's new TMPDIR before it draws
+  // anything: with one core busy, launch, idle, a verified send and the session named took over the
+  // default minute together (each step keeps its own 45 s budget).
   it('up launches plain `opencode`; the first send creates a session, and ps names it from opencode.db', async () => {
     // The seat's spec leaves TMPDIR out (a person's would): Rigdesk gives the seat one in its own folder.
     const fxTmp = fx().env.TMPDIR!;
@@ -102,7 +105,7 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     expect(readFileSync(`/proc/${row.pid}/cmdline`, 'utf8').split('\0'), 'the id is on no command line').not.toContain(X);
     expect(tmp, 'TMPDIR inside Rigdesk\'s folder for the seat').toBe(join(w.w.home, 'seats', SEAT, 'tmp'));
     expect(readdirSync(tmp).length, 'OpenCode unpacked its libraries there').toBeGreaterThan(0);
-  });
+  }, 150_000);
 
   it('working during a slow reply, then idle, each within 2 s of the screen', async () => {
     expect((await w.cli(['send', SEAT, 'slow one SLOW', '--verify', '--json'])).json.ok).toBe(true);
