@@ -1,9 +1,12 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveExec } from '../../src/main/engine/deps';
-import { descendants } from '../../src/main/engine/proc/lineage';
-import { linuxProcReader } from '../../src/main/engine/proc/linux';
-import { psProcReader } from '../../src/main/engine/proc/ps';
-import { hasProc, Procs, waitFor } from './helpers';
+import { liveExec } from '../src/main/engine/deps';
+import { descendants } from '../src/main/engine/proc/lineage';
+import { linuxProcReader } from '../src/main/engine/proc/linux';
+import { psProcReader } from '../src/main/engine/proc/ps';
+import { hasProc, Procs, waitFor } from '../test/proc/helpers';
 
 const procs = new Procs();
 afterEach(() => procs.cleanup());
@@ -24,12 +27,13 @@ function timeIt(fn: () => unknown, runs: number): { median: number; p95: number;
 const fmt = (r: { median: number; p95: number; min: number }) => `median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, min ${r.min.toFixed(2)} ms`;
 
 /**
- * Set RIGDESK_PROC_BENCH_N=1000 to also top the table up to that many processes with `sleep`s
- * (off by default: 1000 extra processes would slow every other test file running beside this one).
+ * The process table read (`npm run bench:proc`): linux snapshot() on this machine as it is, then
+ * topped up to RIGDESK_PROC_BENCH_N processes (default 1000) with `sleep`s, and one `ps` spawn for
+ * contrast. Printed and written to bench/results with the machine and date.
  */
-const target = Number(process.env.RIGDESK_PROC_BENCH_N ?? 0);
+const target = Number(process.env.RIGDESK_PROC_BENCH_N ?? 1000);
 
-describe.runIf(hasProc)('snapshot() microbenchmark (printed, not asserted)', () => {
+describe.runIf(hasProc)('snapshot() of the process table (printed and written, not a speed assertion)', () => {
   it('times snapshot() on this machine as it is (and topped up to RIGDESK_PROC_BENCH_N processes)', async () => {
     const reader = linuxProcReader();
     const base = reader.snapshot().byPid.size;
@@ -37,7 +41,13 @@ describe.runIf(hasProc)('snapshot() microbenchmark (printed, not asserted)', () 
     console.log(`[proc bench] linux snapshot(), ${base} processes: ${fmt(r0)}`);
 
     const extra = Math.max(0, target - base);
-    if (extra === 0) return;
+    const figures: Record<string, unknown> = { date: new Date().toISOString(), machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, load: os.loadavg() }, asIs: { processes: base, ...r0 } };
+    const write = () => {
+      const dir = resolve(__dirname, 'results');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `proc-${String(figures.date).replace(/[:.]/g, '-').slice(0, 19)}Z.json`), `${JSON.stringify(figures, null, 2)}\n`);
+    };
+    if (extra === 0) return write();
     const farm = procs.spawn('bash', ['-c', `for i in $(seq ${extra}); do sleep 120 & done; wait`], { detached: true });
     await waitFor(() => descendants(reader.snapshot(), farm.pid).filter((p) => p.comm === 'sleep').length >= extra || undefined, {
       what: `${extra} sleeps`,
@@ -59,5 +69,7 @@ describe.runIf(hasProc)('snapshot() microbenchmark (printed, not asserted)', () 
     t.sort((a, b) => a - b);
     console.log(`[proc bench] ps snapshotAsync() (one spawn), ${n} processes: median ${t[2]!.toFixed(1)} ms`);
     expect(n).toBeGreaterThanOrEqual(target);
+    figures.toppedUp = { processes: n, ...r1, usPerProcess: +((r1.median / n) * 1000).toFixed(1), psSpawnMedianMs: +t[2]!.toFixed(1) };
+    write();
   });
 });
