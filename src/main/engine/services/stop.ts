@@ -28,13 +28,16 @@ export interface LeftRunning {
  * without it. It stays, and the stop says so rather than leaving it unmentioned.
  */
 async function leftInHome(engine: Engine, seat: { seat: string; runtime: string; env: Record<string, string>; host: string }): Promise<LeftRunning[]> {
-  const home = seat.host === 'local' && runtimeById(seat.runtime)?.serviceRole ? engine.seatHome(seat) : undefined;
+  const adapter = runtimeById(seat.runtime);
+  const home = seat.host === 'local' && adapter?.serviceRole ? engine.seatHome(seat) : undefined;
   if (!home) return [];
-  const roster = await engine.roster();
+  // The stop is done; a roster that cannot be read leaves this report empty, never the stop failed.
+  const roster = await engine.roster().catch(() => undefined);
+  if (!roster) return [];
   return roster.agents.filter((a) => a.service === 'daemon' && a.runtime === seat.runtime && a.home === home && !a.host).map((a) => ({
     what: 'daemon', runtime: a.runtime, pid: a.pid, home,
     conversations: roster.claims.filter((c) => c.pid === a.pid && c.source === 'writer_lock').map((c) => c.conversationId),
-    why: `not ${seat.seat}'s (its seats run without the daemon): it serves the other Codex sessions of this home, so Rigdesk leaves it running`,
+    why: `not ${seat.seat}'s (its seats run without the daemon): it serves the other ${adapter!.displayName} sessions of this home, so Rigdesk leaves it running`,
   }));
 }
 
