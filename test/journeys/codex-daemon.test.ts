@@ -8,10 +8,10 @@
  * the seat's TUI is its thread's one writer and a stop ends it; a person's own Codex in the same
  * home keeps its daemon; and a thread the daemon holds is refused in the daemon's name.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODEX_BIN } from '../agents/codex-fixture';
-import { pidsWithEnv, processTree, rawCmdline, startInTmux } from '../agents/agent-run';
+import { locksOnFile, pidsWithEnv, processTree, rawCmdline, startInTmux } from '../agents/agent-run';
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { codex } from '../../src/main/engine/runtimes';
@@ -31,22 +31,19 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
   /** Processes of this home (by CODEX_HOME in their environment), and which of them are the daemon. */
   const homeProcs = () => pidsWithEnv('CODEX_HOME', home);
   const daemons = () => homeProcs().filter((p) => rawCmdline(p).split('\0').includes('--managed-daemon'));
-  /** Who holds the thread's writer lock now (/proc/locks by the lock file's inode). */
-  const lockHolder = (id: string): number | undefined => {
-    let ino: number;
+  const lockFile = (id: string) => `${home}/thread-writer-locks/${id}.lock`;
+  /** Who holds a thread's writer lock now (none once the lock file is gone). */
+  const writers = (id: string): number[] => {
     try {
-      ino = statSync(`${home}/thread-writer-locks/${id}.lock`).ino;
+      return locksOnFile(lockFile(id)).filter((l) => l.mode === 'WRITE').map((l) => l.pid);
     } catch {
-      return undefined;
+      return [];
     }
-    const line = readFileSync('/proc/locks', 'utf8').split('\n').find((l) => / WRITE /.test(l) && l.includes(`:${ino} `));
-    return line ? Number(line.trim().split(/\s+/)[4]) : undefined;
   };
-  /** Every holder of a writer lock of this home. */
-  const lockHolders = (): number[] => {
-    const inodes = new Set(readdirSync(`${home}/thread-writer-locks`).filter((f) => !f.startsWith('.')).map((f) => statSync(`${home}/thread-writer-locks/${f}`).ino));
-    return readFileSync('/proc/locks', 'utf8').split('\n').filter((l) => / WRITE /.test(l) && inodes.has(Number(l.trim().split(/\s+/)[5]?.split(':')[2]))).map((l) => Number(l.trim().split(/\s+/)[4]));
-  };
+  const lockHolder = (id: string): number | undefined => writers(id)[0];
+  /** The threads of this home whose writer lock `pid` holds. */
+  const threadsHeldBy = (pid: number): string[] =>
+    readdirSync(`${home}/thread-writer-locks`).filter((f) => f.endsWith('.lock') && !f.startsWith('.')).map((f) => f.slice(0, -'.lock'.length)).filter((id) => writers(id).includes(pid));
   const rollout = (): string => {
     const file = transcriptOf(codex, home, work, conv);
     return file ? readFileSync(file, 'utf8') : '';
@@ -95,7 +92,6 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
   });
 
   it('restart --keep-conversation, fork and fresh keep their guarantees with the daemon on: one writer each, and no daemon', async () => {
-    const one = (id: string) => lockHolders().filter((p) => p === lockHolder(id));
     const paneTree = (paneId: string) => processTree(Number(j.w.tmux.run(['display-message', '-p', '-t', paneId, '#{pane_pid}']).trim()));
     const src = await j.row(SEAT);
     const r = await j.cli(['restart', SEAT, '--keep-conversation', '--json']);
@@ -103,7 +99,7 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
     const back = (await j.seen(SEAT, { activity: 'idle', named: true })).row;
     expect(back.conversationId).toBe(conv);
     await waitFor(() => paneTree(back.paneId!).includes(lockHolder(conv) ?? -1), { timeoutMs: 30_000, what: 'the thread\'s lock in the restarted pane' });
-    expect(one(conv)).toHaveLength(1);
+    expect(writers(conv)).toHaveLength(1);
     // fork: a new seat on a new thread, its lock in its own pane; the source's stays where it was.
     const f = await j.cli(['fork', SEAT, '--as', 'cy', '--json']);
     expect(f.json, f.stdout + f.stderr).toMatchObject({ ok: true, result: { seat: 'cy@dm', outcome: 'forked', from: conv } });
@@ -131,21 +127,20 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
     await typeInto(hand, pane.paneId, 'mine HOLD', codex, codex.submitDelayMs);
     await waitFor(() => server.held() >= 1, { timeoutMs: 30_000, what: 'the person\'s reply in flight' });
     // The daemon that runs the person's turn (it holds their thread's lock).
-    const daemon = daemons().find((d) => lockHolders().includes(d));
+    const daemon = daemons().find((d) => threadsHeldBy(d).length > 0);
     expect(daemon, `daemons ${JSON.stringify(daemons().map((d) => rawCmdline(d).replace(/\0/g, ' ')))}`).toBeDefined();
     const stop = await j.cli(['stop', SEAT, '--json']);
     expect(stop.json, stop.stdout + stop.stderr).toMatchObject({ ok: true });
     expect(daemons()).toContain(daemon);
     // The stop says what it left running in the seat's home, and why.
-    const mine = lockHolders().includes(daemon!) ? readdirSync(`${home}/thread-writer-locks`).filter((f) => !f.startsWith('.')).map((f) => f.replace(/\.lock$/, '')) : [];
-    expect(stop.json.stopped.leftRunning).toEqual([expect.objectContaining({ what: 'daemon', runtime: 'codex', pid: daemon, home, why: expect.stringContaining('leaves it running') })]);
-    expect(mine.filter((id) => id !== conv).length).toBeGreaterThan(0);
-    expect(stop.json.stopped.leftRunning[0].conversations).toEqual(expect.arrayContaining(mine.filter((id) => id !== conv)));
-    expect(stop.json.stopped.leftRunning[0].conversations).not.toContain(conv);
+    const theirs = threadsHeldBy(daemon!);
+    expect(theirs.length).toBeGreaterThan(0);
+    expect(theirs).not.toContain(conv);
+    expect(stop.json.stopped.leftRunning).toEqual([expect.objectContaining({ what: 'daemon', runtime: 'codex', pid: daemon, home, conversations: expect.arrayContaining(theirs), why: expect.stringContaining('leaves it running') })]);
     server.release();
     await waitFor(() => hand.capture(pane.paneId).includes('ACK mine HOLD tick2 tick3 tick4'), { timeoutMs: 30_000, what: 'the person\'s turn complete' });
     expect(daemons()).toContain(daemon);
-    expect(lockHolders()).toContain(daemon);
+    expect(threadsHeldBy(daemon!)).toEqual(theirs);
     // ps --all shows it as what it is.
     const ps = await j.cli(['ps', '--all', '--json']);
     expect(ps.json.others).toEqual(expect.arrayContaining([expect.objectContaining({ runtime: 'codex', pid: daemon, service: 'daemon', home })]));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_RUNTIMES, claudeCode, codex, pi, shell } from '../../../src/main/engine/runtimes';
 import type { ProcInfo } from '../../../src/main/engine/proc/types';
 import { proc } from './helpers';
+import { codexDaemonAutoStart } from '../../../src/main/engine/runtimes/codex-daemon';
 
 const U = 'dd0b1b38-acef-44ea-9af2-05ee8272437c';
 const T = '01a2261d-651b-79c3-93d1-b8ba59512eb0';
@@ -83,5 +84,19 @@ describe('Codex background services: the daemon and its pid-update loop, and not
     ['`codex app-server daemon stop` itself', proc('codex', ['/x/bin/codex', 'app-server', 'daemon', 'stop']), undefined],
   ])('%s', (_what, p, role) => {
     expect(codex.serviceRole?.(p)).toBe(role);
+  });
+});
+
+describe('whether a Codex home starts the daemon (its config.toml, read as TOML)', () => {
+  it.each([
+    ['no config', undefined, true],
+    ['a [features] table that does not say', 'model = "m"\n[features]\nx = true\n', true],
+    ['daemon_auto_start = false under [features]', '[features]\ndaemon_auto_start = false # seats own threads\n', false],
+    ['the dotted key', 'features.daemon_auto_start = false\n', false],
+    ['an inline table', 'features = { daemon_auto_start = false }\n', false],
+    ['false in another table', '[other]\ndaemon_auto_start = false\n', true],
+    ['a config that does not parse', '[features\n', true],
+  ])('%s', (_what, text, on) => {
+    expect(codexDaemonAutoStart(text)).toBe(on);
   });
 });

@@ -14,7 +14,6 @@ import { execContext } from './execute';
 import { cwdOn, ownPane, transcriptFact } from './facts';
 import { forkHostGate, sourceTranscript } from './fork-remote';
 import { verifyConversation, type VerifyOptions } from './verify';
-import { codexNoDaemon } from '../runtimes/codex';
 
 /**
  * `rigdesk fork <seat> --as <member>`: a new seat in the same rig and pod, with the source's
@@ -89,8 +88,7 @@ const NOT_FORKABLE_WHY: Readonly<Record<string, string>> = {
 
 function forkArgv(adapter: RuntimeAdapter, binary: string, args: string[], from: string, newId?: string): string[] {
   if (adapter.id === 'claude-code') return [binary, '--resume', from, '--fork-session', '--session-id', newId!, ...args];
-  if (adapter.id === 'codex') return [binary, 'fork', from, ...codexNoDaemon(args), ...args];
-  return [binary, 'fork', from, ...args];
+  return [binary, 'fork', from, ...(adapter.writerArgs?.(args) ?? []), ...args];
 }
 
 /** Which conversation the source seat has now, proven; or why that cannot be said. */

@@ -1,6 +1,7 @@
 import { ancestors, descendants, foregroundOf } from '../proc/lineage';
 import type { ProcInfo, ProcReader, ProcSnapshot } from '../proc/types';
 import { AGENT_RUNTIMES, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from '../runtimes';
+import type { ServiceRole } from '../runtimes/types';
 import type { TmuxClient } from '../tmux/client';
 import type { PaneRow } from '../tmux/format';
 import { serverKey } from '../tmux/identity';
@@ -114,17 +115,21 @@ function findAgents(snap: ProcSnapshot, deps: RosterDeps, problems: RosterProble
     const adapter = AGENT_RUNTIMES.find((r) => r.matches(p));
     if (adapter) runtimeOf.set(p.pid, adapter);
   }
-  const isService = (pid: number) => runtimeOf.get(pid)?.serviceRole?.(snap.byPid.get(pid)!) !== undefined;
+  const serviceOf = new Map<number, ServiceRole>();
+  for (const [pid, adapter] of runtimeOf) {
+    const role = adapter.serviceRole?.(snap.byPid.get(pid)!);
+    if (role) serviceOf.set(pid, role);
+  }
   for (const [pid, adapter] of runtimeOf) {
     // The topmost process of a chain of the same runtime stands for the whole chain; a background
     // service (Codex's daemon, started by a TUI but serving the whole home) stands for its own.
     const chain = [pid, ...ancestors(snap, pid).map((a) => a.pid)];
-    const service = chain.findIndex(isService);
-    const top = chain.slice(0, service < 0 ? chain.length : service + 1).filter((x) => runtimeOf.get(x) === adapter).pop()!;
+    const cut = chain.findIndex((x) => serviceOf.has(x));
+    const top = chain.slice(0, cut < 0 ? chain.length : cut + 1).filter((x) => runtimeOf.get(x) === adapter).pop()!;
     let entry = found.get(top);
     if (!entry) {
       const p = snap.byPid.get(top)!;
-      const service = adapter.serviceRole?.(p);
+      const service = serviceOf.get(top);
       entry = { adapter, pids: new Set([top]), agent: { runtime: adapter.id, pid: top, startTime: p.startTime, argv: p.argv, ...(service ? { service } : {}) } };
       found.set(top, entry);
       readAgentContext(entry, deps, problems);

@@ -40,7 +40,7 @@ const SUBCOMMANDS_THAT_WRITE = new Set(['resume']);
  */
 export const CODEX_NO_DAEMON = '--no-daemon';
 /** The flag to add before a seat's own args (once: clap refuses a repeated flag). */
-export const codexNoDaemon = (args: readonly string[]): string[] => (args.includes(CODEX_NO_DAEMON) ? [] : [CODEX_NO_DAEMON]);
+const codexNoDaemon = (args: readonly string[]): string[] => (args.includes(CODEX_NO_DAEMON) ? [] : [CODEX_NO_DAEMON]);
 
 /** `codex resume <id>` and `codex exec resume <id>`; `codex fork <id>` writes a new thread. */
 function resumedId(argv: string[]): string | undefined {
@@ -83,6 +83,7 @@ export const codex: RuntimeAdapter = {
   defaultHome: (userHome) => join(userHome, '.codex'),
   canResume: true,
   choosesIdUpFront: false,
+  writerArgs: codexNoDaemon,
   freshArgv(ctx) {
     return { argv: [ctx.binary, ...codexNoDaemon(ctx.args), ...ctx.args] };
   },

@@ -109,6 +109,11 @@ export interface RuntimeAdapter {
   choosesIdUpFront: boolean;
   freshArgv(ctx: LaunchContext): { argv: string[]; conversationId?: string };
   resumeArgv(ctx: LaunchContext, conversationId: string): string[];
+  /**
+   * Flags every launch of this runtime (fresh, resume, fork) puts before the seat's own args so
+   * the launched process writes its conversation alone (Codex: `--no-daemon`).
+   */
+  writerArgs?(args: readonly string[]): string[];
   /** Does this process run this runtime (by its comm and argv, never by a name a user chose)? */
   matches(p: ProcInfo): boolean;
   /** The conversation this argv makes the process write, if the argv says. */
