@@ -182,7 +182,9 @@ describe.runIf(hasProc)('linuxProcReader on real processes', () => {
     const child = procs.spawn('bash', ['-c', 'read -r _; exec sleep 31'], { stdio: ['pipe', 'ignore', 'ignore'] });
     const before = await procs.until(child.pid, (q) => q.comm === 'bash');
     child.stdin!.write('go\n');
-    const after = await procs.until(child.pid, (q) => q.comm === 'sleep');
+    // The kernel renames comm before the new argv is readable: mid-exec a read can see 'sleep' with
+    // no argv yet (CI, once). What is defended is the read after the exec, so wait for both.
+    const after = await procs.until(child.pid, (q) => q.comm === 'sleep' && q.argv.length > 0);
     expect(after.argv).toEqual(['sleep', '31']);
     expect(after.startTime).toBe(before.startTime);
     expect(execFileSync('cat', [`/proc/${child.pid}/comm`], { encoding: 'utf8' }).trim()).toBe('sleep');
