@@ -43,6 +43,16 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
   const badge = (p: Page, seat: string) => p.locator(`button.seat[data-seat="${seat}"] [data-testid=badge]`);
   const item = () => decisions.locator('[data-prompt="lead@act"]');
   const events = (kind: string) => w.engine.store.events.list({ seat: 'lead@act', kind });
+  /** The pane's screen once it has not changed for 1 s (a turn's last redraws are over). */
+  const steadyScreen = () => {
+    let last = screen();
+    let since = Date.now();
+    return waitFor(() => {
+      const now = screen();
+      if (now !== last) [last, since] = [now, Date.now()];
+      return Date.now() - since >= 1000 ? now : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 100, what: 'a steady screen' });
+  };
   const ask = async (cmd: string) => {
     await badge(topo, 'lead@act').filter({ hasText: /^idle$/ }).waitFor({ timeout: 60_000 });
     w.world.tmux.run(['send-keys', '-t', pane(), '-l', `RUN: ${cmd}`]);
@@ -74,11 +84,17 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     await waitFor(() => !screen().includes('Do you want to proceed?'), { what: 'prompt gone' });
     expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'approve', keys: ['Enter'], reason: 'answered from the Rigdesk window' });
     await decisions.getByTestId('decisions-none').waitFor({ timeout: 10_000 });
+    // The approved call's result goes back to the model and the turn goes on: it is over when
+    // the model's answer to the tool result is on screen and the seat reads idle again.
+    await waitFor(() => screen().includes('ACK tool result'), { timeoutMs: 30_000, what: 'the turn after the approved call' });
+    await badge(topo, 'lead@act').filter({ hasText: /^idle$/ }).waitFor({ timeout: 30_000 });
   });
 
   it('an answer with no prompt waiting, for a different prompt than the one seen, or for a shell seat types nothing and is refused on record', async () => {
     const c = await WireClient.open(w.serve);
-    const before = screen();
+    // "Types nothing" is judged on the screen, so it must be one nothing else is still drawing:
+    // the same for a full second before the refused answers.
+    const before = await steadyScreen();
     expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'PROMPT_NOT_WAITING' });
     expect(await c.call('answerPrompt', { seat: 'sh@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'DECISION_CHOICE_INVALID' });
     expect(await c.call('answerPrompt', { seat: 'ghost@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
