@@ -14,7 +14,8 @@ module.exports = {
     {
       name: 'engine-is-not-a-client',
       severity: 'error',
-      comment: 'The engine never imports the Electron shell, the push host, the terminal bridge, the serve host, the window or the CLI.',
+      comment:
+        'The engine never imports the Electron shell, the push host, the terminal bridge, the serve host, the window or the CLI.',
       from: { path: '^src/main/engine/' },
       to: { path: '^src/(main/(shell|host|terminal)|server|renderer|cli|preload)/' },
     },

@@ -46,25 +46,36 @@ interface SizeResult {
 it('hosts bench: a remote roster refresh costs constant round trips; 100 remote seats under 300 ms', async () => {
   const started = Date.now();
   const machine = {
-    cpuModel: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, totalMemBytes: os.totalmem(),
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`, node: process.version,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    totalMemBytes: os.totalmem(),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
     tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(),
     ssh: execFileSync('ssh', ['-V'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim() || sshVersion(),
     loadavgAtStart: os.loadavg(),
   };
   const results: SizeResult[] = [];
   for (const n of SIZES) results.push(await benchSize(n));
-  const lines = results.map((r) => `${String(r.seats).padStart(4)} seats: round trips ${range(r.roundTripsPerRefresh)}, ssh spawns ${range(r.sshSpawnsPerRefresh)}, median ${r.medianMs.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms (panes seen ${r.panesSeen})`);
+  const lines = results.map(
+    (r) =>
+      `${String(r.seats).padStart(4)} seats: round trips ${range(r.roundTripsPerRefresh)}, ssh spawns ${range(r.sshSpawnsPerRefresh)}, median ${r.medianMs.toFixed(1)} ms, p95 ${r.p95Ms.toFixed(1)} ms (panes seen ${r.panesSeen})`,
+  );
   for (const l of lines) process.stdout.write(`[hosts bench] ${l}\n`);
   const doc = {
-    bench: 'hosts', date: new Date().toISOString(), totalMs: Date.now() - started,
+    bench: 'hosts',
+    date: new Date().toISOString(),
+    totalMs: Date.now() - started,
     settings: { sizes: SIZES, reps: REPS, warmup: WARMUP },
     machine: { ...machine, loadavgAtEnd: os.loadavg() },
     targets: { roundTrips: 'constant in seats', seats: TARGET_SEATS, medianMs: TARGET_MEDIAN_MS },
     results,
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, `hosts-${doc.date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`), JSON.stringify(doc, null, 2) + '\n');
+  writeFileSync(
+    join(RESULTS_DIR, `hosts-${doc.date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`),
+    JSON.stringify(doc, null, 2) + '\n',
+  );
 
   for (const r of results) expect(r.problems).toEqual([]);
   const trips = new Set(results.flatMap((r) => r.roundTripsPerRefresh));
@@ -77,7 +88,11 @@ async function benchSize(n: number): Promise<SizeResult> {
   const root = mkdtempSync(join(os.tmpdir(), 'rdbench-hosts-'));
   const sshd = await new TestSshd().start();
   const tmux = new TestTmux('rdbh');
-  const env = cleanTmuxEnv({ RIGDESK_HOME: join(root, 'home'), RIGDESK_TMUX_SOCKET: tmux.socketName, RIGDESK_TMUX_CONF: '/dev/null' });
+  const env = cleanTmuxEnv({
+    RIGDESK_HOME: join(root, 'home'),
+    RIGDESK_TMUX_SOCKET: tmux.socketName,
+    RIGDESK_TMUX_CONF: '/dev/null',
+  });
   mkdirSync(env.RIGDESK_HOME!, { recursive: true });
   const exec = countingExec(liveExec);
   const engine = new Engine(liveEngineDeps(env, { exec }));
@@ -85,10 +100,22 @@ async function benchSize(n: number): Promise<SizeResult> {
     // N panes on the host's Rigdesk server, made in one tmux command list by the remote user.
     const cmds: string[] = [];
     for (let i = 0; i < n; i++) cmds.push(...(i ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, 'sleep', '3600');
-    execFileSync('runuser', ['-u', REMOTE_USER, '--', 'tmux', '-L', sshd.tmuxSocket, '-f', '/dev/null', ...cmds], { cwd: sshd.remoteDir });
+    execFileSync('runuser', ['-u', REMOTE_USER, '--', 'tmux', '-L', sshd.tmuxSocket, '-f', '/dev/null', ...cmds], {
+      cwd: sshd.remoteDir,
+    });
     const specPath = join(root, 'rig.yaml');
-    writeFileSync(specPath, ['name: bench', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
-      `      - { id: r, runtime: shell, cwd: ${sshd.remoteDir}, command: sleep, args: ["3600"], host: box }`].join('\n') + '\n');
+    writeFileSync(
+      specPath,
+      [
+        'name: bench',
+        'hosts:',
+        sshd.hostYaml('box'),
+        'pods:',
+        '  - id: team',
+        '    members:',
+        `      - { id: r, runtime: shell, cwd: ${sshd.remoteDir}, command: sleep, args: ["3600"], host: box }`,
+      ].join('\n') + '\n',
+    );
     const spec = loadRigSpec(specPath, { knownRuntimes: AGENT_AND_SHELL });
     if (!spec.ok) throw new Error(spec.message);
     engine.store.rigs.upsert(spec.spec);
@@ -114,9 +141,15 @@ async function benchSize(n: number): Promise<SizeResult> {
     }
     times.sort((a, b) => a - b);
     return {
-      seats: n, panesSeen, problems, roundTripsPerRefresh: [...new Set(trips)], sshSpawnsPerRefresh: [...new Set(spawns)],
-      medianMs: round(times[Math.floor(times.length / 2)]!), p95Ms: round(times[Math.floor(times.length * 0.95)]!),
-      minMs: round(times[0]!), maxMs: round(times[times.length - 1]!),
+      seats: n,
+      panesSeen,
+      problems,
+      roundTripsPerRefresh: [...new Set(trips)],
+      sshSpawnsPerRefresh: [...new Set(spawns)],
+      medianMs: round(times[Math.floor(times.length / 2)]!),
+      p95Ms: round(times[Math.floor(times.length * 0.95)]!),
+      minMs: round(times[0]!),
+      maxMs: round(times[times.length - 1]!),
     };
   } finally {
     engine.store.close();
@@ -142,5 +175,10 @@ function numEnv(name: string, dflt: number): number {
 }
 function listEnv(name: string, dflt: number[]): number[] {
   const v = process.env[name];
-  return v ? v.split(',').map(Number).filter((x) => x > 0) : dflt;
+  return v
+    ? v
+        .split(',')
+        .map(Number)
+        .filter((x) => x > 0)
+    : dflt;
 }

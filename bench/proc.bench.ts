@@ -24,7 +24,8 @@ function timeIt(fn: () => unknown, runs: number): { median: number; p95: number;
   return { median: t[Math.floor(runs / 2)]!, p95: t[Math.floor(runs * 0.95)]!, min: t[0]! };
 }
 
-const fmt = (r: { median: number; p95: number; min: number }) => `median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, min ${r.min.toFixed(2)} ms`;
+const fmt = (r: { median: number; p95: number; min: number }) =>
+  `median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, min ${r.min.toFixed(2)} ms`;
 
 /**
  * The process table read (`npm run bench:proc`): linux snapshot() on this machine as it is, then
@@ -41,23 +42,35 @@ describe.runIf(hasProc)('snapshot() of the process table (printed and written, n
     console.log(`[proc bench] linux snapshot(), ${base} processes: ${fmt(r0)}`);
 
     const extra = Math.max(0, target - base);
-    const figures: Record<string, unknown> = { date: new Date().toISOString(), machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, load: os.loadavg() }, asIs: { processes: base, ...r0 } };
+    const figures: Record<string, unknown> = {
+      date: new Date().toISOString(),
+      machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, load: os.loadavg() },
+      asIs: { processes: base, ...r0 },
+    };
     const write = () => {
       const dir = resolve(__dirname, 'results');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `proc-${String(figures.date).replace(/[:.]/g, '-').slice(0, 19)}Z.json`), `${JSON.stringify(figures, null, 2)}\n`);
+      writeFileSync(
+        join(dir, `proc-${String(figures.date).replace(/[:.]/g, '-').slice(0, 19)}Z.json`),
+        `${JSON.stringify(figures, null, 2)}\n`,
+      );
     };
     if (extra === 0) return write();
     const farm = procs.spawn('bash', ['-c', `for i in $(seq ${extra}); do sleep 120 & done; wait`], { detached: true });
-    await waitFor(() => descendants(reader.snapshot(), farm.pid).filter((p) => p.comm === 'sleep').length >= extra || undefined, {
-      what: `${extra} sleeps`,
-      timeoutMs: 60_000,
-      intervalMs: 100,
-    });
+    await waitFor(
+      () => descendants(reader.snapshot(), farm.pid).filter((p) => p.comm === 'sleep').length >= extra || undefined,
+      {
+        what: `${extra} sleeps`,
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      },
+    );
     await new Promise((r) => setTimeout(r, 1000)); // let the farm settle (forks done, bash waiting)
     const n = reader.snapshot().byPid.size;
     const r1 = timeIt(() => reader.snapshot(), 100);
-    console.log(`[proc bench] linux snapshot(), ${n} processes: ${fmt(r1)} (${((r1.median / n) * 1000).toFixed(1)} µs/process)`);
+    console.log(
+      `[proc bench] linux snapshot(), ${n} processes: ${fmt(r1)} (${((r1.median / n) * 1000).toFixed(1)} µs/process)`,
+    );
 
     const ps = psProcReader(liveExec);
     const t: number[] = [];
@@ -69,7 +82,12 @@ describe.runIf(hasProc)('snapshot() of the process table (printed and written, n
     t.sort((a, b) => a - b);
     console.log(`[proc bench] ps snapshotAsync() (one spawn), ${n} processes: median ${t[2]!.toFixed(1)} ms`);
     expect(n).toBeGreaterThanOrEqual(target);
-    figures.toppedUp = { processes: n, ...r1, usPerProcess: +((r1.median / n) * 1000).toFixed(1), psSpawnMedianMs: +t[2]!.toFixed(1) };
+    figures.toppedUp = {
+      processes: n,
+      ...r1,
+      usPerProcess: +((r1.median / n) * 1000).toFixed(1),
+      psSpawnMedianMs: +t[2]!.toFixed(1),
+    };
     write();
   });
 });

@@ -40,11 +40,17 @@ async function rebootedWorld(n: number): Promise<RigWorld> {
   const e = w.engine();
   const up = await upRig(e, spec);
   if (!up.ok) throw new Error(`up failed: ${up.message}`);
-  for (const s of e.store.rigs.seats('bench')) await waitFor(() => existsSync(standInTranscript(join(w.root, `cfg-${s.member}`), work, s.conversationId!)), { what: 'transcript' });
+  for (const s of e.store.rigs.seats('bench'))
+    await waitFor(() => existsSync(standInTranscript(join(w.root, `cfg-${s.member}`), work, s.conversationId!)), {
+      what: 'transcript',
+    });
   // A reboot leaves no process behind: wait for every agent to go, or the guard rightly refuses.
   const agents = (await e.roster()).agents.filter((a) => a.pane?.server === e.ownKey).map((a) => a.pid);
   w.tmux.kill();
-  await waitFor(() => agents.every((pid) => !e.deps.proc.read(pid) || e.deps.proc.read(pid)!.argv.length === 0), { what: 'agents gone', timeoutMs: 20_000 });
+  await waitFor(() => agents.every((pid) => !e.deps.proc.read(pid) || e.deps.proc.read(pid)!.argv.length === 0), {
+    what: 'agents gone',
+    timeoutMs: 20_000,
+  });
   return w;
 }
 
@@ -56,8 +62,9 @@ async function timedRestore(n: number): Promise<{ ms: number; outcome: string; r
     const r = await restore(e, 'bench');
     const ms = performance.now() - t0;
     if (!r.ok) throw new Error(`restore failed: ${r.message}`);
-    if (r.seats.some((s) => s.outcome !== "resumed")) log(JSON.stringify(r.seats.filter((s) => s.outcome !== "resumed").slice(0, 2)));
-    return { ms, outcome: r.outcome, resumed: r.seats.filter((s) => s.outcome === "resumed").length };
+    if (r.seats.some((s) => s.outcome !== 'resumed'))
+      log(JSON.stringify(r.seats.filter((s) => s.outcome !== 'resumed').slice(0, 2)));
+    return { ms, outcome: r.outcome, resumed: r.seats.filter((s) => s.outcome === 'resumed').length };
   } finally {
     w.cleanup();
   }
@@ -65,10 +72,17 @@ async function timedRestore(n: number): Promise<{ ms: number; outcome: string; r
 
 it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`, async () => {
   const machine = {
-    cpuModel: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, totalMemBytes: os.totalmem(),
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`, node: process.version, tmux: tmuxVersion(), loadavgAtStart: os.loadavg(),
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    totalMemBytes: os.totalmem(),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    tmux: tmuxVersion(),
+    loadavgAtStart: os.loadavg(),
   };
-  log(`restore bench: ${SEATS} seats x ${REPS}, single seat x ${SINGLE_REPS}; machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, ${machine.tmux}, load ${machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `restore bench: ${SEATS} seats x ${REPS}, single seat x ${SINGLE_REPS}; machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, ${machine.tmux}, load ${machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' ')}`,
+  );
   const single: number[] = [];
   for (let i = 0; i < SINGLE_REPS; i++) {
     const r = await timedRestore(1);
@@ -86,11 +100,37 @@ it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`,
   const slowestSingle = Math.max(...single);
   const medianMany = [...many].sort((a, b) => a - b)[Math.floor(many.length / 2)]!;
   const pass = medianMany - slowestSingle <= TARGET_MARGIN_MS;
-  log(`slowest single seat ${slowestSingle.toFixed(0)} ms; ${SEATS}-seat restore median ${medianMany.toFixed(0)} ms (+${(medianMany - slowestSingle).toFixed(0)} ms; sum of seats would be ~${(slowestSingle * SEATS / 1000).toFixed(1)} s) — target within ${TARGET_MARGIN_MS} ms: ${pass ? 'PASS' : 'MISS'}`);
+  log(
+    `slowest single seat ${slowestSingle.toFixed(0)} ms; ${SEATS}-seat restore median ${medianMany.toFixed(0)} ms (+${(medianMany - slowestSingle).toFixed(0)} ms; sum of seats would be ~${((slowestSingle * SEATS) / 1000).toFixed(1)} s) — target within ${TARGET_MARGIN_MS} ms: ${pass ? 'PASS' : 'MISS'}`,
+  );
   const dir = resolve(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `restore-${new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
-  writeFileSync(file, JSON.stringify({ bench: 'restore', at: new Date().toISOString(), machine, seats: SEATS, singleMs: single.map(Math.round), manyMs: many.map(Math.round), slowestSingleMs: Math.round(slowestSingle), medianManyMs: Math.round(medianMany), targetMarginMs: TARGET_MARGIN_MS, pass }, null, 2) + '\n');
+  const file = join(
+    dir,
+    `restore-${new Date()
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')}.json`,
+  );
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        bench: 'restore',
+        at: new Date().toISOString(),
+        machine,
+        seats: SEATS,
+        singleMs: single.map(Math.round),
+        manyMs: many.map(Math.round),
+        slowestSingleMs: Math.round(slowestSingle),
+        medianManyMs: Math.round(medianMany),
+        targetMarginMs: TARGET_MARGIN_MS,
+        pass,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   log(`results: ${file}`);
 });
 
@@ -108,4 +148,3 @@ function numEnv(name: string, dflt: number): number {
   const v = Number(process.env[name]);
   return Number.isInteger(v) && v > 0 ? v : dflt;
 }
-

@@ -75,8 +75,12 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
     loadavgAtStart: os.loadavg(),
     procCountAtStart: procCount(),
   };
-  log(`roster bench: sizes ${SIZES.join(', ')}; ${WARMUP} warm-ups + ${REPS} refreshes each; seat program: ${SEAT_COMMAND} ${SEAT_ARGS.join(' ')}`);
-  log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${(machine.totalMemBytes / 2 ** 30).toFixed(1)} GiB, node ${machine.node}, ${machine.tmux}, load ${machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `roster bench: sizes ${SIZES.join(', ')}; ${WARMUP} warm-ups + ${REPS} refreshes each; seat program: ${SEAT_COMMAND} ${SEAT_ARGS.join(' ')}`,
+  );
+  log(
+    `machine: ${machine.cpuModel}, ${machine.cores} cores, ${(machine.totalMemBytes / 2 ** 30).toFixed(1)} GiB, node ${machine.node}, ${machine.tmux}, load ${machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' ')}`,
+  );
 
   const results: SizeResult[] = [];
   for (const n of SIZES) results.push(await benchSize(n));
@@ -90,16 +94,44 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
   const target = results.find((r) => r.seats === TARGET_SEATS);
   const medianOk = target ? target.engine.medianMs < TARGET_MEDIAN_MS : undefined;
   const verdicts = [
-    { target: 'spawns per refresh constant in N', pass: spawnsConstant, detail: results.map((r) => `${r.seats}: ${range(r.engine.ownSpawnsPerRefresh)}`).join(', '), hard: true },
-    { target: 'spawns per refresh == 1 (one list-panes -a)', pass: spawnsOne, detail: results.map((r) => `${r.seats}: ${range(r.engine.spawnsPerRefresh)}`).join(', '), hard: false },
+    {
+      target: 'spawns per refresh constant in N',
+      pass: spawnsConstant,
+      detail: results.map((r) => `${r.seats}: ${range(r.engine.ownSpawnsPerRefresh)}`).join(', '),
+      hard: true,
+    },
+    {
+      target: 'spawns per refresh == 1 (one list-panes -a)',
+      pass: spawnsOne,
+      detail: results.map((r) => `${r.seats}: ${range(r.engine.spawnsPerRefresh)}`).join(', '),
+      hard: false,
+    },
     ...(target
-      ? [{ target: `${TARGET_SEATS} seats: refresh median < ${TARGET_MEDIAN_MS} ms`, pass: medianOk!, detail: `${fmt(target.engine.medianMs)} ms`, hard: false }]
+      ? [
+          {
+            target: `${TARGET_SEATS} seats: refresh median < ${TARGET_MEDIAN_MS} ms`,
+            pass: medianOk!,
+            detail: `${fmt(target.engine.medianMs)} ms`,
+            hard: false,
+          },
+        ]
       : []),
   ];
 
   // ---- table ----------------------------------------------------------------------------------
   const rows = [
-    ['seats', 'bring-up', 'eng spawns', 'eng median', 'eng p95', 'naive spawns', 'naive median', 'naive p95', 'naive/eng (median)', 'naive/eng (p95)'],
+    [
+      'seats',
+      'bring-up',
+      'eng spawns',
+      'eng median',
+      'eng p95',
+      'naive spawns',
+      'naive median',
+      'naive p95',
+      'naive/eng (median)',
+      'naive/eng (p95)',
+    ],
     ...results.map((r) => [
       String(r.seats),
       `${(r.bringUpMs / 1000).toFixed(1)} s`,
@@ -116,24 +148,47 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
   log('\n' + table(rows));
   for (const v of verdicts) log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.target}  (${v.detail})`);
   const foreign = results.flatMap((r) => r.engine.foreignCalls);
-  if (foreign.length) log(`note: refreshes also listed servers of agents found elsewhere on this machine: ${[...new Set(foreign)].join(' | ')}`);
-  for (const r of results) if (r.rosterProblems.length) log(`note: roster problems at ${r.seats} seats: ${r.rosterProblems.join(' | ')}`);
-  log(`whole bench: ${(totalMs / 1000).toFixed(1)} s (bring-up ${results.map((r) => `${r.seats}: ${(r.bringUpMs / 1000).toFixed(1)} s`).join(', ')})`);
+  if (foreign.length)
+    log(
+      `note: refreshes also listed servers of agents found elsewhere on this machine: ${[...new Set(foreign)].join(' | ')}`,
+    );
+  for (const r of results)
+    if (r.rosterProblems.length) log(`note: roster problems at ${r.seats} seats: ${r.rosterProblems.join(' | ')}`);
+  log(
+    `whole bench: ${(totalMs / 1000).toFixed(1)} s (bring-up ${results.map((r) => `${r.seats}: ${(r.bringUpMs / 1000).toFixed(1)} s`).join(', ')})`,
+  );
 
   // ---- JSON -----------------------------------------------------------------------------------
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = join(RESULTS_DIR, `roster-${startedAt.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  const file = join(
+    RESULTS_DIR,
+    `roster-${startedAt
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')}.json`,
+  );
   const doc = {
     bench: 'roster',
     date: startedAt.toISOString(),
     totalMs: round(totalMs),
-    settings: { sizes: SIZES, reps: REPS, warmup: WARMUP, seatProgram: [SEAT_COMMAND, ...SEAT_ARGS], naive: "one `tmux display-message -p -t <pane> '#{pane_current_command}'` per seat, sequential" },
+    settings: {
+      sizes: SIZES,
+      reps: REPS,
+      warmup: WARMUP,
+      seatProgram: [SEAT_COMMAND, ...SEAT_ARGS],
+      naive: "one `tmux display-message -p -t <pane> '#{pane_current_command}'` per seat, sequential",
+    },
     machine: { ...machine, loadavgAtEnd: os.loadavg() },
     targets: verdicts.map(({ target, pass, detail }) => ({ target, pass, detail })),
     results: results.map((r) => ({
       ...r,
       bringUpMs: round(r.bringUpMs),
-      engine: { ...roundStats(r.engine), spawnsPerRefresh: range(r.engine.spawnsPerRefresh), ownSpawnsPerRefresh: range(r.engine.ownSpawnsPerRefresh), foreignCalls: [...new Set(r.engine.foreignCalls)] },
+      engine: {
+        ...roundStats(r.engine),
+        spawnsPerRefresh: range(r.engine.spawnsPerRefresh),
+        ownSpawnsPerRefresh: range(r.engine.ownSpawnsPerRefresh),
+        foreignCalls: [...new Set(r.engine.foreignCalls)],
+      },
       naive: { ...roundStats(r.naive), spawnsPerRefresh: range(r.naive.spawnsPerRefresh) },
       ratioMedian: round(r.ratioMedian),
       ratioP95: round(r.ratioP95),
@@ -150,7 +205,11 @@ async function benchSize(n: number): Promise<SizeResult> {
   const root = mkdtempSync(join(os.tmpdir(), 'rdbench-'));
   const home = join(root, 'home');
   const tmux = new TestTmux('rdbench'); // -L rdbench-<pid>-<rand>: never the default server
-  const env = cleanTmuxEnv({ RIGDESK_HOME: home, RIGDESK_TMUX_SOCKET: tmux.socketName, RIGDESK_TMUX_CONF: '/dev/null' });
+  const env = cleanTmuxEnv({
+    RIGDESK_HOME: home,
+    RIGDESK_TMUX_SOCKET: tmux.socketName,
+    RIGDESK_TMUX_CONF: '/dev/null',
+  });
   delete env.RIGDESK_TEST_FAULT;
   let engine: Engine | undefined;
   let tornDown = false;
@@ -201,13 +260,15 @@ async function benchSize(n: number): Promise<SizeResult> {
       const roster = await eng.roster();
       const dt = performance.now() - a;
       const calls = exec.calls.slice(k0);
-      if (roster.panes.filter((p) => p.server === eng.ownKey).length !== n) throw new Error(`refresh ${i} at ${n} seats lost panes`);
+      if (roster.panes.filter((p) => p.server === eng.ownKey).length !== n)
+        throw new Error(`refresh ${i} at ${n} seats lost panes`);
 
       const k1 = exec.calls.length;
       const b = performance.now();
       for (const pane of panes) {
         const r = await eng.own.run(['display-message', '-p', '-t', pane, '#{pane_current_command}']);
-        if (r.code !== 0 || r.stdout.trim() === '') throw new Error(`naive probe of ${pane} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
+        if (r.code !== 0 || r.stdout.trim() === '')
+          throw new Error(`naive probe of ${pane} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
       }
       const naiveDt = performance.now() - b;
       const naiveCalls = exec.calls.length - k1;
@@ -217,13 +278,17 @@ async function benchSize(n: number): Promise<SizeResult> {
       engSpawns.push(calls.length);
       const own = calls.filter((c) => c.includes(tmux.socketName));
       ownSpawns.push(own.length + calls.filter((c) => c[0] !== 'tmux').length);
-      foreignCalls.push(...calls.filter((c) => c[0] === 'tmux' && !c.includes(tmux.socketName)).map((c) => c.join(' ')));
+      foreignCalls.push(
+        ...calls.filter((c) => c[0] === 'tmux' && !c.includes(tmux.socketName)).map((c) => c.join(' ')),
+      );
       naiveTimes.push(naiveDt);
       naiveSpawns.push(naiveCalls);
     }
     const engStats = stats(engTimes);
     const naive = stats(naiveTimes);
-    log(`${n} seats: engine median ${fmt(engStats.medianMs)} ms / p95 ${fmt(engStats.p95Ms)} ms (${range(engSpawns)} spawns); naive median ${fmt(naive.medianMs)} ms / p95 ${fmt(naive.p95Ms)} ms (${range(naiveSpawns)} spawns)`);
+    log(
+      `${n} seats: engine median ${fmt(engStats.medianMs)} ms / p95 ${fmt(engStats.p95Ms)} ms (${range(engSpawns)} spawns); naive median ${fmt(naive.medianMs)} ms / p95 ${fmt(naive.p95Ms)} ms (${range(naiveSpawns)} spawns)`,
+    );
     return {
       seats: n,
       bringUpMs,
@@ -242,8 +307,15 @@ async function benchSize(n: number): Promise<SizeResult> {
 
 function rigYaml(rig: string, members: string[]): string {
   const args = JSON.stringify(SEAT_ARGS);
-  return [`name: ${rig}`, 'pods:', '  - id: team', '    members:',
-    ...members.map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: ${SEAT_COMMAND}, args: ${args} }`)].join('\n') + '\n';
+  return (
+    [
+      `name: ${rig}`,
+      'pods:',
+      '  - id: team',
+      '    members:',
+      ...members.map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: ${SEAT_COMMAND}, args: ${args} }`),
+    ].join('\n') + '\n'
+  );
 }
 
 /** Nearest-rank percentiles over the measured refreshes (warm-ups excluded). */
@@ -251,11 +323,23 @@ function stats(xs: number[]): Stats {
   const s = [...xs].sort((a, b) => a - b);
   const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]!;
   const mid = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  return { medianMs: mid, p95Ms: at(0.95), minMs: s[0]!, maxMs: s[s.length - 1]!, meanMs: s.reduce((a, b) => a + b, 0) / s.length };
+  return {
+    medianMs: mid,
+    p95Ms: at(0.95),
+    minMs: s[0]!,
+    maxMs: s[s.length - 1]!,
+    meanMs: s.reduce((a, b) => a + b, 0) / s.length,
+  };
 }
 
 function roundStats(s: Stats): Stats {
-  return { medianMs: round(s.medianMs), p95Ms: round(s.p95Ms), minMs: round(s.minMs), maxMs: round(s.maxMs), meanMs: round(s.meanMs) };
+  return {
+    medianMs: round(s.medianMs),
+    p95Ms: round(s.p95Ms),
+    minMs: round(s.minMs),
+    maxMs: round(s.maxMs),
+    meanMs: round(s.meanMs),
+  };
 }
 
 function range(xs: number[]): string {
@@ -304,6 +388,9 @@ function numEnv(name: string, dflt: number): number {
 }
 
 function listEnv(name: string, dflt: number[]): number[] {
-  const v = (process.env[name] ?? '').split(',').map(Number).filter((x) => Number.isInteger(x) && x > 0);
+  const v = (process.env[name] ?? '')
+    .split(',')
+    .map(Number)
+    .filter((x) => Number.isInteger(x) && x > 0);
   return v.length ? v : dflt;
 }

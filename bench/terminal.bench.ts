@@ -10,7 +10,14 @@ import { livePty } from '../src/main/terminal/pty';
 import { median, paneFloodMs, type ClientKind } from '../test/app/bench/clients';
 import { floodWhileWorking, type FloodReport } from '../test/app/bench/flood';
 import { heapWithSeatsOpen } from '../test/app/bench/heap';
-import { browserRun, headlessRate, tmuxAlone, type AloneRun, type BrowserRun, type PaneSize } from '../test/app/bench/throughput';
+import {
+  browserRun,
+  headlessRate,
+  tmuxAlone,
+  type AloneRun,
+  type BrowserRun,
+  type PaneSize,
+} from '../test/app/bench/throughput';
 
 /**
  * The live terminal (issue 3), in one run:
@@ -49,88 +56,180 @@ const TARGET = 0.7;
 const FALLBACK_SIZE: PaneSize = { cols: 148, rows: 27 };
 const RESULTS_DIR = resolve(__dirname, 'results');
 const missing = chromiumMissing();
-const results: Record<string, unknown> = { lines: LINES, clientLines: CLIENT_LINES, reps: REPS, skippedBrowser: missing };
+const results: Record<string, unknown> = {
+  lines: LINES,
+  clientLines: CLIENT_LINES,
+  reps: REPS,
+  skippedBrowser: missing,
+};
 const log = (s: string) => process.stdout.write(`${s}\n`);
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
 afterAll(() => {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const out = join(RESULTS_DIR, `terminal-${new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
-  writeFileSync(out, JSON.stringify({ ...results, machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() } }, null, 2));
+  const out = join(
+    RESULTS_DIR,
+    `terminal-${new Date()
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')}.json`,
+  );
+  writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        ...results,
+        machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
+      },
+      null,
+      2,
+    ),
+  );
   log(`wrote ${out}`);
 });
 
-it.skipIf(!ONLY.has('throughput'))(`throughput: seq 1..${LINES} pane → browser xterm, vs @xterm/headless and tmux alone`, async () => {
-  // What `seq 1 N` prints through a pane, as headless counted it: every side's rate divides it.
-  let bytes = 0;
-  const reps: { headless: number; alone: AloneRun; dom?: BrowserRun; webgl?: BrowserRun; loadavg: number }[] = [];
-  // With the activity monitor, as `rigdesk serve` and the app run: its watch and looks are part of the cost.
-  const w = await appWorld('bench', ['flood', 'bare'], { monitor: true });
-  const chrome = missing ? undefined : await launchChromium();
-  try {
-    // All three sides at one size, the one the window's terminal fits to (tmux's and xterm's costs
-    // grow with the width): a warm-up run in the window sets it, and warms the page's JIT.
-    // The warm-up lets the window pick its renderer, as it does for a person: the target is judged
-    // on that one, and the other is measured forced (WebGL on a software GL, or DOM on a GPU).
-    let size = FALLBACK_SIZE;
-    if (chrome) {
-      const warm = await browserRun(w, chrome.browser, 'flood@bench', Math.min(LINES, 100_000), 'auto');
-      size = warm.size;
-      results.windowRenderer = warm.renderer;
-    }
-    log(`pane size ${size.cols}x${size.rows} for every side; the window picks the ${String(results.windowRenderer ?? '?')} renderer here`);
-    for (let i = 0; i < REPS; i++) {
-      // Each rep measures every side back to back, so they see about the same machine load.
-      const h = await headlessRate(LINES, size);
-      bytes = h.bytes;
-      const r: (typeof reps)[number] = { headless: h.bytesPerSec, alone: await tmuxAlone(w, 'bare@bench', LINES, size), loadavg: os.loadavg()[0]! };
+it.skipIf(!ONLY.has('throughput'))(
+  `throughput: seq 1..${LINES} pane → browser xterm, vs @xterm/headless and tmux alone`,
+  async () => {
+    // What `seq 1 N` prints through a pane, as headless counted it: every side's rate divides it.
+    let bytes = 0;
+    const reps: { headless: number; alone: AloneRun; dom?: BrowserRun; webgl?: BrowserRun; loadavg: number }[] = [];
+    // With the activity monitor, as `rigdesk serve` and the app run: its watch and looks are part of the cost.
+    const w = await appWorld('bench', ['flood', 'bare'], { monitor: true });
+    const chrome = missing ? undefined : await launchChromium();
+    try {
+      // All three sides at one size, the one the window's terminal fits to (tmux's and xterm's costs
+      // grow with the width): a warm-up run in the window sets it, and warms the page's JIT.
+      // The warm-up lets the window pick its renderer, as it does for a person: the target is judged
+      // on that one, and the other is measured forced (WebGL on a software GL, or DOM on a GPU).
+      let size = FALLBACK_SIZE;
       if (chrome) {
-        r.dom = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'dom');
-        r.webgl = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'webgl');
+        const warm = await browserRun(w, chrome.browser, 'flood@bench', Math.min(LINES, 100_000), 'auto');
+        size = warm.size;
+        results.windowRenderer = warm.renderer;
       }
-      reps.push(r);
-      const fmt = (b?: BrowserRun) => b ? `${b.renderer} ${(b.ms / 1000).toFixed(2)} s (pane ${(b.paneMs / 1000).toFixed(2)} s; cpu tmux ${b.cpuMs.tmux} / host ${b.cpuMs.host} / chromium ${b.cpuMs.chromium} / watch ${b.cpuMs.watch} ms)` : 'skipped';
-      log(`rep ${i + 1}: headless ${(r.headless / 1e6).toFixed(1)} MB/s; tmux alone ${(r.alone.ms / 1000).toFixed(2)} s (cpu tmux ${r.alone.cpuMs.tmux} / host ${r.alone.cpuMs.host} / watch ${r.alone.cpuMs.watch} ms); ${fmt(r.dom)}; ${fmt(r.webgl)}; load ${r.loadavg.toFixed(1)}`);
+      log(
+        `pane size ${size.cols}x${size.rows} for every side; the window picks the ${String(results.windowRenderer ?? '?')} renderer here`,
+      );
+      for (let i = 0; i < REPS; i++) {
+        // Each rep measures every side back to back, so they see about the same machine load.
+        const h = await headlessRate(LINES, size);
+        bytes = h.bytes;
+        const r: (typeof reps)[number] = {
+          headless: h.bytesPerSec,
+          alone: await tmuxAlone(w, 'bare@bench', LINES, size),
+          loadavg: os.loadavg()[0]!,
+        };
+        if (chrome) {
+          r.dom = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'dom');
+          r.webgl = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'webgl');
+        }
+        reps.push(r);
+        const fmt = (b?: BrowserRun) =>
+          b
+            ? `${b.renderer} ${(b.ms / 1000).toFixed(2)} s (pane ${(b.paneMs / 1000).toFixed(2)} s; cpu tmux ${b.cpuMs.tmux} / host ${b.cpuMs.host} / chromium ${b.cpuMs.chromium} / watch ${b.cpuMs.watch} ms)`
+            : 'skipped';
+        log(
+          `rep ${i + 1}: headless ${(r.headless / 1e6).toFixed(1)} MB/s; tmux alone ${(r.alone.ms / 1000).toFixed(2)} s (cpu tmux ${r.alone.cpuMs.tmux} / host ${r.alone.cpuMs.host} / watch ${r.alone.cpuMs.watch} ms); ${fmt(r.dom)}; ${fmt(r.webgl)}; load ${r.loadavg.toFixed(1)}`,
+        );
+      }
+      results.paneSize = size;
+    } finally {
+      await chrome?.close();
+      await w.cleanup();
     }
-    results.paneSize = size;
-  } finally {
-    await chrome?.close();
-    await w.cleanup();
-  }
-  // Ratios are taken within each rep (same load) and their median reported: on a shared machine
-  // the load moves every absolute rate by 2x between reps, and a ratio of medians mixes reps.
-  const headless = median(reps.map((r) => r.headless));
-  const tmuxRatio = median(reps.map((r) => mbps(bytes, r.alone.ms) * 1e6 / r.headless));
-  const aloneCpu = { tmux: median(reps.map((r) => r.alone.cpuMs.tmux)), host: median(reps.map((r) => r.alone.cpuMs.host)), watch: median(reps.map((r) => r.alone.cpuMs.watch)) };
-  const summary: Record<string, unknown> = { bytes, headlessBytesPerSec: headless, tmuxAloneBytesPerSec: mbps(bytes, median(reps.map((r) => r.alone.ms))) * 1e6, tmuxAloneRatioToHeadless: tmuxRatio, tmuxAloneMedianCpuMs: aloneCpu };
-  log(`median over ${REPS}: headless xterm ${(headless / 1e6).toFixed(1)} MB/s; tmux alone (no window) = ${(100 * tmuxRatio).toFixed(0)} % of headless; watching it cost the host (engine) ${aloneCpu.host} ms of CPU and the watch's cat ${aloneCpu.watch} ms, against tmux's ${aloneCpu.tmux} ms`);
-  for (const k of ['dom', 'webgl'] as const) {
-    const paired = reps.filter((r) => r[k]).map((r) => ({ run: r[k]!, toHeadless: mbps(bytes, r[k]!.ms) * 1e6 / r.headless, toTmux: r.alone.ms / r[k]!.ms }));
-    if (!paired.length) continue;
-    const runs = paired.map((p) => p.run);
-    const rate = mbps(bytes, median(runs.map((x) => x.ms)));
-    const ratio = median(paired.map((p) => p.toHeadless));
-    const toTmux = median(paired.map((p) => p.toTmux));
-    const tailMs = median(runs.map((x) => x.ms - x.paneMs));
-    const cpu = { tmux: median(runs.map((x) => x.cpuMs.tmux)), host: median(runs.map((x) => x.cpuMs.host)), chromium: median(runs.map((x) => x.cpuMs.chromium)), watch: median(runs.map((x) => x.cpuMs.watch)) };
-    // How many reps met it, beside the median: on this kind of machine single reps spread 40-110 %,
-    // and a median just over or under the line says little without that count.
-    const met = paired.filter((p) => p.toHeadless >= TARGET).length;
-    summary[k] = { renderer: runs[0]!.renderer, bytesPerSec: rate * 1e6, ratioToHeadless: ratio, repsAtTarget: met, ratioToTmuxAlone: toTmux, medianTailMs: tailMs, medianCpuMs: cpu, runs };
-    const verdict = runs[0]!.renderer === results.windowRenderer ? `target ${100 * TARGET} %: ${ratio >= TARGET ? 'PASS' : 'FAIL'}; ${met} of ${paired.length} reps at or over it` : `forced: the window picks ${String(results.windowRenderer)} here`;
-    log(`  browser (${runs[0]!.renderer}): ${rate.toFixed(1)} MB/s; ${(100 * ratio).toFixed(0)} % of headless [${verdict}], ${(100 * toTmux).toFixed(0)} % of tmux alone (medians of per-rep ratios); window has parsed the end ${tailMs.toFixed(0)} ms after the pane; cpu ms tmux ${cpu.tmux}, host ${cpu.host}, chromium ${cpu.chromium}, watch ${cpu.watch}`);
-  }
-  results.throughput = { ...summary, reps };
-  expect(headless).toBeGreaterThan(0);
-});
+    // Ratios are taken within each rep (same load) and their median reported: on a shared machine
+    // the load moves every absolute rate by 2x between reps, and a ratio of medians mixes reps.
+    const headless = median(reps.map((r) => r.headless));
+    const tmuxRatio = median(reps.map((r) => (mbps(bytes, r.alone.ms) * 1e6) / r.headless));
+    const aloneCpu = {
+      tmux: median(reps.map((r) => r.alone.cpuMs.tmux)),
+      host: median(reps.map((r) => r.alone.cpuMs.host)),
+      watch: median(reps.map((r) => r.alone.cpuMs.watch)),
+    };
+    const summary: Record<string, unknown> = {
+      bytes,
+      headlessBytesPerSec: headless,
+      tmuxAloneBytesPerSec: mbps(bytes, median(reps.map((r) => r.alone.ms))) * 1e6,
+      tmuxAloneRatioToHeadless: tmuxRatio,
+      tmuxAloneMedianCpuMs: aloneCpu,
+    };
+    log(
+      `median over ${REPS}: headless xterm ${(headless / 1e6).toFixed(1)} MB/s; tmux alone (no window) = ${(100 * tmuxRatio).toFixed(0)} % of headless; watching it cost the host (engine) ${aloneCpu.host} ms of CPU and the watch's cat ${aloneCpu.watch} ms, against tmux's ${aloneCpu.tmux} ms`,
+    );
+    for (const k of ['dom', 'webgl'] as const) {
+      const paired = reps
+        .filter((r) => r[k])
+        .map((r) => ({
+          run: r[k]!,
+          toHeadless: (mbps(bytes, r[k]!.ms) * 1e6) / r.headless,
+          toTmux: r.alone.ms / r[k]!.ms,
+        }));
+      if (!paired.length) continue;
+      const runs = paired.map((p) => p.run);
+      const rate = mbps(bytes, median(runs.map((x) => x.ms)));
+      const ratio = median(paired.map((p) => p.toHeadless));
+      const toTmux = median(paired.map((p) => p.toTmux));
+      const tailMs = median(runs.map((x) => x.ms - x.paneMs));
+      const cpu = {
+        tmux: median(runs.map((x) => x.cpuMs.tmux)),
+        host: median(runs.map((x) => x.cpuMs.host)),
+        chromium: median(runs.map((x) => x.cpuMs.chromium)),
+        watch: median(runs.map((x) => x.cpuMs.watch)),
+      };
+      // How many reps met it, beside the median: on this kind of machine single reps spread 40-110 %,
+      // and a median just over or under the line says little without that count.
+      const met = paired.filter((p) => p.toHeadless >= TARGET).length;
+      summary[k] = {
+        renderer: runs[0]!.renderer,
+        bytesPerSec: rate * 1e6,
+        ratioToHeadless: ratio,
+        repsAtTarget: met,
+        ratioToTmuxAlone: toTmux,
+        medianTailMs: tailMs,
+        medianCpuMs: cpu,
+        runs,
+      };
+      const verdict =
+        runs[0]!.renderer === results.windowRenderer
+          ? `target ${100 * TARGET} %: ${ratio >= TARGET ? 'PASS' : 'FAIL'}; ${met} of ${paired.length} reps at or over it`
+          : `forced: the window picks ${String(results.windowRenderer)} here`;
+      log(
+        `  browser (${runs[0]!.renderer}): ${rate.toFixed(1)} MB/s; ${(100 * ratio).toFixed(0)} % of headless [${verdict}], ${(100 * toTmux).toFixed(0)} % of tmux alone (medians of per-rep ratios); window has parsed the end ${tailMs.toFixed(0)} ms after the pane; cpu ms tmux ${cpu.tmux}, host ${cpu.host}, chromium ${cpu.chromium}, watch ${cpu.watch}`,
+      );
+    }
+    results.throughput = { ...summary, reps };
+    expect(headless).toBeGreaterThan(0);
+  },
+);
 
-it.skipIf(!ONLY.has('clients'))('why an attach client and a piped activity watch: pane flood time with no client, an attach client, a control-mode client, a pipe', async () => {
-  const kinds: ClientKind[] = ['none', 'attach', 'control', 'pipe'];
-  const runs: Record<ClientKind, { ms: number; clientBytes: number }[]> = { none: [], attach: [], control: [], pipe: [] };
-  for (let i = 0; i < REPS; i++) for (const k of kinds) runs[k].push(await paneFloodMs(k, CLIENT_LINES));
-  for (const k of kinds) log(`  ${k.padEnd(8)} pane done ${(median(runs[k].map((r) => r.ms)) / 1000).toFixed(2)} s (median of ${REPS}); client received ${(median(runs[k].map((r) => r.clientBytes)) / 1e6).toFixed(2)} MB`);
-  results.clients = Object.fromEntries(kinds.map((k) => [k, { medianMs: median(runs[k].map((r) => r.ms)), medianClientBytes: median(runs[k].map((r) => r.clientBytes)), runs: runs[k] }]));
-});
+it.skipIf(!ONLY.has('clients'))(
+  'why an attach client and a piped activity watch: pane flood time with no client, an attach client, a control-mode client, a pipe',
+  async () => {
+    const kinds: ClientKind[] = ['none', 'attach', 'control', 'pipe'];
+    const runs: Record<ClientKind, { ms: number; clientBytes: number }[]> = {
+      none: [],
+      attach: [],
+      control: [],
+      pipe: [],
+    };
+    for (let i = 0; i < REPS; i++) for (const k of kinds) runs[k].push(await paneFloodMs(k, CLIENT_LINES));
+    for (const k of kinds)
+      log(
+        `  ${k.padEnd(8)} pane done ${(median(runs[k].map((r) => r.ms)) / 1000).toFixed(2)} s (median of ${REPS}); client received ${(median(runs[k].map((r) => r.clientBytes)) / 1e6).toFixed(2)} MB`,
+      );
+    results.clients = Object.fromEntries(
+      kinds.map((k) => [
+        k,
+        {
+          medianMs: median(runs[k].map((r) => r.ms)),
+          medianClientBytes: median(runs[k].map((r) => r.clientBytes)),
+          runs: runs[k],
+        },
+      ]),
+    );
+  },
+);
 
 it.skipIf(!!missing || !ONLY.has('heap'))(`renderer JS heap with ${HEAP_SEATS.join(', ')} seats open`, async () => {
   const n = Math.max(...HEAP_SEATS);
@@ -139,9 +238,18 @@ it.skipIf(!!missing || !ONLY.has('heap'))(`renderer JS heap with ${HEAP_SEATS.jo
   const chrome = await launchChromium();
   try {
     // Some history in every seat, so a parked snapshot is not an empty screen.
-    for (const m of members) w.world.tmux.run(['send-keys', '-t', w.engine.store.sessions.live(`${m}@heap`)!.paneId, 'seq 1 300', 'Enter']);
-    const rows = await heapWithSeatsOpen(chrome.browser, w.serve.url, members.map((m) => `${m}@heap`), HEAP_SEATS);
-    for (const r of rows) log(`  ${String(r.seats).padStart(2)} seat(s) open: JS heap ${r.usedMB.toFixed(1)} MB used (${r.totalMB.toFixed(1)} MB allocated), after GC`);
+    for (const m of members)
+      w.world.tmux.run(['send-keys', '-t', w.engine.store.sessions.live(`${m}@heap`)!.paneId, 'seq 1 300', 'Enter']);
+    const rows = await heapWithSeatsOpen(
+      chrome.browser,
+      w.serve.url,
+      members.map((m) => `${m}@heap`),
+      HEAP_SEATS,
+    );
+    for (const r of rows)
+      log(
+        `  ${String(r.seats).padStart(2)} seat(s) open: JS heap ${r.usedMB.toFixed(1)} MB used (${r.totalMB.toFixed(1)} MB allocated), after GC`,
+      );
     results.heap = rows;
   } finally {
     await chrome.close();
@@ -149,89 +257,128 @@ it.skipIf(!!missing || !ONLY.has('heap'))(`renderer JS heap with ${HEAP_SEATS.jo
   }
 });
 
-it.skipIf(!!missing || !ONLY.has('flood'))(`a ${FLOOD_MB} MB flood in one seat never stalls the others or grows memory without bound`, async () => {
-  // The activity monitor runs, as in rigdesk serve: every byte of the flood also goes through its pipe.
-  const w = await appWorld('flood', ['flood', 'calm'], { monitor: true });
-  const chrome = await launchChromium();
-  let r: FloodReport;
-  try {
-    r = await floodWhileWorking(w, chrome.browser, 'flood@flood', 'calm@flood', FLOOD_MB * 1024 * 1024);
-  } finally {
-    await chrome.close();
-    await w.cleanup();
-  }
-  log(`  ${FLOOD_MB} MB in ${r.seconds.toFixed(0)} s (${(r.bytes / 1e6 / r.seconds).toFixed(1)} MB/s through tmux); flooded viewer paused in ${r.pausedSamples}/${r.samples} samples`);
-  log(`  other seat round trip: median ${r.probeMs.median.toFixed(0)} ms, p95 ${r.probeMs.p95.toFixed(0)} ms, max ${r.probeMs.max.toFixed(0)} ms over ${r.probeMs.n}; ps over the contract: median ${r.psMs.median.toFixed(0)} ms, max ${r.psMs.max.toFixed(0)} ms`);
-  log(`  flooded window heap ${r.heapMB.start.toFixed(1)} → max ${r.heapMB.max.toFixed(1)} → ${r.heapMB.end.toFixed(1)} MB (after GC); host RSS ${r.hostRssMB.start.toFixed(0)} → max ${r.hostRssMB.max.toFixed(0)} → ${r.hostRssMB.end.toFixed(0)} MB; tmux RSS ${r.tmuxRssMB.start.toFixed(0)} → max ${r.tmuxRssMB.max.toFixed(0)} MB`);
-  const stalled = r.probeMs.max > 2000;
-  const grew = r.heapMB.end - r.heapMB.start > 50 || r.hostRssMB.max - r.hostRssMB.start > 300;
-  log(`  targets: others never stall (every round trip < 2 s): ${stalled ? 'FAIL' : 'PASS'}; memory bounded (window heap +<50 MB after GC, host RSS +<300 MB): ${grew ? 'FAIL' : 'PASS'}`);
-  results.flood = { ...r, stalled, grew };
-});
+it.skipIf(!!missing || !ONLY.has('flood'))(
+  `a ${FLOOD_MB} MB flood in one seat never stalls the others or grows memory without bound`,
+  async () => {
+    // The activity monitor runs, as in rigdesk serve: every byte of the flood also goes through its pipe.
+    const w = await appWorld('flood', ['flood', 'calm'], { monitor: true });
+    const chrome = await launchChromium();
+    let r: FloodReport;
+    try {
+      r = await floodWhileWorking(w, chrome.browser, 'flood@flood', 'calm@flood', FLOOD_MB * 1024 * 1024);
+    } finally {
+      await chrome.close();
+      await w.cleanup();
+    }
+    log(
+      `  ${FLOOD_MB} MB in ${r.seconds.toFixed(0)} s (${(r.bytes / 1e6 / r.seconds).toFixed(1)} MB/s through tmux); flooded viewer paused in ${r.pausedSamples}/${r.samples} samples`,
+    );
+    log(
+      `  other seat round trip: median ${r.probeMs.median.toFixed(0)} ms, p95 ${r.probeMs.p95.toFixed(0)} ms, max ${r.probeMs.max.toFixed(0)} ms over ${r.probeMs.n}; ps over the contract: median ${r.psMs.median.toFixed(0)} ms, max ${r.psMs.max.toFixed(0)} ms`,
+    );
+    log(
+      `  flooded window heap ${r.heapMB.start.toFixed(1)} → max ${r.heapMB.max.toFixed(1)} → ${r.heapMB.end.toFixed(1)} MB (after GC); host RSS ${r.hostRssMB.start.toFixed(0)} → max ${r.hostRssMB.max.toFixed(0)} → ${r.hostRssMB.end.toFixed(0)} MB; tmux RSS ${r.tmuxRssMB.start.toFixed(0)} → max ${r.tmuxRssMB.max.toFixed(0)} MB`,
+    );
+    const stalled = r.probeMs.max > 2000;
+    const grew = r.heapMB.end - r.heapMB.start > 50 || r.hostRssMB.max - r.hostRssMB.start > 300;
+    log(
+      `  targets: others never stall (every round trip < 2 s): ${stalled ? 'FAIL' : 'PASS'}; memory bounded (window heap +<50 MB after GC, host RSS +<300 MB): ${grew ? 'FAIL' : 'PASS'}`,
+    );
+    results.flood = { ...r, stalled, grew };
+  },
+);
 
-it.skipIf(!!missing || !ONLY.has('gate'))(`why a viewer's pty is read at most once a frame: the window with and without the read gate, ${GATE_PAIRS} pairs`, async () => {
-  const w = await appWorld('gate', ['flood', 'bare'], { monitor: true });
-  // A second serve host on the same engine whose viewers read their pty as fast as it gives.
-  const ungated = await startServe({ engine: w.engine, port: 0, staticDir: RENDERER_DIR, terminals: new TerminalHub(w.engine, livePty, undefined, 0) });
-  const chrome = await launchChromium();
-  const sides = { gated: w.serve.url, ungated: ungated.url };
-  type Pair = { toAlone: number; tmuxToAlone: number; run: BrowserRun; alone: AloneRun };
-  const runs: Record<keyof typeof sides, Pair[]> = { gated: [], ungated: [] };
-  try {
-    const size = (await browserRun(w, chrome.browser, 'flood@gate', Math.min(LINES, 100_000), 'dom')).size;
-    for (let i = 0; i < GATE_PAIRS; i++) {
-      // Alternating which goes first, each against tmux alone just before it (the same load).
-      for (const k of i % 2 ? (['ungated', 'gated'] as const) : (['gated', 'ungated'] as const)) {
-        const alone = await tmuxAlone(w, 'bare@gate', LINES, size);
-        const run = await browserRun(w, chrome.browser, 'flood@gate', LINES, 'dom', sides[k]);
-        runs[k].push({ toAlone: alone.ms / run.ms, tmuxToAlone: run.cpuMs.tmux / alone.cpuMs.tmux, run, alone });
-        log(`  pair ${i + 1} ${k.padEnd(8)} window ${(run.ms / 1000).toFixed(2)} s = ${(100 * alone.ms / run.ms).toFixed(0)} % of tmux alone; cpu tmux ${run.cpuMs.tmux} (alone ${alone.cpuMs.tmux}) / host ${run.cpuMs.host} / chromium ${run.cpuMs.chromium} ms; end parsed ${(run.ms - run.paneMs).toFixed(0)} ms after the pane`);
+it.skipIf(!!missing || !ONLY.has('gate'))(
+  `why a viewer's pty is read at most once a frame: the window with and without the read gate, ${GATE_PAIRS} pairs`,
+  async () => {
+    const w = await appWorld('gate', ['flood', 'bare'], { monitor: true });
+    // A second serve host on the same engine whose viewers read their pty as fast as it gives.
+    const ungated = await startServe({
+      engine: w.engine,
+      port: 0,
+      staticDir: RENDERER_DIR,
+      terminals: new TerminalHub(w.engine, livePty, undefined, 0),
+    });
+    const chrome = await launchChromium();
+    const sides = { gated: w.serve.url, ungated: ungated.url };
+    type Pair = { toAlone: number; tmuxToAlone: number; run: BrowserRun; alone: AloneRun };
+    const runs: Record<keyof typeof sides, Pair[]> = { gated: [], ungated: [] };
+    try {
+      const size = (await browserRun(w, chrome.browser, 'flood@gate', Math.min(LINES, 100_000), 'dom')).size;
+      for (let i = 0; i < GATE_PAIRS; i++) {
+        // Alternating which goes first, each against tmux alone just before it (the same load).
+        for (const k of i % 2 ? (['ungated', 'gated'] as const) : (['gated', 'ungated'] as const)) {
+          const alone = await tmuxAlone(w, 'bare@gate', LINES, size);
+          const run = await browserRun(w, chrome.browser, 'flood@gate', LINES, 'dom', sides[k]);
+          runs[k].push({ toAlone: alone.ms / run.ms, tmuxToAlone: run.cpuMs.tmux / alone.cpuMs.tmux, run, alone });
+          log(
+            `  pair ${i + 1} ${k.padEnd(8)} window ${(run.ms / 1000).toFixed(2)} s = ${((100 * alone.ms) / run.ms).toFixed(0)} % of tmux alone; cpu tmux ${run.cpuMs.tmux} (alone ${alone.cpuMs.tmux}) / host ${run.cpuMs.host} / chromium ${run.cpuMs.chromium} ms; end parsed ${(run.ms - run.paneMs).toFixed(0)} ms after the pane`,
+          );
+        }
       }
+    } finally {
+      await chrome.close();
+      await ungated.close();
+      await w.cleanup();
     }
-  } finally {
-    await chrome.close();
-    await ungated.close();
-    await w.cleanup();
-  }
-  const summary = Object.fromEntries((['gated', 'ungated'] as const).map((k) => {
-    const p = runs[k];
-    const s = {
-      windowToTmuxAlone: median(p.map((x) => x.toAlone)),
-      tmuxCpuToAlone: median(p.map((x) => x.tmuxToAlone)),
-      hostPlusChromiumCpuMs: median(p.map((x) => x.run.cpuMs.host + x.run.cpuMs.chromium)),
-      tailMs: median(p.map((x) => x.run.ms - x.run.paneMs)),
-    };
-    log(`  ${k}: window ${(100 * s.windowToTmuxAlone).toFixed(0)} % of tmux alone; tmux's CPU ${(100 * s.tmuxCpuToAlone).toFixed(0)} % of its CPU alone; host + Chromium ${s.hostPlusChromiumCpuMs} ms of CPU; end parsed ${s.tailMs.toFixed(0)} ms after the pane (medians of ${p.length})`);
-    return [k, { ...s, pairs: p }];
-  }));
-  const wins = runs.gated.filter((g, i) => g.toAlone > (runs.ungated[i]?.toAlone ?? Infinity)).length;
-  log(`  the gated window was the faster of its pair in ${wins} of ${GATE_PAIRS}`);
-  results.gate = { ...summary, gatedFasterInPairs: wins };
-});
+    const summary = Object.fromEntries(
+      (['gated', 'ungated'] as const).map((k) => {
+        const p = runs[k];
+        const s = {
+          windowToTmuxAlone: median(p.map((x) => x.toAlone)),
+          tmuxCpuToAlone: median(p.map((x) => x.tmuxToAlone)),
+          hostPlusChromiumCpuMs: median(p.map((x) => x.run.cpuMs.host + x.run.cpuMs.chromium)),
+          tailMs: median(p.map((x) => x.run.ms - x.run.paneMs)),
+        };
+        log(
+          `  ${k}: window ${(100 * s.windowToTmuxAlone).toFixed(0)} % of tmux alone; tmux's CPU ${(100 * s.tmuxCpuToAlone).toFixed(0)} % of its CPU alone; host + Chromium ${s.hostPlusChromiumCpuMs} ms of CPU; end parsed ${s.tailMs.toFixed(0)} ms after the pane (medians of ${p.length})`,
+        );
+        return [k, { ...s, pairs: p }];
+      }),
+    );
+    const wins = runs.gated.filter((g, i) => g.toAlone > (runs.ungated[i]?.toAlone ?? Infinity)).length;
+    log(`  the gated window was the faster of its pair in ${wins} of ${GATE_PAIRS}`);
+    results.gate = { ...summary, gatedFasterInPairs: wins };
+  },
+);
 
-it.skipIf(!ONLY.has('ceiling'))(`the ceiling: tmux alone against @xterm/headless, ${CEILING_REPS} reps, no browser`, async () => {
-  // The size the throughput part's window fitted, if it ran.
-  const size = (results.paneSize as PaneSize | undefined) ?? FALLBACK_SIZE;
-  const w = await appWorld('ceiling', ['bare'], { monitor: true });
-  const reps: { headless: number; aloneMs: number; tmuxCpuMs: number; ratio: number }[] = [];
-  try {
-    for (let i = 0; i < CEILING_REPS; i++) {
-      // Alternating which side goes first, so neither always runs right after the other's load.
-      const earlyAlone = i % 2 ? await tmuxAlone(w, 'bare@ceiling', LINES, size) : undefined;
-      const headless = await headlessRate(LINES, size);
-      const alone = earlyAlone ?? await tmuxAlone(w, 'bare@ceiling', LINES, size);
-      const ratio = mbps(headless.bytes, alone.ms) * 1e6 / headless.bytesPerSec;
-      reps.push({ headless: headless.bytesPerSec, aloneMs: alone.ms, tmuxCpuMs: alone.cpuMs.tmux, ratio });
-      log(`  rep ${i + 1}: headless ${(headless.bytesPerSec / 1e6).toFixed(1)} MB/s; tmux alone ${(alone.ms / 1000).toFixed(2)} s (cpu ${alone.cpuMs.tmux} ms) = ${(100 * ratio).toFixed(0)} % of headless`);
+it.skipIf(!ONLY.has('ceiling'))(
+  `the ceiling: tmux alone against @xterm/headless, ${CEILING_REPS} reps, no browser`,
+  async () => {
+    // The size the throughput part's window fitted, if it ran.
+    const size = (results.paneSize as PaneSize | undefined) ?? FALLBACK_SIZE;
+    const w = await appWorld('ceiling', ['bare'], { monitor: true });
+    const reps: { headless: number; aloneMs: number; tmuxCpuMs: number; ratio: number }[] = [];
+    try {
+      for (let i = 0; i < CEILING_REPS; i++) {
+        // Alternating which side goes first, so neither always runs right after the other's load.
+        const earlyAlone = i % 2 ? await tmuxAlone(w, 'bare@ceiling', LINES, size) : undefined;
+        const headless = await headlessRate(LINES, size);
+        const alone = earlyAlone ?? (await tmuxAlone(w, 'bare@ceiling', LINES, size));
+        const ratio = (mbps(headless.bytes, alone.ms) * 1e6) / headless.bytesPerSec;
+        reps.push({ headless: headless.bytesPerSec, aloneMs: alone.ms, tmuxCpuMs: alone.cpuMs.tmux, ratio });
+        log(
+          `  rep ${i + 1}: headless ${(headless.bytesPerSec / 1e6).toFixed(1)} MB/s; tmux alone ${(alone.ms / 1000).toFixed(2)} s (cpu ${alone.cpuMs.tmux} ms) = ${(100 * ratio).toFixed(0)} % of headless`,
+        );
+      }
+    } finally {
+      await w.cleanup();
     }
-  } finally {
-    await w.cleanup();
-  }
-  const ratios = reps.map((r) => r.ratio);
-  const reachable = ratios.filter((r) => r >= TARGET).length;
-  const spread = (xs: number[]) => ({ min: Math.min(...xs), median: median(xs), max: Math.max(...xs) });
-  const ratio = spread(ratios);
-  const cpu = spread(reps.map((r) => r.tmuxCpuMs));
-  log(`  tmux alone: ${(100 * ratio.median).toFixed(0)} % of headless (min ${(100 * ratio.min).toFixed(0)}, max ${(100 * ratio.max).toFixed(0)}); at or over ${100 * TARGET} % in ${reachable} of ${reps.length} reps, the only reps any window could pass; tmux's CPU for the same flood ${cpu.min}-${cpu.max} ms`);
-  results.ceiling = { size, repsReachingTarget: reachable, ratio, headlessBytesPerSec: spread(reps.map((r) => r.headless)), tmuxCpuMs: cpu, reps };
-});
+    const ratios = reps.map((r) => r.ratio);
+    const reachable = ratios.filter((r) => r >= TARGET).length;
+    const spread = (xs: number[]) => ({ min: Math.min(...xs), median: median(xs), max: Math.max(...xs) });
+    const ratio = spread(ratios);
+    const cpu = spread(reps.map((r) => r.tmuxCpuMs));
+    log(
+      `  tmux alone: ${(100 * ratio.median).toFixed(0)} % of headless (min ${(100 * ratio.min).toFixed(0)}, max ${(100 * ratio.max).toFixed(0)}); at or over ${100 * TARGET} % in ${reachable} of ${reps.length} reps, the only reps any window could pass; tmux's CPU for the same flood ${cpu.min}-${cpu.max} ms`,
+    );
+    results.ceiling = {
+      size,
+      repsReachingTarget: reachable,
+      ratio,
+      headlessBytesPerSec: spread(reps.map((r) => r.headless)),
+      tmuxCpuMs: cpu,
+      reps,
+    };
+  },
+);

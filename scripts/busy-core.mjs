@@ -24,7 +24,9 @@ const deadline = Date.now() + maxMinutes * 60_000;
 // Spins until its deadline, checking the clock only every few million iterations.
 const loop = `const d=${deadline};let x=0;for(;;){for(let i=0;i<5e6;i++)x=(x*31+i)|0;if(Date.now()>d)process.exit(0)}`;
 const busy = Array.from({ length: cores }, () => spawn(process.execPath, ['-e', loop], { stdio: 'ignore' }));
-console.error(`busy-core: ${cores} busy loop(s) (pid ${busy.map((b) => b.pid).join(', ')}) until the command ends, at most ${maxMinutes} min`);
+console.error(
+  `busy-core: ${cores} busy loop(s) (pid ${busy.map((b) => b.pid).join(', ')}) until the command ends, at most ${maxMinutes} min`,
+);
 
 const stopBusy = () => {
   for (const b of busy) if (b.exitCode === null) b.kill('SIGKILL');

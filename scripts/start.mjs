@@ -21,7 +21,9 @@ if (up.status !== 0) process.exit(up.status ?? 1);
 
 // Reading electron/path.txt never triggers the binary download that require('electron') would.
 const pathTxt = join(root, 'node_modules', 'electron', 'path.txt');
-const electronBin = existsSync(pathTxt) ? join(root, 'node_modules', 'electron', 'dist', readFileSync(pathTxt, 'utf8').trim()) : undefined;
+const electronBin = existsSync(pathTxt)
+  ? join(root, 'node_modules', 'electron', 'dist', readFileSync(pathTxt, 'utf8').trim())
+  : undefined;
 if (electronBin && existsSync(electronBin) && process.env.RIGDESK_NO_WINDOW !== '1') {
   console.log('\nStarting the desktop app.');
   const app = spawn(electronBin, [root], { stdio: 'inherit' });

@@ -5,7 +5,19 @@ export interface ParsedArgs {
   flags: Record<string, string | true>;
 }
 
-const VALUE_FLAGS = new Set(['rig', 'lines', 'port', 'seat', 'limit', 'file', 'wait-for-idle', 'reason', 'as', 'note', 'by']);
+const VALUE_FLAGS = new Set([
+  'rig',
+  'lines',
+  'port',
+  'seat',
+  'limit',
+  'file',
+  'wait-for-idle',
+  'reason',
+  'as',
+  'note',
+  'by',
+]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const out: ParsedArgs = { positionals: [], flags: {} };
@@ -23,7 +35,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       else out.flags[a.slice(2)] = true;
       continue;
     }
-    if (!rest && (a === '-h')) {
+    if (!rest && a === '-h') {
       out.flags.help = true;
       continue;
     }
@@ -33,7 +45,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   return out;
 }
 
-export const USAGE_HEAD = 'rigdesk: run a team of coding agents in tmux, one writer per conversation\n\nUsage: rigdesk <command> [options] [--json]\n';
+export const USAGE_HEAD =
+  'rigdesk: run a team of coding agents in tmux, one writer per conversation\n\nUsage: rigdesk <command> [options] [--json]\n';
 export const USAGE_TAIL = `  serve [--port P]             run the engine and keep it running (the CLI then talks to it),
                                and host the window in a browser at the URL it prints
 

@@ -26,14 +26,35 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
   const lines: string[] = [];
   if (seats.length === 0) lines.push('no seats (bring a rig up with: rigdesk up <spec.yaml>)');
   else {
-    lines.push(table([
-      ['SEAT', 'HOST', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONVERSATION'],
-      ...seats.map((s) => [s.seat, s.host ?? 'local', s.runtime, s.state + (s.state === 'stopped' && s.stoppedOnPurpose ? '*' : '') + (s.reason ? `/${s.reason}` : ''), s.activity + (s.needsInput ? `:${s.needsInput}` : ''), s.paneId ?? '-', s.pid ? String(s.pid) : '-', s.conversationId ?? '-']),
-    ]));
+    lines.push(
+      table([
+        ['SEAT', 'HOST', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONVERSATION'],
+        ...seats.map((s) => [
+          s.seat,
+          s.host ?? 'local',
+          s.runtime,
+          s.state + (s.state === 'stopped' && s.stoppedOnPurpose ? '*' : '') + (s.reason ? `/${s.reason}` : ''),
+          s.activity + (s.needsInput ? `:${s.needsInput}` : ''),
+          s.paneId ?? '-',
+          s.pid ? String(s.pid) : '-',
+          s.conversationId ?? '-',
+        ]),
+      ]),
+    );
   }
   if (others.length > 0) {
     lines.push('', 'OTHER AGENTS (not seats of Rigdesk)');
-    lines.push(table([['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'], ...others.map((o) => [o.runtime, String(o.pid), (o.host ? `${o.host}: ` : '') + whereOf(o), o.conversationId ?? 'unknown'])]));
+    lines.push(
+      table([
+        ['RUNTIME', 'PID', 'WHERE', 'CONVERSATION'],
+        ...others.map((o) => [
+          o.runtime,
+          String(o.pid),
+          (o.host ? `${o.host}: ` : '') + whereOf(o),
+          o.conversationId ?? 'unknown',
+        ]),
+      ]),
+    );
   }
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
   return lines.join('\n');
@@ -42,8 +63,14 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
 export function formatFailure(f: Failure): string {
   const out = [`rigdesk: ${f.code}: ${f.message}`];
   if (f.hint) out.push(`  next: ${f.hint}`);
-  const owners = f.evidence?.owners as { pid: number; server?: string; paneId?: string; sessionName?: string; source: string }[] | undefined;
-  if (owners) for (const o of owners) out.push(`  owner: pid ${o.pid}${o.paneId ? ` pane ${o.paneId} on ${o.server}` : ' (no pane)'}${o.sessionName ? ` session "${o.sessionName}"` : ''} [${o.source}]`);
+  const owners = f.evidence?.owners as
+    | { pid: number; server?: string; paneId?: string; sessionName?: string; source: string }[]
+    | undefined;
+  if (owners)
+    for (const o of owners)
+      out.push(
+        `  owner: pid ${o.pid}${o.paneId ? ` pane ${o.paneId} on ${o.server}` : ' (no pane)'}${o.sessionName ? ` session "${o.sessionName}"` : ''} [${o.source}]`,
+      );
   return out.join('\n');
 }
 

@@ -22,13 +22,19 @@ function usage(): string {
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
 
 /** Runs the request on a running engine if there is one, else on an engine in this process. */
-async function execute(method: string, params: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<Result<Record<string, unknown>>> {
+async function execute(
+  method: string,
+  params: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Promise<Result<Record<string, unknown>>> {
   const layout = resolveHome(env);
   const remote = await callRunningEngine(layout.engineInfoPath, method, params);
   if (remote) return remote;
   // Scripts that must act through the app's engine (and never start their own) say so.
   if (env.RIGDESK_REQUIRE_ENGINE === '1') {
-    return fail('ENGINE_UNREACHABLE', `no Rigdesk engine is running for ${layout.home}`, { hint: 'Start the app or `rigdesk serve`, or unset RIGDESK_REQUIRE_ENGINE to run one in this process.' });
+    return fail('ENGINE_UNREACHABLE', `no Rigdesk engine is running for ${layout.home}`, {
+      hint: 'Start the app or `rigdesk serve`, or unset RIGDESK_REQUIRE_ENGINE to run one in this process.',
+    });
   }
   mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const engine = new Engine(liveEngineDeps(env, { layout }));
@@ -47,7 +53,9 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   try {
     handle = await serveEngineSocket(engine);
   } catch (e) {
-    const f = fail('ENGINE_UNREACHABLE', (e as Error).message, { hint: 'Use the running engine (the CLI finds it by itself), or stop it first.' });
+    const f = fail('ENGINE_UNREACHABLE', (e as Error).message, {
+      hint: 'Use the running engine (the CLI finds it by itself), or stop it first.',
+    });
     if (json) out.stdout(JSON.stringify(f) + '\n');
     else out.stderr(formatFailure(f) + '\n');
     return 1;
@@ -56,10 +64,17 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   const background = await startBackground(engine, (r) => out.stderr(reportLine(r)));
   // The same engine hosts the window in a browser (the renderer over HTTP, the contract over a
   // WebSocket on 127.0.0.1 with a per-start token in the URL).
-  const win = await startServe({ engine, port, staticDir: join(__dirname, '..', 'renderer'), pushes: new PushHub(engine, { activityEvents: true }) });
-  out.stdout(json
-    ? JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url }) + '\n'
-    : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\nrigdesk window: ${win.url}\n`);
+  const win = await startServe({
+    engine,
+    port,
+    staticDir: join(__dirname, '..', 'renderer'),
+    pushes: new PushHub(engine, { activityEvents: true }),
+  });
+  out.stdout(
+    json
+      ? JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url }) + '\n'
+      : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\nrigdesk window: ${win.url}\n`,
+  );
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGINT', stop);
@@ -72,7 +87,11 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   return 0;
 }
 
-export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, out: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) }): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  out: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) },
+): Promise<number> {
   const a = parseArgs(argv);
   const json = a.flags.json === true;
   if (a.flags.version || a.command === 'version') {
@@ -83,8 +102,15 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     out.stdout(usage() + '\n');
     return a.command === undefined && !a.flags.help ? 2 : 0;
   }
-  const cmd = a.command !== undefined && Object.prototype.hasOwnProperty.call(COMMANDS, a.command) ? COMMANDS[a.command]! : undefined;
-  const req = cmd ? cmd.toRequest(a) : fail('BAD_USAGE', a.command ? `unknown command "${a.command}"` : 'no command given', { hint: 'rigdesk --help lists the commands.' });
+  const cmd =
+    a.command !== undefined && Object.prototype.hasOwnProperty.call(COMMANDS, a.command)
+      ? COMMANDS[a.command]!
+      : undefined;
+  const req = cmd
+    ? cmd.toRequest(a)
+    : fail('BAD_USAGE', a.command ? `unknown command "${a.command}"` : 'no command given', {
+        hint: 'rigdesk --help lists the commands.',
+      });
   const report = (f: Failure) => {
     if (json) out.stdout(JSON.stringify(f) + '\n');
     else out.stderr(formatFailure(f) + '\n');
@@ -92,7 +118,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
   };
   if (a.command === 'serve') {
     const port = a.flags.port === undefined ? 0 : Number(a.flags.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) return report(fail('BAD_USAGE', '--port takes a port number (0 picks a free one)'));
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      return report(fail('BAD_USAGE', '--port takes a port number (0 picks a free one)'));
     return serve(env, out, json, port);
   }
   if (!req.ok) return report(req);

@@ -72,7 +72,8 @@ export async function startServe(opts: ServeOptions): Promise<ServeHandle> {
     }
     if (url.pathname !== '/ws' || !hostOk(req.headers.host)) return refuse(404, 'Not Found');
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) return refuse(403, 'Forbidden');
+    if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`)
+      return refuse(403, 'Forbidden');
     const given = Buffer.from(url.searchParams.get('token') ?? '');
     if (given.length !== tokenBuf.length || !timingSafeEqual(given, tokenBuf)) return refuse(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => attach(ws));
@@ -89,7 +90,11 @@ export async function startServe(opts: ServeOptions): Promise<ServeHandle> {
       },
     });
     ws.on('message', (data: RawData, isBinary: boolean) => {
-      const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+      const buf = Array.isArray(data)
+        ? Buffer.concat(data)
+        : Buffer.isBuffer(data)
+          ? data
+          : Buffer.from(data as ArrayBuffer);
       if (isBinary) conn.frame(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
       else void conn.text(buf.toString('utf8'));
     });
@@ -107,7 +112,10 @@ export async function startServe(opts: ServeOptions): Promise<ServeHandle> {
   port = (http.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}/?token=${token}`;
   return {
-    url, port, token, ctx,
+    url,
+    port,
+    token,
+    ctx,
     connections: () => sockets.size,
     close: async () => {
       for (const ws of sockets) ws.terminate();

@@ -18,10 +18,14 @@ const TYPES: Record<string, string> = {
  * The browser-mode policy: the Electron window's (WINDOW_CSP) with its own origin as 'self'; here the
  * origin is 127.0.0.1:<port>, which serves nothing but the bundle and the contract's WebSocket.
  */
-export const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 /** Where a request path lands under `root`, or why it is refused (the one rule both hosts use). */
-export function resolveUnder(root: string, urlPath: string): { ok: true; file: string; type: string } | { ok: false; status: 400 | 403; text: string } {
+export function resolveUnder(
+  root: string,
+  urlPath: string,
+): { ok: true; file: string; type: string } | { ok: false; status: 400 | 403; text: string } {
   let path: string;
   try {
     path = decodeURIComponent(urlPath);
@@ -31,7 +35,8 @@ export function resolveUnder(root: string, urlPath: string): { ok: true; file: s
   if (path.includes('\0')) return { ok: false, status: 400, text: 'bad path' };
   const rel = normalize(path === '/' || path === '' ? '/index.html' : path).replace(/^([/\\])+/, '');
   const file = join(root, rel);
-  if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) return { ok: false, status: 403, text: 'forbidden' };
+  if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep))
+    return { ok: false, status: 403, text: 'forbidden' };
   return { ok: true, file, type: TYPES[extname(file)] ?? 'application/octet-stream' };
 }
 

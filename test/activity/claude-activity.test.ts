@@ -15,7 +15,6 @@ import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { claudeRigYaml } from '../support/claude-rig';
 
-
 describe('activity of a real Claude Code seat', () => {
   let server: FakeModelServer;
   let closed: number;
@@ -32,7 +31,12 @@ describe('activity of a real Claude Code seat', () => {
   beforeEach(async () => {
     w = new RigWorld();
     mkdirSync(join(w.root, 'work'), { recursive: true });
-    fx = makeClaudeFixture({ serverUrl: server.url, closedPort: closed, trustedCwds: [realpathSync(join(w.root, 'work'))], root: join(w.root, 'claude') });
+    fx = makeClaudeFixture({
+      serverUrl: server.url,
+      closedPort: closed,
+      trustedCwds: [realpathSync(join(w.root, 'work'))],
+      root: join(w.root, 'claude'),
+    });
     const up = await w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
   });
@@ -46,12 +50,16 @@ describe('activity of a real Claude Code seat', () => {
    * is a whole process (1-3 s on a loaded two-core machine) and the engine's reading is taken
    * somewhere inside it, so the reporting call's midpoint is charged, as the journeys do.
    */
-  async function seen(pred: (r: any) => boolean, since: number, what: string): Promise<number> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async function seen(pred: (r: any) => boolean, since: number, what: string): Promise<number> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     let started = 0;
-    await waitFor(async () => {
-      started = Date.now();
-      return pred(await row());
-    }, { timeoutMs: 30_000, intervalMs: 50, what });
+    await waitFor(
+      async () => {
+        started = Date.now();
+        return pred(await row());
+      },
+      { timeoutMs: 30_000, intervalMs: 50, what },
+    );
     const ended = Date.now();
     const ms = Math.max(0, Math.round((started + ended) / 2) - since);
     console.info(`[claude activity] ${what}: reported ${ms} ms after the change (ps call ${ended - started} ms)`);
@@ -85,7 +93,10 @@ describe('activity of a real Claude Code seat', () => {
       table.spinner = saved.spinner;
     }
     server.release();
-    await waitFor(() => w.tmux.capture('lead@act').includes('tick6'), { timeoutMs: 30_000, what: 'reply finished on screen' });
+    await waitFor(() => w.tmux.capture('lead@act').includes('tick6'), {
+      timeoutMs: 30_000,
+      what: 'reply finished on screen',
+    });
     const t1 = Date.now();
     expect(await seen((r) => r.activity === 'idle', t1, 'idle after')).toBeLessThan(2000);
   });
@@ -93,9 +104,14 @@ describe('activity of a real Claude Code seat', () => {
   it('needs_input: permission at the permission prompt, within 2 s of the prompt', async () => {
     await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
     type('RUN: touch perm-test.txt');
-    await waitFor(() => w.tmux.capture('lead@act').includes('Do you want to proceed?'), { timeoutMs: 30_000, what: 'permission prompt on screen' });
+    await waitFor(() => w.tmux.capture('lead@act').includes('Do you want to proceed?'), {
+      timeoutMs: 30_000,
+      what: 'permission prompt on screen',
+    });
     const t = Date.now();
-    expect(await seen((r) => r.activity === 'needs_input' && r.needsInput === 'permission', t, 'needs_input permission')).toBeLessThan(2000);
+    expect(
+      await seen((r) => r.activity === 'needs_input' && r.needsInput === 'permission', t, 'needs_input permission'),
+    ).toBeLessThan(2000);
   });
 
   it('a prompt cancelled with Escape reads idle again (the stale busy live state does not win over the idle footer)', async () => {
@@ -103,7 +119,10 @@ describe('activity of a real Claude Code seat', () => {
     type('RUN: touch cancelled.txt');
     await seen((r) => r.needsInput === 'permission', Date.now(), 'at the prompt');
     w.tmux.run(['send-keys', '-t', 'lead@act', 'Escape']);
-    await waitFor(() => w.tmux.capture('lead@act').includes('? for shortcuts'), { timeoutMs: 15_000, what: 'idle footer' });
+    await waitFor(() => w.tmux.capture('lead@act').includes('? for shortcuts'), {
+      timeoutMs: 15_000,
+      what: 'idle footer',
+    });
     const t = Date.now();
     expect(await seen((r) => r.activity === 'idle' && !r.needsInput, t, 'idle after Escape')).toBeLessThan(2000);
   });
@@ -111,7 +130,10 @@ describe('activity of a real Claude Code seat', () => {
   it('needs_input: usage_limit on a 429, within 2 s of the error', async () => {
     await seen((r) => r.activity === 'idle', Date.now(), 'idle at start');
     type('LIMIT please');
-    await waitFor(() => w.tmux.capture('lead@act').includes('Request rejected (429)'), { timeoutMs: 30_000, what: '429 on screen' });
+    await waitFor(() => w.tmux.capture('lead@act').includes('Request rejected (429)'), {
+      timeoutMs: 30_000,
+      what: '429 on screen',
+    });
     const t = Date.now();
     expect(await seen((r) => r.needsInput === 'usage_limit', t, 'needs_input usage_limit')).toBeLessThan(2000);
   });
@@ -123,13 +145,16 @@ describe('activity of a real Claude Code seat', () => {
     w.tmux.run(['send-keys', '-t', 'lead@act', 'C-u']);
     await seen((r) => !r.draft, Date.now(), 'draft cleared');
     type('/exit');
-    await waitFor(() => w.tmux.capture('lead@act').includes('[rigdesk] claude exited'), { timeoutMs: 30_000, what: 'wrapper reports the exit' });
+    await waitFor(() => w.tmux.capture('lead@act').includes('[rigdesk] claude exited'), {
+      timeoutMs: 30_000,
+      what: 'wrapper reports the exit',
+    });
     const t = Date.now();
     expect(await seen((r) => r.activity === 'exited' && r.session === 'exited', t, 'exited')).toBeLessThan(2000);
   });
 });
 
-describe('Claude hooks installed into the seat\'s own isolated config', () => {
+describe("Claude hooks installed into the seat's own isolated config", () => {
   let server: FakeModelServer;
   let w: RigWorld;
   let fx: ClaudeFixture;
@@ -146,17 +171,32 @@ describe('Claude hooks installed into the seat\'s own isolated config', () => {
   it('are merged into its settings (keeping what was there) and report the turn as the strongest evidence', async () => {
     w = new RigWorld();
     mkdirSync(join(w.root, 'work'), { recursive: true });
-    fx = makeClaudeFixture({ serverUrl: server.url, closedPort: await closedPort(), trustedCwds: [realpathSync(join(w.root, 'work'))], root: join(w.root, 'claude') });
+    fx = makeClaudeFixture({
+      serverUrl: server.url,
+      closedPort: await closedPort(),
+      trustedCwds: [realpathSync(join(w.root, 'work'))],
+      root: join(w.root, 'claude'),
+    });
     const up = await w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const settings = JSON.parse(readFileSync(join(fx.configDir, 'settings.json'), 'utf8'));
     expect(settings.skipDangerousModePermissionPrompt).toBe(true);
-    expect(Object.keys(settings.hooks).sort()).toEqual(['Notification', 'PostToolUse', 'PreToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(Object.keys(settings.hooks).sort()).toEqual([
+      'Notification',
+      'PostToolUse',
+      'PreToolUse',
+      'SessionStart',
+      'Stop',
+      'UserPromptSubmit',
+    ]);
     const hookFile = join(w.home, 'hooks', 'lead@act.json');
     await waitFor(() => existsSync(hookFile), { timeoutMs: 30_000, what: 'SessionStart hook' });
     w.tmux.run(['send-keys', '-t', 'lead@act', '-l', 'hello hooks']);
     w.tmux.run(['send-keys', '-t', 'lead@act', 'Enter']);
-    await waitFor(() => JSON.parse(readFileSync(hookFile, 'utf8')).hook_event_name === 'Stop', { timeoutMs: 30_000, what: 'Stop hook' });
+    await waitFor(() => JSON.parse(readFileSync(hookFile, 'utf8')).hook_event_name === 'Stop', {
+      timeoutMs: 30_000,
+      what: 'Stop hook',
+    });
     expect(JSON.parse(readFileSync(hookFile, 'utf8')).session_id).toBe(up.json.seats[0].launched.conversationId);
     const e = w.engine();
     const o = (await observeSeats(e, await e.roster(), e.store.rigs.seats())).get('lead@act')!;

@@ -33,11 +33,19 @@ describe('safe delivery to a real Claude Code seat', () => {
     w = new RigWorld();
     mkdirSync(join(w.root, 'work'), { recursive: true });
     work = realpathSync(join(w.root, 'work'));
-    fx = makeClaudeFixture({ serverUrl: server.url, closedPort: closed, trustedCwds: [work], root: join(w.root, 'claude') });
+    fx = makeClaudeFixture({
+      serverUrl: server.url,
+      closedPort: closed,
+      trustedCwds: [work],
+      root: join(w.root, 'claude'),
+    });
     const up = await w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     conversation = up.json.seats[0].launched.conversationId;
-    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', { timeoutMs: 45_000, what: 'idle' });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', {
+      timeoutMs: 45_000,
+      what: 'idle',
+    });
   });
   afterEach(async () => {
     await w.shutdown();
@@ -51,16 +59,23 @@ describe('safe delivery to a real Claude Code seat', () => {
 
   it('held at a permission prompt: nothing typed, and the reason says why', async () => {
     type('RUN: touch held.txt');
-    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].needsInput === 'permission', { timeoutMs: 30_000, what: 'permission' });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].needsInput === 'permission', {
+      timeoutMs: 30_000,
+      what: 'permission',
+    });
     const r = await w.cli(['send', 'lead@act', 'do not type me', '--json']);
     expect(r.code).toBe(1);
-    expect(r.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { status: 'held', why: 'needs_input:permission' } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      code: 'SEND_HELD',
+      evidence: { status: 'held', why: 'needs_input:permission' },
+    });
     expect(w.tmux.capture('lead@act')).not.toContain('do not type me');
     const ev = await w.cli(['events', '--seat', 'lead@act', '--json']);
     expect(ev.json.events.map((e: { kind: string }) => e.kind)).toContain('seat.send_held');
   });
 
-  it('held over a person\'s draft, and the draft is left as it was', async () => {
+  it("held over a person's draft, and the draft is left as it was", async () => {
     w.tmux.run(['send-keys', '-t', 'lead@act', '-l', 'my own half sentence']);
     await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].draft === true, { what: 'draft seen' });
     const r = await w.cli(['send', 'lead@act', 'automatic text', '--json']);
@@ -72,13 +87,18 @@ describe('safe delivery to a real Claude Code seat', () => {
 
   it('a busy seat: held without waiting; with --wait-for-idle 30 delivered after the turn ends, into the same transcript', async () => {
     type('first SLOW');
-    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'working', { what: 'working' });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'working', {
+      what: 'working',
+    });
     const now = await w.cli(['send', 'lead@act', 'too soon', '--json']);
     expect(now.json).toMatchObject({ code: 'SEND_HELD', evidence: { why: 'working' } });
     const later = await w.cli(['send', 'lead@act', 'after the turn', '--wait-for-idle', '30', '--verify', '--json']);
     expect(later.code, later.stdout).toBe(0);
     expect(later.json.sent).toMatchObject({ status: 'delivered', verified: true });
-    await waitFor(() => transcript().includes('ACK after the turn'), { timeoutMs: 30_000, what: 'reply in the transcript' });
+    await waitFor(() => transcript().includes('ACK after the turn'), {
+      timeoutMs: 30_000,
+      what: 'reply in the transcript',
+    });
     const t = transcript();
     // The slow turn finished before the waiting message went in.
     expect(t.indexOf('tick5')).toBeGreaterThan(-1);
@@ -91,10 +111,15 @@ describe('safe delivery to a real Claude Code seat', () => {
     const looked = await dispatch(e, 'send', { seat: 'lead@act', text: 'left in the box' });
     expect(looked, JSON.stringify(looked)).toMatchObject({ ok: true, sent: { status: 'delivered', verified: true } });
     await waitFor(() => transcript().includes('ACK left in the box'), { timeoutMs: 30_000, what: 'the reply' });
-    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', { timeoutMs: 30_000, what: 'idle again' });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', {
+      timeoutMs: 30_000,
+      what: 'idle again',
+    });
     const blind = await dispatch(e, 'send', { seat: 'lead@act', text: 'nobody looked', verify: false });
     expect(blind).toMatchObject({ ok: true, sent: { verified: false } });
-    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].draft === true, { what: 'the unsent text read as a draft' });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].draft === true, {
+      what: 'the unsent text read as a draft',
+    });
     expect(transcript()).not.toContain('nobody looked');
   });
 

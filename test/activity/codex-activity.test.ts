@@ -49,14 +49,17 @@ describe('activity of a real Codex seat', () => {
     expectWithin(await j.seen(SEAT, { activity: 'idle' }, t1), BUDGET_MS, 'idle');
   });
 
-  it('the notify program Rigdesk installs in the seat\'s own CODEX_HOME reports the end of each turn', async () => {
+  it("the notify program Rigdesk installs in the seat's own CODEX_HOME reports the end of each turn", async () => {
     const config = readFileSync(join(j.fx.codex!.codexHome, 'config.toml'), 'utf8');
     expect(config).toMatch(/^notify = \["\/bin\/sh", "-c", .*# rigdesk-activity-hook$/m);
     // A top-level key: it must sit before the first [table].
     expect(config.indexOf('notify = [')).toBeLessThan(config.indexOf('\n['));
     await j.type(SEAT, 'hello notify', ENTER_DELAY);
     const hook = join(j.w.home, 'hooks', `${SEAT}.json`);
-    await waitFor(() => existsSync(hook) && JSON.parse(readFileSync(hook, 'utf8')).type === 'agent-turn-complete', { timeoutMs: 30_000, what: 'notify payload' });
+    await waitFor(() => existsSync(hook) && JSON.parse(readFileSync(hook, 'utf8')).type === 'agent-turn-complete', {
+      timeoutMs: 30_000,
+      what: 'notify payload',
+    });
     // Codex also notifies for its side threads (the title request), so the payload's thread is not
     // always the seat's: the notice is a trigger to look, and the transcript says whose turn ended.
     const payload = JSON.parse(readFileSync(hook, 'utf8'));
@@ -78,18 +81,26 @@ describe('activity of a real Codex seat', () => {
   it('needs_input: permission at the approval prompt, within 2 s of the prompt', async () => {
     await j.type(SEAT, 'RUN: echo x > f', ENTER_DELAY);
     const t = await j.screenShows(SEAT, CODEX_SCREEN.permission, 'the approval prompt');
-    expectWithin(await j.seen(SEAT, { activity: 'needs_input', needsInput: 'permission' }, t), BUDGET_MS, 'needs_input (permission)');
+    expectWithin(
+      await j.seen(SEAT, { activity: 'needs_input', needsInput: 'permission' }, t),
+      BUDGET_MS,
+      'needs_input (permission)',
+    );
   });
 
   it('needs_input: usage_limit on a 429, within 2 s of the message', async () => {
     await j.type(SEAT, 'LIMIT', ENTER_DELAY);
     const t = await j.screenShows(SEAT, CODEX_SCREEN.usageLimit, 'the usage-limit message');
-    expectWithin(await j.seen(SEAT, { activity: 'needs_input', needsInput: 'usage_limit' }, t), BUDGET_MS, 'needs_input (usage_limit)');
+    expectWithin(
+      await j.seen(SEAT, { activity: 'needs_input', needsInput: 'usage_limit' }, t),
+      BUDGET_MS,
+      'needs_input (usage_limit)',
+    );
   });
 
   it('exited when Codex quits to its shell (/quit), within 2 s', async () => {
     await j.type(SEAT, '/quit', ENTER_DELAY);
-    const t = await j.screenShows(SEAT, /\[rigdesk\] codex exited with status 0/, 'the wrapper\'s exit line');
+    const t = await j.screenShows(SEAT, /\[rigdesk\] codex exited with status 0/, "the wrapper's exit line");
     expectWithin(await j.seen(SEAT, { activity: 'exited' }, t), BUDGET_MS, 'exited');
   });
 });

@@ -10,7 +10,10 @@ describe('concurrent sends to one seat (real tmux, real CLI processes)', () => {
   beforeEach(async () => {
     w = new RigWorld();
     // The seat's program is `tee`: every line it receives lands in out.txt, whole or not.
-    const spec = w.spec('rig.yaml', 'name: d\npods:\n  - id: p\n    members:\n      - { id: sink, runtime: shell, cwd: ., command: tee, args: ["out.txt"] }\n');
+    const spec = w.spec(
+      'rig.yaml',
+      'name: d\npods:\n  - id: p\n    members:\n      - { id: sink, runtime: shell, cwd: ., command: tee, args: ["out.txt"] }\n',
+    );
     expect((await w.cli(['up', spec])).code).toBe(0);
     await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', { what: 'idle sink' });
   });
@@ -25,14 +28,18 @@ describe('concurrent sends to one seat (real tmux, real CLI processes)', () => {
     const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
     expect([...lines].sort()).toEqual([...texts].sort());
     const ev = await w.cli(['events', '--seat', 'sink@d', '--json']);
-    const order = ev.json.events.filter((e: { kind: string }) => e.kind === 'seat.send').map((e: { data: { preview: string } }) => e.data.preview.slice(0, 1));
+    const order = ev.json.events
+      .filter((e: { kind: string }) => e.kind === 'seat.send')
+      .map((e: { data: { preview: string } }) => e.data.preview.slice(0, 1));
     expect(lines.map((l) => l.slice(0, 1))).toEqual(order);
   });
 
   it('a sender whose lease never comes is held, never typed (fault: a live ticket ahead of it)', async () => {
     const e = w.engine();
     // A ticket held by this (live) test process for the seat: the CLI's send must wait and give up.
-    e.store.db.prepare('INSERT INTO delivery_tickets (seat, holder_pid, holder_start, created_at) VALUES (?, ?, ?, ?)').run('sink@d', process.pid, e.deps.proc.read(process.pid)!.startTime, Date.now());
+    e.store.db
+      .prepare('INSERT INTO delivery_tickets (seat, holder_pid, holder_start, created_at) VALUES (?, ?, ?, ?)')
+      .run('sink@d', process.pid, e.deps.proc.read(process.pid)!.startTime, Date.now());
     const { withSeatTurn } = await import('../../src/main/engine/delivery/lease');
     const r = await withSeatTurn(e, 'sink@d', Date.now() + 300, async () => 'typed');
     expect(r.ok).toBe(false);
@@ -40,19 +47,37 @@ describe('concurrent sends to one seat (real tmux, real CLI processes)', () => {
   });
 
   it('a busy seat holds an automatic send; --force types only with a reason, and the reason is recorded', async () => {
-    const spec = w.spec('busy.yaml', 'name: b\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }\n');
+    const spec = w.spec(
+      'busy.yaml',
+      'name: b\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }\n',
+    );
     expect((await w.cli(['up', spec])).code).toBe(0);
-    await waitFor(async () => (await w.cli(['ps', '--rig', 'b', '--json'])).json.seats[0].activity === 'idle', { what: 'idle bash' });
+    await waitFor(async () => (await w.cli(['ps', '--rig', 'b', '--json'])).json.seats[0].activity === 'idle', {
+      what: 'idle bash',
+    });
     w.tmux.run(['send-keys', '-t', 'sh@b', 'sleep 30', 'Enter']);
-    await waitFor(async () => (await w.cli(['ps', '--rig', 'b', '--json'])).json.seats[0].activity === 'working', { what: 'busy bash' });
+    await waitFor(async () => (await w.cli(['ps', '--rig', 'b', '--json'])).json.seats[0].activity === 'working', {
+      what: 'busy bash',
+    });
     const held = await w.cli(['send', 'sh@b', 'echo typed-anyway', '--json']);
     expect(held.json).toMatchObject({ code: 'SEND_HELD', evidence: { why: 'working' } });
     const noReason = await w.cli(['send', 'sh@b', 'echo typed-anyway', '--force', '--json']);
     expect(noReason.code).toBe(2);
-    const forced = await w.cli(['send', 'sh@b', 'echo typed-anyway', '--force', '--reason', 'the person asked', '--json']);
+    const forced = await w.cli([
+      'send',
+      'sh@b',
+      'echo typed-anyway',
+      '--force',
+      '--reason',
+      'the person asked',
+      '--json',
+    ]);
     expect(forced.code, forced.stdout).toBe(0);
     expect(forced.json.sent.warnings.join(' ')).toContain('the person asked');
     const ev = await w.cli(['events', '--seat', 'sh@b', '--json']);
-    expect(ev.json.events.find((e: { kind: string }) => e.kind === 'seat.send_override').data).toMatchObject({ why: 'working', reason: 'the person asked' });
+    expect(ev.json.events.find((e: { kind: string }) => e.kind === 'seat.send_override').data).toMatchObject({
+      why: 'working',
+      reason: 'the person asked',
+    });
   });
 });

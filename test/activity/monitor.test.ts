@@ -29,10 +29,16 @@ describe('the activity monitor', () => {
   }
 
   /** Types a command into seat a and waits for the report that it is working. */
-  async function typeUntilWorking(changes: ActivityChange[], cmd: string): Promise<{ t0: number; working: ActivityChange }> {
+  async function typeUntilWorking(
+    changes: ActivityChange[],
+    cmd: string,
+  ): Promise<{ t0: number; working: ActivityChange }> {
     const t0 = Date.now();
     w.tmux.run(['send-keys', '-t', 'a@demo', cmd, 'Enter']);
-    const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 8000, intervalMs: 10, what: 'working' });
+    const working = await waitFor(
+      () => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0),
+      { timeoutMs: 8000, intervalMs: 10, what: 'working' },
+    );
     return { t0, working };
   }
 
@@ -42,7 +48,10 @@ describe('the activity monitor', () => {
     const { t0, working } = await typeUntilWorking(changes, 'sleep 3');
     // Only pane output can explain a report within seconds (latency itself is bench/activity's to measure).
     expect(working.at - t0).toBeLessThan(5000);
-    const idle = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 10000, intervalMs: 10, what: 'idle again' });
+    const idle = await waitFor(
+      () => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at),
+      { timeoutMs: 10000, intervalMs: 10, what: 'idle again' },
+    );
     expect(idle.at - t0).toBeLessThan(3000 + 5000);
     // The other seat printed nothing: it was never looked at again, and never changed.
     expect(changes.filter((c) => c.seat === 'b@demo')).toHaveLength(1);
@@ -64,7 +73,11 @@ describe('the activity monitor', () => {
       const r = await real(...a);
       if (!held && r.panes.some((p) => p.seatTag === 'a@demo' && p.foreground?.comm === 'sleep')) {
         held = true;
-        await waitFor(() => foreground() !== 'sleep', { timeoutMs: 10_000, intervalMs: 20, what: 'the prompt back while the look holds its roster' });
+        await waitFor(() => foreground() !== 'sleep', {
+          timeoutMs: 10_000,
+          intervalMs: 20,
+          what: 'the prompt back while the look holds its roster',
+        });
         await new Promise((res) => setTimeout(res, 200));
       }
       return r;
@@ -73,12 +86,24 @@ describe('the activity monitor', () => {
     // Typed only once the looks that follow the start (the pipes being set) are over: the roster is
     // every pane's, so one taken by a look at seat b alone would see `sleep` and be held, and no
     // look at seat a would ever see it running (1 run in 4 under load failed that way).
-    await waitFor(() => Date.now() - lastLook > 500, { timeoutMs: 10_000, intervalMs: 50, what: 'no look for 500 ms after the start' });
+    await waitFor(() => Date.now() - lastLook > 500, {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: 'no look for 500 ms after the start',
+    });
     w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 1.5', 'Enter']);
     await waitFor(() => held, { timeoutMs: 8000, intervalMs: 10, what: 'a look that saw sleep' });
-    const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working'), { timeoutMs: 8000, intervalMs: 10, what: 'working' });
+    const working = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working'), {
+      timeoutMs: 8000,
+      intervalMs: 10,
+      what: 'working',
+    });
     // The prompt was printed while that look held its roster: only that output can bring the next look.
-    await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 8000, intervalMs: 10, what: 'idle again' });
+    await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), {
+      timeoutMs: 8000,
+      intervalMs: 10,
+      what: 'idle again',
+    });
   });
 
   it('a seat flooding output is looked at when its output pauses (at least once a cap), not at a fixed pace, and its end is still seen', async () => {
@@ -88,7 +113,10 @@ describe('the activity monitor', () => {
     e.roster = async (...a: Parameters<typeof real>) => (looks.push(Date.now()), real(...a));
     const changes = await idleMonitor(e);
     const { t0, working } = await typeUntilWorking(changes, 'timeout 4 yes');
-    const idle = await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at), { timeoutMs: 15_000, intervalMs: 10, what: 'idle after the flood' });
+    const idle = await waitFor(
+      () => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at),
+      { timeoutMs: 15_000, intervalMs: 10, what: 'idle after the flood' },
+    );
     const during = looks.filter((t) => t > working.at && t < idle.at).length;
     const ms = idle.at - working.at;
     // Held to a pause (never comes mid-flood) or to 800 ms after the last look: about ms/800 looks,
@@ -105,7 +133,10 @@ describe('the activity monitor', () => {
     await m.start();
     await waitFor(() => changes.some((c) => c.seat === 'a@demo'), { what: 'start' });
     w.tmux.run(['send-keys', '-t', 'a@demo', 'exit', 'Enter']);
-    await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'exited'), { timeoutMs: 5000, what: 'exited' });
+    await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'exited'), {
+      timeoutMs: 5000,
+      what: 'exited',
+    });
   });
 
   /**
@@ -114,7 +145,8 @@ describe('the activity monitor', () => {
    * on a pane when the pane is respawned (which crashes tmux 3.3a's server, every seat with it).
    */
   describe('its watch pipes pane output', () => {
-    const pipeOf = (seat: string) => w.tmux.run(['display-message', '-p', '-t', seat, '#{pane_pipe} #{@rigdesk_watch}']).trim();
+    const pipeOf = (seat: string) =>
+      w.tmux.run(['display-message', '-p', '-t', seat, '#{pane_pipe} #{@rigdesk_watch}']).trim();
     const serverPid = () => Number(w.tmux.run(['display-message', '-p', '#{pid}']).trim());
     const start = async () => {
       m = new ActivityMonitor(w.engine(), { fallbackMs: 60_000 });
@@ -140,7 +172,11 @@ describe('the activity monitor', () => {
       // And output through the pipe is what wakes it.
       const t0 = Date.now();
       w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 4', 'Enter']);
-      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'working',
+      });
     });
 
     it("a person's own pipe on a seat is never replaced; that seat is still watched", async () => {
@@ -150,8 +186,14 @@ describe('the activity monitor', () => {
       expect(pipeOf('b@demo')).toBe('1');
       const t0 = Date.now();
       w.tmux.run(['send-keys', '-t', 'b@demo', 'sleep 3; echo their-line', 'Enter']);
-      await waitFor(() => changes.find((c) => c.seat === 'b@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'b working' });
-      await waitFor(() => existsSync(theirs) && readFileSync(theirs, 'utf8').includes('their-line'), { what: 'their pipe still receives the output' });
+      await waitFor(() => changes.find((c) => c.seat === 'b@demo' && c.label === 'working' && c.at >= t0), {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'b working',
+      });
+      await waitFor(() => existsSync(theirs) && readFileSync(theirs, 'utf8').includes('their-line'), {
+        what: 'their pipe still receives the output',
+      });
       expect(pipeOf('b@demo')).toBe('1');
     });
 
@@ -177,20 +219,27 @@ describe('the activity monitor', () => {
       await waitFor(() => pipeOf('a@demo').split(' ')[0] === '1', { timeoutMs: 5000, what: 'piped again' });
       const t0 = Date.now();
       w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 4', 'Enter']);
-      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
+      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'working',
+      });
     });
 
-    it('when the engine stops its fifos go, and tmux drops each pipe at that pane\'s next output', async () => {
+    it("when the engine stops its fifos go, and tmux drops each pipe at that pane's next output", async () => {
       await start();
       const fifos = m!.watchFifos();
       m!.stop();
       m = undefined;
       for (const f of fifos) expect(existsSync(f)).toBe(false);
       // `cat` ends at the first write with no reader; tmux notices at its next write to the pipe.
-      await waitFor(() => {
-        w.tmux.run(['send-keys', '-t', 'a@demo', 'echo bye', 'Enter']);
-        return pipeOf('a@demo').split(' ')[0] === '0';
-      }, { timeoutMs: 5000, intervalMs: 200, what: 'the pipe ended with its reader' });
+      await waitFor(
+        () => {
+          w.tmux.run(['send-keys', '-t', 'a@demo', 'echo bye', 'Enter']);
+          return pipeOf('a@demo').split(' ')[0] === '0';
+        },
+        { timeoutMs: 5000, intervalMs: 200, what: 'the pipe ended with its reader' },
+      );
       // Nothing grew in its place: a missing fifo never becomes a regular file.
       for (const f of fifos) expect(existsSync(f)).toBe(false);
     });
@@ -203,8 +252,14 @@ describe('the activity monitor', () => {
       await waitFor(() => m!.watchKind('a@demo') === 'control', { timeoutMs: 5000, what: 'a control client instead' });
       const t0 = Date.now();
       w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 3; echo their-line', 'Enter']);
-      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), { timeoutMs: 5000, intervalMs: 10, what: 'working' });
-      await waitFor(() => existsSync(theirs) && readFileSync(theirs, 'utf8').includes('their-line'), { what: 'their pipe still receives the output' });
+      await waitFor(() => changes.find((c) => c.seat === 'a@demo' && c.label === 'working' && c.at >= t0), {
+        timeoutMs: 5000,
+        intervalMs: 10,
+        what: 'working',
+      });
+      await waitFor(() => existsSync(theirs) && readFileSync(theirs, 'utf8').includes('their-line'), {
+        what: 'their pipe still receives the output',
+      });
       expect(m!.watchKind('a@demo')).toBe('control');
     });
 
@@ -217,10 +272,13 @@ describe('the activity monitor', () => {
       expect(m!.watchKind('a@demo')).toBe('control');
       // Its `cat` dies at the first write (no reader), tmux drops the pipe at its next one, and the
       // look after that pipes the pane again; meanwhile the control client heard every line.
-      await waitFor(() => {
-        w.tmux.run(['send-keys', '-t', 'a@demo', 'echo wake', 'Enter']);
-        return m!.watchKind('a@demo') === 'pipe';
-      }, { timeoutMs: 8000, intervalMs: 300, what: 'piped again once the old pipe ended' });
+      await waitFor(
+        () => {
+          w.tmux.run(['send-keys', '-t', 'a@demo', 'echo wake', 'Enter']);
+          return m!.watchKind('a@demo') === 'pipe';
+        },
+        { timeoutMs: 8000, intervalMs: 300, what: 'piped again once the old pipe ended' },
+      );
       // b has not printed since: its old pipe, and so its control client, are still there.
       expect(m!.watchKind('b@demo')).toBe('control');
       expect(m!.watcherPids()).toHaveLength(1);

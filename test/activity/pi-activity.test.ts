@@ -8,7 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeModelServer } from '../agents/fake-model-server';
-import { expectOnlyLoopback, expectWithin, JourneyWorld, requireCli, startServer, waitForReplyInTranscript } from '../journeys/support';
+import {
+  expectOnlyLoopback,
+  expectWithin,
+  JourneyWorld,
+  requireCli,
+  startServer,
+  waitForReplyInTranscript,
+} from '../journeys/support';
 import { pi } from '../../src/main/engine/runtimes';
 import { piConversationOfLaunch, PI_SIGNATURES } from '../../src/main/engine/runtimes/pi';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
@@ -55,25 +62,32 @@ describe('activity of a real Pi seat', () => {
     expectWithin(await j.seen(SEAT, { activity: 'idle' }, t1), BUDGET_MS, 'idle');
     // Pi wrote the reply into the conversation Rigdesk named at launch.
     const file = await waitForReplyInTranscript(pi, j.homeOf('pi'), j.dir(), row.conversationId!, 'tick6');
-    expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!)).toMatchObject({ type: 'session', id: row.conversationId });
+    expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!)).toMatchObject({
+      type: 'session',
+      id: row.conversationId,
+    });
     expect((await j.row(SEAT)).conversationId).toBe(row.conversationId);
   });
 
   it('needs_input: usage_limit on a 429, within 2 s of the error', async () => {
     await j.type(SEAT, 'LIMIT');
     const t = await j.screenShows(SEAT, /Retry failed after \d+ attempts?: 429/, 'the final 429 line');
-    expectWithin(await j.seen(SEAT, { activity: 'needs_input', needsInput: 'usage_limit' }, t), BUDGET_MS, 'needs_input (usage_limit)');
+    expectWithin(
+      await j.seen(SEAT, { activity: 'needs_input', needsInput: 'usage_limit' }, t),
+      BUDGET_MS,
+      'needs_input (usage_limit)',
+    );
   });
 
   it('exited when Pi quits to its shell with /quit, within 2 s', async () => {
     await j.type(SEAT, '/quit');
-    const t = await j.screenShows(SEAT, /\[rigdesk\] pi exited with status 0/, 'the wrapper\'s exit line');
+    const t = await j.screenShows(SEAT, /\[rigdesk\] pi exited with status 0/, "the wrapper's exit line");
     expectWithin(await j.seen(SEAT, { activity: 'exited' }, t), BUDGET_MS, 'exited');
   });
 
   it('one Ctrl-D on an empty editor quits Pi too: exited within 2 s', async () => {
     j.w.tmux.run(['send-keys', '-t', SEAT, 'C-d']);
-    const t = await j.screenShows(SEAT, /\[rigdesk\] pi exited with status 0/, 'the wrapper\'s exit line');
+    const t = await j.screenShows(SEAT, /\[rigdesk\] pi exited with status 0/, "the wrapper's exit line");
     expectWithin(await j.seen(SEAT, { activity: 'exited' }, t), BUDGET_MS, 'exited');
   });
 });

@@ -23,7 +23,8 @@ export interface RunResult {
 // PWD too: OpenCode takes its folder from $PWD before its real cwd, so the runner's would leak in.
 // And a CI run's markers: an agent started by hand in a pane is a person's terminal, and Gemini CLI
 // with CI set runs headless and exits (as Rigdesk's own seats drop them too).
-const LEAKY = /^(ANTHROPIC_|CLAUDE|OPENAI_|CODEX_|PI_|GEMINI_|GOOGLE_|QWEN_|OPENCODE|XDG_|PWD$|OLDPWD$|TMUX$|TMUX_PANE$|CI$|CONTINUOUS_INTEGRATION$|CI_|https?_proxy$|no_proxy$|all_proxy$)/i;
+const LEAKY =
+  /^(ANTHROPIC_|CLAUDE|OPENAI_|CODEX_|PI_|GEMINI_|GOOGLE_|QWEN_|OPENCODE|XDG_|PWD$|OLDPWD$|TMUX$|TMUX_PANE$|CI$|CONTINUOUS_INTEGRATION$|CI_|https?_proxy$|no_proxy$|all_proxy$)/i;
 
 /** The runner's environment minus anything agent-, XDG- or proxy-related, plus the fixture's env. */
 export function agentProcessEnv(fxEnv: Record<string, string>): Record<string, string> {
@@ -33,9 +34,19 @@ export function agentProcessEnv(fxEnv: Record<string, string>): Record<string, s
 }
 
 /** `<bin> <args>` with the fixture's environment, stdin from /dev/null, SIGKILLed (by its own pid) after timeoutMs. */
-export function runAgent(bin: string, fxEnv: Record<string, string>, cwd: string, args: string[], timeoutMs = 30_000): Promise<RunResult> {
+export function runAgent(
+  bin: string,
+  fxEnv: Record<string, string>,
+  cwd: string,
+  args: string[],
+  timeoutMs = 30_000,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd, env: { PWD: cwd, ...agentProcessEnv(fxEnv) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, {
+      cwd,
+      env: { PWD: cwd, ...agentProcessEnv(fxEnv) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -72,9 +83,20 @@ export function startInTmux(
     .run(
       [
         ...pre,
-        'new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', cwd,
+        'new-session',
+        '-d',
+        '-s',
+        name,
+        '-x',
+        '200',
+        '-y',
+        '50',
+        '-c',
+        cwd,
         ...Object.entries(fxEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-        '-P', '-F', '#{pane_id} #{pane_pid}',
+        '-P',
+        '-F',
+        '#{pane_id} #{pane_pid}',
         ...argv,
       ],
       { env },
@@ -96,7 +118,10 @@ export function screenWithHistory(tmux: TestTmux, target: string, history = 200)
  * that echoes `$?` when the status matters.
  */
 export function paneExit(tmux: TestTmux, target: string): { dead: boolean; status: number | undefined } {
-  const [dead, status] = tmux.run(['display-message', '-p', '-t', target, '#{pane_dead} #{pane_dead_status}']).trim().split(' ');
+  const [dead, status] = tmux
+    .run(['display-message', '-p', '-t', target, '#{pane_dead} #{pane_dead_status}'])
+    .trim()
+    .split(' ');
   return { dead: dead === '1', status: status === undefined || status === '' ? undefined : Number(status) };
 }
 
@@ -175,7 +200,14 @@ export function procLocks(): HeldLock[] {
   for (const line of readFileSync('/proc/locks', 'utf8').split('\n')) {
     const m = /^\d+:\s+(?!->)(\S+)\s+\S+\s+(\S+)\s+(\d+)\s+([0-9a-f]+):([0-9a-f]+):(\d+)\s/i.exec(line);
     if (!m) continue;
-    out.push({ kind: m[1]!, mode: m[2]!, pid: Number(m[3]), devMajor: parseInt(m[4]!, 16), devMinor: parseInt(m[5]!, 16), inode: Number(m[6]) });
+    out.push({
+      kind: m[1]!,
+      mode: m[2]!,
+      pid: Number(m[3]),
+      devMajor: parseInt(m[4]!, 16),
+      devMinor: parseInt(m[5]!, 16),
+      inode: Number(m[6]),
+    });
   }
   return out;
 }
@@ -227,7 +259,10 @@ export function pidsWithCmdline(fragment: string): number[] {
  * SIGKILLs exactly the given pids (found by the caller from its own private dirs) and waits until
  * they are gone. Returns what each was, for the test to report.
  */
-export async function killPids(pids: number[], waitMs = 5_000): Promise<Array<{ pid: number; comm: string; cmdline: string }>> {
+export async function killPids(
+  pids: number[],
+  waitMs = 5_000,
+): Promise<Array<{ pid: number; comm: string; cmdline: string }>> {
   const seen = pids.map((pid) => {
     let comm = '?';
     let cmdline = '';
@@ -258,7 +293,13 @@ export async function killPids(pids: number[], waitMs = 5_000): Promise<Array<{ 
  */
 export async function endTmuxAgents(tmux: TestTmux, privateEnv?: [key: string, value: string]): Promise<void> {
   const panes = tmux.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
-  const pids = panes.ok ? panes.out.trim().split('\n').filter(Boolean).flatMap((p) => processTree(Number(p))) : [];
+  const pids = panes.ok
+    ? panes.out
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .flatMap((p) => processTree(Number(p)))
+    : [];
   tmux.kill();
   for (const pid of pids) await waitForExit(pid, 5_000);
   await killPids(pids.filter(processAlive));

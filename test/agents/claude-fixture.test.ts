@@ -1,9 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN, type ClaudeFixture, claudeProcessEnv, claudeProjectSlug, makeClaudeFixture } from './claude-fixture';
+import {
+  CLAUDE_BIN,
+  type ClaudeFixture,
+  claudeProcessEnv,
+  claudeProjectSlug,
+  makeClaudeFixture,
+} from './claude-fixture';
 import { runClaude } from './claude-run';
 import { closedPort, type FakeModelServer, startFakeModelServer } from './fake-model-server';
 
@@ -129,13 +145,19 @@ describe('claude fixture: transcriptPath matches where the real CLI writes', () 
       }),
     );
     for (const r of runs) {
-      expect({ what: r.what, code: r.code, out: r.stdout.trim() }).toEqual({ what: r.what, code: 0, out: `ACK slug ${r.what}` });
+      expect({ what: r.what, code: r.code, out: r.stdout.trim() }).toEqual({
+        what: r.what,
+        code: 0,
+        out: `ACK slug ${r.what}`,
+      });
       const file = fx.transcriptPath(r.cwd, r.id);
       expect(existsSync(file), `${r.what}: ${file}`).toBe(true);
       expect(readFileSync(file, 'utf8')).toContain(`ACK slug ${r.what}`);
     }
     // The symlinked cwd is filed under its target.
-    expect(fx.transcriptPath(cwds.symlink, 'x')).toBe(join(fx.configDir, 'projects', claudeProjectSlug(join(work, 'plain')), 'x.jsonl'));
+    expect(fx.transcriptPath(cwds.symlink, 'x')).toBe(
+      join(fx.configDir, 'projects', claudeProjectSlug(join(work, 'plain')), 'x.jsonl'),
+    );
     for (const r of server.requests) expect(['127.0.0.1', '::ffff:127.0.0.1']).toContain(r.remoteAddress);
   });
 });

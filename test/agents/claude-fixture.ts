@@ -83,7 +83,10 @@ export function makeClaudeFixture(opts: ClaudeFixtureOptions): ClaudeFixture {
   };
   for (const cwd of opts.trustedCwds ?? []) trustOne(cwd);
   save();
-  writeFileSync(join(configDir, 'settings.json'), `${JSON.stringify({ skipDangerousModePermissionPrompt: true }, null, 2)}\n`);
+  writeFileSync(
+    join(configDir, 'settings.json'),
+    `${JSON.stringify({ skipDangerousModePermissionPrompt: true }, null, 2)}\n`,
+  );
 
   const env: Record<string, string> = {
     HOME: home,

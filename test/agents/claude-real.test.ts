@@ -54,22 +54,34 @@ describe('real Claude Code against the fake model server', () => {
     claudePid = panePid;
     const screen = () => tmux!.capture(paneId);
 
-    await waitFor(() => screen().includes('? for shortcuts'), { timeoutMs: 30_000, what: 'claude idle footer' }).catch((e: unknown) => {
-      throw new Error(`${String(e)}\n--- screen ---\n${screen()}`);
-    });
+    await waitFor(() => screen().includes('? for shortcuts'), { timeoutMs: 30_000, what: 'claude idle footer' }).catch(
+      (e: unknown) => {
+        throw new Error(`${String(e)}\n--- screen ---\n${screen()}`);
+      },
+    );
     // No first-run dialog got in the way.
     expect(screen()).not.toMatch(/trust this folder|Do you want to use this API key|Bypass Permissions mode/i);
 
     tmux.run(['send-keys', '-t', paneId, '-l', 'hello tmux']);
     tmux.run(['send-keys', '-t', paneId, 'Enter']);
-    await waitFor(() => screen().includes('ACK hello tmux'), { timeoutMs: 30_000, what: 'ACK on screen' }).catch((e: unknown) => {
-      throw new Error(`${String(e)}\n--- screen ---\n${screen()}`);
-    });
+    await waitFor(() => screen().includes('ACK hello tmux'), { timeoutMs: 30_000, what: 'ACK on screen' }).catch(
+      (e: unknown) => {
+        throw new Error(`${String(e)}\n--- screen ---\n${screen()}`);
+      },
+    );
 
     const transcript = fx.transcriptPath(work, sessionId);
-    await waitFor(() => existsSync(transcript) && readFileSync(transcript, 'utf8').includes('ACK hello tmux'), { timeoutMs: 10_000, what: `reply in ${transcript}` });
-    const lines = readFileSync(transcript, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.filter((l) => l.type === 'user' || l.type === 'assistant').every((l) => l.sessionId === sessionId)).toBe(true);
+    await waitFor(() => existsSync(transcript) && readFileSync(transcript, 'utf8').includes('ACK hello tmux'), {
+      timeoutMs: 10_000,
+      what: `reply in ${transcript}`,
+    });
+    const lines = readFileSync(transcript, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(
+      lines.filter((l) => l.type === 'user' || l.type === 'assistant').every((l) => l.sessionId === sessionId),
+    ).toBe(true);
 
     socketPath = tmux.run(['display-message', '-p', '#{socket_path}']).trim();
     liveFile = join(fx.liveStateDir, `${panePid}.json`);

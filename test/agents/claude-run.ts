@@ -16,11 +16,33 @@ export function runClaude(fx: ClaudeFixture, cwd: string, args: string[], timeou
  * Starts `argv` in a new session of the test's private tmux server. The server (and so every pane)
  * gets the runner's environment stripped of agent/proxy variables plus the fixture's env.
  */
-export function startInTmux(tmux: TestTmux, fx: ClaudeFixture, name: string, cwd: string, argv: string[]): { paneId: string; panePid: number } {
+export function startInTmux(
+  tmux: TestTmux,
+  fx: ClaudeFixture,
+  name: string,
+  cwd: string,
+  argv: string[],
+): { paneId: string; panePid: number } {
   const env = claudeProcessEnv(fx);
   const out = tmux
     .run(
-      ['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', cwd, ...Object.entries(fx.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), '-P', '-F', '#{pane_id} #{pane_pid}', ...argv],
+      [
+        'new-session',
+        '-d',
+        '-s',
+        name,
+        '-x',
+        '200',
+        '-y',
+        '50',
+        '-c',
+        cwd,
+        ...Object.entries(fx.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+        '-P',
+        '-F',
+        '#{pane_id} #{pane_pid}',
+        ...argv,
+      ],
       { env },
     )
     .trim();

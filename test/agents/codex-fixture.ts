@@ -4,7 +4,17 @@
  * every proxy variable sending anything else to a closed local port, and the background app-server
  * daemon disabled (`[features] daemon_auto_start = false`).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -155,7 +165,9 @@ export function makeCodexFixture(opts: CodexFixtureOptions): CodexFixture {
       for (const y of list(sessions))
         for (const m of list(join(sessions, y)))
           for (const d of list(join(sessions, y, m))) {
-            const hit = list(join(sessions, y, m, d)).find((f) => f.startsWith('rollout-') && f.endsWith(`-${threadId}.jsonl`));
+            const hit = list(join(sessions, y, m, d)).find(
+              (f) => f.startsWith('rollout-') && f.endsWith(`-${threadId}.jsonl`),
+            );
             if (hit) return join(sessions, y, m, d, hit);
           }
       return undefined;
@@ -168,7 +180,10 @@ export function makeCodexFixture(opts: CodexFixtureOptions): CodexFixture {
     },
     async endDaemon() {
       // The daemon's sockets live outside the home (in /tmp, whatever TMPDIR says); the home links to them.
-      const links = [join(codexHome, 'app-server-control', 'app-server-control.sock'), join(codexHome, 'app-server-daemon', 'daemon-updater.sock')];
+      const links = [
+        join(codexHome, 'app-server-control', 'app-server-control.sock'),
+        join(codexHome, 'app-server-daemon', 'daemon-updater.sock'),
+      ];
       const targets = links.flatMap((l) => {
         try {
           const t = resolve(dirname(l), readlinkSync(l));

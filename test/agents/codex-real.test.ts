@@ -43,8 +43,12 @@ const IDLE = 'Ask Codex to do anything';
 
 type Line = { type: string; payload: Record<string, unknown> };
 const readJsonl = (path: string): Line[] =>
-  readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
-const eventTypes = (lines: Line[]): string[] => lines.filter((l) => l.type === 'event_msg').map((l) => String(l.payload.type));
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
+const eventTypes = (lines: Line[]): string[] =>
+  lines.filter((l) => l.type === 'event_msg').map((l) => String(l.payload.type));
 
 describe('real Codex CLI against the fake model server', () => {
   let server: FakeModelServer;
@@ -78,7 +82,8 @@ describe('real Codex CLI against the fake model server', () => {
       }
     });
     const killed = await killPids(daemons);
-    for (const d of readdirSync(fx.tmp)) if (d.startsWith('codex-daemon-')) rmSync(join(fx.tmp, d), { recursive: true, force: true });
+    for (const d of readdirSync(fx.tmp))
+      if (d.startsWith('codex-daemon-')) rmSync(join(fx.tmp, d), { recursive: true, force: true });
     return killed;
   };
 
@@ -121,9 +126,14 @@ describe('real Codex CLI against the fake model server', () => {
 
     const rollout = fx.rolloutFor(id);
     expect(rollout, `rollout for ${id}`).toBeDefined();
-    expect(rollout!).toMatch(/\/sessions\/\d{4}\/\d{2}\/\d{2}\/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$/);
+    expect(rollout!).toMatch(
+      /\/sessions\/\d{4}\/\d{2}\/\d{2}\/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$/,
+    );
     const lines = readJsonl(rollout!);
-    expect(lines[0]).toMatchObject({ type: 'session_meta', payload: { id, session_id: id, cwd: work, originator: 'codex_exec', source: 'exec' } });
+    expect(lines[0]).toMatchObject({
+      type: 'session_meta',
+      payload: { id, session_id: id, cwd: work, originator: 'codex_exec', source: 'exec' },
+    });
     const events = eventTypes(lines);
     expect(events).toContain('task_started');
     expect(events).toContain('task_complete');
@@ -174,13 +184,24 @@ describe('real Codex CLI against the fake model server', () => {
     expect(procComm(panePid!)).toBe('node');
     expect(rawCmdline(panePid!).split('\0')[1]).toBe(CODEX_BIN);
     expect(procComm(holderPid)).toBe('codex');
-    expect(rawCmdline(holderPid).split('\0')[0]).toMatch(/@openai\/codex-linux-x64\/vendor\/x86_64-unknown-linux-musl\/bin\/codex$/);
+    expect(rawCmdline(holderPid).split('\0')[0]).toMatch(
+      /@openai\/codex-linux-x64\/vendor\/x86_64-unknown-linux-musl\/bin\/codex$/,
+    );
     expect(ppidChain(holderPid).slice(0, 2)).toEqual([holderPid, panePid]);
 
-    const rollout = await waitFor(() => fx.rolloutFor(threadId!), { timeoutMs: 10_000, what: 'rollout for the locked thread' });
-    await waitFor(() => eventTypes(readJsonl(rollout)).includes('task_complete'), { timeoutMs: 10_000, what: 'task_complete in rollout' });
+    const rollout = await waitFor(() => fx.rolloutFor(threadId!), {
+      timeoutMs: 10_000,
+      what: 'rollout for the locked thread',
+    });
+    await waitFor(() => eventTypes(readJsonl(rollout)).includes('task_complete'), {
+      timeoutMs: 10_000,
+      what: 'task_complete in rollout',
+    });
     const lines = readJsonl(rollout);
-    expect(lines[0]).toMatchObject({ type: 'session_meta', payload: { id: threadId, cwd: work, originator: 'codex-tui' } });
+    expect(lines[0]).toMatchObject({
+      type: 'session_meta',
+      payload: { id: threadId, cwd: work, originator: 'codex-tui' },
+    });
     expect(JSON.stringify(lines)).toContain('ACK hello tmux');
     expect(server.requests.some((q) => q.userAgent?.startsWith('codex-tui/0.171.0 '))).toBe(true);
     expectAllLocal();
@@ -208,7 +229,14 @@ describe('real Codex CLI against the fake model server', () => {
     // The message ends up in the pane's scrollback, not on the visible screen.
     const t2 = new TestTmux('rdt-codex-miss');
     try {
-      const { paneId: p2 } = startInTmux(t2, fx.env, 'missing', work, ['sh', '-c', '"$@"; echo "[exit $?]"', 'sh', CODEX_BIN, 'resume', missing], { remainOnExit: true });
+      const { paneId: p2 } = startInTmux(
+        t2,
+        fx.env,
+        'missing',
+        work,
+        ['sh', '-c', '"$@"; echo "[exit $?]"', 'sh', CODEX_BIN, 'resume', missing],
+        { remainOnExit: true },
+      );
       const text = await waitFor(
         () => {
           const t = screenWithHistory(t2, p2);
@@ -219,7 +247,9 @@ describe('real Codex CLI against the fake model server', () => {
         throw new Error(`${String(e)}\n--- screen ---\n${screenWithHistory(t2, p2)}`);
       });
       expect(text).toContain('[exit 1]');
-      expect(text).toContain(`ERROR: No saved session found with ID ${missing}. Run \`codex resume\` without an ID to choose from existing sessions.`);
+      expect(text).toContain(
+        `ERROR: No saved session found with ID ${missing}. Run \`codex resume\` without an ID to choose from existing sessions.`,
+      );
     } finally {
       killTmuxServer(t2);
     }
@@ -239,10 +269,16 @@ describe('real Codex CLI against the fake model server', () => {
     expect(existsSync(out)).toBe(false);
 
     tmux!.run(['send-keys', '-t', paneId, 'y']);
-    await waitFor(() => existsSync(out) && readFileSync(out, 'utf8') === 'codex-tool-ok\n', { timeoutMs: 15_000, what: 'out.txt written by the approved command' });
+    await waitFor(() => existsSync(out) && readFileSync(out, 'utf8') === 'codex-tool-ok\n', {
+      timeoutMs: 15_000,
+      what: 'out.txt written by the approved command',
+    });
     await onScreen('You approved codex to run echo codex-tool-ok > out.txt this time', 'approval echo');
     await onScreen('ACK tool result:', 'reply to the tool result');
-    await waitFor(() => screen().includes(IDLE) && !/Working \(/.test(screen()), { timeoutMs: 15_000, what: 'idle after the tool turn' });
+    await waitFor(() => screen().includes(IDLE) && !/Working \(/.test(screen()), {
+      timeoutMs: 15_000,
+      what: 'idle after the tool turn',
+    });
     expectAllLocal();
   });
 

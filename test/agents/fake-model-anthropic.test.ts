@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const user = (content: unknown) => ({ role: 'user', content });
-const heldNow = (n: number) => waitFor(() => server.held() === n, { timeoutMs: 5_000, intervalMs: 20, what: `${n} held replies` });
+const heldNow = (n: number) =>
+  waitFor(() => server.held() === n, { timeoutMs: 5_000, intervalMs: 20, what: `${n} held replies` });
 const BASH_TOOL = { name: 'Bash', description: 'run', input_schema: { type: 'object' } };
 
 describe('fake server: Anthropic Messages', () => {
@@ -20,7 +21,12 @@ describe('fake server: Anthropic Messages', () => {
     const { res, events } = await postSse(url, {
       model: 'claude-x',
       stream: true,
-      messages: [user([{ type: 'text', text: '<system-reminder>ignore me</system-reminder>' }, { type: 'text', text: 'hello <system-reminder>x</system-reminder>there' }])],
+      messages: [
+        user([
+          { type: 'text', text: '<system-reminder>ignore me</system-reminder>' },
+          { type: 'text', text: 'hello <system-reminder>x</system-reminder>there' },
+        ]),
+      ],
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -30,7 +36,10 @@ describe('fake server: Anthropic Messages', () => {
     expect(names.slice(-3)).toEqual(['content_block_stop', 'message_delta', 'message_stop']);
     for (const e of events) expect(get(e.json, 'type')).toBe(e.event);
     expect(get(events[0]!.json, 'message', 'model')).toBe('claude-x');
-    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => get(e.json, 'delta', 'text')).join('');
+    const text = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => get(e.json, 'delta', 'text'))
+      .join('');
     expect(text).toBe('ACK hello there');
     expect(get(events.find((e) => e.event === 'message_delta')!.json, 'delta', 'stop_reason')).toBe('end_turn');
     expect(server.requests.at(-1)).toMatchObject({ route: 'messages', path: '/v1/messages?beta=true', trigger: 'ack' });
@@ -40,13 +49,24 @@ describe('fake server: Anthropic Messages', () => {
     const res = await post(url, { model: 'm', messages: [user('plain json')] });
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn', content: [{ type: 'text', text: 'ACK plain json' }] });
+    expect(body).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      stop_reason: 'end_turn',
+      content: [{ type: 'text', text: 'ACK plain json' }],
+    });
     expect(get(body, 'usage', 'output_tokens')).toBeGreaterThan(0);
   });
 
   it('answers the last real user message, skipping user turns that are only reminders', async () => {
     const res = await post(url, {
-      messages: [user('first'), { role: 'assistant', content: 'ACK first' }, user('second'), { role: 'assistant', content: 'x' }, user([{ type: 'text', text: '<system-reminder>only noise</system-reminder>' }])],
+      messages: [
+        user('first'),
+        { role: 'assistant', content: 'ACK first' },
+        user('second'),
+        { role: 'assistant', content: 'x' },
+        user([{ type: 'text', text: '<system-reminder>only noise</system-reminder>' }]),
+      ],
     });
     expect(get(await res.json(), 'content', 0, 'text')).toBe('ACK second');
   });
@@ -66,7 +86,11 @@ describe('fake server: Anthropic Messages', () => {
   });
 
   it('turns RUN: <cmd> into a streamed Bash tool_use {command, description} when Bash is offered', async () => {
-    const { events } = await postSse(url, { stream: true, tools: [{ name: 'Read' }, BASH_TOOL], messages: [user('RUN: echo probe > out.txt')] });
+    const { events } = await postSse(url, {
+      stream: true,
+      tools: [{ name: 'Read' }, BASH_TOOL],
+      messages: [user('RUN: echo probe > out.txt')],
+    });
     const start = events.find((e) => e.event === 'content_block_start')!;
     expect(get(start.json, 'content_block')).toMatchObject({ type: 'tool_use', name: 'Bash', input: {} });
     const parts = events.filter((e) => e.event === 'content_block_delta').map((e) => get(e.json, 'delta'));
@@ -120,7 +144,10 @@ describe('fake server: Anthropic Messages', () => {
     expect(deltas[2]!.at - deltas[1]!.at).toBeGreaterThanOrEqual(600);
     // The log knows when each held reply was over: after the release.
     const heldLog = server.requests.filter((r) => r.trigger === 'hold');
-    await waitFor(() => heldLog.every((r) => server.endedAt(r) !== undefined), { timeoutMs: 5_000, what: 'both held replies over' });
+    await waitFor(() => heldLog.every((r) => server.endedAt(r) !== undefined), {
+      timeoutMs: 5_000,
+      what: 'both held replies over',
+    });
     for (const r of heldLog) expect(server.endedAt(r)!).toBeGreaterThanOrEqual(releasedAt);
     expect(get(await whole, 'content', 0, 'text')).toBe('ACK whole HOLD tick2 tick3');
     expect(Date.now() - releasedAt).toBeLessThan(2_000);

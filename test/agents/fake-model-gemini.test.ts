@@ -8,7 +8,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const TOOLS = [{ functionDeclarations: [{ name: 'read_file', parameters: {} }, { name: 'run_shell_command', parameters: {} }] }];
+const TOOLS = [
+  {
+    functionDeclarations: [
+      { name: 'read_file', parameters: {} },
+      { name: 'run_shell_command', parameters: {} },
+    ],
+  },
+];
 const user = (...texts: string[]) => ({ role: 'user', parts: texts.map((text) => ({ text })) });
 const streamUrl = (m = 'gemini-2.5-flash') => `${server.url}/v1beta/models/${m}:streamGenerateContent?alt=sse`;
 const textOf = (events: { json: Record<string, unknown> | undefined }[]) =>
@@ -16,7 +23,9 @@ const textOf = (events: { json: Record<string, unknown> | undefined }[]) =>
 
 describe('fake server: Gemini API', () => {
   it('streams `data: {candidates}` chunks that join to the ACK, the last with finishReason STOP and usage', async () => {
-    const { res, events } = await postSse(streamUrl(), { contents: [user('<session_context>\nThis is the Gemini CLI.\n</session_context>', 'hello gemini')] });
+    const { res, events } = await postSse(streamUrl(), {
+      contents: [user('<session_context>\nThis is the Gemini CLI.\n</session_context>', 'hello gemini')],
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     expect(events.length).toBeGreaterThan(1);
@@ -30,7 +39,13 @@ describe('fake server: Gemini API', () => {
   });
 
   it('strips the <session_context> block Gemini CLI sends with the prompt (a context-only turn is no prompt)', async () => {
-    const { events } = await postSse(streamUrl(), { contents: [user('first'), { role: 'model', parts: [{ text: 'ACK first' }] }, user('<session_context>x</session_context>\nsecond')] });
+    const { events } = await postSse(streamUrl(), {
+      contents: [
+        user('first'),
+        { role: 'model', parts: [{ text: 'ACK first' }] },
+        user('<session_context>x</session_context>\nsecond'),
+      ],
+    });
     expect(textOf(events)).toBe('ACK second');
   });
 
@@ -45,14 +60,19 @@ describe('fake server: Gemini API', () => {
     const contents = [
       user('RUN: echo hi'),
       { role: 'model', parts: [{ functionCall: { name: 'run_shell_command', args: { command: 'echo hi' } } }] },
-      { role: 'user', parts: [{ functionResponse: { name: 'run_shell_command', response: { output: 'Output: hi-from-shell' } } }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { name: 'run_shell_command', response: { output: 'Output: hi-from-shell' } } }],
+      },
     ];
     const { events } = await postSse(streamUrl(), { contents, tools: TOOLS });
     expect(textOf(events)).toMatch(/^ACK tool result: .*hi-from-shell/);
   });
 
   it(':generateContent answers one JSON body with the whole reply', async () => {
-    const res = await post(`${server.url}/v1beta/models/gemini-2.5-flash:generateContent`, { contents: [user('summarise')] });
+    const res = await post(`${server.url}/v1beta/models/gemini-2.5-flash:generateContent`, {
+      contents: [user('summarise')],
+    });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(get(body, 'candidates', 0, 'content', 'parts', 0, 'text')).toBe('ACK summarise');
@@ -61,7 +81,9 @@ describe('fake server: Gemini API', () => {
   });
 
   it(':countTokens answers {totalTokens}', async () => {
-    const res = await post(`${server.url}/v1beta/models/gemini-2.5-flash:countTokens`, { contents: [user('count me')] });
+    const res = await post(`${server.url}/v1beta/models/gemini-2.5-flash:countTokens`, {
+      contents: [user('count me')],
+    });
     expect(await res.json()).toEqual({ totalTokens: expect.any(Number) });
     expect(server.requests.at(-1)!.route).toBe('gemini_count_tokens');
   });

@@ -8,8 +8,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const CODEX_TOOLS = [{ type: 'function', name: 'exec_command', parameters: {} }, { type: 'function', name: 'apply_patch', parameters: {} }];
-const PI_TOOLS = ['read', 'bash', 'edit', 'write'].map((name) => ({ type: 'function', function: { name, parameters: {} } }));
+const CODEX_TOOLS = [
+  { type: 'function', name: 'exec_command', parameters: {} },
+  { type: 'function', name: 'apply_patch', parameters: {} },
+];
+const PI_TOOLS = ['read', 'bash', 'edit', 'write'].map((name) => ({
+  type: 'function',
+  function: { name, parameters: {} },
+}));
 const inputText = (role: string, text: string) => ({ type: 'message', role, content: [{ type: 'input_text', text }] });
 
 describe('fake server: OpenAI Responses', () => {
@@ -19,7 +25,10 @@ describe('fake server: OpenAI Responses', () => {
     const { res, events } = await postSse(url(), {
       model: 'fake-model',
       stream: true,
-      input: [inputText('user', '<environment_context>\n  <cwd>/x</cwd>\n</environment_context>'), inputText('user', 'hello codex')],
+      input: [
+        inputText('user', '<environment_context>\n  <cwd>/x</cwd>\n</environment_context>'),
+        inputText('user', 'hello codex'),
+      ],
     });
     expect(res.status).toBe(200);
     expect(events.map((e) => e.event)).toEqual([
@@ -36,13 +45,22 @@ describe('fake server: OpenAI Responses', () => {
     ]);
     const seq = events.map((e) => get(e.json, 'sequence_number'));
     expect(seq).toEqual(seq.map((_, i) => i));
-    const text = events.filter((e) => e.event === 'response.output_text.delta').map((e) => get(e.json, 'delta')).join('');
+    const text = events
+      .filter((e) => e.event === 'response.output_text.delta')
+      .map((e) => get(e.json, 'delta'))
+      .join('');
     expect(text).toBe('ACK hello codex');
     const done = events.at(-1)!.json;
     expect(get(done, 'response', 'status')).toBe('completed');
     expect(get(done, 'response', 'output', 0, 'content', 0, 'text')).toBe('ACK hello codex');
     const usage = get(done, 'response', 'usage') as Record<string, unknown>;
-    expect(Object.keys(usage).sort()).toEqual(['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens']);
+    expect(Object.keys(usage).sort()).toEqual([
+      'input_tokens',
+      'input_tokens_details',
+      'output_tokens',
+      'output_tokens_details',
+      'total_tokens',
+    ]);
     expect(get(usage, 'input_tokens_details', 'cached_tokens')).toBe(0);
     expect(get(usage, 'output_tokens_details', 'reasoning_tokens')).toBe(0);
     expect(usage.total_tokens).toBe((usage.input_tokens as number) + (usage.output_tokens as number));
@@ -51,13 +69,24 @@ describe('fake server: OpenAI Responses', () => {
   it('answers non-stream requests with one completed response object', async () => {
     const res = await post(url(), { input: 'just a string' });
     const body = await res.json();
-    expect(body).toMatchObject({ object: 'response', status: 'completed', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ACK just a string' }] }] });
+    expect(body).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ACK just a string' }] }],
+    });
   });
 
   it('RUN: calls exec_command {cmd, sandbox_permissions: "require_escalated", justification} when Codex offers it', async () => {
-    const { events } = await postSse(url(), { stream: true, tools: CODEX_TOOLS, input: [inputText('user', 'RUN: touch x')] });
+    const { events } = await postSse(url(), {
+      stream: true,
+      tools: CODEX_TOOLS,
+      input: [inputText('user', 'RUN: touch x')],
+    });
     expect(events.map((e) => e.event)).toContain('response.function_call_arguments.done');
-    const item = get(events.find((e) => e.event === 'response.output_item.done')!.json, 'item') as Record<string, unknown>;
+    const item = get(events.find((e) => e.event === 'response.output_item.done')!.json, 'item') as Record<
+      string,
+      unknown
+    >;
     expect(item).toMatchObject({ type: 'function_call', name: 'exec_command' });
     expect(typeof item.call_id).toBe('string');
     const args = JSON.parse(item.arguments as string);
@@ -76,7 +105,11 @@ describe('fake server: OpenAI Responses', () => {
   it('acknowledges a function_call_output', async () => {
     const res = await post(url(), {
       tools: CODEX_TOOLS,
-      input: [inputText('user', 'RUN: ls'), { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: 'file-a\nfile-b' }],
+      input: [
+        inputText('user', 'RUN: ls'),
+        { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'file-a\nfile-b' },
+      ],
     });
     expect(get(await res.json(), 'output', 0, 'content', 0, 'text')).toBe('ACK tool result: file-a\nfile-b');
   });
@@ -99,7 +132,14 @@ describe('fake server: OpenAI Chat Completions', () => {
   const url = () => `${server.url}/v1/chat/completions`;
 
   it('streams chunks ending in [DONE], with a usage chunk only when stream_options.include_usage', async () => {
-    const withUsage = await postSse(url(), { stream: true, stream_options: { include_usage: true }, messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'hi pi' }] });
+    const withUsage = await postSse(url(), {
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'hi pi' },
+      ],
+    });
     const data = withUsage.events.map((e) => e.data);
     expect(data.at(-1)).toBe('[DONE]');
     const chunks = withUsage.events.slice(0, -1).map((e) => e.json!);
@@ -117,8 +157,15 @@ describe('fake server: OpenAI Chat Completions', () => {
   });
 
   it('RUN: calls bash {command} when Pi offers its tools, as tool_calls deltas with finish_reason tool_calls', async () => {
-    const { events } = await postSse(url(), { stream: true, tools: PI_TOOLS, messages: [{ role: 'user', content: [{ type: 'text', text: 'RUN: echo pi-ok' }] }] });
-    const deltas = events.filter((e) => e.json).map((e) => get(e.json, 'choices', 0, 'delta', 'tool_calls', 0)).filter(Boolean);
+    const { events } = await postSse(url(), {
+      stream: true,
+      tools: PI_TOOLS,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'RUN: echo pi-ok' }] }],
+    });
+    const deltas = events
+      .filter((e) => e.json)
+      .map((e) => get(e.json, 'choices', 0, 'delta', 'tool_calls', 0))
+      .filter(Boolean);
     expect(deltas[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'bash', arguments: '' } });
     expect(typeof get(deltas[0], 'id')).toBe('string');
     const args = deltas.map((d) => get(d, 'function', 'arguments')).join('');
@@ -127,7 +174,13 @@ describe('fake server: OpenAI Chat Completions', () => {
   });
 
   it('acknowledges a role:"tool" message', async () => {
-    const res = await post(url(), { messages: [{ role: 'user', content: 'RUN: ls' }, { role: 'assistant', content: null, tool_calls: [] }, { role: 'tool', tool_call_id: 'c', content: 'pi-tool-ok\n' }] });
+    const res = await post(url(), {
+      messages: [
+        { role: 'user', content: 'RUN: ls' },
+        { role: 'assistant', content: null, tool_calls: [] },
+        { role: 'tool', tool_call_id: 'c', content: 'pi-tool-ok\n' },
+      ],
+    });
     const body = await res.json();
     expect(get(body, 'object')).toBe('chat.completion');
     expect(get(body, 'choices', 0, 'message', 'content')).toBe('ACK tool result: pi-tool-ok\n');
@@ -145,7 +198,11 @@ describe('fake server: OpenAI Chat Completions', () => {
 
   it('SLOW spaces its chunks by the configured delay', async () => {
     const { events } = await postSse(url(), { stream: true, messages: [{ role: 'user', content: 'SLOW' }] });
-    const content = events.filter((e) => typeof get(e.json, 'choices', 0, 'delta', 'content') === 'string' && get(e.json, 'choices', 0, 'delta', 'content') !== '');
+    const content = events.filter(
+      (e) =>
+        typeof get(e.json, 'choices', 0, 'delta', 'content') === 'string' &&
+        get(e.json, 'choices', 0, 'delta', 'content') !== '',
+    );
     expect(content.map((e) => get(e.json, 'choices', 0, 'delta', 'content'))).toEqual(['ACK SLOW', ' tick2', ' tick3']);
     expect(content[2]!.at - content[0]!.at).toBeGreaterThanOrEqual(180);
   });
@@ -157,8 +214,16 @@ describe('fake server: shell tool pick by what the client offers', () => {
     return get(await res.json(), 'content', 0) as Record<string, unknown>;
   };
   it('Claude Bash, Pi bash, and plain text when nothing fits', async () => {
-    expect(await ask([{ name: 'Glob' }, { name: 'Bash' }])).toMatchObject({ type: 'tool_use', name: 'Bash', input: { command: 'id' } });
-    expect(await ask([{ name: 'read' }, { name: 'bash' }])).toMatchObject({ type: 'tool_use', name: 'bash', input: { command: 'id' } });
+    expect(await ask([{ name: 'Glob' }, { name: 'Bash' }])).toMatchObject({
+      type: 'tool_use',
+      name: 'Bash',
+      input: { command: 'id' },
+    });
+    expect(await ask([{ name: 'read' }, { name: 'bash' }])).toMatchObject({
+      type: 'tool_use',
+      name: 'bash',
+      input: { command: 'id' },
+    });
     expect(await ask([{ name: 'read' }])).toEqual({ type: 'text', text: 'ACK RUN: id' });
     expect(await ask([])).toEqual({ type: 'text', text: 'ACK RUN: id' });
   });

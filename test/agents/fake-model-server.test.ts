@@ -39,17 +39,33 @@ describe('fake server: lifecycle, logging and network helpers', () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const logFile = join(dir, 'requests.jsonl');
     const s = await start({ logFile });
-    await (await post(`${s.url}/v1/messages?beta=true`, { messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'content-type': 'application/json', 'user-agent': 'probe/1' } })).json();
+    await (
+      await post(
+        `${s.url}/v1/messages?beta=true`,
+        { messages: [{ role: 'user', content: 'hi' }] },
+        { headers: { 'content-type': 'application/json', 'user-agent': 'probe/1' } },
+      )
+    ).json();
     await (await fetch(`${s.url}/v1/models`)).json();
     await (await fetch(`${s.url}/nope`)).text();
     expect(s.requests).toHaveLength(3);
-    expect(s.requests[0]).toMatchObject({ method: 'POST', path: '/v1/messages?beta=true', host: `127.0.0.1:${s.port}`, userAgent: 'probe/1', route: 'messages', trigger: 'ack' });
+    expect(s.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/messages?beta=true',
+      host: `127.0.0.1:${s.port}`,
+      userAgent: 'probe/1',
+      route: 'messages',
+      trigger: 'ack',
+    });
     expect(s.requests.map((r) => r.route)).toEqual(['messages', 'models', 'not_found']);
     for (const r of s.requests) {
       expect(['127.0.0.1', '::ffff:127.0.0.1']).toContain(r.remoteAddress);
       expect(typeof r.at).toBe('number');
     }
-    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual(JSON.parse(JSON.stringify(s.requests)));
   });
 

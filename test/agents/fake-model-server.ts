@@ -13,7 +13,14 @@ import { GEMINI_ROUTES, geminiCountTokens, geminiPath, parseGemini, writeGemini 
 import { parseResponses, writeResponses } from './fake-model/responses';
 import { Gate } from './fake-model/gate';
 import { ReplyWriter } from './fake-model/sse';
-import { decideReply, isObj, type Json, type ParsedRequest, type Reply, type ReplyTimings } from './fake-model/triggers';
+import {
+  decideReply,
+  isObj,
+  type Json,
+  type ParsedRequest,
+  type Reply,
+  type ReplyTimings,
+} from './fake-model/triggers';
 
 export interface FakeModelServer {
   /** http://127.0.0.1:PORT */
@@ -63,7 +70,15 @@ export interface FakeModelServerOptions {
 const MODELS = ['claude-fake', 'fake-model'];
 
 function modelEntry(id: string): Json {
-  return { id, object: 'model', type: 'model', display_name: id, created: 1_700_000_000, created_at: '2023-11-14T22:13:20Z', owned_by: 'fake' };
+  return {
+    id,
+    object: 'model',
+    type: 'model',
+    display_name: id,
+    created: 1_700_000_000,
+    created_at: '2023-11-14T22:13:20Z',
+    owned_by: 'fake',
+  };
 }
 
 function routeOf(method: string, pathname: string): string {
@@ -100,7 +115,11 @@ const MODEL_ROUTES: Record<string, ModelRoute> = {
 };
 
 export async function startFakeModelServer(opts: FakeModelServerOptions = {}): Promise<FakeModelServer> {
-  const timings: ReplyTimings = { slowChunks: opts.slowChunks ?? 20, slowMs: opts.slowMs ?? 1000, waitMs: opts.waitMs ?? 15_000 };
+  const timings: ReplyTimings = {
+    slowChunks: opts.slowChunks ?? 20,
+    slowMs: opts.slowMs ?? 1000,
+    waitMs: opts.waitMs ?? 15_000,
+  };
   const retryAfter = opts.retryAfter ?? 3600;
   const requests: FakeRequestLog[] = [];
   const closing = new AbortController();
@@ -147,15 +166,24 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
         if (isObj(parsed)) body = parsed;
       } catch {
         log(entry('bad_json'));
-        w.json(400, { type: 'error', error: { type: 'invalid_request_error', message: 'body is not JSON (fake server)' } });
+        w.json(400, {
+          type: 'error',
+          error: { type: 'invalid_request_error', message: 'body is not JSON (fake server)' },
+        });
         return;
       }
     }
 
     // Gemini names the model and the streaming mode in the path, not the body.
-    const gemini = route === 'gemini_stream' || route === 'gemini_generate' ? geminiPath(new URL(path, 'http://127.0.0.1').pathname) : undefined;
+    const gemini =
+      route === 'gemini_stream' || route === 'gemini_generate'
+        ? geminiPath(new URL(path, 'http://127.0.0.1').pathname)
+        : undefined;
     const modelRoute: ModelRoute | undefined = gemini
-      ? { parse: (b) => parseGemini(b, gemini.model, route === 'gemini_stream'), write: writeGemini as ModelRoute['write'] }
+      ? {
+          parse: (b) => parseGemini(b, gemini.model, route === 'gemini_stream'),
+          write: writeGemini as ModelRoute['write'],
+        }
       : MODEL_ROUTES[route];
     if (modelRoute) {
       const parsed = modelRoute.parse(body);
@@ -174,9 +202,20 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     log(entry('none'));
     if (route === 'count_tokens') return w.json(200, countTokens(body));
     if (route === 'gemini_count_tokens') return w.json(200, geminiCountTokens(body));
-    if (route === 'models') return w.json(200, { object: 'list', data: MODELS.map(modelEntry), has_more: false, first_id: MODELS[0], last_id: MODELS[MODELS.length - 1] });
-    if (route === 'model') return w.json(200, modelEntry(decodeURIComponent(path.split('?')[0]!.replace(/^\/v1\/models\//, ''))));
-    w.json(404, { type: 'error', error: { type: 'not_found_error', message: `no route ${method} ${path} (fake server)` } });
+    if (route === 'models')
+      return w.json(200, {
+        object: 'list',
+        data: MODELS.map(modelEntry),
+        has_more: false,
+        first_id: MODELS[0],
+        last_id: MODELS[MODELS.length - 1],
+      });
+    if (route === 'model')
+      return w.json(200, modelEntry(decodeURIComponent(path.split('?')[0]!.replace(/^\/v1\/models\//, ''))));
+    w.json(404, {
+      type: 'error',
+      error: { type: 'not_found_error', message: `no route ${method} ${path} (fake server)` },
+    });
   }
 
   const server = createServer((req, res) => {
@@ -234,5 +273,12 @@ export function closedPort(): Promise<number> {
 export function sandboxNetworkEnv(closed: number): Record<string, string> {
   const proxy = `http://127.0.0.1:${closed}`;
   const noProxy = '127.0.0.1,localhost';
-  return { HTTPS_PROXY: proxy, HTTP_PROXY: proxy, https_proxy: proxy, http_proxy: proxy, NO_PROXY: noProxy, no_proxy: noProxy };
+  return {
+    HTTPS_PROXY: proxy,
+    HTTP_PROXY: proxy,
+    https_proxy: proxy,
+    http_proxy: proxy,
+    NO_PROXY: noProxy,
+    no_proxy: noProxy,
+  };
 }

@@ -9,7 +9,16 @@
  * CLI's DEFAULT (on) unless asked: a seat's launch is what turns it off (the engine writes it), and
  * a test that runs the CLI by hand shows what the default does.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +56,11 @@ export interface GeminiFixtureOptions {
 export function geminiSettings(sessionRetention?: boolean): Record<string, unknown> {
   return {
     security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
-    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, ...(sessionRetention === undefined ? {} : { sessionRetention: { enabled: sessionRetention } }) },
+    general: {
+      enableAutoUpdate: false,
+      enableAutoUpdateNotification: false,
+      ...(sessionRetention === undefined ? {} : { sessionRetention: { enabled: sessionRetention } }),
+    },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     ui: { theme: 'Default' },

@@ -32,11 +32,14 @@ function rawConnect(proxyPort: number, target: string, then?: string): Promise<s
 
 function viaProxy(proxyPort: number, url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const r = request({ host: '127.0.0.1', port: proxyPort, method: 'GET', path: url, headers: { host: new URL(url).host } }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const r = request(
+      { host: '127.0.0.1', port: proxyPort, method: 'GET', path: url, headers: { host: new URL(url).host } },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     r.on('error', reject);
     r.end();
   });
@@ -58,13 +61,20 @@ describe('local proxy: reaches 127.0.0.1 only', () => {
   });
 
   it('tunnels CONNECT to a server on 127.0.0.1', async () => {
-    const out = await rawConnect(proxy.port, `127.0.0.1:${port}`, `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    const out = await rawConnect(
+      proxy.port,
+      `127.0.0.1:${port}`,
+      `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+    );
     expect(out).toMatch(/^HTTP\/1\.1 200 Connection Established/);
     expect(out).toContain('hello from loopback');
   });
 
   it('forwards an absolute-URI request to localhost', async () => {
-    expect(await viaProxy(proxy.port, `http://localhost:${port}/x`)).toEqual({ status: 200, body: 'hello from loopback' });
+    expect(await viaProxy(proxy.port, `http://localhost:${port}/x`)).toEqual({
+      status: 200,
+      body: 'hello from loopback',
+    });
   });
 
   it('refuses CONNECT and absolute-URI requests to any other host, and logs them', async () => {

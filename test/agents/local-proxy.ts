@@ -55,10 +55,13 @@ export async function startLocalProxy(): Promise<LocalProxy> {
       return;
     }
     const u = new URL(req.url!);
-    const up = request({ host: '127.0.0.1', port: t.port, method: req.method, path: `${u.pathname}${u.search}`, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = request(
+      { host: '127.0.0.1', port: t.port, method: req.method, path: `${u.pathname}${u.search}`, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });

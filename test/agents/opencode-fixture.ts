@@ -103,11 +103,30 @@ export function makeOpencodeFixture(opts: OpencodeFixtureOptions): OpencodeFixtu
     configFile,
     dbPath: join(dataHome, 'opencode', 'opencode.db'),
     env,
-    sessionText: (id) => withDb(join(dataHome, 'opencode', 'opencode.db'), (db) =>
-      (db.prepare('SELECT data FROM part WHERE session_id = ? ORDER BY time_created, id').all(id) as { data: string }[])
-        .map((r) => (JSON.parse(r.data) as { text?: string }).text ?? '').join('\n'), ''),
-    sessionsIn: (dir) => withDb(join(dataHome, 'opencode', 'opencode.db'), (db) =>
-      db.prepare('SELECT id, time_created AS timeCreated FROM session WHERE directory = ? AND parent_id IS NULL ORDER BY time_created').all(dir) as { id: string; timeCreated: number }[], []),
+    sessionText: (id) =>
+      withDb(
+        join(dataHome, 'opencode', 'opencode.db'),
+        (db) =>
+          (
+            db.prepare('SELECT data FROM part WHERE session_id = ? ORDER BY time_created, id').all(id) as {
+              data: string;
+            }[]
+          )
+            .map((r) => (JSON.parse(r.data) as { text?: string }).text ?? '')
+            .join('\n'),
+        '',
+      ),
+    sessionsIn: (dir) =>
+      withDb(
+        join(dataHome, 'opencode', 'opencode.db'),
+        (db) =>
+          db
+            .prepare(
+              'SELECT id, time_created AS timeCreated FROM session WHERE directory = ? AND parent_id IS NULL ORDER BY time_created',
+            )
+            .all(dir) as { id: string; timeCreated: number }[],
+        [],
+      ),
     cleanup: () => {
       if (ownRoot) rmSync(root, { recursive: true, force: true });
       else for (const d of [home, tmp]) rmSync(d, { recursive: true, force: true });

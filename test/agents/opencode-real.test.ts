@@ -51,8 +51,17 @@ describe('the real OpenCode CLI, offline', () => {
   });
 
   it('a missing session in the TUI, run as Rigdesk runs a seat: the words stay on the visible screen after it exits (restore reads them there)', async () => {
-    const p = startInTmux(tmux, { ...env(), SHELL: '/bin/sh' }, 'missing', work, wrapForPane([OPENCODE_BIN, '-s', MISSING]));
-    await waitFor(() => /\[rigdesk\] opencode exited with status 1/.test(tmux.capture(p.paneId)), { timeoutMs: 45_000, what: 'opencode -s <missing> to exit' });
+    const p = startInTmux(
+      tmux,
+      { ...env(), SHELL: '/bin/sh' },
+      'missing',
+      work,
+      wrapForPane([OPENCODE_BIN, '-s', MISSING]),
+    );
+    await waitFor(() => /\[rigdesk\] opencode exited with status 1/.test(tmux.capture(p.paneId)), {
+      timeoutMs: 45_000,
+      what: 'opencode -s <missing> to exit',
+    });
     const visible = tmux.capture(p.paneId);
     expect(visible, visible).toMatch(opencode.missingConversation);
     expect(opencode.missingConversation.exec(visible)?.[1]).toBe(MISSING);
@@ -63,7 +72,9 @@ describe('the real OpenCode CLI, offline', () => {
     await waitFor(() => BOX.test(tmux.capture(p.paneId)), { timeoutMs: 45_000, what: 'the TUI up' });
     // tmux runs a lone command through `sh -c`: the agent is the pane process or its child.
     const snap = liveProcReader().snapshot();
-    const pid = [p.panePid, ...(snap.children.get(p.panePid) ?? [])].find((x) => snap.byPid.get(x)?.comm === 'opencode')!;
+    const pid = [p.panePid, ...(snap.children.get(p.panePid) ?? [])].find(
+      (x) => snap.byPid.get(x)?.comm === 'opencode',
+    )!;
     const proc = liveProcReader().read(pid)!;
     expect(proc.comm).toBe('opencode');
     expect(opencode.matches(proc)).toBe(true);
@@ -71,7 +82,10 @@ describe('the real OpenCode CLI, offline', () => {
     expect(readdirSync(fx.tmp).length, 'Bun unpacked its .so files into TMPDIR').toBeGreaterThan(0);
     expect(fx.sessionsIn(work), 'no session before the first prompt').toEqual([]);
     await typeAndSubmit(tmux, p.paneId, 'first prompt', 300);
-    await waitFor(() => fx.sessionsIn(work).length === 1 && fx.sessionText(fx.sessionsIn(work)[0]!.id).includes('ACK first prompt'), { timeoutMs: 45_000, what: 'the session and its reply' });
+    await waitFor(
+      () => fx.sessionsIn(work).length === 1 && fx.sessionText(fx.sessionsIn(work)[0]!.id).includes('ACK first prompt'),
+      { timeoutMs: 45_000, what: 'the session and its reply' },
+    );
     await waitFor(() => OPENCODE_SCREEN.idle.test(tmux.capture(p.paneId)), { timeoutMs: 30_000, what: 'idle footer' });
     const id = fx.sessionsIn(work)[0]!.id;
     expect(id).toMatch(/^ses_[0-9A-Za-z]{26}$/);

@@ -105,7 +105,13 @@ export function makePiFixture(opts: PiFixtureOptions): PiFixture {
   };
 
   const sessionDirFor = (cwd: string): string =>
-    join(agentDir, 'sessions', `--${realOrSame(cwd).replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`);
+    join(
+      agentDir,
+      'sessions',
+      `--${realOrSame(cwd)
+        .replace(/^[/\\]/, '')
+        .replace(/[/\\:]/g, '-')}--`,
+    );
 
   return {
     root,

@@ -17,7 +17,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestTmux, waitFor } from '../support/tmux';
-import { killPids, killTmuxServer, pidsWithEnv, procComm, rawCmdline, runAgent, startInTmux, typeAndSubmit, waitForExit } from './agent-run';
+import {
+  killPids,
+  killTmuxServer,
+  pidsWithEnv,
+  procComm,
+  rawCmdline,
+  runAgent,
+  startInTmux,
+  typeAndSubmit,
+  waitForExit,
+} from './agent-run';
 import { closedPort, type FakeModelServer, startFakeModelServer } from './fake-model-server';
 import { makePiFixture, PI_BIN, type PiFixture } from './pi-fixture';
 
@@ -27,9 +37,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const READY = /\d+\.\d%\/128k \(auto\)/;
 const WORKING = 'Working...';
 
-type Entry = { type: string; id: string; parentId?: string | null; cwd?: string; message?: { role: string; content: Array<{ type: string; text?: string }> } };
+type Entry = {
+  type: string;
+  id: string;
+  parentId?: string | null;
+  cwd?: string;
+  message?: { role: string; content: Array<{ type: string; text?: string }> };
+};
 const readEntries = (path: string): Entry[] =>
-  readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Entry);
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Entry);
 const textOf = (e: Entry): string => (e.message?.content ?? []).map((c) => c.text ?? '').join('');
 
 describe('real Pi coding agent against the fake model server', () => {
@@ -46,7 +65,12 @@ describe('real Pi coding agent against the fake model server', () => {
   let fileA = '';
 
   const screen = (which: 'a' | 'b'): string => tmux!.capture(panes[which]!.paneId);
-  const onScreen = async (which: 'a' | 'b', cond: (s: string) => boolean, what: string, timeoutMs = 20_000): Promise<void> => {
+  const onScreen = async (
+    which: 'a' | 'b',
+    cond: (s: string) => boolean,
+    what: string,
+    timeoutMs = 20_000,
+  ): Promise<void> => {
     await waitFor(() => cond(screen(which)), { timeoutMs, what }).catch((e: unknown) => {
       throw new Error(`${String(e)}\n--- screen ---\n${screen(which)}`);
     });
@@ -112,16 +136,21 @@ describe('real Pi coding agent against the fake model server', () => {
     expect(raw.slice(2)).toMatch(/^\0+$/);
     expect(raw.split('\0').filter((s) => s !== '')).toEqual(['pi']);
     expect(readlinkSync(`/proc/${panePid}/cwd`)).toBe(work);
-    expect(readFileSync(`/proc/${panePid}/environ`, 'utf8').split('\0')).toContain(`PI_CODING_AGENT_DIR=${fx.agentDir}`);
+    expect(readFileSync(`/proc/${panePid}/environ`, 'utf8').split('\0')).toContain(
+      `PI_CODING_AGENT_DIR=${fx.agentDir}`,
+    );
     // Nothing written for this TUI yet: the file appears with the first reply.
     expect(sessionFiles().filter((f) => !before.has(f))).toEqual([]);
 
     await typeAndSubmit(tmux, panes.a.paneId, 'hello');
     await onScreen('a', (s) => s.includes('ACK hello') && idle(s), 'ACK hello, then idle');
-    const fresh = await waitFor(() => {
-      const n = sessionFiles().filter((f) => !before.has(f));
-      return n.length === 1 ? n[0]! : undefined;
-    }, { timeoutMs: 5_000, what: 'a session file for TUI A' });
+    const fresh = await waitFor(
+      () => {
+        const n = sessionFiles().filter((f) => !before.has(f));
+        return n.length === 1 ? n[0]! : undefined;
+      },
+      { timeoutMs: 5_000, what: 'a session file for TUI A' },
+    );
     idA = /_([0-9a-f-]{36})\.jsonl$/.exec(fresh)![1]!;
     fileA = join(fx.sessionDirFor(work), fresh);
     expect(fx.sessionFileFor(work, idA)).toBe(fileA);
@@ -139,7 +168,11 @@ describe('real Pi coding agent against the fake model server', () => {
     panes.b = startInTmux(tmux!, fx.env, 'pib', work, [PI_BIN, '--session', chosenPath]);
     await onScreen('b', idle, 'pi B ready');
     // The argument is invisible in /proc as well.
-    expect(rawCmdline(panes.b.panePid).split('\0').filter((s) => s !== '')).toEqual(['pi']);
+    expect(
+      rawCmdline(panes.b.panePid)
+        .split('\0')
+        .filter((s) => s !== ''),
+    ).toEqual(['pi']);
     expect(existsSync(chosenPath)).toBe(false);
 
     const defaultDirBefore = sessionFiles().length;
@@ -155,7 +188,10 @@ describe('real Pi coding agent against the fake model server', () => {
     // a session at a chosen path is addressed by that path only.
     expect(sessionFiles().length).toBe(defaultDirBefore);
     const byId = await runAgent(PI_BIN, fx.env, work, ['-p', '--session', chosenId, 'x']);
-    expect({ code: byId.code, stderr: byId.stderr.trim() }).toEqual({ code: 1, stderr: `No session found matching '${chosenId}'` });
+    expect({ code: byId.code, stderr: byId.stderr.trim() }).toEqual({
+      code: 1,
+      stderr: `No session found matching '${chosenId}'`,
+    });
     expectAllLocal();
   });
 
@@ -168,12 +204,18 @@ describe('real Pi coding agent against the fake model server', () => {
     await onScreen('a', (s) => s.includes(WORKING), 'TUI A working', 10_000);
 
     const r = await runAgent(PI_BIN, fx.env, work, ['-p', '--session', idA, 'B from headless']);
-    expect({ code: r.code, stdout: r.stdout.trim() }, `stderr: ${r.stderr}`).toEqual({ code: 0, stdout: 'ACK B from headless' });
+    expect({ code: r.code, stdout: r.stdout.trim() }, `stderr: ${r.stderr}`).toEqual({
+      code: 0,
+      stdout: 'ACK B from headless',
+    });
     server.release();
     await onScreen('a', (s) => s.includes('ACK busy HOLD') && s.includes('tick8') && idle(s), 'TUI A done', 15_000);
     expect(screen('a')).not.toContain('ACK B from headless');
 
-    await waitFor(() => readEntries(fileA).some((e) => e.message?.role === 'assistant' && textOf(e).startsWith('ACK busy HOLD')), { timeoutMs: 5_000, what: 'TUI reply in the file' });
+    await waitFor(
+      () => readEntries(fileA).some((e) => e.message?.role === 'assistant' && textOf(e).startsWith('ACK busy HOLD')),
+      { timeoutMs: 5_000, what: 'TUI reply in the file' },
+    );
     const entries = readEntries(fileA);
     expect(entries.filter((e) => e.type === 'session')).toHaveLength(1);
     const busy = entries.find((e) => e.message?.role === 'user' && textOf(e) === 'busy HOLD')!;
@@ -201,8 +243,18 @@ describe('real Pi coding agent against the fake model server', () => {
     const before = server.requests.filter((q) => q.trigger === 'limit').length;
     const t0 = Date.now();
     await typeAndSubmit(tmux!, panes.a!.paneId, 'LIMIT');
-    await onScreen('a', (s) => s.includes('Error: 429 Rate limit reached (fake server LIMIT)'), 'Error: 429 line', 15_000);
-    await onScreen('a', (s) => /Error: Retry failed after \d+ attempts: 429/.test(s) && idle(s), 'idle after the 429', 15_000);
+    await onScreen(
+      'a',
+      (s) => s.includes('Error: 429 Rate limit reached (fake server LIMIT)'),
+      'Error: 429 line',
+      15_000,
+    );
+    await onScreen(
+      'a',
+      (s) => /Error: Retry failed after \d+ attempts: 429/.test(s) && idle(s),
+      'idle after the 429',
+      15_000,
+    );
     expect(Date.now() - t0).toBeLessThan(10_000);
     // One request plus Pi's own agent-level retry (settings retry.maxRetries 1); no SDK retries.
     expect(server.requests.filter((q) => q.trigger === 'limit').length - before).toBe(2);

@@ -61,12 +61,16 @@ describe('real Qwen Code offline: proxy, home, ids', () => {
   it('QWEN_HOME is its home: the transcript is where the adapter says, and nothing is under HOME/.qwen', () => {
     const path = qwen.transcriptPath!(fx.qwenHome, work, ID, { exists: existsSync } as never);
     expect(path).toBe(fx.transcriptFor(work, ID));
-    const first = JSON.parse(readFileSync(path!, 'utf8').split('\n')[0]!) as { sessionId: string; cwd: string; type: string };
+    const first = JSON.parse(readFileSync(path!, 'utf8').split('\n')[0]!) as {
+      sessionId: string;
+      cwd: string;
+      type: string;
+    };
     expect(first).toMatchObject({ sessionId: ID, cwd: work, type: 'user' });
     expect(existsSync(join(fx.home, '.qwen', 'projects'))).toBe(false);
   }, 200_000);
 
-  it('--session-id refuses an id already in use; --resume <missing id> says so in the adapter\'s words and exits 1', async () => {
+  it("--session-id refuses an id already in use; --resume <missing id> says so in the adapter's words and exits 1", async () => {
     const reuse = await runAgent(QWEN_BIN, fx.env, work, ['-p', '--session-id', ID, 'again'], 90_000);
     expect(reuse.code).not.toBe(0);
     expect(reuse.stdout + reuse.stderr).toMatch(new RegExp(`Session Id ${ID} is already in use`));

@@ -10,7 +10,12 @@ export interface SseEvent {
 }
 
 export async function post(url: string, body: unknown, init: RequestInit = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...init });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    ...init,
+  });
 }
 
 function parseBlock(block: string, at: number): SseEvent | undefined {

@@ -17,7 +17,8 @@ describe("the app's engine (real engine, real tmux)", () => {
   });
   afterEach(() => w.cleanup());
 
-  const activityEvents = (engine: ReturnType<RigWorld['engine']>) => engine.store.events.list({ afterSeq: 0, limit: 100_000 }).filter((e) => e.kind === 'seat.activity');
+  const activityEvents = (engine: ReturnType<RigWorld['engine']>) =>
+    engine.store.events.list({ afterSeq: 0, limit: 100_000 }).filter((e) => e.kind === 'seat.activity');
 
   it('claims the socket and runs reconcile, the queue waker and the activity monitor; closing stops them and frees the socket', async () => {
     const engine = w.engine();
@@ -62,11 +63,17 @@ describe("the app's engine (real engine, real tmux)", () => {
     const engine = w.engine();
     await add(w, 'sink@q', 'for the other engine');
     const reports: BackgroundReport[] = [];
-    const claimed = await claimEngine(engine, (r) => reports.push(r), async () => {
-      throw Object.assign(new Error('another Rigdesk engine (pid 1) already serves it'), { code: 'ENGINE_RUNNING' });
-    });
+    const claimed = await claimEngine(
+      engine,
+      (r) => reports.push(r),
+      async () => {
+        throw Object.assign(new Error('another Rigdesk engine (pid 1) already serves it'), { code: 'ENGINE_RUNNING' });
+      },
+    );
     expect(claimed.background).toBeUndefined();
-    expect(reports).toEqual([expect.objectContaining({ kind: 'engine_elsewhere', message: expect.stringContaining('another Rigdesk engine') })]);
+    expect(reports).toEqual([
+      expect.objectContaining({ kind: 'engine_elsewhere', message: expect.stringContaining('another Rigdesk engine') }),
+    ]);
     await new Promise((r) => setTimeout(r, WAKE_EVERY_MS + 1500));
     expect(activityEvents(engine)).toHaveLength(0);
     expect(notices(w)).toHaveLength(0);

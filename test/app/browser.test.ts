@@ -34,9 +34,15 @@ describe.skipIf(!!missing)('the window in Chromium over rigdesk serve', () => {
 
   it('topology shows the three-seat rig from its spec, with edges and live badges', async () => {
     await page.locator('section.rig[data-rig="trio"]').waitFor();
-    expect(await page.locator('button.seat').evaluateAll((els) => els.map((e) => e.getAttribute('data-seat')))).toEqual(['lead@trio', 'worker1@trio', 'worker2@trio']);
+    expect(await page.locator('button.seat').evaluateAll((els) => els.map((e) => e.getAttribute('data-seat')))).toEqual(
+      ['lead@trio', 'worker1@trio', 'worker2@trio'],
+    );
     expect(await page.locator('[data-edge]').count()).toBe(2);
-    await page.waitForFunction(() => [...document.querySelectorAll('button.seat [data-testid=badge]')].every((b) => b.textContent === 'idle'), undefined, { timeout: 15_000 });
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('button.seat [data-testid=badge]')].every((b) => b.textContent === 'idle'),
+      undefined,
+      { timeout: 15_000 },
+    );
     expect(await page.getByTestId('connection').textContent()).toBe('ws open');
   });
 
@@ -56,7 +62,10 @@ describe.skipIf(!!missing)('the window in Chromium over rigdesk serve', () => {
     await page.locator('[data-testid=terminal]').click();
     await page.keyboard.type('echo $((6*7))');
     await page.keyboard.press('Enter');
-    await waitFor(async () => /^42$/m.test(await screen('lead@trio')), { what: '42 in the browser terminal', timeoutMs: 15_000 });
+    await waitFor(async () => /^42$/m.test(await screen('lead@trio')), {
+      what: '42 in the browser terminal',
+      timeoutMs: 15_000,
+    });
     expect(w.world.tmux.capture(paneOf('lead@trio'))).toMatch(/^42$/m);
     expect(errors).toEqual([]);
   });
@@ -64,18 +73,33 @@ describe.skipIf(!!missing)('the window in Chromium over rigdesk serve', () => {
   it('text typed into the pane by another client (tmux send-keys) appears in the browser', async () => {
     w.world.tmux.run(['send-keys', '-t', paneOf('lead@trio'), '-l', 'echo from-another-client-$((100+23))']);
     w.world.tmux.run(['send-keys', '-t', paneOf('lead@trio'), 'Enter']);
-    await waitFor(async () => /^from-another-client-123$/m.test(await screen('lead@trio')), { what: 'send-keys output in the browser', timeoutMs: 15_000 });
+    await waitFor(async () => /^from-another-client-123$/m.test(await screen('lead@trio')), {
+      what: 'send-keys output in the browser',
+      timeoutMs: 15_000,
+    });
   });
 
   it('a deep link routed through the app handler opens that seat; malformed and foreign links are refused', async () => {
     // The same router the Electron shell uses for first launch, second instance and open-url,
     // with the serve host's focus push as its action.
-    const router = new DeepLinkRouter((s) => !!w.engine.store.rigs.seat(s), (s) => w.serve.ctx.pushes.focus(s));
+    const router = new DeepLinkRouter(
+      (s) => !!w.engine.store.rigs.seat(s),
+      (s) => w.serve.ctx.pushes.focus(s),
+    );
     expect(router.route('rigdesk://seat/trio/worker2')).toEqual({ ok: true, seat: 'worker2@trio' });
     await page.locator('[data-seat-page="worker2@trio"]').waitFor({ timeout: 5000 });
     expect(new URL(page.url()).hash).toBe('#/seat/worker2%40trio');
     await page.getByTestId('terminal-status').filter({ hasText: 'live' }).waitFor({ timeout: 15_000 });
-    for (const bad of ['rigdesk://seat/trio/ghost', 'rigdesk://seat/trio', 'rigdesk://seat/trio/lead/x', 'rigdesk://evil/trio/lead', 'https://seat/trio/lead', 'rigdesk://seat/trio/lead?x=1', 'rigdesk://seat/..%2Ftrio/lead', 'javascript:alert(1)']) {
+    for (const bad of [
+      'rigdesk://seat/trio/ghost',
+      'rigdesk://seat/trio',
+      'rigdesk://seat/trio/lead/x',
+      'rigdesk://evil/trio/lead',
+      'https://seat/trio/lead',
+      'rigdesk://seat/trio/lead?x=1',
+      'rigdesk://seat/..%2Ftrio/lead',
+      'javascript:alert(1)',
+    ]) {
       expect(router.route(bad).ok, bad).toBe(false);
     }
     await new Promise((r) => setTimeout(r, 300));
@@ -84,7 +108,10 @@ describe.skipIf(!!missing)('the window in Chromium over rigdesk serve', () => {
 
   it('`open` over the engine contract (rigdesk open <seat>) focuses the seat in the window', async () => {
     const { dispatch } = await import('../../src/main/engine/api');
-    expect(await dispatch(w.engine, 'open', { link: 'rigdesk://seat/trio/worker1' })).toMatchObject({ ok: true, seat: 'worker1@trio' });
+    expect(await dispatch(w.engine, 'open', { link: 'rigdesk://seat/trio/worker1' })).toMatchObject({
+      ok: true,
+      seat: 'worker1@trio',
+    });
     await page.locator('[data-seat-page="worker1@trio"]').waitFor({ timeout: 5000 });
   });
 
@@ -93,7 +120,10 @@ describe.skipIf(!!missing)('the window in Chromium over rigdesk serve', () => {
     await page.getByRole('button', { name: /^Topology/ }).click();
     await waitFor(() => w.serve.ctx.terminals.count === 0, { what: 'viewers closed' });
     await page.locator('button.seat[data-seat="lead@trio"]').click();
-    await waitFor(async () => /^42$/m.test(await screen('lead@trio')), { what: 'lead screen restored', timeoutMs: 15_000 });
+    await waitFor(async () => /^42$/m.test(await screen('lead@trio')), {
+      what: 'lead screen restored',
+      timeoutMs: 15_000,
+    });
     expect(w.serve.ctx.terminals.count).toBe(1);
   });
 

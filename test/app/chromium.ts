@@ -17,7 +17,10 @@ export function chromiumMissing(): string | undefined {
   return why;
 }
 
-export async function launchChromium(viewport = { width: 1200, height: 800 }, extraArgs: string[] = []): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
+export async function launchChromium(
+  viewport = { width: 1200, height: 800 },
+  extraArgs: string[] = [],
+): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'rd-chromium-'));
   // A fresh profile folder per run; playwright passes it as --user-data-dir.
   const browser = await chromium
@@ -25,7 +28,15 @@ export async function launchChromium(viewport = { width: 1200, height: 800 }, ex
       executablePath: CHROMIUM,
       headless: true,
       viewport,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        ...extraArgs,
+      ],
     })
     .catch((e: Error) => {
       rmSync(profile, { recursive: true, force: true });

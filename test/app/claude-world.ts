@@ -29,13 +29,21 @@ export interface ClaudeAppWorld {
  * and `sh`, a plain shell seat.
  */
 export async function claudeAppWorld(): Promise<ClaudeAppWorld> {
-  if (!existsSync(join(RENDERER_DIR, 'index.html'))) throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
+  if (!existsSync(join(RENDERER_DIR, 'index.html')))
+    throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
   const model = await startFakeModelServer({});
   const world = new RigWorld();
   const work = join(world.root, 'work');
   mkdirSync(work, { recursive: true });
-  const fx = makeClaudeFixture({ serverUrl: model.url, closedPort: await closedPort(), trustedCwds: [realpathSync(work)], root: join(world.root, 'claude') });
-  const env = Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`).join('\n');
+  const fx = makeClaudeFixture({
+    serverUrl: model.url,
+    closedPort: await closedPort(),
+    trustedCwds: [realpathSync(work)],
+    root: join(world.root, 'claude'),
+  });
+  const env = Object.entries(fx.env)
+    .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
+    .join('\n');
   const yaml = `name: act\npods:\n  - id: p\n    members:\n      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }\nedges:\n  - { from: lead, to: sh, kind: delegates_to }\n`;
   const engine = world.engine();
   const up = await dispatch(engine, 'up', { spec: world.spec('act.yaml', yaml) });
@@ -44,14 +52,26 @@ export async function claudeAppWorld(): Promise<ClaudeAppWorld> {
   // window's seats are polled when events arrive (and at rest every 5 s), not every second.
   const monitor = new ActivityMonitor(engine);
   await monitor.start();
-  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR, pushes: new PushHub(engine, { activityEvents: true }) });
+  const serve = await startServe({
+    engine,
+    port: 0,
+    staticDir: RENDERER_DIR,
+    pushes: new PushHub(engine, { activityEvents: true }),
+  });
   return {
-    world, engine, serve, model, fx, work,
+    world,
+    engine,
+    serve,
+    model,
+    fx,
+    work,
     cleanup: async () => {
       monitor.stop();
       await serve.close();
       // Claude's own children outlive a killed server for a moment; wait for them by pid.
-      const pids = world.sessions().length ? world.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number) : [];
+      const pids = world.sessions().length
+        ? world.tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']).trim().split('\n').map(Number)
+        : [];
       const snap = liveProcReader().snapshot();
       const all = pids.flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
       world.tmux.kill();

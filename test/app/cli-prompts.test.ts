@@ -16,7 +16,10 @@ describe('rigdesk prompts and rigdesk answer', () => {
     expect(r.stdout.trim(), r.stderr).toBe('(nothing waits for you)');
     const j = await w.cli(['prompts', '--json']);
     expect(j.json, j.stdout + j.stderr).toEqual({ ok: true, prompts: [] });
-    expect((await w.cli(['prompts', '--rig', 'ghost', '--json'])).json).toMatchObject({ ok: false, code: 'RIG_NOT_FOUND' });
+    expect((await w.cli(['prompts', '--rig', 'ghost', '--json'])).json).toMatchObject({
+      ok: false,
+      code: 'RIG_NOT_FOUND',
+    });
   });
 
   it('answer refuses a bad choice, a seat whose runtime has no prompts to answer, and types nothing', async () => {

@@ -16,13 +16,21 @@ afterAll(async () => {
 
 /** What must not move when a bad message arrives: tmux sessions, seat rows, seat states. */
 function state(): string {
-  const sessions = w.world.sessions().map((s) => `${s.id} ${s.name} ${s.seat}`).sort();
+  const sessions = w.world
+    .sessions()
+    .map((s) => `${s.id} ${s.name} ${s.seat}`)
+    .sort();
   const seats = w.engine.store.rigs.seats().map((s) => `${s.seat} ${s.stoppedOnPurpose} ${s.conversationId}`);
-  const live = w.engine.store.rigs.seats().map((s) => `${s.seat} ${w.engine.store.sessions.live(s.seat)?.paneId ?? '-'}`);
+  const live = w.engine.store.rigs
+    .seats()
+    .map((s) => `${s.seat} ${w.engine.store.sessions.live(s.seat)?.paneId ?? '-'}`);
   return JSON.stringify({ sessions, seats, live });
 }
 
-function httpGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function httpGet(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((res, rej) => {
     const r = request({ host: '127.0.0.1', port: w.serve.port, path, headers }, (resp) => {
       let body = '';
@@ -54,7 +62,12 @@ describe('serve host: who may connect', () => {
     expect(await refusedWith(base, origin)).toBe(401);
     expect(await refusedWith(`${base}?token=${'0'.repeat(48)}`, origin)).toBe(401);
     expect(await refusedWith(`${base}?token=${w.serve.token}`, { origin: 'http://evil.example' })).toBe(403);
-    expect(await refusedWith(`${base}?token=${w.serve.token}`, { origin: `http://127.0.0.1:${w.serve.port}`, host: `evil.example:${w.serve.port}` })).toBe(404);
+    expect(
+      await refusedWith(`${base}?token=${w.serve.token}`, {
+        origin: `http://127.0.0.1:${w.serve.port}`,
+        host: `evil.example:${w.serve.port}`,
+      }),
+    ).toBe(404);
     expect(await refusedWith(`ws://127.0.0.1:${w.serve.port}/other?token=${w.serve.token}`, origin)).toBe(404);
   });
 
@@ -63,7 +76,8 @@ describe('serve host: who may connect', () => {
     expect(index.status).toBe(200);
     expect(index.body).toContain('<div id="root">');
     expect(String(index.headers['content-security-policy'])).toContain("default-src 'self'");
-    for (const p of ['/../../../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2fetc%2fpasswd']) expect((await httpGet(p)).status, p).not.toBe(200);
+    for (const p of ['/../../../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2fetc%2fpasswd'])
+      expect((await httpGet(p)).status, p).not.toBe(200);
     expect((await httpGet('/', { host: 'attacker.example' })).status).toBe(421);
   });
 });
@@ -73,18 +87,41 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
     const c = await WireClient.open(w.serve);
     const before = state();
     expect(await c.call('launch', { seat: 7 })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    expect(await c.call('terminal.open', { seat: 'lead@wire', cols: 'wide', rows: 10 })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    expect(await c.call('terminal.resize', { term: 1, cols: 80, rows: 24 })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    expect(await c.call('terminal.open', { seat: 'lead@wire', cols: 'wide', rows: 10 })).toMatchObject({
+      ok: false,
+      code: 'BAD_USAGE',
+    });
+    expect(await c.call('terminal.resize', { term: 1, cols: 80, rows: 24 })).toMatchObject({
+      ok: false,
+      code: 'BAD_USAGE',
+    });
     expect(await c.call('no.such.channel', {})).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     expect(await c.call('__proto__', {})).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     expect(await c.call('constructor', {})).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    for (const m of ['stop', 'launch', 'attach', 'capture']) expect(await c.call(m, { seat: 'ghost@wire' }), m).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
-    expect(await c.call('send', { seat: 'ghost@wire', text: 'rm -rf /' })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
-    expect(await c.call('terminal.open', { seat: 'ghost@wire', cols: 80, rows: 24 })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
-    expect(await c.call('open', { link: 'rigdesk://seat/wire/ghost' })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
-    expect(await c.call('open', { link: 'https://evil.example/seat/wire/lead' })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    for (const m of ['stop', 'launch', 'attach', 'capture'])
+      expect(await c.call(m, { seat: 'ghost@wire' }), m).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
+    expect(await c.call('send', { seat: 'ghost@wire', text: 'rm -rf /' })).toMatchObject({
+      ok: false,
+      code: 'SEAT_NOT_FOUND',
+    });
+    expect(await c.call('terminal.open', { seat: 'ghost@wire', cols: 80, rows: 24 })).toMatchObject({
+      ok: false,
+      code: 'SEAT_NOT_FOUND',
+    });
+    expect(await c.call('open', { link: 'rigdesk://seat/wire/ghost' })).toMatchObject({
+      ok: false,
+      code: 'SEAT_NOT_FOUND',
+    });
+    expect(await c.call('open', { link: 'https://evil.example/seat/wire/lead' })).toMatchObject({
+      ok: false,
+      code: 'BAD_USAGE',
+    });
     // Writing a program onto the person's PATH is for the CLI and the app's menu, not a window.
-    expect(await c.call('installShim', { dir: '/tmp/rd-should-not-exist' })).toMatchObject({ ok: false, code: 'BAD_USAGE', message: expect.stringMatching(/not available to a window/) });
+    expect(await c.call('installShim', { dir: '/tmp/rd-should-not-exist' })).toMatchObject({
+      ok: false,
+      code: 'BAD_USAGE',
+      message: expect.stringMatching(/not available to a window/),
+    });
     expect(existsSync('/tmp/rd-should-not-exist')).toBe(false);
     c.ws.send('{not json');
     expect((await c.next((m) => m.id === null)).result).toMatchObject({ ok: false, code: 'BAD_USAGE' });
@@ -98,8 +135,18 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
   it('oversized payloads: a large message gets an error answer; a huge frame closes only that socket', async () => {
     const c = await WireClient.open(w.serve);
     const before = state();
-    c.ws.send(JSON.stringify({ id: 99, method: 'send', params: { seat: 'lead@wire', text: 'x'.repeat(MAX_TEXT_MESSAGE + 10) } }));
-    expect((await c.next((m) => m.id === null)).result).toMatchObject({ ok: false, code: 'BAD_USAGE', message: expect.stringMatching(/too large/) });
+    c.ws.send(
+      JSON.stringify({
+        id: 99,
+        method: 'send',
+        params: { seat: 'lead@wire', text: 'x'.repeat(MAX_TEXT_MESSAGE + 10) },
+      }),
+    );
+    expect((await c.next((m) => m.id === null)).result).toMatchObject({
+      ok: false,
+      code: 'BAD_USAGE',
+      message: expect.stringMatching(/too large/),
+    });
     c.ws.send(Buffer.alloc(9 * 1024 * 1024, 0x41));
     await new Promise<void>((r) => c.ws.once('close', () => r()));
     expect(state()).toBe(before);
@@ -114,7 +161,8 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
     const opened = await a.call('terminal.open', { seat: 'lead@wire', cols: 80, rows: 24 });
     expect(opened).toMatchObject({ ok: true });
     const before = w.world.tmux.capture(w.engine.store.sessions.live('lead@wire')!.paneId);
-    for (const f of [Buffer.from([9, 0, 0, 0, 1, 65]), Buffer.from([2, 0, 0]), Buffer.from([3, 0, 0, 0, 1, 1])]) b.ws.send(f);
+    for (const f of [Buffer.from([9, 0, 0, 0, 1, 65]), Buffer.from([2, 0, 0]), Buffer.from([3, 0, 0, 0, 1, 1])])
+      b.ws.send(f);
     b.ws.send(encodeFrame(FRAME.INPUT, opened.term, new TextEncoder().encode('echo INTRUDER\r')));
     b.ws.send(encodeAck(opened.term, 1e9));
     await new Promise((r) => setTimeout(r, 500));
@@ -132,8 +180,26 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
     const channels = [...METHODS, ...Object.keys(WINDOW_REQUESTS), 'nope', '__proto__', 'terminal.', ''];
     const payload = fc.oneof(
       fc.jsonValue(),
-      fc.record({ seat: fc.oneof(fc.string(), fc.jsonValue()), text: fc.string(), cols: fc.integer(), rows: fc.integer(), term: fc.integer() }, { requiredKeys: [] }),
-      fc.record({ rig: fc.oneof(fc.string(), fc.jsonValue()), link: fc.string(), id: fc.integer(), choice: fc.string(), reason: fc.string() }, { requiredKeys: [] }),
+      fc.record(
+        {
+          seat: fc.oneof(fc.string(), fc.jsonValue()),
+          text: fc.string(),
+          cols: fc.integer(),
+          rows: fc.integer(),
+          term: fc.integer(),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.record(
+        {
+          rig: fc.oneof(fc.string(), fc.jsonValue()),
+          link: fc.string(),
+          id: fc.integer(),
+          choice: fc.string(),
+          reason: fc.string(),
+        },
+        { requiredKeys: [] },
+      ),
       fc.record({ spec: fc.string({ minLength: 1 }).map((s) => `/nonexistent-rigdesk-app/${s}`) }),
     );
     let n = 0;

@@ -21,19 +21,33 @@ export interface AppWorld {
 }
 
 /** A real engine on a private tmux server with a three-seat shell rig, and the serve host on it. */
-export async function appWorld(rig = 'trio', members = ['lead', 'worker1', 'worker2'], opts: { monitor?: boolean } = {}): Promise<AppWorld> {
-  if (!existsSync(join(RENDERER_DIR, 'index.html'))) throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
+export async function appWorld(
+  rig = 'trio',
+  members = ['lead', 'worker1', 'worker2'],
+  opts: { monitor?: boolean } = {},
+): Promise<AppWorld> {
+  if (!existsSync(join(RENDERER_DIR, 'index.html')))
+    throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
   const world = new RigWorld();
   const engine = world.engine();
   const spec = world.spec(`${rig}.yaml`, shellRigYaml(rig, members, edgesYaml(members)));
   const up = await dispatch(engine, 'up', { spec });
   if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
   // With a monitor, as `rigdesk serve` runs: the window's seats are polled when events arrive.
-  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR, ...(opts.monitor ? { pushes: new PushHub(engine, { activityEvents: true }) } : {}) });
+  const serve = await startServe({
+    engine,
+    port: 0,
+    staticDir: RENDERER_DIR,
+    ...(opts.monitor ? { pushes: new PushHub(engine, { activityEvents: true }) } : {}),
+  });
   const monitor = opts.monitor ? new ActivityMonitor(engine) : undefined;
   await monitor?.start();
   return {
-    world, engine, serve, rig, monitor,
+    world,
+    engine,
+    serve,
+    rig,
+    monitor,
     cleanup: async () => {
       monitor?.stop();
       await serve.close();
@@ -63,7 +77,9 @@ export class WireClient {
     this.ws.on('error', () => undefined);
   }
   static async open(serve: ServeHandle): Promise<WireClient> {
-    const c = new WireClient(`ws://127.0.0.1:${serve.port}/ws?token=${serve.token}`, { origin: `http://127.0.0.1:${serve.port}` });
+    const c = new WireClient(`ws://127.0.0.1:${serve.port}/ws?token=${serve.token}`, {
+      origin: `http://127.0.0.1:${serve.port}`,
+    });
     await new Promise<void>((res, rej) => {
       c.ws.once('open', () => res());
       c.ws.once('unexpected-response', (_q, r) => rej(new Error(`refused ${r.statusCode}`)));
@@ -71,7 +87,8 @@ export class WireClient {
     });
     return c;
   }
-  async next(pred: (m: any) => boolean, timeoutMs = 10_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async next(pred: (m: any) => boolean, timeoutMs = 10_000): Promise<any> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const i = this.texts.findIndex(pred);
@@ -85,7 +102,8 @@ export class WireClient {
     }
   }
   private nextId = 1;
-  async call(method: string, params: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async call(method: string, params: unknown): Promise<any> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ id, method, params }));
     return (await this.next((m) => m.id === id)).result;
@@ -98,5 +116,10 @@ export class WireClient {
 /** Edges between consecutive members: the first delegates to the second, the rest collaborate. */
 function edgesYaml(m: string[]): string {
   if (m.length < 2) return '';
-  return ['edges:', ...m.slice(1).map((to, i) => `  - { from: ${m[i]}, to: ${to}, kind: ${i === 0 ? 'delegates_to' : 'collaborates_with'} }`)].join('\n');
+  return [
+    'edges:',
+    ...m
+      .slice(1)
+      .map((to, i) => `  - { from: ${m[i]}, to: ${to}, kind: ${i === 0 ? 'delegates_to' : 'collaborates_with'} }`),
+  ].join('\n');
 }

@@ -12,7 +12,9 @@ const claude = (cmd: string, selected = 1) => [
   `   ${cmd}`,
   `   fake server RUN: ${cmd}`,
   ' Do you want to proceed?',
-  ...['Yes', 'Yes, and always allow access to work/ from this project', 'No'].map((o, i) => `${i + 1 === selected ? ' ❯ ' : '   '}${i + 1}. ${o}`),
+  ...['Yes', 'Yes, and always allow access to work/ from this project', 'No'].map(
+    (o, i) => `${i + 1 === selected ? ' ❯ ' : '   '}${i + 1}. ${o}`,
+  ),
   ' Esc to cancel · Tab to amend · ctrl+e to explain',
 ];
 
@@ -52,7 +54,9 @@ describe('reading a permission prompt off the screen', () => {
     expect(a).toMatch(/^[0-9a-f]{16}$/);
     expect(readPrompt('claude-code', claude('touch x', 2))!.fingerprint).toBe(a);
     expect(readPrompt('claude-code', claude('rm -rf x'))!.fingerprint).not.toBe(a);
-    expect(readPrompt('codex', codex('touch x'))!.fingerprint).not.toBe(readPrompt('codex', codex('rm -rf x'))!.fingerprint);
+    expect(readPrompt('codex', codex('touch x'))!.fingerprint).not.toBe(
+      readPrompt('codex', codex('rm -rf x'))!.fingerprint,
+    );
   });
 
   it('Codex: the command and the question are the evidence; y approves whatever is highlighted', () => {

@@ -47,25 +47,40 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
   const steadyScreen = () => {
     let last = screen();
     let since = Date.now();
-    return waitFor(() => {
-      const now = screen();
-      if (now !== last) [last, since] = [now, Date.now()];
-      return Date.now() - since >= 1000 ? now : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 100, what: 'a steady screen' });
+    return waitFor(
+      () => {
+        const now = screen();
+        if (now !== last) [last, since] = [now, Date.now()];
+        return Date.now() - since >= 1000 ? now : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'a steady screen' },
+    );
   };
   const ask = async (cmd: string) => {
-    await badge(topo, 'lead@act').filter({ hasText: /^idle$/ }).waitFor({ timeout: 60_000 });
+    await badge(topo, 'lead@act')
+      .filter({ hasText: /^idle$/ })
+      .waitFor({ timeout: 60_000 });
     w.world.tmux.run(['send-keys', '-t', pane(), '-l', `RUN: ${cmd}`]);
     w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
-    await waitFor(() => screen().includes('Do you want to proceed?'), { timeoutMs: 30_000, intervalMs: 25, what: 'permission prompt on screen' });
+    await waitFor(() => screen().includes('Do you want to proceed?'), {
+      timeoutMs: 30_000,
+      intervalMs: 25,
+      what: 'permission prompt on screen',
+    });
     return Date.now();
   };
 
   it('a Claude seat at a permission prompt shows needs input in the topology and in Decisions within 2 s', async () => {
     const t0 = await ask('touch approved.txt');
     const [inTopology, inDecisions] = await Promise.all([
-      badge(topo, 'lead@act').filter({ hasText: 'needs input: permission' }).waitFor({ timeout: 10_000 }).then(() => Date.now() - t0),
-      item().getByRole('button', { name: 'Approve' }).waitFor({ timeout: 10_000 }).then(() => Date.now() - t0),
+      badge(topo, 'lead@act')
+        .filter({ hasText: 'needs input: permission' })
+        .waitFor({ timeout: 10_000 })
+        .then(() => Date.now() - t0),
+      item()
+        .getByRole('button', { name: 'Approve' })
+        .waitFor({ timeout: 10_000 })
+        .then(() => Date.now() - t0),
     ]);
     process.stdout.write(`prompt on screen → topology ${inTopology} ms, Decisions ${inDecisions} ms\n`);
     expect(inTopology).toBeLessThan(2000);
@@ -80,14 +95,26 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
   it('Approve from Decisions reaches the pane: the tool runs and the answer is recorded', async () => {
     expect(existsSync(join(w.work, 'approved.txt'))).toBe(false);
     await item().getByRole('button', { name: 'Approve' }).click();
-    await waitFor(() => existsSync(join(w.work, 'approved.txt')), { timeoutMs: 15_000, what: 'the approved tool call ran' });
+    await waitFor(() => existsSync(join(w.work, 'approved.txt')), {
+      timeoutMs: 15_000,
+      what: 'the approved tool call ran',
+    });
     await waitFor(() => !screen().includes('Do you want to proceed?'), { what: 'prompt gone' });
-    expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'approve', keys: ['Enter'], reason: 'answered from the Rigdesk window' });
+    expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({
+      choice: 'approve',
+      keys: ['Enter'],
+      reason: 'answered from the Rigdesk window',
+    });
     await decisions.getByTestId('decisions-none').waitFor({ timeout: 10_000 });
     // The approved call's result goes back to the model and the turn goes on: it is over when
     // the model's answer to the tool result is on screen and the seat reads idle again.
-    await waitFor(() => screen().includes('ACK tool result'), { timeoutMs: 30_000, what: 'the turn after the approved call' });
-    await badge(topo, 'lead@act').filter({ hasText: /^idle$/ }).waitFor({ timeout: 30_000 });
+    await waitFor(() => screen().includes('ACK tool result'), {
+      timeoutMs: 30_000,
+      what: 'the turn after the approved call',
+    });
+    await badge(topo, 'lead@act')
+      .filter({ hasText: /^idle$/ })
+      .waitFor({ timeout: 30_000 });
   });
 
   it('an answer with no prompt waiting, for a different prompt than the one seen, or for a shell seat types nothing and is refused on record', async () => {
@@ -95,30 +122,52 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     // "Types nothing" is judged on the screen, so it must be one nothing else is still drawing:
     // the same for a full second before the refused answers.
     const before = await steadyScreen();
-    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'PROMPT_NOT_WAITING' });
-    expect(await c.call('answerPrompt', { seat: 'sh@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'DECISION_CHOICE_INVALID' });
-    expect(await c.call('answerPrompt', { seat: 'ghost@act', choice: 'approve' })).toMatchObject({ ok: false, code: 'SEAT_NOT_FOUND' });
-    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'maybe' })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve' })).toMatchObject({
+      ok: false,
+      code: 'PROMPT_NOT_WAITING',
+    });
+    expect(await c.call('answerPrompt', { seat: 'sh@act', choice: 'approve' })).toMatchObject({
+      ok: false,
+      code: 'DECISION_CHOICE_INVALID',
+    });
+    expect(await c.call('answerPrompt', { seat: 'ghost@act', choice: 'approve' })).toMatchObject({
+      ok: false,
+      code: 'SEAT_NOT_FOUND',
+    });
+    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'maybe' })).toMatchObject({
+      ok: false,
+      code: 'BAD_USAGE',
+    });
     expect(screen()).toBe(before);
     await ask('touch third.txt');
     const listed = await c.call('prompts', {});
-    expect(listed).toMatchObject({ ok: true, prompts: [{ seat: 'lead@act', reason: 'permission', choices: ['approve', 'deny'] }] });
-    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve', fingerprint: '0123456789abcdef' })).toMatchObject({ ok: false, code: 'PROMPT_NOT_WAITING' });
+    expect(listed).toMatchObject({
+      ok: true,
+      prompts: [{ seat: 'lead@act', reason: 'permission', choices: ['approve', 'deny'] }],
+    });
+    expect(
+      await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve', fingerprint: '0123456789abcdef' }),
+    ).toMatchObject({ ok: false, code: 'PROMPT_NOT_WAITING' });
     await new Promise((r) => setTimeout(r, 500));
     expect(screen()).toContain('Do you want to proceed?');
     expect(existsSync(join(w.work, 'third.txt'))).toBe(false);
-    expect(events('seat.prompt_answer_refused').map((e) => e.data.code)).toEqual(['PROMPT_NOT_WAITING', 'PROMPT_NOT_WAITING']);
+    expect(events('seat.prompt_answer_refused').map((e) => e.data.code)).toEqual([
+      'PROMPT_NOT_WAITING',
+      'PROMPT_NOT_WAITING',
+    ]);
     // The window still offers the prompt: nothing was answered.
     await item().getByRole('button', { name: 'Approve' }).waitFor({ timeout: 5000 });
     c.close();
   });
 
-
   it('Deny from Decisions cancels the tool call: nothing runs, the answer is recorded', async () => {
     // The prompt for third.txt is still waiting (the refused answers above typed nothing).
     await item().getByRole('button', { name: 'Deny' }).waitFor({ timeout: 5000 });
     await item().getByRole('button', { name: 'Deny' }).click();
-    await waitFor(() => !screen().includes('Do you want to proceed?') && screen().includes('Interrupted'), { timeoutMs: 10_000, what: 'prompt cancelled' });
+    await waitFor(() => !screen().includes('Do you want to proceed?') && screen().includes('Interrupted'), {
+      timeoutMs: 10_000,
+      what: 'prompt cancelled',
+    });
     await new Promise((r) => setTimeout(r, 500));
     expect(existsSync(join(w.work, 'third.txt'))).toBe(false);
     expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'deny', keys: ['Escape'] });

@@ -20,24 +20,32 @@ it('seats are pushed when they change, not at every poll (real engine, real tmux
   const off = hub.subscribe((m) => void (m.push === 'seats' && seats.push(m)));
   try {
     // Right after `up` the shells are still starting (their rows change); wait until both are idle.
-    const rowsOf = (m: PushMessage | undefined) => (m?.data as { seats: { seat: string; state: string; activity: string }[] } | undefined)?.seats ?? [];
-    await waitFor(() => rowsOf(seats.at(-1)).length === 2 && rowsOf(seats.at(-1)).every((r) => r.activity === 'idle'), { what: 'both seats idle in a push' });
+    const rowsOf = (m: PushMessage | undefined) =>
+      (m?.data as { seats: { seat: string; state: string; activity: string }[] } | undefined)?.seats ?? [];
+    await waitFor(() => rowsOf(seats.at(-1)).length === 2 && rowsOf(seats.at(-1)).every((r) => r.activity === 'idle'), {
+      what: 'both seats idle in a push',
+    });
     // Then many polls with nothing changed (a seat's shell sitting at its prompt): without activity
     // events every tick runs `ps`, and only the push is saved. Six polls in a row must pass with no
     // push; a shell that still redraws just after its first idle reading restarts the count (under
     // load one did), and a hub that pushed at every poll never gets there.
     let settled = -1;
     let from = 0;
-    await waitFor(() => {
-      if (seats.length !== settled) {
-        settled = seats.length;
-        from = hub.stats.seatPolls;
-      }
-      return hub.stats.seatPolls - from > 5;
-    }, { timeoutMs: 30_000, intervalMs: 10, what: 'six polls in a row with no push' });
+    await waitFor(
+      () => {
+        if (seats.length !== settled) {
+          settled = seats.length;
+          from = hub.stats.seatPolls;
+        }
+        return hub.stats.seatPolls - from > 5;
+      },
+      { timeoutMs: 30_000, intervalMs: 10, what: 'six polls in a row with no push' },
+    );
     // A change is pushed at the next poll.
     expect(await dispatch(w.engine, 'stop', { seat: 'a@push' })).toMatchObject({ ok: true });
-    await waitFor(() => rowsOf(seats.at(-1)).find((r) => r.seat === 'a@push')?.state === 'stopped', { what: 'a push after the seat stopped' });
+    await waitFor(() => rowsOf(seats.at(-1)).find((r) => r.seat === 'a@push')?.state === 'stopped', {
+      what: 'a push after the seat stopped',
+    });
     expect(seats.length).toBeGreaterThan(settled);
     // A window that subscribes now gets the latest rows at once, though no push is due.
     const late: PushMessage[] = [];
@@ -56,7 +64,9 @@ it('with an activity monitor writing events, a quiet rig is not polled every tic
   await monitor.start();
   const hub = new PushHub(w.engine, { seatsMs: 40, eventsMs: 40, restSeatsMs: 60_000, activityEvents: true });
   const seats: { seat: string; activity: string }[][] = [];
-  const off = hub.subscribe((m) => void (m.push === 'seats' && seats.push((m.data as { seats: { seat: string; activity: string }[] }).seats)));
+  const off = hub.subscribe(
+    (m) => void (m.push === 'seats' && seats.push((m.data as { seats: { seat: string; activity: string }[] }).seats)),
+  );
   try {
     await waitFor(() => seats.length > 0, { what: 'the first seats push' });
     await new Promise((r) => setTimeout(r, 300));
@@ -65,7 +75,10 @@ it('with an activity monitor writing events, a quiet rig is not polled every tic
     expect(hub.stats.seatPolls, 'ps runs in 600 ms of 40 ms ticks on a quiet rig').toBe(polls);
     // The monitor sees b start working and writes an event; the next tick polls and pushes it.
     w.world.tmux.run(['send-keys', '-t', w.engine.store.sessions.live('b@push')!.paneId, 'sleep 3', 'Enter']);
-    await waitFor(() => seats.at(-1)?.find((r) => r.seat === 'b@push')?.activity === 'working', { what: 'b working in a seats push', timeoutMs: 5000 });
+    await waitFor(() => seats.at(-1)?.find((r) => r.seat === 'b@push')?.activity === 'working', {
+      what: 'b working in a seats push',
+      timeoutMs: 5000,
+    });
     expect(hub.stats.seatPolls).toBeGreaterThan(polls);
   } finally {
     off();

@@ -8,7 +8,7 @@ import { appWorld, type AppWorld } from './helpers';
 const missing = chromiumMissing();
 
 /** Issue 4: the window shows each seat's queue (real Chromium, real engine, real tmux). */
-describe.skipIf(!!missing)('a seat\'s queue in the window', () => {
+describe.skipIf(!!missing)("a seat's queue in the window", () => {
   let w: AppWorld;
   let chrome: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
@@ -36,7 +36,10 @@ describe.skipIf(!!missing)('a seat\'s queue in the window', () => {
     await queue.getByRole('button', { name: 'Queue' }).click();
     await queue.getByText('write the changelog').waitFor({ timeout: 10_000 });
     const list = await dispatch(w.engine, 'queue.list', { seat });
-    expect(list.ok && (list.items as { body: string }[]).map((i) => i.body)).toEqual(['review the parser', 'write the changelog']);
+    expect(list.ok && (list.items as { body: string }[]).map((i) => i.body)).toEqual([
+      'review the parser',
+      'write the changelog',
+    ]);
     await waitFor(async () => (await queue.locator('[data-queue-item]').count()) === 2, { what: 'two items shown' });
   });
 });

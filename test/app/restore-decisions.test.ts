@@ -33,7 +33,8 @@ describe.skipIf(!!missing)('restore decisions in the window', () => {
     expect(up.code, up.stdout + up.stderr).toBe(0);
     for (const s of up.json.seats) ids[s.seat.split('@')[0]] = s.launched.conversationId;
     const cfg = (m: string) => join(w.root, `cfg-${m}`);
-    for (const m of ['a', 'b']) await waitFor(() => existsSync(standInTranscript(cfg(m), work, ids[m]!)), { what: `${m} transcript` });
+    for (const m of ['a', 'b'])
+      await waitFor(() => existsSync(standInTranscript(cfg(m), work, ids[m]!)), { what: `${m} transcript` });
     w.tmux.kill(); // a simulated reboot
     rmSync(standInTranscript(cfg('b'), work, ids.b!));
     const r = await w.cli(['restore', 'crew', '--json']);
@@ -63,6 +64,9 @@ describe.skipIf(!!missing)('restore decisions in the window', () => {
     expect(b.state).toBe('running');
     expect(b.conversationId).not.toBe(ids.b);
     const ev = await w.cli(['events', '--seat', 'b@crew', '--json']);
-    expect(ev.json.events.find((e: { kind: string }) => e.kind === 'decision.answered').data).toMatchObject({ choice: 'fresh', reason: 'the transcript was lost' });
+    expect(ev.json.events.find((e: { kind: string }) => e.kind === 'decision.answered').data).toMatchObject({
+      choice: 'fresh',
+      reason: 'the transcript was lost',
+    });
   });
 });

@@ -32,7 +32,12 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
   let windowOpts: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
   let openHandler: ((d: { url: string }) => { action: string }) | undefined;
   let permission: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
-  let headers: ((d: { responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void) | undefined;
+  let headers:
+    | ((
+        d: { responseHeaders?: Record<string, string[]> },
+        cb: (r: { responseHeaders: Record<string, string[]> }) => void,
+      ) => void)
+    | undefined;
   const tray = { image: '', tooltip: '', menu: undefined as unknown };
   const schemes: { scheme: string; privileges: Record<string, boolean> }[] = [];
   const protocolHandlers: Record<string, (req: { url: string; method: string }) => Promise<Response>> = {};
@@ -66,7 +71,10 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
           setWindowOpenHandler: (fn: typeof openHandler) => void (openHandler = fn),
           send: (channel: string, ...args: unknown[]) => void sent.push({ channel, args }),
           isDestroyed: () => false,
-          session: { setPermissionRequestHandler: (fn: typeof permission) => void (permission = fn), webRequest: { onHeadersReceived: (fn: typeof headers) => void (headers = fn) } },
+          session: {
+            setPermissionRequestHandler: (fn: typeof permission) => void (permission = fn),
+            webRequest: { onHeadersReceived: (fn: typeof headers) => void (headers = fn) },
+          },
         } as never,
         loadURL: async (u) => void log.push(`load ${u}`),
         show: () => void log.push('show'),
@@ -77,7 +85,13 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
         on: () => undefined,
       };
     },
-    createTray: (image) => ({ setImage: (i) => void (tray.image = i), setToolTip: (t) => void (tray.tooltip = t), on: () => undefined, setContextMenu: (m) => void (tray.menu = m), ...{ image } }),
+    createTray: (image) => ({
+      setImage: (i) => void (tray.image = i),
+      setToolTip: (t) => void (tray.tooltip = t),
+      on: () => undefined,
+      setContextMenu: (m) => void (tray.menu = m),
+      ...{ image },
+    }),
     createMenu: (template) => ({ template }),
     createNotification: (o) => {
       const n = { ...o, clickFn: () => undefined as void, click: () => n.clickFn() };
@@ -91,7 +105,30 @@ function fakeElectron(opts: { lock?: boolean } = {}) {
     for (const fn of wcHandlers[ev] ?? []) fn({ preventDefault: () => (prevented = true) }, url);
     return prevented;
   };
-  return { api, log, schemes, protocolHandlers, appHandlers, ipcHandle, sent, notifications, tray, nav, get windowOpts() { return windowOpts; }, get openHandler() { return openHandler; }, get permission() { return permission; }, get headers() { return headers; } };
+  return {
+    api,
+    log,
+    schemes,
+    protocolHandlers,
+    appHandlers,
+    ipcHandle,
+    sent,
+    notifications,
+    tray,
+    nav,
+    get windowOpts() {
+      return windowOpts;
+    },
+    get openHandler() {
+      return openHandler;
+    },
+    get permission() {
+      return permission;
+    },
+    get headers() {
+      return headers;
+    },
+  };
 }
 
 let world: RigWorld;
@@ -105,19 +142,40 @@ beforeAll(async () => {
 afterAll(() => world?.cleanup());
 
 function ctx() {
-  return { engine, terminals: new TerminalHub(engine), pushes: new PushHub(engine, { seatsMs: 60_000, eventsMs: 60_000 }) };
+  return {
+    engine,
+    terminals: new TerminalHub(engine),
+    pushes: new PushHub(engine, { seatsMs: 60_000, eventsMs: 60_000 }),
+  };
 }
 
 describe('Electron shell wiring (Electron API injected)', () => {
   it('window options: context isolation, sandbox, no node integration, no webviews', () => {
     const o = windowOptions('/p/preload.js') as { webPreferences: Record<string, unknown> };
-    expect(o.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInWorker: false, nodeIntegrationInSubFrames: false, webviewTag: false, webSecurity: true, allowRunningInsecureContent: false, preload: '/p/preload.js' });
+    expect(o.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webviewTag: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      preload: '/p/preload.js',
+    });
   });
 
   it('the started window refuses navigation, new windows and permissions, and sends the strict CSP', async () => {
     const f = fakeElectron();
     const c = ctx();
-    const shell = await startShell({ api: f.api, ctx: c, argv: ['/opt/Rigdesk/rigdesk'], preloadPath: '/p/preload.js', rendererRoot: ROOT, trayImages: IMAGES });
+    const shell = await startShell({
+      api: f.api,
+      ctx: c,
+      argv: ['/opt/Rigdesk/rigdesk'],
+      preloadPath: '/p/preload.js',
+      rendererRoot: ROOT,
+      trayImages: IMAGES,
+    });
     expect(shell).toBeDefined();
     expect(f.windowOpts!.webPreferences.sandbox).toBe(true);
     expect(f.log).toContain('protocol rigdesk');
@@ -142,7 +200,12 @@ describe('Electron shell wiring (Electron API injected)', () => {
     await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES });
     expect(f.log).toContain(`load ${RENDERER_URL}`);
     expect(RENDERER_URL).toBe('rigdesk-app://renderer/index.html');
-    expect(f.schemes).toEqual([{ scheme: RENDERER_SCHEME, privileges: expect.objectContaining({ standard: true, secure: true, bypassCSP: false }) }]);
+    expect(f.schemes).toEqual([
+      {
+        scheme: RENDERER_SCHEME,
+        privileges: expect.objectContaining({ standard: true, secure: true, bypassCSP: false }),
+      },
+    ]);
     const serve = f.protocolHandlers[RENDERER_SCHEME]!;
     const index = await serve({ url: RENDERER_URL, method: 'GET' });
     expect(index.status).toBe(200);
@@ -154,9 +217,19 @@ describe('Electron shell wiring (Electron API injected)', () => {
     expect(scripts.length).toBeGreaterThan(0);
     for (const u of scripts) {
       const r = await serve({ url: u, method: 'GET' });
-      expect([r.status, r.headers.get('content-type'), r.headers.get('content-security-policy')], u).toEqual([200, 'text/javascript; charset=utf-8', WINDOW_CSP]);
+      expect([r.status, r.headers.get('content-type'), r.headers.get('content-security-policy')], u).toEqual([
+        200,
+        'text/javascript; charset=utf-8',
+        WINDOW_CSP,
+      ]);
     }
-    for (const bad of ['rigdesk-app://renderer/../../../../etc/passwd', 'rigdesk-app://renderer/%2e%2e/%2e%2e/%2e%2e/etc/passwd', 'rigdesk-app://renderer/..%2f..%2f..%2fetc%2fpasswd', 'rigdesk-app://other/index.html', 'rigdesk-app://renderer/%E0%A4%A']) {
+    for (const bad of [
+      'rigdesk-app://renderer/../../../../etc/passwd',
+      'rigdesk-app://renderer/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+      'rigdesk-app://renderer/..%2f..%2f..%2fetc%2fpasswd',
+      'rigdesk-app://other/index.html',
+      'rigdesk-app://renderer/%E0%A4%A',
+    ]) {
       const r = await serve({ url: bad, method: 'GET' });
       expect(r.status, bad).not.toBe(200);
       expect(await r.text(), bad).not.toMatch(/root:/);
@@ -173,19 +246,43 @@ describe('Electron shell wiring (Electron API injected)', () => {
     const c = ctx();
     await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES });
     const handle = f.ipcHandle[IPC.request]!;
-    expect(await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, { id: 1, method: 'topology', params: {} })).toMatchObject({ id: 1, result: { ok: true, rigs: [{ name: 'duo' }] } });
-    expect(await handle({ sender: { id: 7 }, senderFrame: { url: 'https://evil.example/' } }, { id: 2, method: 'ps', params: {} })).toMatchObject({ id: null, result: { ok: false } });
-    expect(await handle({ sender: { id: 99 }, senderFrame: { url: RENDERER } }, { id: 3, method: 'ps', params: {} })).toMatchObject({ id: null, result: { ok: false } });
-    expect(await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, { id: 4, method: 'stop', params: { seat: 'ghost@duo' } })).toMatchObject({ id: 4, result: { ok: false, code: 'SEAT_NOT_FOUND' } });
-    expect(await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, 'garbage')).toMatchObject({ result: { ok: false, code: 'BAD_USAGE' } });
+    expect(
+      await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, { id: 1, method: 'topology', params: {} }),
+    ).toMatchObject({ id: 1, result: { ok: true, rigs: [{ name: 'duo' }] } });
+    expect(
+      await handle(
+        { sender: { id: 7 }, senderFrame: { url: 'https://evil.example/' } },
+        { id: 2, method: 'ps', params: {} },
+      ),
+    ).toMatchObject({ id: null, result: { ok: false } });
+    expect(
+      await handle({ sender: { id: 99 }, senderFrame: { url: RENDERER } }, { id: 3, method: 'ps', params: {} }),
+    ).toMatchObject({ id: null, result: { ok: false } });
+    expect(
+      await handle(
+        { sender: { id: 7 }, senderFrame: { url: RENDERER } },
+        { id: 4, method: 'stop', params: { seat: 'ghost@duo' } },
+      ),
+    ).toMatchObject({ id: 4, result: { ok: false, code: 'SEAT_NOT_FOUND' } });
+    expect(await handle({ sender: { id: 7 }, senderFrame: { url: RENDERER } }, 'garbage')).toMatchObject({
+      result: { ok: false, code: 'BAD_USAGE' },
+    });
     c.pushes.close();
   });
 
   it('tray image and tooltip show how many seats need input; notification on entering needs_input focuses that seat on click', async () => {
     const f = fakeElectron();
     const c = ctx();
-    const shell = (await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES }))!;
-    const row = (seat: string, activity: PsRow['activity'], needsInput?: string) => ({ seat, activity, needsInput }) as PsRow;
+    const shell = (await startShell({
+      api: f.api,
+      ctx: c,
+      argv: [],
+      preloadPath: '/p',
+      rendererRoot: ROOT,
+      trayImages: IMAGES,
+    }))!;
+    const row = (seat: string, activity: PsRow['activity'], needsInput?: string) =>
+      ({ seat, activity, needsInput }) as PsRow;
     shell.tray!.update([row('lead@duo', 'idle'), row('worker@duo', 'working')]);
     expect(f.tray).toMatchObject({ image: IMAGES.idle, tooltip: expect.stringMatching(/none need you/) });
     shell.tray!.update([row('lead@duo', 'needs_input', 'permission'), row('worker@duo', 'needs_input', 'question')]);
@@ -214,7 +311,14 @@ describe('Electron shell wiring (Electron API injected)', () => {
     const c = ctx();
     const pushes: unknown[] = [];
     c.pushes.subscribe((m) => pushes.push(m));
-    const shell = (await startShell({ api: f.api, ctx: c, argv: ['/opt/Rigdesk/rigdesk', '--no-sandbox', 'rigdesk://seat/duo/worker'], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES }))!;
+    const shell = (await startShell({
+      api: f.api,
+      ctx: c,
+      argv: ['/opt/Rigdesk/rigdesk', '--no-sandbox', 'rigdesk://seat/duo/worker'],
+      preloadPath: '/p',
+      rendererRoot: ROOT,
+      trayImages: IMAGES,
+    }))!;
     expect(pushes).toContainEqual({ push: 'focus', data: { seat: 'worker@duo' } });
     pushes.length = 0;
     for (const fn of f.appHandlers['second-instance']!) fn({}, ['/opt/Rigdesk/rigdesk', 'rigdesk://seat/duo/lead']);
@@ -222,7 +326,14 @@ describe('Electron shell wiring (Electron API injected)', () => {
     for (const fn of f.appHandlers['open-url']!) fn({ preventDefault: () => undefined }, 'rigdesk://seat/duo/worker');
     expect(pushes).toContainEqual({ push: 'focus', data: { seat: 'worker@duo' } });
     pushes.length = 0;
-    for (const bad of ['rigdesk://seat/duo/ghost', 'rigdesk://seat/duo', 'rigdesk://settings/x/y', 'rigdesk://seat/duo/lead#x', 'RIGDESK://seat/duo/../lead', 'rigdesk://seat/%2e%2e/lead']) {
+    for (const bad of [
+      'rigdesk://seat/duo/ghost',
+      'rigdesk://seat/duo',
+      'rigdesk://settings/x/y',
+      'rigdesk://seat/duo/lead#x',
+      'RIGDESK://seat/duo/../lead',
+      'rigdesk://seat/%2e%2e/lead',
+    ]) {
       for (const fn of f.appHandlers['second-instance']!) fn({}, ['/x', bad]);
     }
     expect(pushes).toEqual([]);
@@ -236,13 +347,20 @@ describe('Electron shell wiring (Electron API injected)', () => {
     const c = ctx();
     await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES });
     const items = (f.tray.menu as { template: { label?: string; click?: () => void }[] }).template;
-    expect(items.map((i) => i.label).filter(Boolean)).toEqual(['Open Rigdesk', 'Put the rigdesk command on PATH…', 'Quit Rigdesk']);
+    expect(items.map((i) => i.label).filter(Boolean)).toEqual([
+      'Open Rigdesk',
+      'Put the rigdesk command on PATH…',
+      'Quit Rigdesk',
+    ]);
     const dir = join(world.root, 'menu-bin');
     engine.deps.env.RIGDESK_SHIM_DIR = dir;
     try {
       items.find((i) => i.label?.startsWith('Put'))!.click!();
       await waitFor(() => f.notifications.length > 0, { what: 'notification' });
-      expect(f.notifications[0]).toMatchObject({ title: `rigdesk is at ${join(dir, 'rigdesk')}`, body: expect.stringMatching(/Remove it with: rigdesk install-shim --remove/) });
+      expect(f.notifications[0]).toMatchObject({
+        title: `rigdesk is at ${join(dir, 'rigdesk')}`,
+        body: expect.stringMatching(/Remove it with: rigdesk install-shim --remove/),
+      });
       expect(f.notifications[0]!.body).toContain(`${dir} is not on PATH`);
       expect(existsSync(join(dir, 'rigdesk'))).toBe(true);
     } finally {
@@ -254,7 +372,16 @@ describe('Electron shell wiring (Electron API injected)', () => {
   it('single instance: without the lock the app quits before creating any window', async () => {
     const f = fakeElectron({ lock: false });
     const c = ctx();
-    expect(await startShell({ api: f.api, ctx: c, argv: ['rigdesk://seat/duo/lead'], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES })).toBeUndefined();
+    expect(
+      await startShell({
+        api: f.api,
+        ctx: c,
+        argv: ['rigdesk://seat/duo/lead'],
+        preloadPath: '/p',
+        rendererRoot: ROOT,
+        trayImages: IMAGES,
+      }),
+    ).toBeUndefined();
     expect(f.log).toEqual(['quit']);
     expect(f.windowOpts).toBeUndefined();
     c.pushes.close();

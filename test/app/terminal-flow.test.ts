@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { decodeFrame, encodeAck, encodeFrame, FRAME } from '../../src/shared/contract/app';
-import { BATCH_MAX_BYTES, BATCH_MAX_DELAY_MS, FLOW_HIGH_WATERMARK, FLOW_LOW_WATERMARK, FlowControl, OutputBatcher, PtyHold, READ_GAP_MS, ReadGate, type Timers } from '../../src/main/terminal/flow';
+import {
+  BATCH_MAX_BYTES,
+  BATCH_MAX_DELAY_MS,
+  FLOW_HIGH_WATERMARK,
+  FLOW_LOW_WATERMARK,
+  FlowControl,
+  OutputBatcher,
+  PtyHold,
+  READ_GAP_MS,
+  ReadGate,
+  type Timers,
+} from '../../src/main/terminal/flow';
 
 /** Timers a test advances by hand. */
 function fakeTimers(): Timers & { advance(ms: number): void; pending(): number } {
@@ -12,7 +23,7 @@ function fakeTimers(): Timers & { advance(ms: number): void; pending(): number }
     clear: (h) => void due.delete(h as number),
     advance(ms) {
       now += ms;
-      for (const [k, t] of [...due]) if (t.at <= now) (due.delete(k), t.fn());
+      for (const [k, t] of [...due]) if (t.at <= now) due.delete(k), t.fn();
     },
     pending: () => due.size,
   };
@@ -51,7 +62,10 @@ describe('output batching', () => {
 describe('flow control', () => {
   it('pauses above the high watermark and resumes only below the low one (no flapping)', () => {
     const log: string[] = [];
-    const f = new FlowControl(() => log.push('pause'), () => log.push('resume'));
+    const f = new FlowControl(
+      () => log.push('pause'),
+      () => log.push('resume'),
+    );
     f.sent(FLOW_HIGH_WATERMARK);
     expect(log).toEqual([]);
     f.sent(1);
@@ -66,7 +80,10 @@ describe('flow control', () => {
   });
 
   it('acks for more than was sent, or negative acks, cannot push the count below zero', () => {
-    const f = new FlowControl(() => undefined, () => undefined);
+    const f = new FlowControl(
+      () => undefined,
+      () => undefined,
+    );
     f.acked(1e9);
     f.acked(-5);
     expect(f.state.unacked).toBe(0);
@@ -105,7 +122,10 @@ describe('read gate', () => {
 
   it('the pty is read again only when neither flow control nor the gate holds it', () => {
     const log: string[] = [];
-    const h = new PtyHold(() => log.push('pause'), () => log.push('resume'));
+    const h = new PtyHold(
+      () => log.push('pause'),
+      () => log.push('resume'),
+    );
     h.set('gap', true);
     h.set('flow', true);
     expect(log).toEqual(['pause']);

@@ -15,8 +15,20 @@ afterAll(async () => {
   await w?.cleanup();
 });
 
-const windowSize = (seat: string) => w.world.tmux.run(['display-message', '-p', '-t', w.engine.store.sessions.live(seat)!.sessionId, '#{window_width}x#{window_height}']).trim();
-const text = (c: WireClient, term: number) => Buffer.concat(c.frames.filter((f) => f[0] === FRAME.OUTPUT && f.readUInt32BE(1) === term).map((f) => f.subarray(5))).toString('utf8');
+const windowSize = (seat: string) =>
+  w.world.tmux
+    .run([
+      'display-message',
+      '-p',
+      '-t',
+      w.engine.store.sessions.live(seat)!.sessionId,
+      '#{window_width}x#{window_height}',
+    ])
+    .trim();
+const text = (c: WireClient, term: number) =>
+  Buffer.concat(
+    c.frames.filter((f) => f[0] === FRAME.OUTPUT && f.readUInt32BE(1) === term).map((f) => f.subarray(5)),
+  ).toString('utf8');
 
 describe('live terminals over the serve host (real tmux, node-pty attach clients)', () => {
   // The window is the viewer's size less tmux's status line (on in these servers), which the
@@ -29,7 +41,8 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     const tb = (await b.call('terminal.open', { seat: 'lead@live', cols: 70, rows: 20 })).term;
     await waitFor(() => windowSize('lead@live') === '70x19', { what: 'B took the size by opening' });
     // A re-fits many times (a window being dragged): it is not the owner, so nothing moves.
-    for (let i = 0; i < 10; i++) expect(await a.call('terminal.resize', { term: ta, cols: 90 + i, rows: 25 })).toMatchObject({ ok: true });
+    for (let i = 0; i < 10; i++)
+      expect(await a.call('terminal.resize', { term: ta, cols: 90 + i, rows: 25 })).toMatchObject({ ok: true });
     expect(windowSize('lead@live')).toBe('70x19');
     expect(w.serve.ctx.terminals.inspect(tb)?.sizeOwner).toBe(true);
     // Typing in A makes A the owner, at A's last settled size; B's re-fits then move nothing.
@@ -46,9 +59,15 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     const c = await WireClient.open(w.serve);
     const flood = (await c.call('terminal.open', { seat: 'flood@live', cols: 120, rows: 40 })).term;
     const calm = (await c.call('terminal.open', { seat: 'calm@live', cols: 80, rows: 24 })).term;
-    await waitFor(() => /[$#] ?$/m.test(w.world.tmux.capture(w.engine.store.sessions.live('flood@live')!.paneId).trimEnd()), { what: 'prompt' });
+    await waitFor(
+      () => /[$#] ?$/m.test(w.world.tmux.capture(w.engine.store.sessions.live('flood@live')!.paneId).trimEnd()),
+      { what: 'prompt' },
+    );
     c.ws.send(encodeFrame(FRAME.INPUT, flood, new TextEncoder().encode('yes rigdesk-flood-line\r')));
-    await waitFor(() => w.serve.ctx.terminals.inspect(flood)?.flow.paused, { what: 'flood viewer paused', timeoutMs: 20_000 });
+    await waitFor(() => w.serve.ctx.terminals.inspect(flood)?.flow.paused, {
+      what: 'flood viewer paused',
+      timeoutMs: 20_000,
+    });
     const sentWhenPaused = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
     expect(sentWhenPaused).toBeGreaterThan(FLOW_HIGH_WATERMARK);
     await new Promise((r) => setTimeout(r, 500));
@@ -60,13 +79,16 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     await waitFor(() => /calm-5/.test(text(c, calm)), { what: 'calm seat output', timeoutMs: 10_000 });
     // Ack what has arrived, as xterm's write callback would, until the viewer resumes.
     let acked = 0;
-    await waitFor(() => {
-      const got = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
-      if (got > acked) c.ws.send(encodeAck(flood, got - acked));
-      acked = got;
-      // Counted, not sampled: the flood goes on and may pause it again before the next look.
-      return (w.serve.ctx.terminals.inspect(flood)?.flow.resumes ?? 0) > 0;
-    }, { what: 'resumed after ack', timeoutMs: 20_000 });
+    await waitFor(
+      () => {
+        const got = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
+        if (got > acked) c.ws.send(encodeAck(flood, got - acked));
+        acked = got;
+        // Counted, not sampled: the flood goes on and may pause it again before the next look.
+        return (w.serve.ctx.terminals.inspect(flood)?.flow.resumes ?? 0) > 0;
+      },
+      { what: 'resumed after ack', timeoutMs: 20_000 },
+    );
     // Stop the flood (Ctrl-C through tmux, not the viewer being closed) and see it stopped, so the
     // next test finds the seat at its prompt.
     const floodPane = w.engine.store.sessions.live('flood@live')!.paneId;
@@ -88,19 +110,30 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     // Acked as xterm's write callback would, so flow control never holds it.
     let acked = 0;
     const mine = () => c.frames.slice(before).filter((f) => f[0] === FRAME.OUTPUT && f.readUInt32BE(1) === t);
-    await waitFor(() => {
-      const got = mine().reduce((n, f) => n + f.length - 5, 0);
-      if (got > acked) c.ws.send(encodeAck(t, got - acked));
-      acked = got;
-      return /^flood-done-42\r?$/m.test(w.world.tmux.capture(pane)) && /flood-done-42/.test(Buffer.concat(mine().map((f) => f.subarray(5))).toString('latin1'));
-    }, { what: 'the end of the flood in the window', timeoutMs: 60_000, intervalMs: 20 });
+    await waitFor(
+      () => {
+        const got = mine().reduce((n, f) => n + f.length - 5, 0);
+        if (got > acked) c.ws.send(encodeAck(t, got - acked));
+        acked = got;
+        return (
+          /^flood-done-42\r?$/m.test(w.world.tmux.capture(pane)) &&
+          /flood-done-42/.test(Buffer.concat(mine().map((f) => f.subarray(5))).toString('latin1'))
+        );
+      },
+      { what: 'the end of the flood in the window', timeoutMs: 60_000, intervalMs: 20 },
+    );
     await new Promise((r) => setTimeout(r, 300));
     // Everything this viewer got since it opened (tmux's first full draw on), replayed into a
     // terminal of the same size, is the pane's last screen.
-    const all = Buffer.concat(c.frames.filter((f) => f[0] === FRAME.OUTPUT && f.readUInt32BE(1) === t).map((f) => f.subarray(5)));
+    const all = Buffer.concat(
+      c.frames.filter((f) => f[0] === FRAME.OUTPUT && f.readUInt32BE(1) === t).map((f) => f.subarray(5)),
+    );
     const term = new Terminal({ cols: 120, rows: 40, allowProposedApi: true });
     await new Promise<void>((r) => term.write(all, r));
-    const screen = Array.from({ length: 40 }, (_, i) => term.buffer.active.getLine(term.buffer.active.viewportY + i)?.translateToString(true) ?? '');
+    const screen = Array.from(
+      { length: 40 },
+      (_, i) => term.buffer.active.getLine(term.buffer.active.viewportY + i)?.translateToString(true) ?? '',
+    );
     const tmuxScreen = w.world.tmux.run(['capture-pane', '-p', '-t', pane]).replace(/\n$/, '').split('\n');
     // The pane is the viewer less the status line, so every pane row is in view above it.
     expect(tmuxScreen).toHaveLength(39);
@@ -138,7 +171,12 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     const from = { gated: got.gated.length, ungated: got.ungated.length };
     w.world.tmux.run(['send-keys', '-t', pane, 'seq 1 2000000; echo gate-done-$((6*7))', 'Enter']);
     const since = (k: 'gated' | 'ungated') => Buffer.concat(got[k].slice(from[k]));
-    await waitFor(() => /gate-done-42/.test(since('gated').toString('latin1')) && /gate-done-42/.test(since('ungated').toString('latin1')), { what: 'the end of the flood in both viewers', timeoutMs: 60_000, intervalMs: 20 });
+    await waitFor(
+      () =>
+        /gate-done-42/.test(since('gated').toString('latin1')) &&
+        /gate-done-42/.test(since('ungated').toString('latin1')),
+      { what: 'the end of the flood in both viewers', timeoutMs: 60_000, intervalMs: 20 },
+    );
     await new Promise((r) => setTimeout(r, 300));
     const bytes = { gated: since('gated').length, ungated: since('ungated').length };
     expect(bytes.gated, `gated ${bytes.gated} B vs ungated ${bytes.ungated} B`).toBeLessThan(bytes.ungated / 2);
@@ -146,13 +184,24 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     const times = at.gated.slice(from.gated);
     const silence = Math.max(...times.slice(1).map((t, i) => t - times[i]!));
     expect(times.length).toBeGreaterThan(5);
-    expect(silence, 'longest silence between the gated viewer\'s frames during the flood (ms)').toBeLessThan(1000);
+    expect(silence, "longest silence between the gated viewer's frames during the flood (ms)").toBeLessThan(1000);
     // Both replay to the pane's last screen.
-    const tmuxScreen = w.world.tmux.run(['capture-pane', '-p', '-t', pane]).replace(/\n$/, '').split('\n').map((l) => l.trimEnd());
+    const tmuxScreen = w.world.tmux
+      .run(['capture-pane', '-p', '-t', pane])
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((l) => l.trimEnd());
     for (const k of ['gated', 'ungated'] as const) {
       const term = new Terminal({ cols: 120, rows: 40, allowProposedApi: true });
       await new Promise<void>((r) => term.write(Buffer.concat(got[k]), r));
-      const screen = Array.from({ length: tmuxScreen.length }, (_, i) => term.buffer.active.getLine(term.buffer.active.viewportY + i)?.translateToString(true).trimEnd() ?? '');
+      const screen = Array.from(
+        { length: tmuxScreen.length },
+        (_, i) =>
+          term.buffer.active
+            .getLine(term.buffer.active.viewportY + i)
+            ?.translateToString(true)
+            .trimEnd() ?? '',
+      );
       expect(screen, k).toEqual(tmuxScreen);
       term.dispose();
     }
@@ -165,15 +214,23 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     const t = (await c.call('terminal.open', { seat: 'lead@live', cols: 80, rows: 24 })).term;
     const pid = w.serve.ctx.terminals.inspect(t)!.pid;
     expect(await c.call('terminal.close', { term: t })).toMatchObject({ ok: true });
-    await waitFor(() => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, { what: 'attach client gone' });
-    expect(w.world.sessions().map((s) => s.seat).sort()).toEqual(['calm@live', 'flood@live', 'lead@live']);
+    await waitFor(
+      () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      { what: 'attach client gone' },
+    );
+    expect(
+      w.world
+        .sessions()
+        .map((s) => s.seat)
+        .sort(),
+    ).toEqual(['calm@live', 'flood@live', 'lead@live']);
     c.close();
   });
 });

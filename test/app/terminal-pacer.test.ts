@@ -8,7 +8,10 @@ function clock() {
   const due = new Map<number, { at: number; fn: () => void }>();
   return {
     now: () => now,
-    timers: { set: (fn: () => void, ms: number) => (due.set(++seq, { at: now + ms, fn }), seq), clear: (h: unknown) => void due.delete(h as number) },
+    timers: {
+      set: (fn: () => void, ms: number) => (due.set(++seq, { at: now + ms, fn }), seq),
+      clear: (h: unknown) => void due.delete(h as number),
+    },
     advance(ms: number) {
       const end = now + ms;
       for (;;) {
@@ -27,7 +30,13 @@ function pacer() {
   const c = clock();
   const writes: { at: number; bytes: number }[] = [];
   let acked = 0;
-  const p = new WritePacer((d, parsed) => (writes.push({ at: c.now(), bytes: d.length }), parsed()), (n) => (acked += n), PACE, c.now, c.timers);
+  const p = new WritePacer(
+    (d, parsed) => (writes.push({ at: c.now(), bytes: d.length }), parsed()),
+    (n) => (acked += n),
+    PACE,
+    c.now,
+    c.timers,
+  );
   return { c, p, writes, acked: () => acked };
 }
 

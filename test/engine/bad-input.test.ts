@@ -19,12 +19,32 @@ describe('bad input changes nothing', () => {
 
   const specCases: [string, string, string, RegExp][] = [
     ['malformed YAML', 'name: demo\npods: [\n  - id: x\n', 'SPEC_INVALID', /rig\.yaml:\d+/],
-    ['an unknown runtime', shellRigYaml('demo', ['lead']).replace('runtime: shell', 'runtime: claud'), 'RUNTIME_UNKNOWN', /claud/],
+    [
+      'an unknown runtime',
+      shellRigYaml('demo', ['lead']).replace('runtime: shell', 'runtime: claud'),
+      'RUNTIME_UNKNOWN',
+      /claud/,
+    ],
     ['duplicate member ids', shellRigYaml('demo', ['lead', 'lead']), 'SPEC_INVALID', /duplicate|lead/i],
     ['a missing cwd', shellRigYaml('demo', ['lead']).replace('cwd: .', 'cwd: ./nowhere'), 'CWD_MISSING', /nowhere/],
-    ['a member id with tmux target syntax', shellRigYaml('demo', ['lead']).replace('id: lead', 'id: "le:ad.1"'), 'SPEC_INVALID', /id/],
-    ['a rig name with shell metacharacters', shellRigYaml('demo', ['lead']).replace('name: demo', 'name: "demo;rm -rf ~"'), 'SPEC_INVALID', /name/],
-    ['a member id with a dollar and percent', shellRigYaml('demo', ['lead']).replace('id: lead', 'id: "$0%1"'), 'SPEC_INVALID', /id/],
+    [
+      'a member id with tmux target syntax',
+      shellRigYaml('demo', ['lead']).replace('id: lead', 'id: "le:ad.1"'),
+      'SPEC_INVALID',
+      /id/,
+    ],
+    [
+      'a rig name with shell metacharacters',
+      shellRigYaml('demo', ['lead']).replace('name: demo', 'name: "demo;rm -rf ~"'),
+      'SPEC_INVALID',
+      /name/,
+    ],
+    [
+      'a member id with a dollar and percent',
+      shellRigYaml('demo', ['lead']).replace('id: lead', 'id: "$0%1"'),
+      'SPEC_INVALID',
+      /id/,
+    ],
   ];
   for (const [what, yaml, code, msg] of specCases) {
     it(`up refuses a spec with ${what} (${code}), exit 2, nothing launched`, async () => {
@@ -43,9 +63,26 @@ describe('bad input changes nothing', () => {
     await expectNothingChanged();
   });
 
-  for (const seat of ['lead', 'lead@', '@demo', 'le:ad@demo', 'lead@de.mo', '$0@demo', '%1@demo', 'lead@demo;id', 'a b@demo', 'lead@@demo', '']) {
+  for (const seat of [
+    'lead',
+    'lead@',
+    '@demo',
+    'le:ad@demo',
+    'lead@de.mo',
+    '$0@demo',
+    '%1@demo',
+    'lead@demo;id',
+    'a b@demo',
+    'lead@@demo',
+    '',
+  ]) {
     it(`seat name ${JSON.stringify(seat)} is refused as SEAT_NAME_INVALID by launch, send, stop and capture`, async () => {
-      for (const args of [['launch', seat], ['stop', seat], ['send', seat, 'hi'], ['capture', seat]]) {
+      for (const args of [
+        ['launch', seat],
+        ['stop', seat],
+        ['send', seat, 'hi'],
+        ['capture', seat],
+      ]) {
         const r = await w.cli([...args, '--json']);
         expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(2);
         expect(r.json.code, args.join(' ')).toMatch(/SEAT_NAME_INVALID|BAD_USAGE/);

@@ -12,7 +12,7 @@ describe('exact cleanup (design.md invariant 4)', () => {
   });
   afterEach(() => w.cleanup());
 
-  it('never kills a session that only shares the seat\'s name after the server restarted', async () => {
+  it("never kills a session that only shares the seat's name after the server restarted", async () => {
     w.tmux.kill();
     // Someone else's sessions on a new server: same names, and the same $ ids as ours had.
     w.tmux.newSession('lead@demo', ['sleep', '300']);
@@ -20,7 +20,12 @@ describe('exact cleanup (design.md invariant 4)', () => {
     const down = await w.cli(['down', 'demo', '--json']);
     expect(down.code, down.stdout).toBe(0);
     expect(down.json.seats.map((s: { outcome: string }) => s.outcome)).toEqual(['already_gone', 'already_gone']);
-    expect(w.sessions().map((s) => s.name).sort()).toEqual(['lead@demo', 'worker1@demo']);
+    expect(
+      w
+        .sessions()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['lead@demo', 'worker1@demo']);
     const ev = await w.cli(['events', '--rig', 'demo', '--json']);
     expect(ev.json.events.filter((e: { kind: string }) => e.kind === 'seat.kill')).toHaveLength(0);
     expect(ev.json.events.filter((e: { kind: string }) => e.kind === 'seat.already_gone')).toHaveLength(2);
@@ -29,12 +34,17 @@ describe('exact cleanup (design.md invariant 4)', () => {
   it('reports already gone when the tmux server itself is gone', async () => {
     w.tmux.kill();
     const down = await w.cli(['down', 'demo', '--json']);
-    expect(down.json.seats.map((s: { outcome: string; why: string }) => s.outcome)).toEqual(['already_gone', 'already_gone']);
+    expect(down.json.seats.map((s: { outcome: string; why: string }) => s.outcome)).toEqual([
+      'already_gone',
+      'already_gone',
+    ]);
   });
 
   it('a kill probe that times out is reported as not removed and the row stays live (fault: injected exec)', async () => {
     const slowKill: Exec = (file, args, opts) =>
-      args.includes('if-shell') ? Promise.resolve({ code: null, signal: 'SIGKILL', stdout: '', stderr: '', timedOut: true }) : liveExec(file, args, opts);
+      args.includes('if-shell')
+        ? Promise.resolve({ code: null, signal: 'SIGKILL', stdout: '', stderr: '', timedOut: true })
+        : liveExec(file, args, opts);
     const engine = w.engine({ exec: slowKill });
     const r = await stopSeat(engine, 'lead@demo');
     expect(r.ok).toBe(false);
@@ -46,7 +56,9 @@ describe('exact cleanup (design.md invariant 4)', () => {
 
   it('an unknown tmux error after the kill is reported as not removed (fault: injected exec)', async () => {
     const confused: Exec = (file, args, opts) =>
-      args.includes('has-session') ? Promise.resolve({ code: 1, signal: null, stdout: '', stderr: 'server exited unexpectedly', timedOut: false }) : liveExec(file, args, opts);
+      args.includes('has-session')
+        ? Promise.resolve({ code: 1, signal: null, stdout: '', stderr: 'server exited unexpectedly', timedOut: false })
+        : liveExec(file, args, opts);
     const engine = w.engine({ exec: confused });
     const r = await stopSeat(engine, 'worker1@demo');
     expect(r.ok).toBe(false);
@@ -59,11 +71,17 @@ describe('exact cleanup (design.md invariant 4)', () => {
 
   it('down reports each seat and fails when any seat was not removed (fault: injected exec)', async () => {
     const slowKill: Exec = (file, args, opts) =>
-      args.includes('if-shell') && args.some((a) => a.includes('$1')) ? Promise.resolve({ code: null, signal: 'SIGKILL', stdout: '', stderr: '', timedOut: true }) : liveExec(file, args, opts);
+      args.includes('if-shell') && args.some((a) => a.includes('$1'))
+        ? Promise.resolve({ code: null, signal: 'SIGKILL', stdout: '', stderr: '', timedOut: true })
+        : liveExec(file, args, opts);
     const engine = w.engine({ exec: slowKill });
     const { downRig } = await import('../../src/main/engine/services/stop');
     const r = await downRig(engine, 'demo');
     expect(r.ok).toBe(false);
-    if (!r.ok) expect((r.evidence!.seats as { outcome: string }[]).map((s) => s.outcome).sort()).toEqual(['not_removed', 'removed']);
+    if (!r.ok)
+      expect((r.evidence!.seats as { outcome: string }[]).map((s) => s.outcome).sort()).toEqual([
+        'not_removed',
+        'removed',
+      ]);
   });
 });

@@ -5,7 +5,10 @@ import { waitFor } from '../support/tmux';
 
 /** Starts `rigdesk launch` with a test fault that pauses it at a fence phase, then SIGKILLs it. */
 async function killAtPhase(w: RigWorld, seat: string, point: string): Promise<void> {
-  const child = spawn(process.execPath, [RIGDESK_BIN, 'launch', seat], { env: { ...w.env, RIGDESK_TEST_FAULT: `${point}:pause` }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [RIGDESK_BIN, 'launch', seat], {
+    env: { ...w.env, RIGDESK_TEST_FAULT: `${point}:pause` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise((r) => child.once('exit', r));
@@ -28,7 +31,10 @@ describe('the create fence (design.md invariant 3)', () => {
 
   it('two launches of one seat started at the same instant make one session and one refusal', async () => {
     for (let round = 0; round < 3; round++) {
-      const [a, b] = await Promise.all([w.cli(['launch', 'lead@demo', '--json']), w.cli(['launch', 'lead@demo', '--json'])]);
+      const [a, b] = await Promise.all([
+        w.cli(['launch', 'lead@demo', '--json']),
+        w.cli(['launch', 'lead@demo', '--json']),
+      ]);
       const codes = [a, b].map((r) => r.code).sort();
       expect(codes, a.stdout + b.stdout).toEqual([0, 1]);
       const refusal = (a.code === 1 ? a : b).json;
@@ -58,7 +64,9 @@ describe('the create fence (design.md invariant 3)', () => {
     expect(next.json.code).toBe('SEAT_ALREADY_RUNNING');
     const ev = await w.cli(['events', '--seat', 'lead@demo', '--json']);
     const census = ev.json.events.filter((e: { kind: string }) => e.kind === 'fence.census');
-    expect(census.map((e: { data: { outcome: string; phase: string } }) => [e.data.phase, e.data.outcome])).toEqual([['helper_invoked', 'adopted']]);
+    expect(census.map((e: { data: { outcome: string; phase: string } }) => [e.data.phase, e.data.outcome])).toEqual([
+      ['helper_invoked', 'adopted'],
+    ]);
     expect(w.sessions().filter((s) => s.seat === 'lead@demo')).toHaveLength(1);
     // The adopted session is the seat's: stop removes it by identity.
     const stop = await w.cli(['stop', 'lead@demo', '--json']);
@@ -73,7 +81,9 @@ describe('the create fence (design.md invariant 3)', () => {
     expect((await w.cli(['launch', 'lead@demo', '--json'])).json.code).toBe('SEAT_ALREADY_RUNNING');
     const ev = await w.cli(['events', '--seat', 'lead@demo', '--json']);
     const census = ev.json.events.filter((e: { kind: string }) => e.kind === 'fence.census');
-    expect(census.map((e: { data: { outcome: string; phase: string } }) => [e.data.phase, e.data.outcome])).toEqual([['created', 'adopted']]);
+    expect(census.map((e: { data: { outcome: string; phase: string } }) => [e.data.phase, e.data.outcome])).toEqual([
+      ['created', 'adopted'],
+    ]);
     expect(w.sessions().filter((s) => s.seat === 'lead@demo')).toHaveLength(1);
   });
 

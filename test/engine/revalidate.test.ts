@@ -27,7 +27,10 @@ describe('revalidation between the custody check and the write', () => {
 
   it('refuses when the pane was respawned with a new process (fault: hook respawns the pane)', async () => {
     const engine = w.engine({
-      faults: { 'send.before_revalidate': () => void w.tmux.run(['respawn-pane', '-k', '-t', 'lead@demo', 'bash', '--noprofile', '--norc']) },
+      faults: {
+        'send.before_revalidate': () =>
+          void w.tmux.run(['respawn-pane', '-k', '-t', 'lead@demo', 'bash', '--noprofile', '--norc']),
+      },
     });
     const r = await sendToSeat(engine, 'lead@demo', 'echo should-not-arrive');
     expect(r.ok).toBe(false);
@@ -37,12 +40,16 @@ describe('revalidation between the custody check and the write', () => {
     expect(engine.store.events.list({ seat: 'lead@demo', kind: 'seat.send_refused' })).toHaveLength(1);
   });
 
-  it('refuses when the seat\'s program was restarted in the same pane (fault: hook kills it)', async () => {
+  it("refuses when the seat's program was restarted in the same pane (fault: hook kills it)", async () => {
     const engine = w.engine({
       faults: {
         'send.before_revalidate': async () => {
           const panePid = Number(w.tmux.run(['display-message', '-p', '-t', 'lead@demo', '#{pane_pid}']).trim());
-          const child = Number(execFileSync('pgrep', ['-P', String(panePid)], { encoding: 'utf8' }).trim().split('\n')[0]);
+          const child = Number(
+            execFileSync('pgrep', ['-P', String(panePid)], { encoding: 'utf8' })
+              .trim()
+              .split('\n')[0],
+          );
           process.kill(child, 'SIGKILL');
           await waitFor(() => screenHas('[rigdesk] bash exited'), { what: 'wrapper noticed' });
         },

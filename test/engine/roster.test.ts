@@ -51,13 +51,18 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     const b = other.newSession('b', standInArgv('claude', ['--resume', '11111111-2222-4333-8444-555555555555']));
     const headless = spawnHeadlessStandIn('codex', ['exec', 'resume', T, 'hi']);
     kids.push(headless);
-    await waitFor(() => {
-      try {
-        return [a, b].every((s) => require('node:fs').readFileSync(`/proc/${s.panePid}/cmdline`, 'utf8').startsWith('claude'));
-      } catch {
-        return false;
-      }
-    }, { what: 'stand-in' });
+    await waitFor(
+      () => {
+        try {
+          return [a, b].every((s) =>
+            require('node:fs').readFileSync(`/proc/${s.panePid}/cmdline`, 'utf8').startsWith('claude'),
+          );
+        } catch {
+          return false;
+        }
+      },
+      { what: 'stand-in' },
+    );
     await new Promise((r) => setTimeout(r, 200));
     const exec = countingExec(liveExec);
     const roster = await w.engine({ exec }).roster();
@@ -66,7 +71,11 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     expect(exec.calls.filter((c) => c.some((a) => a.includes(other.socketName)))).toHaveLength(1);
     const onOther = roster.agents.filter((g) => g.pane?.server.includes(other.socketName));
     expect(onOther.map((g) => g.conversationId).sort()).toEqual([X, '11111111-2222-4333-8444-555555555555'].sort());
-    expect(onOther.find((g) => g.conversationId === X)).toMatchObject({ runtime: 'claude-code', conversationSource: 'argv', pane: { paneId: a.paneId, sessionName: 'a' } });
+    expect(onOther.find((g) => g.conversationId === X)).toMatchObject({
+      runtime: 'claude-code',
+      conversationSource: 'argv',
+      pane: { paneId: a.paneId, sessionName: 'a' },
+    });
     const h = roster.agents.find((g) => g.pid === headless.pid);
     expect(h).toMatchObject({ runtime: 'codex', conversationId: T, conversationSource: 'argv' });
     expect(h!.pane).toBeUndefined();
@@ -82,23 +91,33 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     linkSync(lockA, join(homeB, 'thread-writer-locks', `${T}.lock`));
     const holder = spawn('flock', ['--no-fork', '-x', lockA, 'sleep', '600'], { stdio: 'ignore' });
     kids.push(holder);
-    await waitFor(() => require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${holder.pid} `), { what: 'flock held' });
+    await waitFor(() => require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${holder.pid} `), {
+      what: 'flock held',
+    });
     const engine = w.engine({ env: { ...w.env, CODEX_HOME: homeA } });
     const roster = await engine.roster();
     const refused = checkConversationFree(roster, { runtime: 'codex', conversationId: T, home: homeA });
     expect(refused.ok).toBe(false);
     if (!refused.ok) {
       expect(refused.code).toBe('CONVERSATION_LIVE_ELSEWHERE');
-      expect((refused.evidence!.owners as { pid: number; source: string }[])).toEqual([expect.objectContaining({ pid: holder.pid, source: 'writer_lock' })]);
+      expect(refused.evidence!.owners as { pid: number; source: string }[]).toEqual([
+        expect.objectContaining({ pid: holder.pid, source: 'writer_lock' }),
+      ]);
     }
     // Naming another home is no bypass: the answer is a structured conflict.
-    const other = checkConversationFree(roster, { runtime: 'codex', conversationId: T, home: join(w.root, 'elsewhere') });
+    const other = checkConversationFree(roster, {
+      runtime: 'codex',
+      conversationId: T,
+      home: join(w.root, 'elsewhere'),
+    });
     expect(other.ok).toBe(false);
     if (!other.ok) expect(other.evidence).toMatchObject({ homeConflict: true });
     // Another thread is free.
     expect(checkConversationFree(roster, { runtime: 'codex', conversationId: X }).ok).toBe(true);
     holder.kill('SIGKILL');
-    await waitFor(() => !require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${holder.pid} `), { what: 'lock released' });
+    await waitFor(() => !require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${holder.pid} `), {
+      what: 'lock released',
+    });
     expect(checkConversationFree(await engine.roster(), { runtime: 'codex', conversationId: T }).ok).toBe(true);
   });
 
@@ -115,10 +134,15 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     const tuiJs = `const c = require('node:child_process').spawn('bash', ['-c', 'exec -a codex "$0" -e "$1" -- app-server --listen unix:// --managed-daemon', process.execPath, ${JSON.stringify(daemonJs)}], { stdio: 'ignore', detached: true }); require('node:fs').writeFileSync(process.env.DAEMON_PID_FILE, String(c.pid)); setInterval(() => {}, 60000)`;
     const pidFile = join(w.root, 'daemon.pid');
     const tui = spawn('bash', ['-c', `exec -a codex "${process.execPath}" -e "$0"`, tuiJs], {
-      stdio: 'ignore', env: { ...w.env, CODEX_HOME: home, TMUX: '/tmp/rd-gone-server,1,0', TMUX_PANE: '%0', DAEMON_PID_FILE: pidFile },
+      stdio: 'ignore',
+      env: { ...w.env, CODEX_HOME: home, TMUX: '/tmp/rd-gone-server,1,0', TMUX_PANE: '%0', DAEMON_PID_FILE: pidFile },
     });
     kids.push(tui);
-    const held = () => fs.readFileSync('/proc/locks', 'utf8').split('\n').some((l) => / WRITE /.test(l) && l.includes(`:${fs.statSync(lock).ino} `));
+    const held = () =>
+      fs
+        .readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .some((l) => / WRITE /.test(l) && l.includes(`:${fs.statSync(lock).ino} `));
     await waitFor(() => fs.existsSync(pidFile) && held(), { what: 'the stand-in daemon holding the lock' });
     const daemon = Number(fs.readFileSync(pidFile, 'utf8'));
     try {
@@ -127,10 +151,18 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
       let roster = await engine.roster();
       expect(roster.agents.find((a) => a.pid === tui.pid)).toMatchObject({ runtime: 'codex', home });
       expect(roster.agents.find((a) => a.pid === tui.pid)?.conversationId).toBeUndefined();
-      expect(roster.agents.find((a) => a.pid === daemon)).toMatchObject({ runtime: 'codex', service: 'daemon', home, conversationId: T });
+      expect(roster.agents.find((a) => a.pid === daemon)).toMatchObject({
+        runtime: 'codex',
+        service: 'daemon',
+        home,
+        conversationId: T,
+      });
       // Its TUI gone, the daemon goes on holding the thread: named as the daemon of its home.
       tui.kill('SIGKILL');
-      await waitFor(() => !fs.existsSync(`/proc/${tui.pid}`) || fs.readFileSync(`/proc/${tui.pid}/stat`, 'utf8').includes(') Z'), { what: 'the TUI gone' });
+      await waitFor(
+        () => !fs.existsSync(`/proc/${tui.pid}`) || fs.readFileSync(`/proc/${tui.pid}/stat`, 'utf8').includes(') Z'),
+        { what: 'the TUI gone' },
+      );
       roster = await engine.roster();
       const agent = roster.agents.find((a) => a.pid === daemon);
       expect(agent).toMatchObject({ runtime: 'codex', service: 'daemon', home, conversationId: T });
@@ -143,7 +175,9 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
         expect(refused.message).toContain(`the Codex daemon of ${home} (pid ${daemon})`);
         expect(refused.message).not.toContain('tmux pane');
         expect(refused.hint).toContain(`about a minute after the last Codex using it has closed`);
-        expect(refused.evidence!.owners).toEqual([expect.objectContaining({ pid: daemon, service: 'daemon', home, headless: false, source: 'writer_lock' })]);
+        expect(refused.evidence!.owners).toEqual([
+          expect.objectContaining({ pid: daemon, service: 'daemon', home, headless: false, source: 'writer_lock' }),
+        ]);
         expect((refused.evidence!.owners as { paneId?: string }[])[0]!.paneId).toBeUndefined();
       }
     } finally {
@@ -160,21 +194,31 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     });
     const holders = locks.map((l) => spawn('flock', ['--no-fork', '-x', l, 'sleep', '600'], { stdio: 'ignore' }));
     kids.push(...holders);
-    await waitFor(() => holders.every((h) => require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${h.pid} `)), { what: 'both locks' });
+    await waitFor(
+      () => holders.every((h) => require('node:fs').readFileSync('/proc/locks', 'utf8').includes(` ${h.pid} `)),
+      { what: 'both locks' },
+    );
     // The second home is known only as some seat's CODEX_HOME.
-    const spec = w.spec('rig.yaml', `name: cx\npods:\n  - id: p\n    members:\n      - { id: m, runtime: codex, cwd: ., env: { CODEX_HOME: ${JSON.stringify(join(w.root, 'codexB'))} } }\n`);
+    const spec = w.spec(
+      'rig.yaml',
+      `name: cx\npods:\n  - id: p\n    members:\n      - { id: m, runtime: codex, cwd: ., env: { CODEX_HOME: ${JSON.stringify(join(w.root, 'codexB'))} } }\n`,
+    );
     await w.cli(['up', spec]); // launch fails (no codex installed) but the seat and its home are recorded
     const roster = await w.engine({ env: { ...w.env, CODEX_HOME: join(w.root, 'codexA') } }).roster();
     const r = checkConversationFree(roster, { runtime: 'codex', conversationId: T });
     expect(r.ok).toBe(false);
-    if (!r.ok) expect((r.evidence!.owners as { pid: number }[]).map((o) => o.pid).sort()).toEqual(holders.map((h) => h.pid).sort());
+    if (!r.ok)
+      expect((r.evidence!.owners as { pid: number }[]).map((o) => o.pid).sort()).toEqual(
+        holders.map((h) => h.pid).sort(),
+      );
   });
 
   it('an unreadable live-state directory fails closed (fault: injected evidence reader)', async () => {
     const io: EvidenceIO = {
       ...liveEvidenceIO,
       listDir: (p) => {
-        if (p.endsWith('/sessions')) throw Object.assign(new Error(`EACCES: permission denied, scandir '${p}'`), { code: 'EACCES' });
+        if (p.endsWith('/sessions'))
+          throw Object.assign(new Error(`EACCES: permission denied, scandir '${p}'`), { code: 'EACCES' });
         return liveEvidenceIO.listDir(p);
       },
     };

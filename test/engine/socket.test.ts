@@ -7,7 +7,8 @@ import { readEngineInfo } from '../../src/main/engine/rpc/server';
 import { RIGDESK_BIN, RigWorld, shellRigYaml } from '../support/rig';
 import { waitFor } from '../support/tmux';
 
-function rawCall(socket: string, frame: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+function rawCall(socket: string, frame: string): Promise<any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   return new Promise((resolve, reject) => {
     const s = connect(socket);
     let buf = '';
@@ -52,7 +53,9 @@ describe('the engine socket (rigdesk serve)', () => {
     expect(statSync(join(w.home, 'engine.json')).mode & 0o777).toBe(0o600);
 
     // RIGDESK_REQUIRE_ENGINE proves the command went through the socket, not an in-process engine.
-    const up = await w.cli(['up', w.spec('rig.yaml', shellRigYaml('demo', ['lead'])), '--json'], { RIGDESK_REQUIRE_ENGINE: '1' });
+    const up = await w.cli(['up', w.spec('rig.yaml', shellRigYaml('demo', ['lead'])), '--json'], {
+      RIGDESK_REQUIRE_ENGINE: '1',
+    });
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const ps = await w.cli(['ps', '--json'], { RIGDESK_REQUIRE_ENGINE: '1' });
     expect(ps.json.seats[0]).toMatchObject({ seat: 'lead@demo', state: 'running' });
@@ -61,9 +64,15 @@ describe('the engine socket (rigdesk serve)', () => {
     expect(bad).toMatchObject({ id: 7, result: { ok: false, code: 'ENGINE_AUTH_FAILED' } });
     const junk = await rawCall(info.socket, '{not json');
     expect(junk.result).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    const unknown = await rawCall(info.socket, JSON.stringify({ id: 8, token: info.token, method: 'rm -rf', params: {} }));
+    const unknown = await rawCall(
+      info.socket,
+      JSON.stringify({ id: 8, token: info.token, method: 'rm -rf', params: {} }),
+    );
     expect(unknown.result).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    const badParams = await rawCall(info.socket, JSON.stringify({ id: 9, token: info.token, method: 'launch', params: { seat: 42 } }));
+    const badParams = await rawCall(
+      info.socket,
+      JSON.stringify({ id: 9, token: info.token, method: 'launch', params: { seat: 42 } }),
+    );
     expect(badParams.result).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     // The engine is still fine after all that.
     expect((await w.cli(['ps', '--json'], { RIGDESK_REQUIRE_ENGINE: '1' })).code).toBe(0);

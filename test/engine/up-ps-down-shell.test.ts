@@ -16,7 +16,12 @@ describe('up, ps, send, capture, down on shell seats (real tmux, real CLI proces
     expect(up.json.seats.map((s: { outcome: string }) => s.outcome)).toEqual(['launched', 'launched', 'launched']);
     // A session someone else made on the same server must survive `down`.
     w.tmux.newSession('bystander', ['sleep', '300']);
-    expect(w.sessions().map((s) => s.seat).sort()).toEqual(['', 'lead@demo', 'worker1@demo', 'worker2@demo']);
+    expect(
+      w
+        .sessions()
+        .map((s) => s.seat)
+        .sort(),
+    ).toEqual(['', 'lead@demo', 'worker1@demo', 'worker2@demo']);
 
     const ps = await w.cli(['ps', '--json']);
     expect(ps.code).toBe(0);
@@ -33,13 +38,23 @@ describe('up, ps, send, capture, down on shell seats (real tmux, real CLI proces
     expect(down.json.seats.map((s: { outcome: string }) => s.outcome)).toEqual(['removed', 'removed', 'removed']);
     expect(w.sessions().map((s) => s.name)).toEqual(['bystander']);
     const ev = await w.cli(['events', '--rig', 'demo', '--json']);
-    expect(ev.json.events.filter((e: { kind: string }) => e.kind === 'seat.kill').map((e: { seat: string }) => e.seat).sort()).toEqual(['lead@demo', 'worker1@demo', 'worker2@demo']);
+    expect(
+      ev.json.events
+        .filter((e: { kind: string }) => e.kind === 'seat.kill')
+        .map((e: { seat: string }) => e.seat)
+        .sort(),
+    ).toEqual(['lead@demo', 'worker1@demo', 'worker2@demo']);
   });
 
   it('send pastes literal text into the pane and capture reads it back', async () => {
     const spec = w.spec('rig.yaml', shellRigYaml('demo', ['lead']));
     expect((await w.cli(['up', spec])).code).toBe(0);
-    await waitFor(async () => (await w.cli(['capture', 'lead@demo'])).stdout.includes('$') || (await w.cli(['capture', 'lead@demo'])).stdout.includes('#'), { what: 'shell prompt' });
+    await waitFor(
+      async () =>
+        (await w.cli(['capture', 'lead@demo'])).stdout.includes('$') ||
+        (await w.cli(['capture', 'lead@demo'])).stdout.includes('#'),
+      { what: 'shell prompt' },
+    );
     const sent = await w.cli(['send', 'lead@demo', 'echo', '$((6*7))', '--json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
     expect(sent.json.sent.status).toBe('delivered');

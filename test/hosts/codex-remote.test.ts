@@ -19,45 +19,66 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
   const world = sshWorldPerTest();
   beforeEach(() => ({ w, sshd } = world));
 
-  const bySeat = (seats: { seat: string }[]) => Object.fromEntries(seats.map((s) => [s.seat, s])) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const bySeat = (seats: { seat: string }[]) =>
+    Object.fromEntries(seats.map((s) => [s.seat, s])) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const cmdline = (pid: number) => sshd.asRemote(['cat', `/proc/${pid}/cmdline`]).split('\0');
 
   /** Up a rig with one Codex seat on the host; its thread is known only once the host's roster reads its writer lock. */
   async function upCodex(): Promise<{ id: string; rollout: string; bin: string; home: string; pid: number }> {
     const { bin, home } = installRemoteCodexStandIn(sshd);
-    const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
-      `      - { id: x, runtime: codex, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CODEX_HOME: ${home} } }`].join('\n') + '\n');
+    const spec = w.spec(
+      'rig.yaml',
+      [
+        'name: mix',
+        'hosts:',
+        sshd.hostYaml('box'),
+        'pods:',
+        '  - id: team',
+        '    members:',
+        `      - { id: x, runtime: codex, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CODEX_HOME: ${home} } }`,
+      ].join('\n') + '\n',
+    );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     // Codex chooses its thread id after launch: nothing names it yet.
     expect(up.json.seats[0].launched.conversationId).toBeUndefined();
     let row: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-    await waitFor(async () => {
-      row = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
-      return row?.state === 'running' && typeof row.conversationId === 'string';
-    }, { what: 'the Codex seat\'s thread named by the host\'s roster' });
+    await waitFor(
+      async () => {
+        row = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
+        return row?.state === 'running' && typeof row.conversationId === 'string';
+      },
+      { what: "the Codex seat's thread named by the host's roster" },
+    );
     const id = row.conversationId as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const rollout = remoteRollout(home, id);
-    expect(rollout, 'the stand-in\'s rollout where findCodexRollout looks').toBeDefined();
+    expect(rollout, "the stand-in's rollout where findCodexRollout looks").toBeDefined();
     return { id, rollout: rollout!, bin, home, pid: row.pid };
   }
 
-  it('a fresh Codex seat on the host is bound to the thread its writer lock names (read from the host\'s /proc/locks), on that host', async () => {
+  it("a fresh Codex seat on the host is bound to the thread its writer lock names (read from the host's /proc/locks), on that host", async () => {
     const { id, home, pid } = await upCodex();
     expect(cmdline(pid)).not.toContain(id); // a fresh start: only the lock names the thread
     const e = w.engine();
     try {
       expect(e.store.rigs.seat('x@mix')).toMatchObject({ host: 'box', runtime: 'codex', conversationId: id });
-      expect(e.store.db.prepare('SELECT host, home FROM conversations WHERE id = ?').get(id)).toEqual({ host: 'box', home });
-      const bound = e.store.db.prepare("SELECT data_json FROM events WHERE kind = 'seat.conversation_bound'").all() as { data_json: string }[];
-      expect(bound.map((b) => JSON.parse(b.data_json))).toEqual([expect.objectContaining({ to: id, source: 'writer_lock', pid })]);
+      expect(e.store.db.prepare('SELECT host, home FROM conversations WHERE id = ?').get(id)).toEqual({
+        host: 'box',
+        home,
+      });
+      const bound = e.store.db.prepare("SELECT data_json FROM events WHERE kind = 'seat.conversation_bound'").all() as {
+        data_json: string;
+      }[];
+      expect(bound.map((b) => JSON.parse(b.data_json))).toEqual([
+        expect.objectContaining({ to: id, source: 'writer_lock', pid }),
+      ]);
     } finally {
       e.store.close();
     }
   });
 
-  it('after the host\'s Rigdesk tmux server goes away, restore resumes the seat there with `resume <id>` (proved by the host\'s process argv), once', async () => {
+  it("after the host's Rigdesk tmux server goes away, restore resumes the seat there with `resume <id>` (proved by the host's process argv), once", async () => {
     const { id, rollout } = await upCodex();
     rebootRemoteTmux(sshd);
     expect(sshd.remoteSessions()).toEqual([]);
@@ -69,12 +90,19 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
 
     const r = await w.cli(['restore', 'mix', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.seats[0], r.stdout).toMatchObject({ seat: 'x@mix', outcome: 'resumed', conversationId: id, evidence: { source: 'writer_lock' } });
+    expect(r.json.seats[0], r.stdout).toMatchObject({
+      seat: 'x@mix',
+      outcome: 'resumed',
+      conversationId: id,
+      evidence: { source: 'writer_lock' },
+    });
     expect(sshd.remoteSessions()).toEqual(['x@mix']);
     const ps = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
     expect(ps).toMatchObject({ host: 'box', state: 'running', conversationId: id });
     expect(cmdline(ps.pid)).toEqual(expect.arrayContaining(['resume', id]));
-    await waitFor(() => readFileSync(rollout, 'utf8').includes('standin-resumed'), { what: 'the resumed stand-in writing X\'s rollout' });
+    await waitFor(() => readFileSync(rollout, 'utf8').includes('standin-resumed'), {
+      what: "the resumed stand-in writing X's rollout",
+    });
 
     const again = await w.cli(['restore', 'mix', '--json']);
     expect(again.json.seats[0], again.stdout).toMatchObject({ outcome: 'running' });
@@ -84,9 +112,12 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
   it('a stand-in started by hand on the host on the same thread refuses send, and once it holds the writer lock, launch, with CONVERSATION_LIVE_ELSEWHERE', async () => {
     const { id, bin, home } = await upCodex();
     sshd.startAsRemote([bin, 'resume', id], { CODEX_HOME: home });
-    const handOnX = async (source?: string) => (await w.cli(['ps', '--all', '--json'])).json.others.some((o: { conversationId?: string; host?: string; source?: string }) =>
-      o.conversationId === id && o.host === 'box' && (source === undefined || o.source === source));
-    await waitFor(() => handOnX(), { what: 'the hand-started stand-in in the host\'s roster' });
+    const handOnX = async (source?: string) =>
+      (await w.cli(['ps', '--all', '--json'])).json.others.some(
+        (o: { conversationId?: string; host?: string; source?: string }) =>
+          o.conversationId === id && o.host === 'box' && (source === undefined || o.source === source),
+      );
+    await waitFor(() => handOnX(), { what: "the hand-started stand-in in the host's roster" });
 
     // The seat still writes X (it holds the lock); the hand-started one waits for it, its argv naming X.
     const s = await w.cli(['send', 'x@mix', 'hello', '--json']);
@@ -99,7 +130,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     // The seat ends: the hand-started stand-in takes X's writer lock, and the host's /proc/locks says so.
     const stop = await w.cli(['stop', 'x@mix', '--json']);
     expect(stop.code, stop.stdout + stop.stderr).toBe(0);
-    await waitFor(() => handOnX('writer_lock'), { what: 'X\'s writer lock held by the hand-started stand-in' });
+    await waitFor(() => handOnX('writer_lock'), { what: "X's writer lock held by the hand-started stand-in" });
 
     const l = await w.cli(['launch', 'x@mix', '--json']);
     expect(l.code, l.stdout + l.stderr).toBe(1);
@@ -108,14 +139,22 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     expect(sshd.remoteSessions()).toEqual([]);
   });
 
-  it('fork makes a new seat on the same host on a new thread (proved by the host\'s argv and writer lock); X\'s rollout is byte-for-byte unchanged', async () => {
+  it("fork makes a new seat on the same host on a new thread (proved by the host's argv and writer lock); X's rollout is byte-for-byte unchanged", async () => {
     const { id: X, rollout, home } = await upCodex();
     const source = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
     const before = readFileSync(rollout);
     const plan = await w.cli(['fork', 'x@mix', '--as', 'y', '--plan', '--json']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     // X's rollout was found on the host through its dated folders (the adapter's own rule), not here.
-    expect(plan.json.plan).toMatchObject({ source: 'x@mix', seat: 'y@mix', runtime: 'codex', from: X, transcript: rollout, sourceRunning: true, fromEvidence: { source: 'roster:writer_lock' } });
+    expect(plan.json.plan).toMatchObject({
+      source: 'x@mix',
+      seat: 'y@mix',
+      runtime: 'codex',
+      from: X,
+      transcript: rollout,
+      sourceRunning: true,
+      fromEvidence: { source: 'roster:writer_lock' },
+    });
 
     const f = await w.cli(['fork', 'x@mix', '--as', 'y', '--json']);
     expect(f.code, f.stdout + f.stderr).toBe(0);
@@ -125,10 +164,13 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
 
     // Codex names the fork's thread only after it starts: the host's roster reads it from the new lock.
     let y: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-    await waitFor(async () => {
-      y = bySeat((await w.cli(['ps', '--json'])).json.seats)['y@mix'];
-      return y?.state === 'running' && typeof y.conversationId === 'string' && y.conversationId !== X;
-    }, { what: 'the fork\'s new thread named by the host\'s roster' });
+    await waitFor(
+      async () => {
+        y = bySeat((await w.cli(['ps', '--json'])).json.seats)['y@mix'];
+        return y?.state === 'running' && typeof y.conversationId === 'string' && y.conversationId !== X;
+      },
+      { what: "the fork's new thread named by the host's roster" },
+    );
     const NEW = y.conversationId as string;
     expect(f.json.result).toMatchObject({ conversationId: NEW, evidence: { source: 'writer_lock' } });
     expect(NEW).toMatch(/^[0-9a-f-]{36}$/);
@@ -139,13 +181,23 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
 
     const forked = remoteRollout(home, NEW);
     expect(forked).toBeDefined();
-    await waitFor(() => readFileSync(forked!, 'utf8').includes('standin-forked'), { what: 'the fork writing its own rollout' });
+    await waitFor(() => readFileSync(forked!, 'utf8').includes('standin-forked'), {
+      what: 'the fork writing its own rollout',
+    });
     expect(readFileSync(forked!, 'utf8').startsWith(before.toString('utf8'))).toBe(true);
     expect(readFileSync(rollout).equals(before)).toBe(true);
 
     const e = w.engine();
     try {
-      expect(e.store.rigs.seat('y@mix')).toMatchObject({ rig: 'mix', pod: 'team', member: 'y', host: 'box', runtime: 'codex', conversationId: NEW, env: { CODEX_HOME: home } });
+      expect(e.store.rigs.seat('y@mix')).toMatchObject({
+        rig: 'mix',
+        pod: 'team',
+        member: 'y',
+        host: 'box',
+        runtime: 'codex',
+        conversationId: NEW,
+        env: { CODEX_HOME: home },
+      });
     } finally {
       e.store.close();
     }
@@ -156,21 +208,31 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     const before = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
     const r = await w.cli(['restart', 'x@mix', '--keep-conversation', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.result).toMatchObject({ outcome: 'resumed', conversationId: id, paneId: before.paneId, sessionId: before.sessionId });
+    expect(r.json.result).toMatchObject({
+      outcome: 'resumed',
+      conversationId: id,
+      paneId: before.paneId,
+      sessionId: before.sessionId,
+    });
     const after = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
     expect(after).toMatchObject({ host: 'box', state: 'running', conversationId: id });
     expect(after.pid).not.toBe(before.pid);
     expect(cmdline(after.pid)).toEqual(expect.arrayContaining(['resume', id]));
-    await waitFor(() => readFileSync(rollout, 'utf8').includes('standin-resumed'), { what: 'the resumed stand-in taking X\'s lock and writing its rollout' });
+    await waitFor(() => readFileSync(rollout, 'utf8').includes('standin-resumed'), {
+      what: "the resumed stand-in taking X's lock and writing its rollout",
+    });
 
     const f = await w.cli(['fresh', 'x@mix', '--reason=start over', '--json']);
     expect(f.code, f.stdout + f.stderr).toBe(0);
     expect(f.json.result.outcome).toBe('fresh');
     let now: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-    await waitFor(async () => {
-      now = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
-      return now?.state === 'running' && typeof now.conversationId === 'string' && now.conversationId !== id;
-    }, { what: 'the fresh thread named by its writer lock' });
+    await waitFor(
+      async () => {
+        now = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
+        return now?.state === 'running' && typeof now.conversationId === 'string' && now.conversationId !== id;
+      },
+      { what: 'the fresh thread named by its writer lock' },
+    );
     expect(remoteRollout(installRemoteCodexStandIn(sshd).home, now.conversationId)).toBeDefined();
     expect(sshd.remoteSessions()).toEqual(['x@mix']);
   });
@@ -181,19 +243,28 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     rmSync(rollout);
     const r = await w.cli(['restore', 'mix', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.seats[0], r.stdout).toMatchObject({ outcome: 'awaiting_decision', plan: 'awaiting_decision', conversationId: id });
+    expect(r.json.seats[0], r.stdout).toMatchObject({
+      outcome: 'awaiting_decision',
+      plan: 'awaiting_decision',
+      conversationId: id,
+    });
     expect(sshd.remoteSessions()).toEqual([]);
     const ds = (await w.cli(['decisions', '--json'])).json.decisions as { seat: string; reason: string }[];
     expect(ds.map((d) => [d.seat, d.reason])).toEqual([['x@mix', 'transcript_missing']]);
   });
 
-  it('a resume Codex reports missing on the host\'s screen is rolled back there and awaits a decision', async () => {
+  it("a resume Codex reports missing on the host's screen is rolled back there and awaits a decision", async () => {
     const { id, home } = await upCodex();
     rebootRemoteTmux(sshd);
     sshd.asRemote(['touch', `${home}/missing-${id}`]);
     const r = await w.cli(['restore', 'mix', '--json']);
     const x = r.json.seats[0];
-    expect(x, r.stdout).toMatchObject({ seat: 'x@mix', outcome: 'awaiting_decision', plan: 'resume', conversationId: id });
+    expect(x, r.stdout).toMatchObject({
+      seat: 'x@mix',
+      outcome: 'awaiting_decision',
+      plan: 'resume',
+      conversationId: id,
+    });
     expect(x.evidence.screen).toContain(`No saved session found with ID ${id}.`);
     expect(sshd.remoteSessions()).toEqual([]);
   });

@@ -22,15 +22,21 @@ describe('evidence on a host, batched across seats (probe script in a real sh)',
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers every seat\'s transcript question in one round trip for Claude, one per folder level for Codex', async () => {
+  it("answers every seat's transcript question in one round trip for Claude, one per folder level for Codex", async () => {
     const claudeHome = join(dir, 'claude');
     const cwd = '/srv/work';
-    const ids = ['11111111-1111-1111-1111-111111111111', '22222222-2222-2222-2222-222222222222', '33333333-3333-3333-3333-333333333333'];
+    const ids = [
+      '11111111-1111-1111-1111-111111111111',
+      '22222222-2222-2222-2222-222222222222',
+      '33333333-3333-3333-3333-333333333333',
+    ];
     const file = claudeTranscriptFile(claudeHome, cwd, ids[0]!);
     mkdirSync(join(file, '..'), { recursive: true });
     writeFileSync(file, '{}\n');
     const exec = countingExec(liveExec);
-    const qs = new Map(ids.map((id) => [id, { ask: (io: EvidenceIO) => claudeCode.transcriptPath!(claudeHome, cwd, id, io) ?? null }]));
+    const qs = new Map(
+      ids.map((id) => [id, { ask: (io: EvidenceIO) => claudeCode.transcriptPath!(claudeHome, cwd, id, io) ?? null }]),
+    );
     const r = await answerOnHost(exec, qs);
     expect(r.ok && r.roundTrips).toBe(1);
     expect(exec.count).toBe(1);
@@ -41,7 +47,10 @@ describe('evidence on a host, batched across seats (probe script in a real sh)',
     mkdirSync(join(codexHome, 'sessions', '2026', '12', '01'), { recursive: true });
     const rollout = join(codexHome, 'sessions', '2026', '12', '01', `rollout-2026-12-01T10-00-00-${id}.jsonl`);
     writeFileSync(rollout, '{}\n');
-    const c = await answerOnHost(liveExec, new Map([['x', { ask: (io: EvidenceIO) => codex.transcriptPath!(codexHome, cwd, id, io) ?? null }]]));
+    const c = await answerOnHost(
+      liveExec,
+      new Map([['x', { ask: (io: EvidenceIO) => codex.transcriptPath!(codexHome, cwd, id, io) ?? null }]]),
+    );
     expect(c.ok && c.answers.get('x')).toBe(rollout);
     expect(c.ok && c.roundTrips).toBe(4);
   });
@@ -55,27 +64,57 @@ describe('evidence on a host, batched across seats (probe script in a real sh)',
     const canRunAs = (await liveExec('runuser', ['-u', 'nobody', '--', 'true'])).code === 0;
     if (canRunAs) {
       // Behind a folder the host's user cannot search (the temp folder is 0700), then inside one it cannot read.
-      const behind = await answerOnHost(asRemote, new Map([['q', { ask: (io: EvidenceIO) => io.exists(join(locked, 'f')) }]]));
+      const behind = await answerOnHost(
+        asRemote,
+        new Map([['q', { ask: (io: EvidenceIO) => io.exists(join(locked, 'f')) }]]),
+      );
       expect(behind.ok && behind.answers.get('q')).toMatchObject({ error: expect.stringContaining('EACCES') });
       chmodSync(dir, 0o755);
-      const r = await answerOnHost<string[] | boolean>(asRemote, new Map([['q', { ask: (io: EvidenceIO) => io.listDir(locked) }], ['f', { ask: (io: EvidenceIO) => io.exists(join(locked, 'f')) }], ['n', { ask: (io: EvidenceIO) => io.exists(join(dir, 'none', 'x')) }]]));
+      const r = await answerOnHost<string[] | boolean>(
+        asRemote,
+        new Map([
+          ['q', { ask: (io: EvidenceIO) => io.listDir(locked) }],
+          ['f', { ask: (io: EvidenceIO) => io.exists(join(locked, 'f')) }],
+          ['n', { ask: (io: EvidenceIO) => io.exists(join(dir, 'none', 'x')) }],
+        ]),
+      );
       expect(r.ok && r.answers.get('q')).toMatchObject({ error: expect.stringContaining('EACCES') });
       expect(r.ok && r.answers.get('f')).toMatchObject({ error: expect.stringContaining('EACCES') });
       expect(r.ok && r.answers.get('n')).toBe(false);
     }
     let asked = 0;
-    const swallow = await answerOnHost(liveExec, new Map([['q', { ask: (io: EvidenceIO) => {
-      asked += 1;
-      try {
-        return io.exists(join(dir, 'nope')) ? 'yes' : 'no';
-      } catch {
-        return 'guessed';
-      }
-    } }]]));
+    const swallow = await answerOnHost(
+      liveExec,
+      new Map([
+        [
+          'q',
+          {
+            ask: (io: EvidenceIO) => {
+              asked += 1;
+              try {
+                return io.exists(join(dir, 'nope')) ? 'yes' : 'no';
+              } catch {
+                return 'guessed';
+              }
+            },
+          },
+        ],
+      ]),
+    );
     expect(swallow.ok && swallow.answers.get('q')).toBe('no');
     expect(asked).toBe(2);
-    const down: Exec = async () => ({ code: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: 'ssh: Connection refused' });
-    expect(await answerOnHost(down, new Map([['q', { ask: (io: EvidenceIO) => io.exists('/') }]]))).toMatchObject({ ok: false, unreachable: true });
+    const down: Exec = async () => ({
+      code: null,
+      signal: null,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      spawnError: 'ssh: Connection refused',
+    });
+    expect(await answerOnHost(down, new Map([['q', { ask: (io: EvidenceIO) => io.exists('/') }]]))).toMatchObject({
+      ok: false,
+      unreachable: true,
+    });
     expect(() => parseProbeAnswers('\x1eRD:0:0\n', 1)).toThrow(/incomplete/);
     expect(probeKey({ op: 'exists', path: '/a' })).not.toBe(probeKey({ op: 'list', path: '/a' }));
   });

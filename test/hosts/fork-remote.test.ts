@@ -20,32 +20,53 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
 
   async function upRemote(): Promise<{ id: string; transcript: string; bin: string; configDir: string }> {
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
-    const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
-      `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`].join('\n') + '\n');
+    const spec = w.spec(
+      'rig.yaml',
+      [
+        'name: mix',
+        'hosts:',
+        sshd.hostYaml('box'),
+        'pods:',
+        '  - id: team',
+        '    members:',
+        `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
+      ].join('\n') + '\n',
+    );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const id = up.json.seats[0].launched.conversationId as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const transcript = remoteTranscript(sshd, configDir, id);
-    await waitFor(() => existsSync(transcript), { what: 'the stand-in\'s transcript on the host' });
+    await waitFor(() => existsSync(transcript), { what: "the stand-in's transcript on the host" });
     return { id, transcript, bin, configDir };
   }
-  const bySeat = (seats: { seat: string }[]) => Object.fromEntries(seats.map((s) => [s.seat, s])) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const bySeat = (seats: { seat: string }[]) =>
+    Object.fromEntries(seats.map((s) => [s.seat, s])) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const seatsInStore = () => {
     const e = w.engine();
     try {
-      return e.store.rigs.seats().map((s) => s.seat).sort();
+      return e.store.rigs
+        .seats()
+        .map((s) => s.seat)
+        .sort();
     } finally {
       e.store.close();
     }
   };
 
-  it('forks the remote seat into a new seat on the same host with a new conversation (proved by the host\'s argv and roster); X\'s transcript is unchanged; one new remote session', async () => {
+  it("forks the remote seat into a new seat on the same host with a new conversation (proved by the host's argv and roster); X's transcript is unchanged; one new remote session", async () => {
     const { id: X, transcript, configDir } = await upRemote();
     const plan = await w.cli(['fork', 'c@mix', '--as', 'd', '--plan', '--json']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     // X's transcript was found on the host (by the adapter's own path rule), not on this machine.
-    expect(plan.json.plan).toMatchObject({ source: 'c@mix', seat: 'd@mix', runtime: 'claude-code', from: X, transcript, sourceRunning: true });
+    expect(plan.json.plan).toMatchObject({
+      source: 'c@mix',
+      seat: 'd@mix',
+      runtime: 'claude-code',
+      from: X,
+      transcript,
+      sourceRunning: true,
+    });
     expect(sshd.remoteSessions()).toEqual(['c@mix']);
     const source = bySeat((await w.cli(['ps', '--json'])).json.seats)['c@mix'];
 
@@ -62,7 +83,12 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
     expect(w.sessions()).toEqual([]);
     // The host's roster: the new seat runs there on NEW; the source still runs on X, untouched.
     const ps = bySeat((await w.cli(['ps', '--json'])).json.seats);
-    expect(ps['d@mix']).toMatchObject({ host: 'box', state: 'running', conversationId: NEW, server: `H:box|L:${sshd.tmuxSocket}` });
+    expect(ps['d@mix']).toMatchObject({
+      host: 'box',
+      state: 'running',
+      conversationId: NEW,
+      server: `H:box|L:${sshd.tmuxSocket}`,
+    });
     expect(ps['c@mix']).toMatchObject({ host: 'box', state: 'running', conversationId: X, pid: source.pid });
     // The process the host runs in the new seat names NEW through --fork-session: read on the host, as its user.
     const argv = sshd.asRemote(['cat', `/proc/${ps['d@mix'].pid}/cmdline`]).split('\0');
@@ -76,7 +102,15 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
     // Recorded: a seat of the same pod on the same host, bound to NEW.
     const e = w.engine();
     try {
-      expect(e.store.rigs.seat('d@mix')).toMatchObject({ rig: 'mix', pod: 'team', member: 'd', host: 'box', runtime: 'claude-code', conversationId: NEW, env: { CLAUDE_CONFIG_DIR: configDir } });
+      expect(e.store.rigs.seat('d@mix')).toMatchObject({
+        rig: 'mix',
+        pod: 'team',
+        member: 'd',
+        host: 'box',
+        runtime: 'claude-code',
+        conversationId: NEW,
+        env: { CLAUDE_CONFIG_DIR: configDir },
+      });
     } finally {
       e.store.close();
     }
@@ -85,8 +119,13 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
   it('X open elsewhere on the host (a stand-in started there by hand with --resume X) refuses with CONVERSATION_LIVE_ELSEWHERE and creates nothing', async () => {
     const { id: X, bin, configDir } = await upRemote();
     sshd.startAsRemote([bin, '--resume', X], { CLAUDE_CONFIG_DIR: configDir });
-    await waitFor(async () => (await w.cli(['ps', '--all', '--json'])).json.others.some((o: { conversationId?: string; host?: string }) => o.conversationId === X && o.host === 'box'),
-      { what: 'the hand-started stand-in in the host\'s roster' });
+    await waitFor(
+      async () =>
+        (await w.cli(['ps', '--all', '--json'])).json.others.some(
+          (o: { conversationId?: string; host?: string }) => o.conversationId === X && o.host === 'box',
+        ),
+      { what: "the hand-started stand-in in the host's roster" },
+    );
 
     const f = await w.cli(['fork', 'c@mix', '--as', 'd', '--json']);
     expect(f.code, f.stdout + f.stderr).toBe(1);
@@ -96,7 +135,7 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
     expect(seatsInStore()).toEqual(['c@mix']);
   });
 
-  it('a launch refused on the host after the new seat was recorded leaves no seat behind (the stand-in\'s program gone from the host)', async () => {
+  it("a launch refused on the host after the new seat was recorded leaves no seat behind (the stand-in's program gone from the host)", async () => {
     const { bin } = await upRemote();
     // The running source keeps its open script; the fork's launch finds no program on the host.
     rmSync(bin);

@@ -10,10 +10,26 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
   beforeEach(() => ({ w, sshd } = world));
 
   it('adds a host, lists it, and check says what the host lacks for the seats that name it', async () => {
-    const add = await w.cli(['hosts', 'add', 'box', `${REMOTE_USER}@127.0.0.1:${sshd.port}`, `--identity=${sshd.userKey}`, `--known-hosts=${sshd.knownHosts}`, '--ssh-config=/dev/null', `--tmux-socket=${sshd.tmuxSocket}`, '--json']);
+    const add = await w.cli([
+      'hosts',
+      'add',
+      'box',
+      `${REMOTE_USER}@127.0.0.1:${sshd.port}`,
+      `--identity=${sshd.userKey}`,
+      `--known-hosts=${sshd.knownHosts}`,
+      '--ssh-config=/dev/null',
+      `--tmux-socket=${sshd.tmuxSocket}`,
+      '--json',
+    ]);
     expect(add.code, add.stdout + add.stderr).toBe(0);
     const list = await w.cli(['hosts', 'list', '--json']);
-    expect(list.json.hosts).toEqual([expect.objectContaining({ name: 'box', source: 'cli', ssh: expect.objectContaining({ host: '127.0.0.1', user: REMOTE_USER, port: sshd.port }) })]);
+    expect(list.json.hosts).toEqual([
+      expect.objectContaining({
+        name: 'box',
+        source: 'cli',
+        ssh: expect.objectContaining({ host: '127.0.0.1', user: REMOTE_USER, port: sshd.port }),
+      }),
+    ]);
 
     const ok = await w.cli(['hosts', 'check', 'box', '--json']);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
@@ -22,17 +38,54 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     expect(ok.json.check.missing).toEqual([]);
 
     // A spec may name a host added here without declaring it; one nobody knows is refused with the way out.
-    const byName = w.spec('byname.yaml', ['name: byname', 'pods:', '  - id: team', '    members:', `      - { id: sh, runtime: shell, cwd: ${sshd.remoteDir}, host: box, command: sleep, args: ['600'] }`].join('\n') + '\n');
+    const byName = w.spec(
+      'byname.yaml',
+      [
+        'name: byname',
+        'pods:',
+        '  - id: team',
+        '    members:',
+        `      - { id: sh, runtime: shell, cwd: ${sshd.remoteDir}, host: box, command: sleep, args: ['600'] }`,
+      ].join('\n') + '\n',
+    );
     const up = await w.cli(['up', byName, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    expect((await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === 'sh@byname')).toMatchObject({ host: 'box', state: 'running' });
+    expect(
+      (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === 'sh@byname'),
+    ).toMatchObject({ host: 'box', state: 'running' });
     expect((await w.cli(['stop', 'sh@byname', '--json'])).code).toBe(0);
-    const nowhere = w.spec('nowhere.yaml', ['name: nowhere', 'pods:', '  - id: team', '    members:', `      - { id: sh, runtime: shell, cwd: /tmp, host: elsewhere }`].join('\n') + '\n');
+    const nowhere = w.spec(
+      'nowhere.yaml',
+      [
+        'name: nowhere',
+        'pods:',
+        '  - id: team',
+        '    members:',
+        `      - { id: sh, runtime: shell, cwd: /tmp, host: elsewhere }`,
+      ].join('\n') + '\n',
+    );
     const refused = await w.cli(['up', nowhere, '--json']);
-    expect(refused.json).toMatchObject({ ok: false, code: 'SPEC_INVALID', message: expect.stringMatching(/unknown host "elsewhere" \(hosts: local, box\); declare it under hosts: or add it with rigdesk hosts add/) });
+    expect(refused.json).toMatchObject({
+      ok: false,
+      code: 'SPEC_INVALID',
+      message: expect.stringMatching(
+        /unknown host "elsewhere" \(hosts: local, box\); declare it under hosts: or add it with rigdesk hosts add/,
+      ),
+    });
 
     // A seat on box that runs Claude Code: the host has no `claude`, and check says so.
-    const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:', `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`].join('\n') + '\n');
+    const spec = w.spec(
+      'rig.yaml',
+      [
+        'name: mix',
+        'hosts:',
+        sshd.hostYaml('box'),
+        'pods:',
+        '  - id: team',
+        '    members:',
+        `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`,
+      ].join('\n') + '\n',
+    );
     const e = w.engine();
     const { loadRigSpec } = await import('../../src/main/engine/spec');
     const { RUNTIME_IDS } = await import('../../src/main/engine/runtimes');
@@ -44,9 +97,13 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     expect(lacks.json.check.missing).toEqual([expect.stringMatching(/^claude \(runtime claude-code/)]);
     expect((await w.cli(['hosts', 'check', 'box'])).stdout).toMatch(/missing: claude/);
     // doctor checks every known host the same way, beside this machine's own checks.
-    const checksOf = (r: { json: { checks?: unknown[]; evidence?: { checks: unknown[] } } }) => (r.json.checks ?? r.json.evidence?.checks) as { check: string; ok: boolean; detail: string }[];
+    const checksOf = (r: { json: { checks?: unknown[]; evidence?: { checks: unknown[] } } }) =>
+      (r.json.checks ?? r.json.evidence?.checks) as { check: string; ok: boolean; detail: string }[];
     const doc = await w.cli(['doctor', '--json']);
-    expect(checksOf(doc).find((c) => c.check === 'host box'), doc.stdout).toMatchObject({ ok: false, detail: expect.stringMatching(/^ssh \d+ ms, tmux 3\..*missing: claude/) });
+    expect(
+      checksOf(doc).find((c) => c.check === 'host box'),
+      doc.stdout,
+    ).toMatchObject({ ok: false, detail: expect.stringMatching(/^ssh \d+ ms, tmux 3\..*missing: claude/) });
 
     await sshd.kill();
     const down = await w.cli(['hosts', 'check', 'box', '--json']);
@@ -54,7 +111,10 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     expect(down.json.code).toBe('HOST_UNREACHABLE');
     const docDown = await w.cli(['doctor', '--json']);
     expect(docDown.code).not.toBe(0);
-    expect(checksOf(docDown).find((c) => c.check === 'host box')).toMatchObject({ ok: false, detail: expect.stringMatching(/does not answer/) });
+    expect(checksOf(docDown).find((c) => c.check === 'host box')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/does not answer/),
+    });
     const unknown = await w.cli(['hosts', 'check', 'nowhere', '--json']);
     expect(unknown.code).toBe(2);
     expect(unknown.json.code).toBe('HOST_NOT_FOUND');

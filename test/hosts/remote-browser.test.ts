@@ -23,9 +23,19 @@ describe.skipIf(!!missing || !!sshdMissing())('the window with a remote seat, in
     w = new RigWorld();
     sshd = await new TestSshd().start();
     const engine = w.engine();
-    const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
-      '      - { id: here, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }',
-      `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`].join('\n') + '\n');
+    const spec = w.spec(
+      'rig.yaml',
+      [
+        'name: mix',
+        'hosts:',
+        sshd.hostYaml('box'),
+        'pods:',
+        '  - id: team',
+        '    members:',
+        '      - { id: here, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }',
+        `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
+      ].join('\n') + '\n',
+    );
     const up = await dispatch(engine, 'up', { spec });
     if (!up.ok) throw new Error(JSON.stringify(up));
     serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR });
@@ -41,12 +51,18 @@ describe.skipIf(!!missing || !!sshdMissing())('the window with a remote seat, in
     await w?.shutdown();
   });
 
-  it('shows the remote seat\'s host and the host\'s health, and its live terminal runs on that host', async () => {
+  it("shows the remote seat's host and the host's health, and its live terminal runs on that host", async () => {
     await page.locator('ul.hosts li.host.reachable[data-host="box"]').waitFor({ timeout: 15_000 });
     expect(await page.locator('button.seat[data-seat="r1@mix"] [data-testid=seat-host]').textContent()).toBe('@box');
     expect(await page.locator('button.seat[data-seat="here@mix"] [data-testid=seat-host]').count()).toBe(0);
 
-    await waitFor(async () => /[$#] *$/m.test(((await dispatch(serve.ctx.engine, 'capture', { seat: 'r1@mix' })) as { text?: string }).text ?? ''), { what: 'remote prompt' });
+    await waitFor(
+      async () =>
+        /[$#] *$/m.test(
+          ((await dispatch(serve.ctx.engine, 'capture', { seat: 'r1@mix' })) as { text?: string }).text ?? '',
+        ),
+      { what: 'remote prompt' },
+    );
     await page.locator('button.seat[data-seat="r1@mix"]').click();
     expect(await page.getByTestId('seat-host').textContent()).toBe('box');
     await page.getByTestId('terminal-status').filter({ hasText: 'live' }).waitFor({ timeout: 15_000 });
@@ -54,7 +70,10 @@ describe.skipIf(!!missing || !!sshdMissing())('the window with a remote seat, in
     await page.keyboard.type('echo on-$(id -un)-$((6*7))');
     await page.keyboard.press('Enter');
     const screen = () => page.evaluate(() => window.__rigdeskScreens?.['r1@mix']?.text() ?? '');
-    await waitFor(async () => /^on-rdremote-42$/m.test(await screen()), { what: 'the remote answer in the browser terminal', timeoutMs: 15_000 });
+    await waitFor(async () => /^on-rdremote-42$/m.test(await screen()), {
+      what: 'the remote answer in the browser terminal',
+      timeoutMs: 15_000,
+    });
   });
 
   it('a host that stops answering reads unreachable in the window, and its seat unknown', async () => {
@@ -62,7 +81,12 @@ describe.skipIf(!!missing || !!sshdMissing())('the window with a remote seat, in
     await page.locator('ul.hosts li.host.reachable[data-host="box"]').waitFor({ timeout: 10_000 });
     await sshd.kill();
     await page.locator('ul.hosts li.host.unreachable[data-host="box"]').waitFor({ timeout: 10_000 });
-    expect(await page.locator('button.seat[data-seat="here@mix"] [data-testid=badge]').textContent()).not.toBe('unknown');
-    await page.locator('button.seat[data-seat="r1@mix"] [data-testid=badge]').filter({ hasText: 'unknown' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('button.seat[data-seat="here@mix"] [data-testid=badge]').textContent()).not.toBe(
+      'unknown',
+    );
+    await page
+      .locator('button.seat[data-seat="r1@mix"] [data-testid=badge]')
+      .filter({ hasText: 'unknown' })
+      .waitFor({ timeout: 10_000 });
   });
 });

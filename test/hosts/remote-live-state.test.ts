@@ -19,8 +19,18 @@ describe.skipIf(!!sshdMissing())('live-state files of agents on another host (re
 
   it('the conversation a remote live-state file names wins over the argv, read in a fixed number of round trips however many files', async () => {
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
-    const spec = w.spec('rig.yaml', ['name: live', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
-      `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`].join('\n') + '\n');
+    const spec = w.spec(
+      'rig.yaml',
+      [
+        'name: live',
+        'hosts:',
+        sshd.hostYaml('box'),
+        'pods:',
+        '  - id: team',
+        '    members:',
+        `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
+      ].join('\n') + '\n',
+    );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const X = up.json.seats[0].launched.conversationId as string;
@@ -34,7 +44,11 @@ describe.skipIf(!!sshdMissing())('live-state files of agents on another host (re
     mkdirSync(sessions, { recursive: true });
     chmodSync(sessions, 0o755);
     writeFileSync(join(sessions, `${row.pid}.json`), JSON.stringify({ pid: row.pid, sessionId: Y, status: 'idle' }));
-    for (let i = 0; i < 5; i++) writeFileSync(join(sessions, `${999_000 + i}.json`), JSON.stringify({ pid: 999_000 + i, sessionId: `0d3c7a52-9f1e-4b8a-8c3d-2e5f6a7b8c0${i}` }));
+    for (let i = 0; i < 5; i++)
+      writeFileSync(
+        join(sessions, `${999_000 + i}.json`),
+        JSON.stringify({ pid: 999_000 + i, sessionId: `0d3c7a52-9f1e-4b8a-8c3d-2e5f6a7b8c0${i}` }),
+      );
 
     const e = w.engine();
     try {

@@ -20,20 +20,31 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
 
   async function upMix(): Promise<{ id: string; transcript: string }> {
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
-    const spec = w.spec('rig.yaml', ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
-      '      - { id: here, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }',
-      `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`].join('\n') + '\n');
+    const spec = w.spec(
+      'rig.yaml',
+      [
+        'name: mix',
+        'hosts:',
+        sshd.hostYaml('box'),
+        'pods:',
+        '  - id: team',
+        '    members:',
+        '      - { id: here, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }',
+        `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
+      ].join('\n') + '\n',
+    );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const id = up.json.seats.find((s: { seat: string }) => s.seat === 'c@mix').launched.conversationId as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const transcript = remoteTranscript(sshd, configDir, id);
-    await waitFor(() => existsSync(transcript), { what: 'the stand-in\'s transcript on the host' });
+    await waitFor(() => existsSync(transcript), { what: "the stand-in's transcript on the host" });
     return { id, transcript };
   }
-  const bySeat = (seats: { seat: string }[]) => Object.fromEntries(seats.map((s) => [s.seat, s])) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const bySeat = (seats: { seat: string }[]) =>
+    Object.fromEntries(seats.map((s) => [s.seat, s])) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-  it('after both hosts reboot, resumes the remote seat on its host with --resume <id> (proved by the host\'s process argv), once, and restores the local seat', async () => {
+  it("after both hosts reboot, resumes the remote seat on its host with --resume <id> (proved by the host's process argv), once, and restores the local seat", async () => {
     const { id, transcript } = await upMix();
     rebootRemoteTmux(sshd);
     w.tmux.kill();
@@ -71,7 +82,11 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
 
     const r = await w.cli(['restore', 'mix', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(bySeat(r.json.seats)['c@mix'], r.stdout).toMatchObject({ outcome: 'awaiting_decision', plan: 'awaiting_decision', conversationId: id });
+    expect(bySeat(r.json.seats)['c@mix'], r.stdout).toMatchObject({
+      outcome: 'awaiting_decision',
+      plan: 'awaiting_decision',
+      conversationId: id,
+    });
     expect(sshd.remoteSessions()).toEqual([]);
     const ds = (await w.cli(['decisions', '--json'])).json.decisions as { id: number; seat: string; reason: string }[];
     expect(ds.map((d) => [d.seat, d.reason])).toEqual([['c@mix', 'transcript_missing']]);
@@ -81,7 +96,7 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     expect(sshd.remoteSessions()).toEqual(['c@mix']);
   });
 
-  it('a resume the runtime reports missing on the host\'s screen is rolled back there (pane removed by identity) and awaits a decision', async () => {
+  it("a resume the runtime reports missing on the host's screen is rolled back there (pane removed by identity) and awaits a decision", async () => {
     const { id } = await upMix();
     rebootRemoteTmux(sshd);
     sshd.asRemote(['touch', join(installRemoteClaudeStandIn(sshd).configDir, `missing-${id}`)]);
@@ -98,10 +113,17 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     const before = bySeat((await w.cli(['ps', '--json'])).json.seats)['c@mix'];
     const r = await w.cli(['restart', 'c@mix', '--keep-conversation', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.json.result).toMatchObject({ outcome: 'resumed', conversationId: id, paneId: before.paneId, sessionId: before.sessionId });
+    expect(r.json.result).toMatchObject({
+      outcome: 'resumed',
+      conversationId: id,
+      paneId: before.paneId,
+      sessionId: before.sessionId,
+    });
     const after = bySeat((await w.cli(['ps', '--json'])).json.seats)['c@mix'];
     expect(after.pid).not.toBe(before.pid);
-    expect(sshd.asRemote(['cat', `/proc/${after.pid}/cmdline`]).split('\0')).toEqual(expect.arrayContaining(['--resume', id]));
+    expect(sshd.asRemote(['cat', `/proc/${after.pid}/cmdline`]).split('\0')).toEqual(
+      expect.arrayContaining(['--resume', id]),
+    );
     expect(sshd.remoteSessions()).toEqual(['c@mix']);
 
     const f = await w.cli(['fresh', 'c@mix', '--reason=start over', '--json']);
@@ -132,9 +154,18 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     expect(w.engine().store.sessions.live('c@mix')).toMatchObject({ sessionId: live.sessionId, paneId: live.paneId });
     expect((await w.cli(['decisions', '--json'])).json.decisions).toEqual([]);
     // Restart, fresh and fork refuse the same way before stopping or creating anything.
-    expect((await w.cli(['restart', 'c@mix', '--keep-conversation', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNREACHABLE' });
-    expect((await w.cli(['fresh', 'c@mix', '--reason=x', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNREACHABLE' });
-    expect((await w.cli(['fork', 'c@mix', '--as', 'd', '--json'])).json).toMatchObject({ ok: false, code: 'HOST_UNREACHABLE' });
+    expect((await w.cli(['restart', 'c@mix', '--keep-conversation', '--json'])).json).toMatchObject({
+      ok: false,
+      code: 'HOST_UNREACHABLE',
+    });
+    expect((await w.cli(['fresh', 'c@mix', '--reason=x', '--json'])).json).toMatchObject({
+      ok: false,
+      code: 'HOST_UNREACHABLE',
+    });
+    expect((await w.cli(['fork', 'c@mix', '--as', 'd', '--json'])).json).toMatchObject({
+      ok: false,
+      code: 'HOST_UNREACHABLE',
+    });
     expect(w.engine().store.rigs.seat('d@mix')).toBeUndefined();
     await sshd.restart();
     expect(sshd.remoteSessions()).toEqual(before);

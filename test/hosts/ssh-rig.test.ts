@@ -11,8 +11,19 @@ import { waitFor } from '../support/tmux';
 function mixedRig(sshd: TestSshd): string {
   const shell = (id: string, host?: string) =>
     `      - { id: ${id}, runtime: shell, cwd: ${host ? sshd.remoteDir : '.'}, command: bash, args: ["--noprofile", "--norc"]${host ? `, host: ${host}` : ''} }`;
-  return ['name: mix', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
-    shell('here'), shell('r1', 'box'), shell('r2', 'box')].join('\n') + '\n';
+  return (
+    [
+      'name: mix',
+      'hosts:',
+      sshd.hostYaml('box'),
+      'pods:',
+      '  - id: team',
+      '    members:',
+      shell('here'),
+      shell('r1', 'box'),
+      shell('r2', 'box'),
+    ].join('\n') + '\n'
+  );
 }
 
 describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 127.0.0.1, real tmux there)', () => {
@@ -21,7 +32,7 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
   const world = sshWorldPerTest();
   beforeEach(() => ({ w, sshd } = world));
 
-  it('up starts the remote seats in the host\'s own tmux server and ps names each seat\'s host', async () => {
+  it("up starts the remote seats in the host's own tmux server and ps names each seat's host", async () => {
     const spec = w.spec('rig.yaml', mixedRig(sshd));
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
@@ -45,10 +56,14 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
   it('send, capture, attach, stop and launch work on a remote seat', async () => {
     const spec = w.spec('rig.yaml', mixedRig(sshd));
     expect((await w.cli(['up', spec])).code).toBe(0);
-    await waitFor(async () => /[$#] *$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), { what: 'remote shell prompt' });
+    await waitFor(async () => /[$#] *$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), {
+      what: 'remote shell prompt',
+    });
     const sent = await w.cli(['send', 'r1@mix', 'echo', '$((6*7))-$(id -un)', '--json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
-    await waitFor(async () => /^42-rdremote$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), { what: '42 from the remote user on screen' });
+    await waitFor(async () => /^42-rdremote$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), {
+      what: '42 from the remote user on screen',
+    });
 
     const attach = await w.cli(['attach', 'r1@mix', '--json']);
     expect(attach.code).toBe(0);
@@ -56,8 +71,22 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     expect(attach.json.argv.join(' ')).toContain(`tmux -L ${sshd.tmuxSocket} attach-session -t`);
     // The printed line works when pasted into a shell (probed with has-session: no terminal here).
     const line = (await w.cli(['attach', 'r1@mix', '--print'])).stdout.trim();
-    expect(() => execFileSync('sh', ['-c', `${line.replace('attach-session', 'has-session')} </dev/null`], { stdio: 'pipe', timeout: 15_000 })).not.toThrow();
-    expect(() => execFileSync('sh', ['-c', `${line.replace('attach-session', 'has-session').replace(sshd.tmuxSocket, 'rdr-no-such-server')} </dev/null`], { stdio: 'pipe', timeout: 15_000 })).toThrow();
+    expect(() =>
+      execFileSync('sh', ['-c', `${line.replace('attach-session', 'has-session')} </dev/null`], {
+        stdio: 'pipe',
+        timeout: 15_000,
+      }),
+    ).not.toThrow();
+    expect(() =>
+      execFileSync(
+        'sh',
+        [
+          '-c',
+          `${line.replace('attach-session', 'has-session').replace(sshd.tmuxSocket, 'rdr-no-such-server')} </dev/null`,
+        ],
+        { stdio: 'pipe', timeout: 15_000 },
+      ),
+    ).toThrow();
 
     const stop = await w.cli(['stop', 'r1@mix', '--json']);
     expect(stop.json.stopped.outcome, stop.stdout).toBe('removed');
@@ -75,14 +104,28 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
   });
 
   it('a Gemini CLI, Qwen Code or OpenCode seat on another host is refused (HOST_UNSUPPORTED) and nothing is created there', async () => {
-    const member = (id: string, runtime: string) => `      - { id: ${id}, runtime: ${runtime}, cwd: ${sshd.remoteDir}, host: box }`;
-    const spec = w.spec('rig.yaml', ['name: far', 'hosts:', sshd.hostYaml('box'), 'pods:', '  - id: team', '    members:',
-      member('g', 'gemini'), member('q', 'qwen'), member('o', 'opencode')].join('\n') + '\n');
+    const member = (id: string, runtime: string) =>
+      `      - { id: ${id}, runtime: ${runtime}, cwd: ${sshd.remoteDir}, host: box }`;
+    const spec = w.spec(
+      'rig.yaml',
+      [
+        'name: far',
+        'hosts:',
+        sshd.hostYaml('box'),
+        'pods:',
+        '  - id: team',
+        '    members:',
+        member('g', 'gemini'),
+        member('q', 'qwen'),
+        member('o', 'opencode'),
+      ].join('\n') + '\n',
+    );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).not.toBe(0);
     expect(up.json).toMatchObject({ ok: false, code: 'HOST_UNSUPPORTED' });
-    expect(up.json.evidence.seats.map((x: { seat: string; outcome: string; code: string }) => [x.seat, x.outcome, x.code])).toEqual(
-      ['g@far', 'q@far', 'o@far'].map((seat) => [seat, 'refused', 'HOST_UNSUPPORTED']));
+    expect(
+      up.json.evidence.seats.map((x: { seat: string; outcome: string; code: string }) => [x.seat, x.outcome, x.code]),
+    ).toEqual(['g@far', 'q@far', 'o@far'].map((seat) => [seat, 'refused', 'HOST_UNSUPPORTED']));
     expect(sshd.remoteSessions()).toEqual([]);
   });
 });

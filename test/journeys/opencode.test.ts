@@ -19,7 +19,22 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { OPENCODE_SCREEN } from '../../src/main/engine/runtimes/screens/opencode';
 import { ps } from '../../src/main/engine/services/ps';
-import { typeInto, describeWant, expectActivity, expectOnlyLoopback, expectWithin, JourneyWorld, processAlive, requireCli, startServer, waitForExit, type PsRow, type Want, altered, sensitive as holdsOnlyAsIs } from './support';
+import {
+  typeInto,
+  describeWant,
+  expectActivity,
+  expectOnlyLoopback,
+  expectWithin,
+  JourneyWorld,
+  processAlive,
+  requireCli,
+  startServer,
+  waitForExit,
+  type PsRow,
+  type Want,
+  altered,
+  sensitive as holdsOnlyAsIs,
+} from './support';
 import { opencode } from '../../src/main/engine/runtimes';
 
 const SEAT = 'oc@oc';
@@ -27,14 +42,19 @@ const SEAT = 'oc@oc';
 const BOX = /╹▀{8,}/;
 /** The footer line (the last non-blank one) without `esc interrupt`: the turn is over. */
 const footerIdle = (screen: string) => {
-  const last = screen.split('\n').filter((l) => l.trim() !== '').at(-1) ?? '';
+  const last =
+    screen
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .at(-1) ?? '';
   return OPENCODE_SCREEN.idle.test(last) && !OPENCODE_SCREEN.working.test(last);
 };
 
-
 /** The 2 s acceptance, with the figure printed for the record. */
 function within(seen: Parameters<typeof expectWithin>[0], what: string): void {
-  console.info(`[opencode journey] ${what}: reported ${seen.ms} ms after the screen changed (ps call ${seen.callMs} ms)`);
+  console.info(
+    `[opencode journey] ${what}: reported ${seen.ms} ms after the screen changed (ps call ${seen.callMs} ms)`,
+  );
   expectWithin(seen, 2000, what);
 }
 
@@ -61,7 +81,11 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
       if (!r.ok) throw new Error(r.message);
       expectActivity(r.seats.find((x) => x.seat === SEAT) as PsRow, want, SEAT);
     };
-    await holdsOnlyAsIs(detect, (c) => altered(OPENCODE_SCREEN, patch, c), `${Object.keys(patch).join(', ')} (read as ${describeWant(want)})`);
+    await holdsOnlyAsIs(
+      detect,
+      (c) => altered(OPENCODE_SCREEN, patch, c),
+      `${Object.keys(patch).join(', ')} (read as ${describeWant(want)})`,
+    );
   }
   const byHand = (dir: string) => ({ ...w.envOf('opencode'), PWD: dir });
 
@@ -96,14 +120,23 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     const tmp = env.find((e) => e.startsWith('TMPDIR='))!.slice('TMPDIR='.length);
     expect(env).toContain(`XDG_DATA_HOME=${fx().dataHome}`);
     const sent = await w.cli(['send', SEAT, 'hello oc', '--verify', '--json']);
-    expect(sent.json, sent.stdout + sent.stderr).toMatchObject({ ok: true, sent: { status: 'delivered', verified: true } });
+    expect(sent.json, sent.stdout + sent.stderr).toMatchObject({
+      ok: true,
+      sent: { status: 'delivered', verified: true },
+    });
     const named = await w.seen(SEAT, { activity: 'idle', named: true });
     X = named.row.conversationId!;
     expect(X).toMatch(/^ses_[0-9A-Za-z]{26}$/);
-    expect(fx().sessionsIn(w.dir()).map((s) => s.id)).toEqual([X]);
+    expect(
+      fx()
+        .sessionsIn(w.dir())
+        .map((s) => s.id),
+    ).toEqual([X]);
     await waitFor(() => text().includes('ACK hello oc'), { what: 'the reply in session X' });
-    expect(readFileSync(`/proc/${row.pid}/cmdline`, 'utf8').split('\0'), 'the id is on no command line').not.toContain(X);
-    expect(tmp, 'TMPDIR inside Rigdesk\'s folder for the seat').toBe(join(w.w.home, 'seats', SEAT, 'tmp'));
+    expect(readFileSync(`/proc/${row.pid}/cmdline`, 'utf8').split('\0'), 'the id is on no command line').not.toContain(
+      X,
+    );
+    expect(tmp, "TMPDIR inside Rigdesk's folder for the seat").toBe(join(w.w.home, 'seats', SEAT, 'tmp'));
     expect(readdirSync(tmp).length, 'OpenCode unpacked its libraries there').toBeGreaterThan(0);
   }, 150_000);
 
@@ -112,7 +145,11 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     const busy = await w.screenShows(SEAT, OPENCODE_SCREEN.working, 'esc interrupt');
     within(await w.seen(SEAT, { activity: 'working' }, busy), 'working');
     await sensitive({ activity: 'working' }, { working: /esc to interrupt now/ });
-    await waitFor(() => footerIdle(w.screen(SEAT)) && w.screen(SEAT).includes('tick6'), { timeoutMs: 45_000, intervalMs: 50, what: 'the slow reply done' });
+    await waitFor(() => footerIdle(w.screen(SEAT)) && w.screen(SEAT).includes('tick6'), {
+      timeoutMs: 45_000,
+      intervalMs: 50,
+      what: 'the slow reply done',
+    });
     within(await w.seen(SEAT, { activity: 'idle' }, Date.now()), 'idle');
     await sensitive({ activity: 'idle' }, { idle: /ctrl\+k commands/ });
     expect(text()).toContain('ACK slow one SLOW tick2 tick3 tick4 tick5 tick6');
@@ -122,23 +159,36 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     const file = join(w.dir(), 'from-oc.txt');
     expect((await w.cli(['send', SEAT, 'RUN: echo ok > from-oc.txt', '--json'])).json.ok).toBe(true);
     const asked = await w.screenShows(SEAT, OPENCODE_SCREEN.permission, 'Permission required');
-    within(await w.seen(SEAT, { activity: 'needs_input', needsInput: 'permission' }, asked), 'needs_input (permission)');
+    within(
+      await w.seen(SEAT, { activity: 'needs_input', needsInput: 'permission' }, asked),
+      'needs_input (permission)',
+    );
     await sensitive({ activity: 'needs_input', needsInput: 'permission' }, { permission: /△ Permission needed/ });
-    const answered = await w.approveFromRigdesk(SEAT, 'echo ok > from-oc.txt', () => existsSync(file) && readFileSync(file, 'utf8').trim() === 'ok');
+    const answered = await w.approveFromRigdesk(
+      SEAT,
+      'echo ok > from-oc.txt',
+      () => existsSync(file) && readFileSync(file, 'utf8').trim() === 'ok',
+    );
     expect(answered.keys).toEqual(['Enter']);
   });
 
   it('a 429 OpenCode retries for an hour is shown as a usage limit, not as work', async () => {
     expect((await w.cli(['send', SEAT, 'LIMIT now', '--json'])).json.ok).toBe(true);
     const limited = await w.screenShows(SEAT, OPENCODE_SCREEN.usageLimit, 'Rate limit reached');
-    within(await w.seen(SEAT, { activity: 'needs_input', needsInput: 'usage_limit' }, limited), 'needs_input (usage_limit)');
+    within(
+      await w.seen(SEAT, { activity: 'needs_input', needsInput: 'usage_limit' }, limited),
+      'needs_input (usage_limit)',
+    );
     await sensitive({ activity: 'needs_input', needsInput: 'usage_limit' }, { usageLimit: /Rate limited/ });
     // The person gives up on the retry (Escape, as at the keyboard); the seat is idle again.
     // OpenCode interrupts on a second Escape ("esc again to interrupt").
-    await waitFor(() => {
-      w.w.tmux.run(['send-keys', '-t', SEAT, 'Escape']);
-      return footerIdle(w.screen(SEAT));
-    }, { timeoutMs: 15_000, intervalMs: 400, what: 'the retry interrupted' });
+    await waitFor(
+      () => {
+        w.w.tmux.run(['send-keys', '-t', SEAT, 'Escape']);
+        return footerIdle(w.screen(SEAT));
+      },
+      { timeoutMs: 15_000, intervalMs: 400, what: 'the retry interrupted' },
+    );
     await w.seen(SEAT, { activity: 'idle' });
   });
 
@@ -149,9 +199,12 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     // 1. A second interactive pane on X, on a person's own tmux server: OpenCode opens it without a word.
     const hand = w.otherTmux();
     const pane = startInTmux(hand, env, 'mine', work, [OPENCODE_BIN, '-s', X]);
-    await waitFor(() => BOX.test(hand.capture(pane.paneId)), { timeoutMs: 30_000, what: 'the second OpenCode pane up' });
+    await waitFor(() => BOX.test(hand.capture(pane.paneId)), {
+      timeoutMs: 30_000,
+      what: 'the second OpenCode pane up',
+    });
     await typeInto(hand, pane.paneId, 'hand pane C', opencode, 300);
-    await waitFor(() => text().includes('ACK hand pane C'), { timeoutMs: 30_000, what: 'the hand pane\'s reply in X' });
+    await waitFor(() => text().includes('ACK hand pane C'), { timeoutMs: 30_000, what: "the hand pane's reply in X" });
     const handPid = pane.panePid; // the pane runs opencode itself, no shell
     const blocked = await w.cli(['send', SEAT, 'typed while a second pane writes', '--json']);
     expect(blocked.json, blocked.stdout).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
@@ -166,7 +219,11 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     await waitForExit(handPid, 10_000);
 
     // 2. Headless on X: `opencode run -s X` runs (rc 0) beside nobody; while it runs, Rigdesk refuses.
-    const headless = spawn(OPENCODE_BIN, ['run', '-s', X, 'headless SLOW'], { cwd: work, env: agentProcessEnv(env), stdio: 'ignore' });
+    const headless = spawn(OPENCODE_BIN, ['run', '-s', X, 'headless SLOW'], {
+      cwd: work,
+      env: agentProcessEnv(env),
+      stdio: 'ignore',
+    });
     w.own(headless.pid!);
     const exited = new Promise<number | null>((r) => headless.once('exit', (code) => r(code)));
     const refused = await w.cli(['launch', SEAT, '--json']);
@@ -183,7 +240,7 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     expect(row.conversationId).toBe(X);
     expect(readFileSync(`/proc/${row.pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['-s', X]));
     expect((await w.cli(['send', SEAT, 'back on X', '--verify', '--json'])).json.ok).toBe(true);
-    await waitFor(() => text().includes('ACK back on X'), { timeoutMs: 30_000, what: 'the resumed seat\'s reply in X' });
+    await waitFor(() => text().includes('ACK back on X'), { timeoutMs: 30_000, what: "the resumed seat's reply in X" });
   }, 180_000);
 
   it('by hand, a resume of X while the seat runs is accepted by OpenCode itself (it has no guard of its own)', async () => {
@@ -193,7 +250,7 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     expect(text()).toContain('ACK "typed by hand"');
   });
 
-  it('two fresh OpenCodes in the seat\'s folder and data dir, both started before their sessions: nothing tells whose is whose, so Rigdesk refuses (CONVERSATION_OWNER_UNKNOWN)', async () => {
+  it("two fresh OpenCodes in the seat's folder and data dir, both started before their sessions: nothing tells whose is whose, so Rigdesk refuses (CONVERSATION_OWNER_UNKNOWN)", async () => {
     const env = byHand(w.dir());
     const seatPid = (await w.row(SEAT)).pid!;
     expect((await w.cli(['stop', SEAT, '--json'])).code).toBe(0);
@@ -203,7 +260,10 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     // 30 s each (CI); what is defended is the refusal, once both are up with no session yet.
     const up = async (name: string) => {
       const p = startInTmux(hand, env, name, w.dir(), [OPENCODE_BIN]);
-      await waitFor(() => BOX.test(hand.capture(p.paneId)), { timeoutMs: 60_000, what: `fresh OpenCode ${name} up` }).catch((e: Error) => {
+      await waitFor(() => BOX.test(hand.capture(p.paneId)), {
+        timeoutMs: 60_000,
+        what: `fresh OpenCode ${name} up`,
+      }).catch((e: Error) => {
         throw new Error(`${e.message}\n${hand.tryRun(['capture-pane', '-p', '-t', p.paneId]).out}`);
       });
       return p;
@@ -211,8 +271,15 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     const a = await up('a');
     const b = await up('b');
     const before = fx().sessionsIn(w.dir()).length;
-    for (const [p, t] of [[a, 'from a'], [b, 'from b']] as const) await typeInto(hand, p.paneId, t, opencode, 300);
-    await waitFor(() => fx().sessionsIn(w.dir()).length === before + 2, { timeoutMs: 30_000, what: 'two new sessions' });
+    for (const [p, t] of [
+      [a, 'from a'],
+      [b, 'from b'],
+    ] as const)
+      await typeInto(hand, p.paneId, t, opencode, 300);
+    await waitFor(() => fx().sessionsIn(w.dir()).length === before + 2, {
+      timeoutMs: 30_000,
+      what: 'two new sessions',
+    });
     const refused = await w.cli(['launch', SEAT, '--json']);
     expect(refused.json, refused.stdout).toMatchObject({ ok: false, code: 'CONVERSATION_OWNER_UNKNOWN' });
     expect(refused.json.evidence.candidates.length).toBe(2);
@@ -235,7 +302,10 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     expect(row.conversationId).toBe(X);
     expect(readFileSync(`/proc/${row.pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['-s', X]));
     expect((await w.cli(['send', SEAT, 'after reboot', '--verify', '--json'])).json.ok).toBe(true);
-    await waitFor(() => text().includes('ACK after reboot'), { timeoutMs: 30_000, what: 'the restored seat\'s reply in X' });
+    await waitFor(() => text().includes('ACK after reboot'), {
+      timeoutMs: 30_000,
+      what: "the restored seat's reply in X",
+    });
     expect(text()).toContain('ACK hello oc');
     expect((await w.cli(['down', 'oc', '--json'])).code).toBe(0);
   }, 120_000);

@@ -14,7 +14,17 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { claudeCode } from '../../src/main/engine/runtimes';
 import { CLAUDE_SCREEN } from '../../src/main/engine/runtimes/screens/claude';
-import { typeInto, expectOnlyLoopback, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
+import {
+  typeInto,
+  expectOnlyLoopback,
+  JourneyWorld,
+  processAlive,
+  requireCli,
+  startServer,
+  transcriptOf,
+  waitForExit,
+  waitForReplyInTranscript,
+} from './support';
 
 const SEAT = 'lead@dup';
 
@@ -53,13 +63,25 @@ describe('journey: a second writer on a live Claude Code conversation', () => {
     expect(await w.row(SEAT)).toMatchObject({ state: 'running', pid: row.pid, conversationId: X });
 
     // 2. While a headless writer of X runs, Rigdesk will not type into X.
-    const headless = spawn(CLAUDE_BIN, ['-p', '--resume', X, 'headless SLOW'], { cwd: work, env: agentProcessEnv(env), stdio: 'ignore' });
+    const headless = spawn(CLAUDE_BIN, ['-p', '--resume', X, 'headless SLOW'], {
+      cwd: work,
+      env: agentProcessEnv(env),
+      stdio: 'ignore',
+    });
     w.own(headless.pid!);
-    await waitFor(() => processAlive(headless.pid!) && readFileSync(`/proc/${headless.pid}/cmdline`, 'utf8').includes(X), { what: 'headless claude running' });
+    await waitFor(
+      () => processAlive(headless.pid!) && readFileSync(`/proc/${headless.pid}/cmdline`, 'utf8').includes(X),
+      { what: 'headless claude running' },
+    );
     const refused = await w.cli(['send', SEAT, 'typed while another writes', '--json']);
     expect(refused.code, refused.stdout).toBe(1);
     expect(refused.json.code).toBe('CONVERSATION_LIVE_ELSEWHERE');
-    expect(refused.json.evidence.owners[0]).toMatchObject({ pid: headless.pid, conversationId: X, headless: true, runtime: 'claude-code' });
+    expect(refused.json.evidence.owners[0]).toMatchObject({
+      pid: headless.pid,
+      conversationId: X,
+      headless: true,
+      runtime: 'claude-code',
+    });
     expect(await waitForExit(headless.pid!, 30_000)).toBe('exited');
     const text = readFileSync(transcriptOf(claudeCode, home, work, X)!, 'utf8');
     expect(text.includes('ACK headless SLOW tick2 tick3 tick4 tick5'), 'the headless reply is in X').toBe(true);
@@ -72,7 +94,10 @@ describe('journey: a second writer on a live Claude Code conversation', () => {
     // 3. A second interactive pane on X, on a person's own tmux server: Claude opens it without a word.
     const hand = w.otherTmux();
     const pane = startInTmux(hand, env, 'mine', work, [CLAUDE_BIN, '--resume', X]);
-    await waitFor(() => CLAUDE_SCREEN.idle.test(hand.capture(pane.paneId)), { timeoutMs: 45_000, what: 'the second pane idle' });
+    await waitFor(() => CLAUDE_SCREEN.idle.test(hand.capture(pane.paneId)), {
+      timeoutMs: 45_000,
+      what: 'the second pane idle',
+    });
     await typeInto(hand, pane.paneId, 'hand pane C', claudeCode);
     await waitForReplyInTranscript(claudeCode, home, work, X, 'ACK hand pane C');
     const blocked = await w.cli(['send', SEAT, 'typed while a second pane writes', '--json']);

@@ -16,7 +16,17 @@ import { killTmuxServer } from '../agents/claude-run';
 import { waitFor } from '../support/tmux';
 import { pi } from '../../src/main/engine/runtimes';
 import type { CliResult } from '../support/rig';
-import { typeInto, expectOnlyLoopback, JourneyWorld, processAlive, requireCli, startServer, transcriptOf, waitForExit, waitForReplyInTranscript } from './support';
+import {
+  typeInto,
+  expectOnlyLoopback,
+  JourneyWorld,
+  processAlive,
+  requireCli,
+  startServer,
+  transcriptOf,
+  waitForExit,
+  waitForReplyInTranscript,
+} from './support';
 
 const SEAT = 'pi@dup';
 /** Pi's editor: the empty line between two full-width rules (its idle screen). */
@@ -50,7 +60,7 @@ describe('journey: a second writer on a live Pi conversation', () => {
     await w.up('dup', [{ id: 'pi', runtime: 'pi' }]);
     const { row } = await w.seen(SEAT, { activity: 'idle' });
     const X = row.conversationId!;
-    expect(X, 'Rigdesk names a Pi seat\'s conversation from launch').toMatch(/^[0-9a-f-]{36}$/);
+    expect(X, "Rigdesk names a Pi seat's conversation from launch").toMatch(/^[0-9a-f-]{36}$/);
     expect((await w.cli(['send', SEAT, 'first turn', '--verify', '--json'])).json.ok).toBe(true);
     const file = await waitForReplyInTranscript(pi, home, work, X, 'ACK first turn');
 
@@ -64,7 +74,10 @@ describe('journey: a second writer on a live Pi conversation', () => {
     // 2. A second interactive pane on X, on a person's own tmux server: Pi opens it without a word.
     const hand = w.otherTmux();
     const pane = startInTmux(hand, env, 'mine', work, [PI_BIN, '--session', X]);
-    await waitFor(() => PI_EDITOR.test(hand.capture(pane.paneId)), { timeoutMs: 30_000, what: 'the second Pi pane at its editor' });
+    await waitFor(() => PI_EDITOR.test(hand.capture(pane.paneId)), {
+      timeoutMs: 30_000,
+      what: 'the second Pi pane at its editor',
+    });
     await typeInto(hand, pane.paneId, 'hand pane C', pi);
     await waitForReplyInTranscript(pi, home, work, X, 'ACK hand pane C');
     sendWhileSecondPiLive = await w.cli(['send', SEAT, 'typed while a second Pi is open', '--json']);
@@ -82,17 +95,27 @@ describe('journey: a second writer on a live Pi conversation', () => {
     // 3. A headless Pi on X. Right after it starts, before Pi renames itself (its modules take
     // seconds to load), it is `node …/bin/pi -p --session X …` and its argv names X; after that
     // its command line is just "pi", and the doubt refuses. Either way the seat stays down.
-    const headless = spawn(PI_BIN, ['-p', '--session', X, 'headless SLOW'], { cwd: work, env: agentProcessEnv(env), stdio: 'ignore' });
+    const headless = spawn(PI_BIN, ['-p', '--session', X, 'headless SLOW'], {
+      cwd: work,
+      env: agentProcessEnv(env),
+      stdio: 'ignore',
+    });
     w.own(headless.pid!);
     const early = await w.cli(['launch', SEAT, '--json']);
     expect(['CONVERSATION_LIVE_ELSEWHERE', 'CONVERSATION_OWNER_UNKNOWN'], early.stdout).toContain(early.json.code);
-    await waitFor(() => processAlive(headless.pid!) && readFileSync(`/proc/${headless.pid}/comm`, 'utf8').trim() === 'pi', { what: 'headless pi renamed itself' });
+    await waitFor(
+      () => processAlive(headless.pid!) && readFileSync(`/proc/${headless.pid}/comm`, 'utf8').trim() === 'pi',
+      { what: 'headless pi renamed itself' },
+    );
     const refused = await w.cli(['launch', SEAT, '--json']);
     expect(refused.json.code, refused.stdout).toBe('CONVERSATION_OWNER_UNKNOWN');
     expect(refused.json.evidence.candidates[0]).toMatchObject({ pid: headless.pid, cwd: work });
     expect(refused.json.evidence.candidates[0].pane).toBeUndefined();
     expect(await waitForExit(headless.pid!, 30_000)).toBe('exited');
-    expect(readFileSync(transcriptOf(pi, home, work, X)!, 'utf8').includes('ACK headless SLOW tick2 tick3 tick4 tick5'), 'the headless reply is in X').toBe(true);
+    expect(
+      readFileSync(transcriptOf(pi, home, work, X)!, 'utf8').includes('ACK headless SLOW tick2 tick3 tick4 tick5'),
+      'the headless reply is in X',
+    ).toBe(true);
 
     // 4. Nobody else writes X now: the seat resumes it by id, and its next reply lands in the same file.
     const back = await w.cli(['launch', SEAT, '--json']);

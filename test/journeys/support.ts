@@ -19,7 +19,12 @@ import { makeOpencodeFixture, OPENCODE_BIN, OPENCODE_VERSION, type OpencodeFixtu
 import { GEMINI_BIN, GEMINI_VERSION, makeGeminiFixture, type GeminiFixture } from '../agents/gemini-fixture';
 import { makeQwenFixture, QWEN_BIN, QWEN_VERSION, type QwenFixture } from '../agents/qwen-fixture';
 import { agentProcessEnv, endTmuxAgents, killPids, pidsWithEnv, processAlive, waitForExit } from '../agents/agent-run';
-import { closedPort, startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from '../agents/fake-model-server';
+import {
+  closedPort,
+  startFakeModelServer,
+  type FakeModelServer,
+  type FakeModelServerOptions,
+} from '../agents/fake-model-server';
 import { RigWorld, REPO, type CliResult } from '../support/rig';
 import { TestTmux, waitFor } from '../support/tmux';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
@@ -61,11 +66,16 @@ export function cliProblem(runtime: AgentRuntime, where: { bin?: string; pkgDir?
   }
   let version: string | undefined;
   try {
-    version = (JSON.parse(readFileSync(join(where.pkgDir ?? join(REPO, 'node_modules', c.pkg), 'package.json'), 'utf8')) as { version?: string }).version;
+    version = (
+      JSON.parse(readFileSync(join(where.pkgDir ?? join(REPO, 'node_modules', c.pkg), 'package.json'), 'utf8')) as {
+        version?: string;
+      }
+    ).version;
   } catch {
     return `${head}its package.json is unreadable; ${installHint(runtime)}.`;
   }
-  if (version !== c.version) return `${head}found version ${version}, but these tests pin ${c.version}; ${installHint(runtime)}.`;
+  if (version !== c.version)
+    return `${head}found version ${version}, but these tests pin ${c.version}; ${installHint(runtime)}.`;
   // Claude's, Codex's and OpenCode's npm packages hand over to a native binary from a platform
   // package that npm may have left out (OpenCode's postinstall links it); Pi, Gemini CLI and Qwen
   // Code are node scripts (and take seconds just to load), so they are not run.
@@ -74,14 +84,30 @@ export function cliProblem(runtime: AgentRuntime, where: { bin?: string; pkgDir?
     // Its own throwaway home: a CLI may create config and cache folders even to print its version
     // (OpenCode does, under HOME, XDG_* and TMPDIR).
     const home = mkdtempSync(join(tmpdir(), 'rd-cli-version-'));
-    const isolated = { HOME: home, TMPDIR: home, XDG_CONFIG_HOME: join(home, 'c'), XDG_DATA_HOME: join(home, 'd'), XDG_CACHE_HOME: join(home, 'k'), XDG_STATE_HOME: join(home, 's') };
+    const isolated = {
+      HOME: home,
+      TMPDIR: home,
+      XDG_CONFIG_HOME: join(home, 'c'),
+      XDG_DATA_HOME: join(home, 'd'),
+      XDG_CACHE_HOME: join(home, 'k'),
+      XDG_STATE_HOME: join(home, 's'),
+    };
     try {
-      execFileSync(bin, ['--version'], { env: agentProcessEnv({ ...isolated, HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }), cwd: home, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
+      execFileSync(bin, ['--version'], {
+        env: agentProcessEnv({ ...isolated, HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9' }),
+        cwd: home,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 20_000,
+      });
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
   } catch (e) {
-    return `${head}\`${bin} --version\` failed (${String((e as { stderr?: unknown }).stderr ?? e).trim().split('\n')[0]}); ${installHint(runtime)}.`;
+    return `${head}\`${bin} --version\` failed (${
+      String((e as { stderr?: unknown }).stderr ?? e)
+        .trim()
+        .split('\n')[0]
+    }); ${installHint(runtime)}.`;
   }
   return undefined;
 }
@@ -124,7 +150,9 @@ export interface Member {
 }
 
 /** A shared fake model server for a test file; its log is checked to hold only 127.0.0.1. */
-export async function startServer(opts: FakeModelServerOptions = {}): Promise<{ server: FakeModelServer; closed: number }> {
+export async function startServer(
+  opts: FakeModelServerOptions = {},
+): Promise<{ server: FakeModelServer; closed: number }> {
   return { server: await startFakeModelServer(opts), closed: await closedPort() };
 }
 
@@ -145,7 +173,12 @@ export class JourneyWorld {
   private readonly others: TestTmux[] = [];
   private readonly pids: number[] = [];
 
-  constructor(private readonly server: FakeModelServer, private readonly closed: number, runtimes: AgentRuntime[], folders: string[] = ['work']) {
+  constructor(
+    private readonly server: FakeModelServer,
+    private readonly closed: number,
+    runtimes: AgentRuntime[],
+    folders: string[] = ['work'],
+  ) {
     this.w = new RigWorld();
     for (const f of folders) {
       mkdirSync(join(this.w.root, f), { recursive: true });
@@ -153,12 +186,17 @@ export class JourneyWorld {
     }
     const trusted = [...this.dirs.values()];
     const base = { serverUrl: server.url, closedPort: closed };
-    if (runtimes.includes('claude-code')) this.fx['claude-code'] = makeClaudeFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'claude') });
-    if (runtimes.includes('codex')) this.fx.codex = makeCodexFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'codex') });
+    if (runtimes.includes('claude-code'))
+      this.fx['claude-code'] = makeClaudeFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'claude') });
+    if (runtimes.includes('codex'))
+      this.fx.codex = makeCodexFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'codex') });
     if (runtimes.includes('pi')) this.fx.pi = makePiFixture({ ...base, root: join(this.w.root, 'pi') });
-    if (runtimes.includes('opencode')) this.fx.opencode = makeOpencodeFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'opencode') });
-    if (runtimes.includes('gemini')) this.fx.gemini = makeGeminiFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'gemini') });
-    if (runtimes.includes('qwen')) this.fx.qwen = makeQwenFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'qwen') });
+    if (runtimes.includes('opencode'))
+      this.fx.opencode = makeOpencodeFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'opencode') });
+    if (runtimes.includes('gemini'))
+      this.fx.gemini = makeGeminiFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'gemini') });
+    if (runtimes.includes('qwen'))
+      this.fx.qwen = makeQwenFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'qwen') });
   }
 
   /** The real path of a world folder (as the CLIs see their cwd). */
@@ -180,7 +218,12 @@ export class JourneyWorld {
   spec(rig: string, members: Member[]): string {
     const lines = [`name: ${rig}`, 'pods:', '  - id: team', '    members:'];
     for (const m of members) {
-      lines.push(`      - id: ${m.id}`, `        runtime: ${m.runtime}`, `        cwd: ${JSON.stringify(m.cwd ?? './work')}`, '        env:');
+      lines.push(
+        `      - id: ${m.id}`,
+        `        runtime: ${m.runtime}`,
+        `        cwd: ${JSON.stringify(m.cwd ?? './work')}`,
+        '        env:',
+      );
       for (const [k, v] of Object.entries(this.envOf(m.runtime))) lines.push(`          ${k}: ${JSON.stringify(v)}`);
     }
     return this.w.spec(`${rig}.yaml`, `${lines.join('\n')}\n`);
@@ -211,19 +254,27 @@ export class JourneyWorld {
     const next = new Map(seats.map((s) => [s, 0]));
     const seen: Record<string, string[]> = Object.fromEntries(seats.map((s) => [s, []]));
     try {
-      await waitFor(async () => {
-        for (const r of await this.rows()) {
-          if (!next.has(r.seat)) continue;
-          const label = describeWant({ activity: r.activity as Want['activity'], needsInput: r.needsInput as Want['needsInput'] });
-          if (seen[r.seat]!.at(-1) !== label) seen[r.seat]!.push(label);
-          const i = next.get(r.seat)!;
-          if (i < wants.length && matchesWant(r, wants[i]!)) next.set(r.seat, i + 1);
-        }
-        return [...next.values()].every((i) => i === wants.length);
-      }, { timeoutMs, intervalMs: 50, what: `${seats.join(', ')} to go ${wants.map(describeWant).join(' → ')}` });
+      await waitFor(
+        async () => {
+          for (const r of await this.rows()) {
+            if (!next.has(r.seat)) continue;
+            const label = describeWant({
+              activity: r.activity as Want['activity'],
+              needsInput: r.needsInput as Want['needsInput'],
+            });
+            if (seen[r.seat]!.at(-1) !== label) seen[r.seat]!.push(label);
+            const i = next.get(r.seat)!;
+            if (i < wants.length && matchesWant(r, wants[i]!)) next.set(r.seat, i + 1);
+          }
+          return [...next.values()].every((i) => i === wants.length);
+        },
+        { timeoutMs, intervalMs: 50, what: `${seats.join(', ')} to go ${wants.map(describeWant).join(' → ')}` },
+      );
     } catch (e) {
       const late = seats.filter((s) => next.get(s)! < wants.length);
-      throw new Error(`${(e as Error).message}; seen: ${JSON.stringify(seen)}${late.map((s) => `\n--- ${s}'s screen:\n${this.screen(s)}`).join('')}`);
+      throw new Error(
+        `${(e as Error).message}; seen: ${JSON.stringify(seen)}${late.map((s) => `\n--- ${s}'s screen:\n${this.screen(s)}`).join('')}`,
+      );
     }
     return seen;
   }
@@ -242,19 +293,29 @@ export class JourneyWorld {
    * the engine's reading is taken somewhere inside that call, so the call's midpoint is charged
    * (`callMs` says how long the reporting call took).
    */
-  async seen(seat: string, want: Want, since = Date.now(), timeoutMs = 45_000): Promise<{ ms: number; callMs: number; row: PsRow }> {
+  async seen(
+    seat: string,
+    want: Want,
+    since = Date.now(),
+    timeoutMs = 45_000,
+  ): Promise<{ ms: number; callMs: number; row: PsRow }> {
     let last: PsRow | undefined;
     let started = 0;
     try {
-      const row = await waitFor(async () => {
-        started = Date.now();
-        last = await this.row(seat);
-        return matchesWant(last, want) ? last : undefined;
-      }, { timeoutMs, intervalMs: 50, what: `${seat} ${describeWant(want)}` });
+      const row = await waitFor(
+        async () => {
+          started = Date.now();
+          last = await this.row(seat);
+          return matchesWant(last, want) ? last : undefined;
+        },
+        { timeoutMs, intervalMs: 50, what: `${seat} ${describeWant(want)}` },
+      );
       const ended = Date.now();
       return { ms: Math.max(0, Math.round((started + ended) / 2) - since), callMs: ended - started, row };
     } catch (e) {
-      throw new Error(`${(e as Error).message}; last row: ${JSON.stringify(last)}\nscreen and history:\n${this.history(seat)}`);
+      throw new Error(
+        `${(e as Error).message}; last row: ${JSON.stringify(last)}\nscreen and history:\n${this.history(seat)}`,
+      );
     }
   }
 
@@ -266,13 +327,23 @@ export class JourneyWorld {
   /** The seat's screen with its scrollback and tmux's own word on the pane, for a failure's message. */
   history(seat: string): string {
     const r = this.w.tmux.tryRun(['capture-pane', '-p', '-J', '-S', '-200', '-t', seat]);
-    const pane = this.w.tmux.tryRun(['display-message', '-p', '-t', seat, 'dead=#{pane_dead} status=#{pane_dead_status} cmd=#{pane_current_command} pid=#{pane_pid}']);
+    const pane = this.w.tmux.tryRun([
+      'display-message',
+      '-p',
+      '-t',
+      seat,
+      'dead=#{pane_dead} status=#{pane_dead_status} cmd=#{pane_current_command} pid=#{pane_pid}',
+    ]);
     return `${r.ok ? r.out : `(capture failed: ${r.out})`}\n[pane: ${pane.ok ? pane.out.trim() : pane.out}]`;
   }
 
   /** Waits for the seat's screen to match, and returns the moment it was seen. */
   async screenShows(seat: string, re: RegExp, what: string, timeoutMs = 45_000): Promise<number> {
-    await waitFor(() => re.test(this.screen(seat)), { timeoutMs, intervalMs: 50, what: `${what} on ${seat}'s screen` }).catch((e: Error) => {
+    await waitFor(() => re.test(this.screen(seat)), {
+      timeoutMs,
+      intervalMs: 50,
+      what: `${what} on ${seat}'s screen`,
+    }).catch((e: Error) => {
       throw new Error(`${e.message}\nscreen:\n${this.screen(seat)}`);
     });
     return Date.now();
@@ -297,10 +368,13 @@ export class JourneyWorld {
 
   /** The seat's row once ps reads it as `unknown` (a spinner hiding a silent 429), within a minute. */
   async unknownBehindSpinner(seat: string): Promise<PsRow & { activityWhy?: string }> {
-    return waitFor(async () => {
-      const r = await this.row(seat);
-      return r.activity === 'unknown' ? r : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 500, what: `${seat} unknown behind a silent spinner` }).catch((e: Error) => {
+    return waitFor(
+      async () => {
+        const r = await this.row(seat);
+        return r.activity === 'unknown' ? r : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: `${seat} unknown behind a silent spinner` },
+    ).catch((e: Error) => {
       throw new Error(`${e.message}\n${this.screen(seat)}`);
     });
   }
@@ -318,11 +392,24 @@ export class JourneyWorld {
     expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
     expect(item.screen.join('\n')).toContain(asks);
     expect(ran(), 'nothing ran before the answer').toBe(false);
-    const answered = await this.cli(['answer', seat, 'approve', `--prompt=${item.fingerprint}`, '--reason', 'journey: approve the command', '--json']);
-    expect(answered.json, answered.stdout + answered.stderr).toMatchObject({ ok: true, answered: { seat, choice: 'approve' } });
+    const answered = await this.cli([
+      'answer',
+      seat,
+      'approve',
+      `--prompt=${item.fingerprint}`,
+      '--reason',
+      'journey: approve the command',
+      '--json',
+    ]);
+    expect(answered.json, answered.stdout + answered.stderr).toMatchObject({
+      ok: true,
+      answered: { seat, choice: 'approve' },
+    });
     await waitFor(ran, { timeoutMs: 30_000, what: 'the approved command ran' });
     await this.seen(seat, { activity: 'idle' });
-    const kinds = (await this.cli(['events', '--seat', seat, '--json'])).json.events.map((e: { kind: string }) => e.kind);
+    const kinds = (await this.cli(['events', '--seat', seat, '--json'])).json.events.map(
+      (e: { kind: string }) => e.kind,
+    );
     expect(kinds).toEqual(expect.arrayContaining(['seat.send_held', 'seat.prompt_answered']));
     return answered.json.answered;
   }
@@ -346,7 +433,12 @@ export class JourneyWorld {
     await this.endTestOthers();
     await endTmuxAgents(this.w.tmux);
     // Anything still running with one of this world's private homes is this test's own.
-    const strays = Object.entries(this.fx).flatMap(([rt, f]) => pidsWithEnv(runtimeById(rt)!.homeEnvVar!, (f as { env: Record<string, string> }).env[runtimeById(rt)!.homeEnvVar!]!));
+    const strays = Object.entries(this.fx).flatMap(([rt, f]) =>
+      pidsWithEnv(
+        runtimeById(rt)!.homeEnvVar!,
+        (f as { env: Record<string, string> }).env[runtimeById(rt)!.homeEnvVar!]!,
+      ),
+    );
     if (strays.length) await killPids(strays);
     this.w.cleanup();
   }
@@ -358,7 +450,13 @@ export class JourneyWorld {
  * if the agent dropped the first and the text still sits in its box 2 s later. On a loaded machine
  * an agent can take the Enter before it has drawn the text, which leaves the prompt unsent.
  */
-export async function typeInto(tmux: TestTmux, target: string, text: string, adapter: RuntimeAdapter | undefined, enterDelayMs = 0): Promise<void> {
+export async function typeInto(
+  tmux: TestTmux,
+  target: string,
+  text: string,
+  adapter: RuntimeAdapter | undefined,
+  enterDelayMs = 0,
+): Promise<void> {
   tmux.run(['send-keys', '-t', target, '-l', text]);
   const probe = text.split('\n')[0]!.trim().slice(0, 20);
   const drafted = (): boolean => {
@@ -376,7 +474,10 @@ export async function typeInto(tmux: TestTmux, target: string, text: string, ada
 
 /** The activity acceptance: the engine reported the state within `budgetMs` of the screen changing. */
 export function expectWithin(seen: { ms: number; callMs: number; row: PsRow }, budgetMs: number, what: string): void {
-  expect(seen.ms, `${what}: reported ${seen.ms} ms after the screen changed (the reporting rigdesk ps took ${seen.callMs} ms)`).toBeLessThan(budgetMs);
+  expect(
+    seen.ms,
+    `${what}: reported ${seen.ms} ms after the screen changed (the reporting rigdesk ps took ${seen.callMs} ms)`,
+  ).toBeLessThan(budgetMs);
 }
 
 /** A row of `rigdesk ps --json` (the fields the journeys read). */
@@ -406,7 +507,10 @@ export function describeWant(w: Want): string {
   return w.named ? `${s}, on a named conversation` : s;
 }
 
-export function matchesWant(row: Pick<PsRow, 'activity' | 'needsInput' | 'session' | 'conversationId'> | undefined, want: Want): boolean {
+export function matchesWant(
+  row: Pick<PsRow, 'activity' | 'needsInput' | 'session' | 'conversationId'> | undefined,
+  want: Want,
+): boolean {
   if (!row) return false;
   if (want.named && !row.conversationId) return false;
   if (row.activity !== want.activity) return false;
@@ -416,8 +520,15 @@ export function matchesWant(row: Pick<PsRow, 'activity' | 'needsInput' | 'sessio
 }
 
 /** The journeys' expectation on a seat's activity (the same check the sensitivity test runs). */
-export function expectActivity(row: Pick<PsRow, 'activity' | 'needsInput' | 'session'> | undefined, want: Want, where = ''): void {
-  expect(row && { activity: row.activity, needsInput: row.needsInput }, `activity ${where}`).toEqual({ activity: want.activity, needsInput: want.needsInput });
+export function expectActivity(
+  row: Pick<PsRow, 'activity' | 'needsInput' | 'session'> | undefined,
+  want: Want,
+  where = '',
+): void {
+  expect(row && { activity: row.activity, needsInput: row.needsInput }, `activity ${where}`).toEqual({
+    activity: want.activity,
+    needsInput: want.needsInput,
+  });
 }
 
 /** Transcript of a conversation where the runtime's adapter says it lives. */
@@ -426,24 +537,40 @@ export function transcriptOf(adapter: RuntimeAdapter, home: string, cwd: string,
 }
 
 /** The journeys' expectation that a reply landed in the conversation's transcript. */
-export function expectReplyInTranscript(adapter: RuntimeAdapter, home: string, cwd: string, id: string, reply: string): string {
+export function expectReplyInTranscript(
+  adapter: RuntimeAdapter,
+  home: string,
+  cwd: string,
+  id: string,
+  reply: string,
+): string {
   const path = transcriptOf(adapter, home, cwd, id);
   expect(path, `${adapter.id} transcript of ${id} under ${home}`).toBeDefined();
   expect(readFileSync(path!, 'utf8')).toContain(reply);
   return path!;
 }
 
-export async function waitForReplyInTranscript(adapter: RuntimeAdapter, home: string, cwd: string, id: string, reply: string, timeoutMs = 45_000): Promise<string> {
+export async function waitForReplyInTranscript(
+  adapter: RuntimeAdapter,
+  home: string,
+  cwd: string,
+  id: string,
+  reply: string,
+  timeoutMs = 45_000,
+): Promise<string> {
   let last: unknown;
   try {
-    return await waitFor(() => {
-      try {
-        return expectReplyInTranscript(adapter, home, cwd, id, reply);
-      } catch (e) {
-        last = e;
-        return undefined;
-      }
-    }, { timeoutMs, intervalMs: 100, what: `"${reply}" in ${adapter.id} transcript ${id}` });
+    return await waitFor(
+      () => {
+        try {
+          return expectReplyInTranscript(adapter, home, cwd, id, reply);
+        } catch (e) {
+          last = e;
+          return undefined;
+        }
+      },
+      { timeoutMs, intervalMs: 100, what: `"${reply}" in ${adapter.id} transcript ${id}` },
+    );
   } catch (e) {
     throw new Error(`${(e as Error).message}: ${String(last)}`);
   }
@@ -452,7 +579,11 @@ export async function waitForReplyInTranscript(adapter: RuntimeAdapter, home: st
 export { processAlive, waitForExit };
 
 /** Replaces some entries of a signature table for the length of `fn`, then puts them back. */
-export async function altered<T extends object>(table: T, patch: Partial<{ [K in keyof T]: unknown }>, fn: () => Promise<void> | void): Promise<void> {
+export async function altered<T extends object>(
+  table: T,
+  patch: Partial<{ [K in keyof T]: unknown }>,
+  fn: () => Promise<void> | void,
+): Promise<void> {
   const t = table as Record<string, unknown>;
   const saved = Object.fromEntries(Object.keys(patch).map((k) => [k, t[k]]));
   Object.assign(t, patch);
@@ -467,7 +598,11 @@ export async function altered<T extends object>(table: T, patch: Partial<{ [K in
  * The expectation holds with the adapter's tables as they are and fails with the one signature
  * (or path rule) it rests on altered as a CLI update would alter it (signature-sensitivity.test.ts).
  */
-export async function sensitive(check: () => Promise<void> | void, alter: (fn: () => Promise<void>) => Promise<void>, what: string): Promise<void> {
+export async function sensitive(
+  check: () => Promise<void> | void,
+  alter: (fn: () => Promise<void>) => Promise<void>,
+  what: string,
+): Promise<void> {
   await check();
   let failed: unknown;
   await alter(async () => {

@@ -16,7 +16,14 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { claudeCode, codex, pi } from '../../src/main/engine/runtimes';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
-import { expectOnlyLoopback, JourneyWorld, requireCli, startServer, waitForReplyInTranscript, type PsRow } from './support';
+import {
+  expectOnlyLoopback,
+  JourneyWorld,
+  requireCli,
+  startServer,
+  waitForReplyInTranscript,
+  type PsRow,
+} from './support';
 
 const ADAPTER = { 'claude-code': claudeCode, codex, pi } as const;
 const SEATS: { seat: string; member: string; runtime: keyof typeof ADAPTER }[] = [
@@ -43,12 +50,19 @@ describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', 
   });
 
   it('up brings one seat per runtime; ps shows each running, idle, and on a conversation it can name', async () => {
-    const up = await j.up('trio', SEATS.map((s) => ({ id: s.member, runtime: s.runtime })));
+    const up = await j.up(
+      'trio',
+      SEATS.map((s) => ({ id: s.member, runtime: s.runtime })),
+    );
     expect(up.json.seats.map((s: { outcome: string }) => s.outcome)).toEqual(['launched', 'launched', 'launched']);
-    const rows = await Promise.all(SEATS.map(async (s) => (await j.seen(s.seat, { activity: 'idle', named: true })).row));
+    const rows = await Promise.all(
+      SEATS.map(async (s) => (await j.seen(s.seat, { activity: 'idle', named: true })).row),
+    );
     for (const [i, row] of rows.entries()) {
       expect(row).toMatchObject({ runtime: SEATS[i]!.runtime, state: 'running', session: 'present' });
-      expect(row.conversationId, `${row.seat} conversation`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(row.conversationId, `${row.seat} conversation`).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
       conv[row.seat] = row.conversationId!;
     }
     // Claude and Pi: the id Rigdesk chose at launch; Codex: the thread its writer lock names.
@@ -57,34 +71,67 @@ describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', 
     expect(up.json.seats[1].launched.conversationId).toBeUndefined();
   });
 
-  it('send to each: delivered, and the reply lands in that seat\'s own transcript', async () => {
+  it("send to each: delivered, and the reply lands in that seat's own transcript", async () => {
     for (const s of SEATS) {
       const sent = await j.cli(['send', s.seat, `hello ${s.member}`, '--verify', '--json']);
-      expect(sent.json, `${s.seat}: ${sent.stdout}${sent.stderr}`).toMatchObject({ ok: true, sent: { status: 'delivered', verified: true } });
+      expect(sent.json, `${s.seat}: ${sent.stdout}${sent.stderr}`).toMatchObject({
+        ok: true,
+        sent: { status: 'delivered', verified: true },
+      });
     }
     for (const s of SEATS) {
-      await waitForReplyInTranscript(ADAPTER[s.runtime], j.homeOf(s.runtime), j.dir(), conv[s.seat]!, `ACK hello ${s.member}`);
+      await waitForReplyInTranscript(
+        ADAPTER[s.runtime],
+        j.homeOf(s.runtime),
+        j.dir(),
+        conv[s.seat]!,
+        `ACK hello ${s.member}`,
+      );
     }
     // Pi's file names the same id in its header as Rigdesk does.
     const piFile = ADAPTER.pi.transcriptPath!(j.homeOf('pi'), j.dir(), conv['pi@trio']!, liveEvidenceIO)!;
-    expect(JSON.parse(readFileSync(piFile, 'utf8').split('\n')[0]!)).toMatchObject({ type: 'session', id: conv['pi@trio'] });
+    expect(JSON.parse(readFileSync(piFile, 'utf8').split('\n')[0]!)).toMatchObject({
+      type: 'session',
+      id: conv['pi@trio'],
+    });
   });
 
   it('each goes working while its reply streams, then idle once it has ended', async () => {
-    await j.sequences(SEATS.map((s) => s.seat), [{ activity: 'idle' }]);
+    await j.sequences(
+      SEATS.map((s) => s.seat),
+      [{ activity: 'idle' }],
+    );
     // Each reply streams, then holds its last chunk until the test has seen all three working: what
     // is defended is the reading while a reply is in flight, not how fast a poll of whole
     // `rigdesk ps` processes can catch a few seconds on a loaded machine.
     server.hold();
-    await Promise.all(SEATS.map(async (s) => {
-      const sent = await j.cli(['send', s.seat, `slow one HOLD ${s.member}`, '--verify', '--json']);
-      expect(sent.json, `${s.seat}: ${sent.stdout}${sent.stderr}\n${j.screen(s.seat)}`).toMatchObject({ ok: true, sent: { verified: true } });
-    }));
+    await Promise.all(
+      SEATS.map(async (s) => {
+        const sent = await j.cli(['send', s.seat, `slow one HOLD ${s.member}`, '--verify', '--json']);
+        expect(sent.json, `${s.seat}: ${sent.stdout}${sent.stderr}\n${j.screen(s.seat)}`).toMatchObject({
+          ok: true,
+          sent: { verified: true },
+        });
+      }),
+    );
     // Nothing is released before this: every reading taken here is of a reply still in flight.
-    await j.sequences(SEATS.map((s) => s.seat), [{ activity: 'working' }]);
+    await j.sequences(
+      SEATS.map((s) => s.seat),
+      [{ activity: 'working' }],
+    );
     server.release();
-    await j.sequences(SEATS.map((s) => s.seat), [{ activity: 'idle' }]);
-    for (const s of SEATS) await waitForReplyInTranscript(ADAPTER[s.runtime], j.homeOf(s.runtime), j.dir(), conv[s.seat]!, `slow one HOLD ${s.member} tick2 tick3 tick4 tick5 tick6`);
+    await j.sequences(
+      SEATS.map((s) => s.seat),
+      [{ activity: 'idle' }],
+    );
+    for (const s of SEATS)
+      await waitForReplyInTranscript(
+        ADAPTER[s.runtime],
+        j.homeOf(s.runtime),
+        j.dir(),
+        conv[s.seat]!,
+        `slow one HOLD ${s.member} tick2 tick3 tick4 tick5 tick6`,
+      );
   });
 
   it('a permission prompt is answered from Rigdesk: a plain send is held; rigdesk prompts shows it and rigdesk answer approves it, recorded', async () => {
@@ -93,7 +140,8 @@ describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', 
       { seat: 'lead@trio', file: 'from-claude.txt' },
       { seat: 'coder@trio', file: 'from-codex.txt' },
     ];
-    for (const a of ask) expect((await j.cli(['send', a.seat, `RUN: echo ok > ${a.file}`, '--json'])).json.ok).toBe(true);
+    for (const a of ask)
+      expect((await j.cli(['send', a.seat, `RUN: echo ok > ${a.file}`, '--json'])).json.ok).toBe(true);
     await Promise.all(ask.map((a) => j.seen(a.seat, { activity: 'needs_input', needsInput: 'permission' })));
     const listed = await j.cli(['prompts', '--json']);
     expect(listed.code, listed.stdout + listed.stderr).toBe(0);
@@ -107,10 +155,24 @@ describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', 
       const item = listed.json.prompts.find((p: { seat: string }) => p.seat === a.seat);
       expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
       expect(item.screen.join('\n')).toContain(`echo ok > ${a.file}`);
-      const answered = await j.cli(['answer', a.seat, 'approve', `--prompt=${item.fingerprint}`, '--reason', 'journey: approve the echo', '--json']);
-      expect(answered.json, answered.stdout + answered.stderr).toMatchObject({ ok: true, answered: { seat: a.seat, choice: 'approve' } });
+      const answered = await j.cli([
+        'answer',
+        a.seat,
+        'approve',
+        `--prompt=${item.fingerprint}`,
+        '--reason',
+        'journey: approve the echo',
+        '--json',
+      ]);
+      expect(answered.json, answered.stdout + answered.stderr).toMatchObject({
+        ok: true,
+        answered: { seat: a.seat, choice: 'approve' },
+      });
     }
-    await waitFor(() => ask.every((a) => existsSync(join(work, a.file))), { timeoutMs: 30_000, what: 'both commands ran' });
+    await waitFor(() => ask.every((a) => existsSync(join(work, a.file))), {
+      timeoutMs: 30_000,
+      what: 'both commands ran',
+    });
     for (const a of ask) expect(readFileSync(join(work, a.file), 'utf8').trim()).toBe('ok');
     await Promise.all(ask.map((a) => j.seen(a.seat, { activity: 'idle' })));
     for (const a of ask) {
@@ -122,10 +184,13 @@ describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', 
     // Pi never asks: the same request just runs, and the seat is never seen waiting for a person.
     expect((await j.cli(['send', 'pi@trio', 'RUN: echo ok > from-pi.txt', '--json'])).json.ok).toBe(true);
     const rows: PsRow[] = [];
-    await waitFor(async () => {
-      rows.push(await j.row('pi@trio'));
-      return existsSync(join(work, 'from-pi.txt'));
-    }, { timeoutMs: 30_000, intervalMs: 100, what: 'pi ran the command' });
+    await waitFor(
+      async () => {
+        rows.push(await j.row('pi@trio'));
+        return existsSync(join(work, 'from-pi.txt'));
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'pi ran the command' },
+    );
     expect(rows.filter((r) => r.activity === 'needs_input')).toEqual([]);
   });
 

@@ -1,6 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ancestors, buildSnapshot, compareStartTime, descendants, foregroundOf, sameProcess } from '../../src/main/engine/proc/lineage';
+import {
+  ancestors,
+  buildSnapshot,
+  compareStartTime,
+  descendants,
+  foregroundOf,
+  sameProcess,
+} from '../../src/main/engine/proc/lineage';
 import { linuxProcReader } from '../../src/main/engine/proc/linux';
 import type { ProcInfo } from '../../src/main/engine/proc/types';
 import { TestTmux } from '../support/tmux';
@@ -12,7 +19,19 @@ afterEach(() => procs.cleanup());
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 function P(pid: number, ppid: number, extra: Partial<ProcInfo> = {}): ProcInfo {
-  return { pid, ppid, pgid: pid, sid: 1, tpgid: -1, ttyNr: 0, startTime: String(pid), comm: `p${pid}`, argv: [], uid: 0, ...extra };
+  return {
+    pid,
+    ppid,
+    pgid: pid,
+    sid: 1,
+    tpgid: -1,
+    ttyNr: 0,
+    startTime: String(pid),
+    comm: `p${pid}`,
+    argv: [],
+    uid: 0,
+    ...extra,
+  };
 }
 
 describe.runIf(hasProc)('lineage on real process trees', () => {
@@ -39,10 +58,16 @@ describe.runIf(hasProc)('lineage on real process trees', () => {
     expect(sub.ppid).toBe(root.pid);
     expect(s32.ppid).toBe(sub.pid);
     expect(desc.indexOf(s32)).toBe(2); // the grandchild comes after both children
-    expect(ancestors(snap, s32.pid).slice(0, 3).map((p) => p.pid)).toEqual([sub.pid, root.pid, process.pid]);
+    expect(
+      ancestors(snap, s32.pid)
+        .slice(0, 3)
+        .map((p) => p.pid),
+    ).toEqual([sub.pid, root.pid, process.pid]);
     expect(ancestors(snap, s32.pid).at(-1)!.ppid).toBe(0); // up to the root of the table
     expect(descendants(snap, s32.pid)).toEqual([]);
-    expect(descendants(snap, process.pid).map((p) => p.pid)).toEqual(expect.arrayContaining([root.pid, s31.pid, sub.pid, s32.pid]));
+    expect(descendants(snap, process.pid).map((p) => p.pid)).toEqual(
+      expect.arrayContaining([root.pid, s31.pid, sub.pid, s32.pid]),
+    );
   });
 
   it('sameProcess: same pid and start time; a later process never matches an earlier one', async () => {
@@ -53,40 +78,43 @@ describe.runIf(hasProc)('lineage on real process trees', () => {
     expect(sameProcess(pa, { pid: a.pid + 1, startTime: pa.startTime })).toBe(false);
   });
 
-  it.runIf(hasTmux)('foregroundOf a tmux pane: the deepest process of the foreground group, not a deeper background job', async () => {
-    const tmux = new TestTmux('rdproc');
-    try {
-      const { panePid, paneId } = tmux.newSession('fg', ['bash', '--norc', '--noprofile', '-i']);
-      // the shell alone: it is its own foreground
-      const shell = await procs.until(panePid, (q) => q.comm === 'bash' && q.tpgid === q.pgid, 'interactive shell');
-      expect(foregroundOf(reader.snapshot(), panePid)?.pid).toBe(panePid);
-      expect(shell.ttyNr).not.toBe(0);
-      expect(shell.sid).toBe(panePid);
+  it.runIf(hasTmux)(
+    'foregroundOf a tmux pane: the deepest process of the foreground group, not a deeper background job',
+    async () => {
+      const tmux = new TestTmux('rdproc');
+      try {
+        const { panePid, paneId } = tmux.newSession('fg', ['bash', '--norc', '--noprofile', '-i']);
+        // the shell alone: it is its own foreground
+        const shell = await procs.until(panePid, (q) => q.comm === 'bash' && q.tpgid === q.pgid, 'interactive shell');
+        expect(foregroundOf(reader.snapshot(), panePid)?.pid).toBe(panePid);
+        expect(shell.ttyNr).not.toBe(0);
+        expect(shell.sid).toBe(panePid);
 
-      // a background job three levels deep, then a foreground job two levels deep
-      tmux.run(['send-keys', '-t', paneId, "bash -c 'bash -c \"sleep 301; true\"; true' &", 'Enter']);
-      tmux.run(['send-keys', '-t', paneId, "bash -c 'sleep 300; true'", 'Enter']);
-      const snap = await waitFor(
-        () => {
-          const s = reader.snapshot();
-          const argvs = descendants(s, panePid).map((p) => p.argv.join(' '));
-          return argvs.includes('sleep 300') && argvs.includes('sleep 301') ? s : undefined;
-        },
-        { what: 'both jobs', intervalMs: 50 },
-      );
-      const fgSleep = descendants(snap, panePid).find((p) => p.argv.join(' ') === 'sleep 300')!;
-      const bgSleep = descendants(snap, panePid).find((p) => p.argv.join(' ') === 'sleep 301')!;
-      expect(snap.byPid.get(panePid)!.tpgid).toBe(fgSleep.pgid);
-      expect(bgSleep.pgid).not.toBe(fgSleep.pgid);
-      expect(ancestors(snap, bgSleep.pid).length).toBeGreaterThan(ancestors(snap, fgSleep.pid).length); // the background one IS deeper
-      const fg = foregroundOf(snap, panePid)!;
-      expect(fg.pid).toBe(fgSleep.pid);
-      expect(fg.ttyNr).toBe(snap.byPid.get(panePid)!.ttyNr);
-      expect(foregroundOf(snap, 999_999_999)).toBeUndefined();
-    } finally {
-      killTmux(tmux);
-    }
-  });
+        // a background job three levels deep, then a foreground job two levels deep
+        tmux.run(['send-keys', '-t', paneId, 'bash -c \'bash -c "sleep 301; true"; true\' &', 'Enter']);
+        tmux.run(['send-keys', '-t', paneId, "bash -c 'sleep 300; true'", 'Enter']);
+        const snap = await waitFor(
+          () => {
+            const s = reader.snapshot();
+            const argvs = descendants(s, panePid).map((p) => p.argv.join(' '));
+            return argvs.includes('sleep 300') && argvs.includes('sleep 301') ? s : undefined;
+          },
+          { what: 'both jobs', intervalMs: 50 },
+        );
+        const fgSleep = descendants(snap, panePid).find((p) => p.argv.join(' ') === 'sleep 300')!;
+        const bgSleep = descendants(snap, panePid).find((p) => p.argv.join(' ') === 'sleep 301')!;
+        expect(snap.byPid.get(panePid)!.tpgid).toBe(fgSleep.pgid);
+        expect(bgSleep.pgid).not.toBe(fgSleep.pgid);
+        expect(ancestors(snap, bgSleep.pid).length).toBeGreaterThan(ancestors(snap, fgSleep.pid).length); // the background one IS deeper
+        const fg = foregroundOf(snap, panePid)!;
+        expect(fg.pid).toBe(fgSleep.pid);
+        expect(fg.ttyNr).toBe(snap.byPid.get(panePid)!.ttyNr);
+        expect(foregroundOf(snap, 999_999_999)).toBeUndefined();
+      } finally {
+        killTmux(tmux);
+      }
+    },
+  );
 });
 
 describe('lineage on synthetic tables', () => {
@@ -117,7 +145,10 @@ describe('lineage on synthetic tables', () => {
     );
     expect(foregroundOf(snap, 10)?.pid).toBe(21);
     // tty without any member of the foreground group in the tree: the deepest descendant
-    const noFg = buildSnapshot([P(10, 1, { tpgid: 99 }), P(11, 10), P(12, 11, { startTime: '1' }), P(13, 11, { startTime: '2' })], 0);
+    const noFg = buildSnapshot(
+      [P(10, 1, { tpgid: 99 }), P(11, 10), P(12, 11, { startTime: '1' }), P(13, 11, { startTime: '2' })],
+      0,
+    );
     expect(foregroundOf(noFg, 10)?.pid).toBe(13);
     expect(foregroundOf(buildSnapshot([P(10, 1)], 0), 10)?.pid).toBe(10);
   });

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { linuxProcReader, parseCmdline, parseEnviron, parseLocks, parseStat, splitDev } from '../../src/main/engine/proc/linux';
+import {
+  linuxProcReader,
+  parseCmdline,
+  parseEnviron,
+  parseLocks,
+  parseStat,
+  splitDev,
+} from '../../src/main/engine/proc/linux';
 
 const roots: string[] = [];
 afterAll(() => {
@@ -15,17 +22,69 @@ function freshRoot(): string {
   return r;
 }
 
-function statLine(o: { pid: number; comm: string; state?: string; ppid: number; pgid: number; sid: number; tty: number; tpgid: number; start: string; flags?: number }): string {
+function statLine(o: {
+  pid: number;
+  comm: string;
+  state?: string;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  tty: number;
+  tpgid: number;
+  start: string;
+  flags?: number;
+}): string {
   // 52 fields as a 6.x kernel writes them; field 9 is flags, field 22 starttime.
-  const after = [o.state ?? 'S', o.ppid, o.pgid, o.sid, o.tty, o.tpgid, o.flags ?? 4194304, 10, 0, 0, 0, 1, 2, 0, 0, 20, 0, 1, 0, o.start, 2990080, 405];
+  const after = [
+    o.state ?? 'S',
+    o.ppid,
+    o.pgid,
+    o.sid,
+    o.tty,
+    o.tpgid,
+    o.flags ?? 4194304,
+    10,
+    0,
+    0,
+    0,
+    1,
+    2,
+    0,
+    0,
+    20,
+    0,
+    1,
+    0,
+    o.start,
+    2990080,
+    405,
+  ];
   const tail = Array.from({ length: 30 }, (_, i) => i);
   return `${o.pid} (${o.comm}) ${[...after, ...tail].join(' ')}\n`;
 }
 
 describe('parseStat', () => {
   it('takes comm up to the LAST ")" and numbers the fields after it', () => {
-    const line = statLine({ pid: 77, comm: 'a) 1 2 (b c)', ppid: 5, pgid: 6, sid: 7, tty: 34816, tpgid: 6, start: '123456' });
-    expect(parseStat(line, 77)).toEqual({ pid: 77, comm: 'a) 1 2 (b c)', ppid: 5, pgid: 6, sid: 7, ttyNr: 34816, tpgid: 6, startTime: '123456' });
+    const line = statLine({
+      pid: 77,
+      comm: 'a) 1 2 (b c)',
+      ppid: 5,
+      pgid: 6,
+      sid: 7,
+      tty: 34816,
+      tpgid: 6,
+      start: '123456',
+    });
+    expect(parseStat(line, 77)).toEqual({
+      pid: 77,
+      comm: 'a) 1 2 (b c)',
+      ppid: 5,
+      pgid: 6,
+      sid: 7,
+      ttyNr: 34816,
+      tpgid: 6,
+      startTime: '123456',
+    });
   });
 
   it('rejects a line for another pid, a truncated line, and non-numeric fields', () => {
@@ -51,7 +110,16 @@ describe('parseStat', () => {
         fc.bigInt({ min: 0n, max: 2n ** 63n }),
         (comm, pid, ppid, tpgid, start) => {
           const line = statLine({ pid, comm, ppid, pgid: ppid, sid: ppid, tty: 0, tpgid, start: String(start) });
-          expect(parseStat(line, pid)).toEqual({ pid, comm, ppid, pgid: ppid, sid: ppid, ttyNr: 0, tpgid, startTime: String(start) });
+          expect(parseStat(line, pid)).toEqual({
+            pid,
+            comm,
+            ppid,
+            pgid: ppid,
+            sid: ppid,
+            ttyNr: 0,
+            tpgid,
+            startTime: String(start),
+          });
         },
       ),
     );
@@ -98,7 +166,8 @@ describe('parseLocks', () => {
 
 describe('splitDev', () => {
   it("matches glibc major()/minor(), including bits above 32 (which JS's 32-bit >> would lose)", () => {
-    const makedev = (ma: bigint, mi: bigint) => ((ma & 0xfffn) << 8n) | ((ma & ~0xfffn) << 32n) | (mi & 0xffn) | ((mi & ~0xffn) << 12n);
+    const makedev = (ma: bigint, mi: bigint) =>
+      ((ma & 0xfffn) << 8n) | ((ma & ~0xfffn) << 32n) | (mi & 0xffn) | ((mi & ~0xffn) << 12n);
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 0xffffffffn }), fc.bigInt({ min: 0n, max: 0xffffffffn }), (ma, mi) => {
         expect(splitDev(makedev(ma, mi))).toEqual({ devMajor: Number(ma), devMinor: Number(mi) });
@@ -110,18 +179,37 @@ describe('splitDev', () => {
 
 describe('snapshot over a fake procRoot with half-written and garbage files', () => {
   const junkBytes = fc.uint8Array({ maxLength: 300 });
-  const junkText = fc.string({ maxLength: 200, unit: fc.constantFrom('1', '2', ' ', '(', ')', '\u0000', '\n', 'S', '-', 'x', 'é') });
+  const junkText = fc.string({
+    maxLength: 200,
+    unit: fc.constantFrom('1', '2', ' ', '(', ')', '\u0000', '\n', 'S', '-', 'x', 'é'),
+  });
   const fileContent = fc.oneof(
     junkBytes.map((b) => Buffer.from(b)),
     junkText.map((s) => Buffer.from(s)),
     // a valid line cut anywhere: what a reader can see of a file being written
     fc
       .tuple(fc.integer({ min: 1, max: 99999 }), fc.string({ maxLength: 15 }), fc.nat(400))
-      .map(([pid, comm, cut]) => Buffer.from(statLine({ pid, comm, ppid: 1, pgid: pid, sid: pid, tty: 0, tpgid: -1, start: '99' }).slice(0, cut))),
+      .map(([pid, comm, cut]) =>
+        Buffer.from(
+          statLine({ pid, comm, ppid: 1, pgid: pid, sid: pid, tty: 0, tpgid: -1, start: '99' }).slice(0, cut),
+        ),
+      ),
   );
   const entry = fc.record({
-    name: fc.oneof(fc.integer({ min: 1, max: 99999 }).map(String), fc.constantFrom('self', '0', '007', '12a', '99999999999')),
-    kind: fc.constantFrom('dir', 'valid-cut', 'valid-cut', 'file', 'symlink-loop', 'stat-is-dir', 'missing-stat', 'missing-cmdline'),
+    name: fc.oneof(
+      fc.integer({ min: 1, max: 99999 }).map(String),
+      fc.constantFrom('self', '0', '007', '12a', '99999999999'),
+    ),
+    kind: fc.constantFrom(
+      'dir',
+      'valid-cut',
+      'valid-cut',
+      'file',
+      'symlink-loop',
+      'stat-is-dir',
+      'missing-stat',
+      'missing-cmdline',
+    ),
     cut: fc.nat(420),
     comm: fc.string({ maxLength: 15 }),
     stat: fileContent,
@@ -145,7 +233,16 @@ describe('snapshot over a fake procRoot with half-written and garbage files', ()
                 if (e.kind === 'stat-is-dir') mkdirSync(join(dir, 'stat'), { recursive: true });
                 else if (e.kind === 'valid-cut') {
                   const pid = Number(e.name);
-                  const line = statLine({ pid, comm: e.comm, ppid: 1, pgid: pid, sid: pid, tty: 0, tpgid: -1, start: '99' });
+                  const line = statLine({
+                    pid,
+                    comm: e.comm,
+                    ppid: 1,
+                    pgid: pid,
+                    sid: pid,
+                    tty: 0,
+                    tpgid: -1,
+                    start: '99',
+                  });
                   writeFileSync(join(dir, 'stat'), line.slice(0, e.cut));
                 } else if (e.kind !== 'missing-stat') writeFileSync(join(dir, 'stat'), e.stat);
                 if (e.kind !== 'missing-cmdline') writeFileSync(join(dir, 'cmdline'), e.cmdline);
@@ -189,7 +286,10 @@ describe('snapshot over a fake procRoot with half-written and garbage files', ()
     const root = freshRoot();
     const put = (pid: number, ppid: number, comm: string, argv: string[]) => {
       mkdirSync(join(root, String(pid)));
-      writeFileSync(join(root, String(pid), 'stat'), statLine({ pid, comm, ppid, pgid: pid, sid: 1, tty: 0, tpgid: -1, start: String(pid * 10) }));
+      writeFileSync(
+        join(root, String(pid), 'stat'),
+        statLine({ pid, comm, ppid, pgid: pid, sid: 1, tty: 0, tpgid: -1, start: String(pid * 10) }),
+      );
       writeFileSync(join(root, String(pid), 'cmdline'), argv.map((a) => `${a}\u0000`).join(''));
     };
     put(1, 0, 'init', ['/sbin/init']);
@@ -198,11 +298,27 @@ describe('snapshot over a fake procRoot with half-written and garbage files', ()
     put(12, 10, 'sleep', ['sleep', '5']);
     // a kernel thread (PF_KTHREAD in flags): argv [] and uid 0 without reading cmdline
     mkdirSync(join(root, '2'));
-    writeFileSync(join(root, '2', 'stat'), statLine({ pid: 2, comm: 'kthreadd', ppid: 0, pgid: 0, sid: 0, tty: 0, tpgid: -1, start: '0', flags: 0x208040 }));
+    writeFileSync(
+      join(root, '2', 'stat'),
+      statLine({ pid: 2, comm: 'kthreadd', ppid: 0, pgid: 0, sid: 0, tty: 0, tpgid: -1, start: '0', flags: 0x208040 }),
+    );
     writeFileSync(join(root, '2', 'cmdline'), 'not\u0000read\u0000');
     // flags >= 2^31 (PF_SUSPEND_TASK...) must not flip the kthread test through a signed `&`
     mkdirSync(join(root, '13'));
-    writeFileSync(join(root, '13', 'stat'), statLine({ pid: 13, comm: 'hi', ppid: 10, pgid: 13, sid: 1, tty: 0, tpgid: -1, start: '7', flags: 0x80000000 + 0x400100 }));
+    writeFileSync(
+      join(root, '13', 'stat'),
+      statLine({
+        pid: 13,
+        comm: 'hi',
+        ppid: 10,
+        pgid: 13,
+        sid: 1,
+        tty: 0,
+        tpgid: -1,
+        start: '7',
+        flags: 0x80000000 + 0x400100,
+      }),
+    );
     writeFileSync(join(root, '13', 'cmdline'), 'hi\u0000');
     mkdirSync(join(root, 'self'));
     writeFileSync(join(root, 'uptime'), '1 1');
@@ -212,7 +328,12 @@ describe('snapshot over a fake procRoot with half-written and garbage files', ()
     expect(snap.children.get(0)?.sort()).toEqual([1, 2]);
     expect(snap.byPid.get(2)).toMatchObject({ comm: 'kthreadd', argv: [], uid: 0 });
     expect(snap.byPid.get(13)?.argv).toEqual(['hi']);
-    expect(snap.byPid.get(11)).toMatchObject({ comm: 'a (b) c', argv: ['./a (b) c', '--x'], startTime: '110', ppid: 10 });
+    expect(snap.byPid.get(11)).toMatchObject({
+      comm: 'a (b) c',
+      argv: ['./a (b) c', '--x'],
+      startTime: '110',
+      ppid: 10,
+    });
     expect(linuxProcReader({ procRoot: join(root, 'nope') }).snapshot().byPid.size).toBe(0);
   });
 });

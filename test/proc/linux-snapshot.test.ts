@@ -59,7 +59,12 @@ describe.runIf(hasProc)('linuxProcReader on real processes', () => {
 
   it('a node process that rewrote process.title shows one argv string (trailing NULs dropped)', async () => {
     const title = 'pi agent (title)';
-    const child = procs.spawn(process.execPath, ['-e', `process.title = ${JSON.stringify(title)}; setInterval(() => {}, 1000)`, '--', 'x'.repeat(40)]);
+    const child = procs.spawn(process.execPath, [
+      '-e',
+      `process.title = ${JSON.stringify(title)}; setInterval(() => {}, 1000)`,
+      '--',
+      'x'.repeat(40),
+    ]);
     const p = await procs.until(child.pid, (q) => q.argv[0] === title, 'title rewrite');
     expect(p.argv).toEqual([title]);
     expect(p.comm).toBe(title.slice(0, 15)); // node also sets the kernel name, cut to 15 bytes
@@ -139,7 +144,9 @@ describe.runIf(hasProc)('linuxProcReader on real processes', () => {
     chmodSync(dir, 0o755);
     for (const f of ['linux', 'lineage']) {
       const src = readFileSync(fileURLToPath(new URL(`../../src/main/engine/proc/${f}.ts`, import.meta.url)), 'utf8');
-      const out = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
+      const out = ts.transpileModule(src, {
+        compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+      });
       writeFileSync(join(dir, `${f}.js`), out.outputText);
     }
     // A fake procRoot whose cmdline is readable by root only.

@@ -23,10 +23,15 @@ describe.runIf(hasProc && hasPs)('psProcReader agrees with /proc for processes w
     const odd = join(dir, 'a (b) c');
     copyFileSync('/bin/sleep', odd);
     chmodSync(odd, 0o755);
-    const tree = procs.spawn('bash', ['-c', `sleep 33 & ${JSON.stringify(odd)} 34 & (sleep 35; true) & wait`], { detached: true });
+    const tree = procs.spawn('bash', ['-c', `sleep 33 & ${JSON.stringify(odd)} 34 & (sleep 35; true) & wait`], {
+      detached: true,
+    });
     const titled = procs.spawn(process.execPath, ['-e', 'process.title = "pi agent"; setInterval(() => {}, 1000)']);
     await procs.until(titled.pid, (q) => q.argv[0] === 'pi agent');
-    await waitFor(() => descendants(reader.snapshot(), tree.pid).length === 4 || undefined, { what: 'the tree', intervalMs: 20 });
+    await waitFor(() => descendants(reader.snapshot(), tree.pid).length === 4 || undefined, {
+      what: 'the tree',
+      intervalMs: 20,
+    });
     await new Promise((r) => setTimeout(r, 100)); // let every exec settle before the two reads
 
     const exec = countingExec(liveExec);
@@ -40,8 +45,24 @@ describe.runIf(hasProc && hasPs)('psProcReader agrees with /proc for processes w
       const a = lin.byPid.get(pid)!;
       const b = ps.byPid.get(pid);
       expect(b, `pid ${pid} in ps`).toBeDefined();
-      expect({ pid: b!.pid, ppid: b!.ppid, pgid: b!.pgid, sid: b!.sid, tpgid: b!.tpgid, ttyNr: b!.ttyNr, uid: b!.uid, comm: b!.comm }).toEqual({
-        pid: a.pid, ppid: a.ppid, pgid: a.pgid, sid: a.sid, tpgid: a.tpgid, ttyNr: a.ttyNr, uid: a.uid, comm: a.comm,
+      expect({
+        pid: b!.pid,
+        ppid: b!.ppid,
+        pgid: b!.pgid,
+        sid: b!.sid,
+        tpgid: b!.tpgid,
+        ttyNr: b!.ttyNr,
+        uid: b!.uid,
+        comm: b!.comm,
+      }).toEqual({
+        pid: a.pid,
+        ppid: a.ppid,
+        pgid: a.pgid,
+        sid: a.sid,
+        tpgid: a.tpgid,
+        ttyNr: a.ttyNr,
+        uid: a.uid,
+        comm: a.comm,
       });
       expect(b!.argv.join(' ')).toBe(a.argv.join(' ')); // ps joins argv with spaces: compare joined
       expect(b!.startTime).toMatch(/^[A-Z][a-z]{2} [A-Z][a-z]{2} \d{1,2} \d\d:\d\d:\d\d \d{4}$/);
@@ -51,7 +72,11 @@ describe.runIf(hasProc && hasPs)('psProcReader agrees with /proc for processes w
     // kernel threads (no cmdline) read as argv [] in both
     const kthreadd = lin.byPid.get(2);
     if (kthreadd && kthreadd.argv.length === 0) expect(ps.byPid.get(2)?.argv).toEqual([]);
-    expect(await psProcReader(liveExec).readAsync(titled.pid)).toMatchObject({ pid: titled.pid, ppid: process.pid, comm: 'pi agent' });
+    expect(await psProcReader(liveExec).readAsync(titled.pid)).toMatchObject({
+      pid: titled.pid,
+      ppid: process.pid,
+      comm: 'pi agent',
+    });
     expect(await psProcReader(liveExec).readAsync(999_999_999)).toBeUndefined();
   });
 
@@ -71,7 +96,14 @@ describe.runIf(hasProc && hasPs)('psProcReader agrees with /proc for processes w
 
 describe('psProcReader errors and parsing', () => {
   it('rejects when ps cannot run', async () => {
-    const broken: Exec = async () => ({ code: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: 'ENOENT' });
+    const broken: Exec = async () => ({
+      code: null,
+      signal: null,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      spawnError: 'ENOENT',
+    });
     await expect(psProcReader(broken).snapshotAsync()).rejects.toThrow(/ENOENT/);
   });
 
@@ -89,15 +121,34 @@ describe('psProcReader errors and parsing', () => {
     const got = parsePsOutput(out, 'darwin');
     expect(got).toHaveLength(6);
     const by = new Map(got.map((p) => [p.pid, p]));
-    expect(by.get(501)).toMatchObject({ comm: 'G', argv: ['/Applications/Google', 'Chrome.app/Contents/MacOS/Google', 'Chrome', '--flag'], sid: 0, tpgid: -1, ttyNr: 0 });
-    expect(by.get(950)).toMatchObject({ comm: 'node', argv: ['claude', '--resume', 'x'], ppid: 901, pgid: 950, tpgid: 950, uid: 501, startTime: 'Thu Nov 26 09:02:03 2026' });
+    expect(by.get(501)).toMatchObject({
+      comm: 'G',
+      argv: ['/Applications/Google', 'Chrome.app/Contents/MacOS/Google', 'Chrome', '--flag'],
+      sid: 0,
+      tpgid: -1,
+      ttyNr: 0,
+    });
+    expect(by.get(950)).toMatchObject({
+      comm: 'node',
+      argv: ['claude', '--resume', 'x'],
+      ppid: 901,
+      pgid: 950,
+      tpgid: 950,
+      uid: 501,
+      startTime: 'Thu Nov 26 09:02:03 2026',
+    });
     expect(by.get(950)!.sid).toBe(900); // topmost ancestor on ttys001
     expect(by.get(951)!.argv).toEqual([]);
     expect(by.get(1)).toMatchObject({ comm: 'launchd', argv: ['/sbin/launchd'], ppid: 0 });
   });
 
   it('splitCommArgs finds the shared column even when comms contain spaces; odd rows fall back', () => {
-    const rows = ['sleep           sleep 30', 'a (b) c         /tmp/a (b) c 20', 'pi-agent custom pi-agent custom title', 'x  y'];
+    const rows = [
+      'sleep           sleep 30',
+      'a (b) c         /tmp/a (b) c 20',
+      'pi-agent custom pi-agent custom title',
+      'x  y',
+    ];
     expect(splitCommArgs(rows)).toEqual([
       ['sleep', 'sleep 30'],
       ['a (b) c', '/tmp/a (b) c 20'],

@@ -15,7 +15,9 @@ import { add, wake } from './helpers';
 
 /** A one-seat rig (`lead@act`) running Claude with the fixture's isolated config and environment. */
 function claudeRigYaml(fx: ClaudeFixture): string {
-  const env = Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`).join('\n');
+  const env = Object.entries(fx.env)
+    .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
+    .join('\n');
   return `name: act\npods:\n  - id: p\n    members:\n      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}\n`;
 }
 
@@ -50,25 +52,42 @@ describe('queue wakes into a real Claude Code seat', () => {
   beforeEach(async () => {
     w = new RigWorld();
     mkdirSync(join(w.root, 'work'), { recursive: true });
-    fx = makeClaudeFixture({ serverUrl: server.url, closedPort: await closedPort(), trustedCwds: [realpathSync(join(w.root, 'work'))], root: join(w.root, 'claude') });
+    fx = makeClaudeFixture({
+      serverUrl: server.url,
+      closedPort: await closedPort(),
+      trustedCwds: [realpathSync(join(w.root, 'work'))],
+      root: join(w.root, 'claude'),
+    });
     const up = await w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', { timeoutMs: 30_000, what: 'claude idle' });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].activity === 'idle', {
+      timeoutMs: 30_000,
+      what: 'claude idle',
+    });
   });
   afterEach(async () => {
     await w.shutdown();
   });
 
-  it('a pass killed after typing into Claude: the next finds the token on Claude\'s screen, and the notice is one user turn', async () => {
+  it("a pass killed after typing into Claude: the next finds the token on Claude's screen, and the notice is one user turn", async () => {
     await add(w, 'lead@act', 'look at the failing build');
-    const child = spawn(process.execPath, [RIGDESK_BIN, 'queue', 'wake'], { env: { ...w.env, RIGDESK_TEST_FAULT: 'queue.after_wake_typed:pause' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RIGDESK_BIN, 'queue', 'wake'], {
+      env: { ...w.env, RIGDESK_TEST_FAULT: 'queue.after_wake_typed:pause' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise((r) => child.once('exit', r));
-    await waitFor(() => err.includes('paused at queue.after_wake_typed'), { timeoutMs: 30_000, what: 'paused after typing' });
+    await waitFor(() => err.includes('paused at queue.after_wake_typed'), {
+      timeoutMs: 30_000,
+      what: 'paused after typing',
+    });
     process.kill(child.pid!, 'SIGKILL');
     await exited;
-    await waitFor(() => w.tmux.capture('lead@act').includes('ACK [rigdesk]'), { timeoutMs: 30_000, what: 'Claude answered the notice' });
+    await waitFor(() => w.tmux.capture('lead@act').includes('ACK [rigdesk]'), {
+      timeoutMs: 30_000,
+      what: 'Claude answered the notice',
+    });
     const again = await wake(w);
     expect(again[0]).toMatchObject({ seat: 'lead@act', outcome: 'recovered' });
     expect((await wake(w))[0]!.outcome).toBe('already_woken');
@@ -79,7 +98,10 @@ describe('queue wakes into a real Claude Code seat', () => {
   it('a seat at its usage limit (a real 429) is parked and typed into nothing', async () => {
     w.tmux.run(['send-keys', '-t', 'lead@act', '-l', 'LIMIT please']);
     w.tmux.run(['send-keys', '-t', 'lead@act', 'Enter']);
-    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].needsInput === 'usage_limit', { timeoutMs: 30_000, what: 'usage limit' });
+    await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats[0].needsInput === 'usage_limit', {
+      timeoutMs: 30_000,
+      what: 'usage limit',
+    });
     await add(w, 'lead@act', 'after the limit');
     const r = await wake(w);
     expect(r[0]).toMatchObject({ outcome: 'parked', why: 'needs_input:usage_limit' });

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 
 /** Runs `rigdesk queue wake` paused at a test fault point, then SIGKILLs it there. */
 async function killWakeAt(w: RigWorld, point: string): Promise<void> {
-  const child = spawn(process.execPath, [RIGDESK_BIN, 'queue', 'wake'], { env: { ...w.env, RIGDESK_TEST_FAULT: `${point}:pause` }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [RIGDESK_BIN, 'queue', 'wake'], {
+    env: { ...w.env, RIGDESK_TEST_FAULT: `${point}:pause` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise((r) => child.once('exit', r));
@@ -35,7 +38,10 @@ describe('wakes survive crashes and are typed exactly once', () => {
     const lines = await settleNotices(w, 1);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(again[0]!.token!);
-    expect((await w.cli(['queue', 'show', String(id), '--json'])).json.item).toMatchObject({ state: 'open', body: 'do not lose me' });
+    expect((await w.cli(['queue', 'show', String(id), '--json'])).json.item).toMatchObject({
+      state: 'open',
+      body: 'do not lose me',
+    });
   });
 
   it('killed after typing, before marking it sent: the next pass finds its token on screen and types nothing', async () => {
@@ -48,7 +54,11 @@ describe('wakes survive crashes and are typed exactly once', () => {
     expect(await settleNotices(w, 1)).toHaveLength(1);
     const ev = (await w.cli(['events', '--seat', 'sink@q', '--json'])).json.events;
     expect(ev.filter((e: { kind: string }) => e.kind === 'seat.send')).toHaveLength(1);
-    expect(ev.filter((e: { kind: string }) => e.kind === 'queue.wake').map((e: { data: { recovered?: boolean } }) => e.data.recovered)).toEqual([true]);
+    expect(
+      ev
+        .filter((e: { kind: string }) => e.kind === 'queue.wake')
+        .map((e: { data: { recovered?: boolean } }) => e.data.recovered),
+    ).toEqual([true]);
     expect((await w.cli(['queue', 'show', String(id), '--json'])).json.item.state).toBe('open');
   });
 

@@ -10,7 +10,10 @@ import { waitFor } from '../support/tmux';
  */
 export async function teeWorld(): Promise<RigWorld> {
   const w = new RigWorld();
-  const spec = w.spec('rig.yaml', 'name: q\npods:\n  - id: p\n    members:\n      - { id: sink, runtime: shell, cwd: ., command: tee, args: ["-a", "out.txt"] }\n      - { id: other, runtime: shell, cwd: ., command: tee, args: ["-a", "other.txt"] }\n');
+  const spec = w.spec(
+    'rig.yaml',
+    'name: q\npods:\n  - id: p\n    members:\n      - { id: sink, runtime: shell, cwd: ., command: tee, args: ["-a", "out.txt"] }\n      - { id: other, runtime: shell, cwd: ., command: tee, args: ["-a", "other.txt"] }\n',
+  );
   const up = await w.cli(['up', spec, '--json']);
   expect(up.code, up.stdout + up.stderr).toBe(0);
   await waitForIdle(w, 'sink@q');
@@ -18,13 +21,21 @@ export async function teeWorld(): Promise<RigWorld> {
 }
 
 export async function waitForIdle(w: RigWorld, seat: string): Promise<void> {
-  await waitFor(async () => (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === seat)?.activity === 'idle', { what: `${seat} idle`, timeoutMs: 20_000 });
+  await waitFor(
+    async () =>
+      (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === seat)?.activity === 'idle',
+    { what: `${seat} idle`, timeoutMs: 20_000 },
+  );
 }
 
 /** The notices that reached the seat's program, one per line. */
 export function notices(w: RigWorld, file = 'out.txt'): string[] {
   const p = join(w.root, file);
-  return existsSync(p) ? readFileSync(p, 'utf8').split('\n').filter((l) => l.includes('[rigdesk]')) : [];
+  return existsSync(p)
+    ? readFileSync(p, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('[rigdesk]'))
+    : [];
 }
 
 /** Waits until at least n notices arrived, then a little longer so a late duplicate would show. */
@@ -40,7 +51,10 @@ export async function add(w: RigWorld, seat: string, text: string, extra: string
   return r.json.item.id as number;
 }
 
-export async function wake(w: RigWorld, extra: string[] = []): Promise<{ seat: string; outcome: string; token?: string; why?: string }[]> {
+export async function wake(
+  w: RigWorld,
+  extra: string[] = [],
+): Promise<{ seat: string; outcome: string; token?: string; why?: string }[]> {
   const r = await w.cli(['queue', 'wake', ...extra, '--json']);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   return r.json.wakes;

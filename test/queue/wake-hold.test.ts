@@ -8,11 +8,16 @@ import { add, notices, settleNotices, teeWorld } from './helpers';
 
 /** A clock the test moves by hand; sleeps stay real but short, so the engine's polling still runs. */
 function handClock(start = Date.now()): Clock & { t: number } {
-  const c = { t: start, now: () => c.t, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20))) };
+  const c = {
+    t: start,
+    now: () => c.t,
+    sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20))),
+  };
   return c;
 }
 
-const activityOf = async (w: RigWorld, seat: string) => (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === seat)?.activity;
+const activityOf = async (w: RigWorld, seat: string) =>
+  (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === seat)?.activity;
 
 describe('held and parked wakes (injected clock)', () => {
   let w: RigWorld;
@@ -48,13 +53,18 @@ describe('held and parked wakes (injected clock)', () => {
     expect(woken).toMatchObject({ outcome: 'woken', attempt: 6 });
     expect((await tick()).outcome).toBe('already_woken');
     await waitFor(() => w.tmux.capture('lead@b').includes(woken.token!), { what: 'notice on screen' });
-    expect(w.tmux.capture('lead@b').split('\n').filter((l) => l.includes(woken.token!))).toHaveLength(1);
+    expect(
+      w.tmux
+        .capture('lead@b')
+        .split('\n')
+        .filter((l) => l.includes(woken.token!)),
+    ).toHaveLength(1);
     const held = e.store.events.list({ seat: 'lead@b', kind: 'queue.wake_held' });
     expect(held.map((h) => h.data.attempt)).toEqual([1, 2, 3, 4, 5]);
     expect(e.store.events.list({ seat: 'lead@b', kind: 'queue.wake' })).toHaveLength(1);
   });
 
-  it('a wake whose own look was stale is still held by the send\'s holds, types nothing, and keeps its place on the ladder', async () => {
+  it("a wake whose own look was stale is still held by the send's holds, types nothing, and keeps its place on the ladder", async () => {
     w = new RigWorld();
     expect((await w.cli(['up', w.spec('rig.yaml', shellRigYaml('b', ['lead']))])).code).toBe(0);
     await waitFor(async () => (await activityOf(w, 'lead@b')) === 'idle', { what: 'bash idle' });

@@ -21,7 +21,9 @@ describe('queue wakes (real tmux, real CLI processes)', () => {
     for (let i = 0; i < 3; i++) expect((await wake(w))[0]!.outcome).toBe('already_woken');
     const lines = await settleNotices(w, 1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toBe(`[rigdesk] 2 queued item(s) for you: rigdesk queue list --seat sink@q (wake ${first[0]!.token})`);
+    expect(lines[0]).toBe(
+      `[rigdesk] 2 queued item(s) for you: rigdesk queue list --seat sink@q (wake ${first[0]!.token})`,
+    );
     const ev = (await w.cli(['events', '--seat', 'sink@q', '--json'])).json.events;
     expect(ev.filter((e: { kind: string }) => e.kind === 'queue.wake')).toHaveLength(1);
     expect(ev.filter((e: { kind: string }) => e.kind === 'seat.send')).toHaveLength(1);
@@ -46,7 +48,9 @@ describe('queue wakes (real tmux, real CLI processes)', () => {
     expect((await wake(w))[0]!.outcome).toBe('woken');
     expect((await settleNotices(w, 3))[2]).toContain('1 queued item(s)');
     // Nothing open: no row, no notice.
-    const b = (await w.cli(['queue', 'list', '--seat', 'sink@q', '--json'])).json.items.find((i: { state: string }) => i.state === 'open').id;
+    const b = (await w.cli(['queue', 'list', '--seat', 'sink@q', '--json'])).json.items.find(
+      (i: { state: string }) => i.state === 'open',
+    ).id;
     await w.cli(['queue', 'done', String(b), '--note', 'done']);
     expect(await wake(w)).toEqual([]);
     expect(await settleNotices(w, 3)).toHaveLength(3);

@@ -36,14 +36,32 @@ describe('restore contract', () => {
       const a = parseArgs(argv);
       return RESTORE_COMMANDS[a.command!]!.toRequest(a);
     };
-    expect(req(['restore', 'crew', '--plan'])).toMatchObject({ ok: true, method: 'restore', params: { target: 'crew', plan: true } });
-    expect(req(['decide', '4', 'resume', '--reason', 'it is there'])).toMatchObject({ ok: true, params: { id: 4, choice: 'resume', reason: 'it is there' } });
+    expect(req(['restore', 'crew', '--plan'])).toMatchObject({
+      ok: true,
+      method: 'restore',
+      params: { target: 'crew', plan: true },
+    });
+    expect(req(['decide', '4', 'resume', '--reason', 'it is there'])).toMatchObject({
+      ok: true,
+      params: { id: 4, choice: 'resume', reason: 'it is there' },
+    });
     expect(req(['decide', '4', 'resume'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     expect(req(['restart', 'a@crew'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    expect(req(['fresh', 'a@crew', '--reason=why', '--plan'])).toMatchObject({ ok: true, params: { seat: 'a@crew', reason: 'why', plan: true } });
-    expect(req(['fork', 'a@crew', '--as', 'b'])).toMatchObject({ ok: true, method: 'fork', params: { seat: 'a@crew', as: 'b' } });
-    expect(req(['fork', 'a@crew', '--as=b', '--plan'])).toMatchObject({ ok: true, params: { seat: 'a@crew', as: 'b', plan: true } });
+    expect(req(['fresh', 'a@crew', '--reason=why', '--plan'])).toMatchObject({
+      ok: true,
+      params: { seat: 'a@crew', reason: 'why', plan: true },
+    });
+    expect(req(['fork', 'a@crew', '--as', 'b'])).toMatchObject({
+      ok: true,
+      method: 'fork',
+      params: { seat: 'a@crew', as: 'b' },
+    });
+    expect(req(['fork', 'a@crew', '--as=b', '--plan'])).toMatchObject({
+      ok: true,
+      params: { seat: 'a@crew', as: 'b', plan: true },
+    });
     expect(req(['fork', 'a@crew'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    for (const [m, v] of Object.entries(VALID)) expect(RESTORE_REQUESTS[m as keyof typeof RESTORE_REQUESTS].safeParse(v).success).toBe(true);
+    for (const [m, v] of Object.entries(VALID))
+      expect(RESTORE_REQUESTS[m as keyof typeof RESTORE_REQUESTS].safeParse(v).success).toBe(true);
   });
 });

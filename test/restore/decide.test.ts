@@ -5,9 +5,18 @@ import { choicesFor, decideSeat, rigOutcome, type SeatFacts } from '../../src/ma
 
 const X = '11111111-2222-3333-4444-555555555555';
 const base: SeatFacts = {
-  seat: 'lead@crew', runtime: 'claude-code', runtimeKnown: true, canResume: true, hasConversations: true,
-  restorePolicy: 'resume_if_possible', conversationId: X, stoppedOnPurpose: false, everRan: true,
-  running: 'not_running', transcript: { state: 'present', path: `/h/projects/-w/${X}.jsonl` }, live: { state: 'free' },
+  seat: 'lead@crew',
+  runtime: 'claude-code',
+  runtimeKnown: true,
+  canResume: true,
+  hasConversations: true,
+  restorePolicy: 'resume_if_possible',
+  conversationId: X,
+  stoppedOnPurpose: false,
+  everRan: true,
+  running: 'not_running',
+  transcript: { state: 'present', path: `/h/projects/-w/${X}.jsonl` },
+  live: { state: 'free' },
 };
 const f = (over: Partial<SeatFacts>): SeatFacts => ({ ...base, ...over });
 
@@ -16,43 +25,86 @@ describe('restore decision table', () => {
     expect(decideSeat(base)).toMatchObject({ action: 'resume', conversationId: X });
   });
   it('no conversation recorded for a seat that ran before: a decision, never a silent fresh start', () => {
-    expect(decideSeat(f({ conversationId: null }))).toMatchObject({ action: 'awaiting_decision', reason: 'conversation_unrecorded', conversationId: null });
+    expect(decideSeat(f({ conversationId: null }))).toMatchObject({
+      action: 'awaiting_decision',
+      reason: 'conversation_unrecorded',
+      conversationId: null,
+    });
   });
   it('no conversation recorded for a seat that never ran: fresh (nothing to lose)', () => {
     expect(decideSeat(f({ conversationId: null, everRan: false }))).toMatchObject({ action: 'fresh' });
   });
   it('transcript missing: awaiting_decision with where it looked', () => {
-    expect(decideSeat(f({ transcript: { state: 'missing', looked: '/h' } }))).toMatchObject({ action: 'awaiting_decision', reason: 'transcript_missing', conversationId: X });
+    expect(decideSeat(f({ transcript: { state: 'missing', looked: '/h' } }))).toMatchObject({
+      action: 'awaiting_decision',
+      reason: 'transcript_missing',
+      conversationId: X,
+    });
   });
   it('transcript present but the runtime cannot resume: awaiting_decision, not fresh', () => {
-    expect(decideSeat(f({ canResume: false }))).toMatchObject({ action: 'awaiting_decision', reason: 'runtime_cannot_resume' });
+    expect(decideSeat(f({ canResume: false }))).toMatchObject({
+      action: 'awaiting_decision',
+      reason: 'runtime_cannot_resume',
+    });
   });
   it('policy fresh: fresh, even with a transcript present', () => {
-    expect(decideSeat(f({ restorePolicy: 'fresh' }))).toMatchObject({ action: 'fresh', why: expect.stringMatching(/policy is fresh/) });
+    expect(decideSeat(f({ restorePolicy: 'fresh' }))).toMatchObject({
+      action: 'fresh',
+      why: expect.stringMatching(/policy is fresh/),
+    });
   });
   it('policy never: skipped, nothing launched and no decision', () => {
     expect(decideSeat(f({ restorePolicy: 'never' }))).toMatchObject({ action: 'skipped_policy' });
   });
   it('stopped on purpose: skipped_stopped, whatever else is true', () => {
-    expect(decideSeat(f({ stoppedOnPurpose: true, transcript: { state: 'missing', looked: '/h' } }))).toMatchObject({ action: 'skipped_stopped' });
+    expect(decideSeat(f({ stoppedOnPurpose: true, transcript: { state: 'missing', looked: '/h' } }))).toMatchObject({
+      action: 'skipped_stopped',
+    });
   });
   it('live elsewhere: refused with CONVERSATION_LIVE_ELSEWHERE and the owner evidence', () => {
     const evidence = { owners: [{ pid: 42, paneId: '%3' }] };
-    expect(decideSeat(f({ live: { state: 'owned_elsewhere', message: 'open in pid 42', evidence } }))).toMatchObject({ action: 'refused', code: 'CONVERSATION_LIVE_ELSEWHERE', evidence });
+    expect(decideSeat(f({ live: { state: 'owned_elsewhere', message: 'open in pid 42', evidence } }))).toMatchObject({
+      action: 'refused',
+      code: 'CONVERSATION_LIVE_ELSEWHERE',
+      evidence,
+    });
   });
   it('live elsewhere wins over a missing transcript (custody first)', () => {
-    expect(decideSeat(f({ transcript: { state: 'missing', looked: '/h' }, live: { state: 'owned_elsewhere', message: 'm', evidence: {} } }))).toMatchObject({ action: 'refused', code: 'CONVERSATION_LIVE_ELSEWHERE' });
+    expect(
+      decideSeat(
+        f({
+          transcript: { state: 'missing', looked: '/h' },
+          live: { state: 'owned_elsewhere', message: 'm', evidence: {} },
+        }),
+      ),
+    ).toMatchObject({ action: 'refused', code: 'CONVERSATION_LIVE_ELSEWHERE' });
   });
   it('custody evidence unreadable: refused EVIDENCE_UNREADABLE (fails closed, never resume or fresh)', () => {
-    expect(decideSeat(f({ live: { state: 'unprovable', code: 'EVIDENCE_UNREADABLE', message: 'sessions/ unreadable', evidence: {} } }))).toMatchObject({ action: 'refused', code: 'EVIDENCE_UNREADABLE' });
+    expect(
+      decideSeat(
+        f({
+          live: { state: 'unprovable', code: 'EVIDENCE_UNREADABLE', message: 'sessions/ unreadable', evidence: {} },
+        }),
+      ),
+    ).toMatchObject({ action: 'refused', code: 'EVIDENCE_UNREADABLE' });
   });
   it('owner unknown (a Pi process in the same folder): refused CONVERSATION_OWNER_UNKNOWN', () => {
-    expect(decideSeat(f({ runtime: 'pi', live: { state: 'unprovable', code: 'CONVERSATION_OWNER_UNKNOWN', message: 'pi in cwd', evidence: {} } }))).toMatchObject({ action: 'refused', code: 'CONVERSATION_OWNER_UNKNOWN' });
+    expect(
+      decideSeat(
+        f({
+          runtime: 'pi',
+          live: { state: 'unprovable', code: 'CONVERSATION_OWNER_UNKNOWN', message: 'pi in cwd', evidence: {} },
+        }),
+      ),
+    ).toMatchObject({ action: 'refused', code: 'CONVERSATION_OWNER_UNKNOWN' });
   });
   it('transcript evidence unreadable: awaiting_decision (fails closed, no launch)', () => {
-    expect(decideSeat(f({ transcript: { state: 'unreadable', error: 'EACCES' } }))).toMatchObject({ action: 'awaiting_decision', reason: 'evidence_unreadable' });
+    expect(decideSeat(f({ transcript: { state: 'unreadable', error: 'EACCES' } }))).toMatchObject({
+      action: 'awaiting_decision',
+      reason: 'evidence_unreadable',
+    });
   });
-  it('no transcript path known for the runtime: resume, and the runtime\'s own report decides', () => {
+  it("no transcript path known for the runtime: resume, and the runtime's own report decides", () => {
     expect(decideSeat(f({ transcript: { state: 'unknown' } }))).toMatchObject({ action: 'resume', conversationId: X });
   });
   it('its own session still runs: verify it, never launch a second', () => {
@@ -62,7 +114,9 @@ describe('restore decision table', () => {
     expect(decideSeat(f({ running: 'unknown' }))).toMatchObject({ action: 'refused', code: 'EVIDENCE_UNREADABLE' });
   });
   it('a runtime with no conversations (shell): fresh', () => {
-    expect(decideSeat(f({ runtime: 'shell', hasConversations: false, canResume: false, conversationId: null }))).toMatchObject({ action: 'fresh' });
+    expect(
+      decideSeat(f({ runtime: 'shell', hasConversations: false, canResume: false, conversationId: null })),
+    ).toMatchObject({ action: 'fresh' });
   });
   it('an unknown runtime: refused RUNTIME_UNKNOWN', () => {
     expect(decideSeat(f({ runtimeKnown: false }))).toMatchObject({ action: 'refused', code: 'RUNTIME_UNKNOWN' });

@@ -40,34 +40,72 @@ describe('fork with real Claude Code seats', () => {
     w = new RigWorld();
     mkdirSync(join(w.root, 'work'), { recursive: true });
     work = realpathSync(join(w.root, 'work'));
-    fx = makeClaudeFixture({ serverUrl: server.url, closedPort: closed, trustedCwds: [work], root: join(w.root, 'claude') });
+    fx = makeClaudeFixture({
+      serverUrl: server.url,
+      closedPort: closed,
+      trustedCwds: [work],
+      root: join(w.root, 'claude'),
+    });
   });
   afterEach(async () => {
     for (const t of others.splice(0)) killTmuxServer(t);
     const r = w.tmux.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
     const snap = liveProcReader().snapshot();
-    const pids = r.ok ? r.out.trim().split('\n').filter(Boolean).map(Number).flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]) : [];
+    const pids = r.ok
+      ? r.out
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map(Number)
+          .flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)])
+      : [];
     w.tmux.kill();
     for (const p of pids) await waitForExit(p, 5000);
     w.cleanup();
   });
 
   const yaml = () => {
-    const env = Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`).join('\n');
-    return ['name: crew', 'pods:', '  - id: team', '    members:', `      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`].join('\n') + '\n';
+    const env = Object.entries(fx.env)
+      .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
+      .join('\n');
+    return (
+      [
+        'name: crew',
+        'pods:',
+        '  - id: team',
+        '    members:',
+        `      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`,
+      ].join('\n') + '\n'
+    );
   };
-  const ps = async () => (await w.cli(['ps', '--json'])).json.seats as { seat: string; state: string; pid?: number; activity?: string; conversationId?: string; paneId?: string; pod?: string }[];
+  const ps = async () =>
+    (await w.cli(['ps', '--json'])).json.seats as {
+      seat: string;
+      state: string;
+      pid?: number;
+      activity?: string;
+      conversationId?: string;
+      paneId?: string;
+      pod?: string;
+    }[];
   async function waitIdle(seat: string) {
-    return waitFor(async () => {
-      const row = (await ps()).find((s) => s.seat === seat);
-      return row?.activity === 'idle' ? row : undefined;
-    }, { timeoutMs: 60_000, what: `${seat} idle` });
+    return waitFor(
+      async () => {
+        const row = (await ps()).find((s) => s.seat === seat);
+        return row?.activity === 'idle' ? row : undefined;
+      },
+      { timeoutMs: 60_000, what: `${seat} idle` },
+    );
   }
-  const transcript = (id: string) => (existsSync(fx.transcriptPath(work, id)) ? readFileSync(fx.transcriptPath(work, id), 'utf8') : '');
+  const transcript = (id: string) =>
+    existsSync(fx.transcriptPath(work, id)) ? readFileSync(fx.transcriptPath(work, id), 'utf8') : '';
   async function turn(seat: string, id: string, text: string) {
     const sent = await w.cli(['send', seat, text, '--json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
-    await waitFor(() => transcript(id).includes(`ACK ${text}`), { timeoutMs: 45_000, what: `${text} in ${seat}'s transcript` });
+    await waitFor(() => transcript(id).includes(`ACK ${text}`), {
+      timeoutMs: 45_000,
+      what: `${text} in ${seat}'s transcript`,
+    });
   }
 
   it('fork --as makes a new seat on a new conversation copied from the source; the source transcript is untouched by the fork; restart keeps the pane', async () => {
@@ -80,8 +118,17 @@ describe('fork with real Claude Code seats', () => {
     // Preview and bad names create nothing.
     const plan = await w.cli(['fork', 'lead@crew', '--as', 'helper', '--plan', '--json']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
-    expect(plan.json.plan).toMatchObject({ source: 'lead@crew', seat: 'helper@crew', runtime: 'claude-code', from: X, sourceRunning: true });
-    expect((await w.cli(['fork', 'lead@crew', '--as', 'lead', '--json'])).json).toMatchObject({ code: 'SEAT_EXISTS', evidence: { exists: true } });
+    expect(plan.json.plan).toMatchObject({
+      source: 'lead@crew',
+      seat: 'helper@crew',
+      runtime: 'claude-code',
+      from: X,
+      sourceRunning: true,
+    });
+    expect((await w.cli(['fork', 'lead@crew', '--as', 'lead', '--json'])).json).toMatchObject({
+      code: 'SEAT_EXISTS',
+      evidence: { exists: true },
+    });
     expect((await w.cli(['fork', 'lead@crew', '--as', 'no good', '--json'])).json.code).toBe('SEAT_NAME_INVALID');
     expect((await ps()).map((s) => s.seat)).toEqual(['lead@crew']);
     expect(w.sessions().map((s) => s.seat)).toEqual(['lead@crew']);
@@ -100,7 +147,9 @@ describe('fork with real Claude Code seats', () => {
     expect(helper).toMatchObject({ state: 'running', conversationId: NEW });
     const argv = readFileSync(`/proc/${helper.pid}/cmdline`, 'utf8').split('\0');
     expect(argv).toEqual(expect.arrayContaining(['--resume', X, '--fork-session', '--session-id', NEW]));
-    await waitFor(() => existsSync(join(fx.liveStateDir, `${helper.pid}.json`)), { what: 'live-state file of the fork' });
+    await waitFor(() => existsSync(join(fx.liveStateDir, `${helper.pid}.json`)), {
+      what: 'live-state file of the fork',
+    });
     expect(JSON.parse(readFileSync(join(fx.liveStateDir, `${helper.pid}.json`), 'utf8')).sessionId).toBe(NEW);
     // The source kept running, untouched.
     expect((await ps()).find((s) => s.seat === 'lead@crew')).toMatchObject({ pid: lead.pid, conversationId: X });
@@ -116,8 +165,18 @@ describe('fork with real Claude Code seats', () => {
 
     // Recorded: a seat of the same pod with its own conversation, and the fork's events.
     const e = w.engine();
-    expect(e.store.rigs.seat('helper@crew')).toMatchObject({ rig: 'crew', pod: 'team', member: 'helper', runtime: 'claude-code', cwd: work, conversationId: NEW, env: { CLAUDE_CONFIG_DIR: fx.configDir } });
-    const ev = (await w.cli(['events', '--seat', 'helper@crew', '--json'])).json.events.filter((x: { kind: string }) => x.kind === 'seat.fork');
+    expect(e.store.rigs.seat('helper@crew')).toMatchObject({
+      rig: 'crew',
+      pod: 'team',
+      member: 'helper',
+      runtime: 'claude-code',
+      cwd: work,
+      conversationId: NEW,
+      env: { CLAUDE_CONFIG_DIR: fx.configDir },
+    });
+    const ev = (await w.cli(['events', '--seat', 'helper@crew', '--json'])).json.events.filter(
+      (x: { kind: string }) => x.kind === 'seat.fork',
+    );
     expect(ev.map((x: { data: { step: string } }) => x.data.step)).toEqual(['begin', 'end']);
     expect(ev[1].data).toMatchObject({ source: 'lead@crew', from: X, conversationId: NEW, outcome: 'forked' });
 
@@ -129,8 +188,12 @@ describe('fork with real Claude Code seats', () => {
     const again = await waitIdle('lead@crew');
     expect(again).toMatchObject({ paneId: lead.paneId, conversationId: X });
     expect(again.pid).not.toBe(lead.pid);
-    expect(existsSync(`/proc/${lead.pid}/cmdline`) && readFileSync(`/proc/${lead.pid}/cmdline`, 'utf8') !== '').toBe(false);
-    expect(readFileSync(`/proc/${again.pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--resume', X]));
+    expect(existsSync(`/proc/${lead.pid}/cmdline`) && readFileSync(`/proc/${lead.pid}/cmdline`, 'utf8') !== '').toBe(
+      false,
+    );
+    expect(readFileSync(`/proc/${again.pid}/cmdline`, 'utf8').split('\0')).toEqual(
+      expect.arrayContaining(['--resume', X]),
+    );
     expect(JSON.parse(readFileSync(join(fx.liveStateDir, `${again.pid}.json`), 'utf8')).sessionId).toBe(X);
     expect(w.sessions().filter((s) => s.seat === 'lead@crew')).toHaveLength(1);
     await turn('lead@crew', X, 'after restart');
@@ -142,11 +205,18 @@ describe('fork with real Claude Code seats', () => {
     const t = new TestTmux('rdt-hand');
     others.push(t);
     const hand = t.newSession('mine', standInArgv('claude', ['--resume', X]), { cwd: work });
-    await waitFor(() => readFileSync(`/proc/${hand.panePid}/cmdline`, 'utf8').startsWith('claude'), { what: 'hand stand-in' });
+    await waitFor(() => readFileSync(`/proc/${hand.panePid}/cmdline`, 'utf8').startsWith('claude'), {
+      what: 'hand stand-in',
+    });
     const refused = await w.cli(['fork', 'lead@crew', '--as', 'third', '--json']);
     expect(refused.json).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
     expect(refused.json.evidence.owners[0]).toMatchObject({ paneId: hand.paneId, conversationId: X });
     expect(e.store.rigs.seat('third@crew')).toBeUndefined();
-    expect(w.sessions().map((s) => s.seat).sort()).toEqual(['helper@crew']);
+    expect(
+      w
+        .sessions()
+        .map((s) => s.seat)
+        .sort(),
+    ).toEqual(['helper@crew']);
   }, 300_000);
 });

@@ -38,12 +38,24 @@ describe('fork with a real Codex seat', () => {
     w = new RigWorld();
     mkdirSync(join(w.root, 'work'), { recursive: true });
     work = realpathSync(join(w.root, 'work'));
-    fx = makeCodexFixture({ serverUrl: server.url, closedPort: closed, trustedCwds: [work], root: join(w.root, 'codex') });
+    fx = makeCodexFixture({
+      serverUrl: server.url,
+      closedPort: closed,
+      trustedCwds: [work],
+      root: join(w.root, 'codex'),
+    });
   });
   afterEach(async () => {
     const r = w.tmux.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
     const snap = liveProcReader().snapshot();
-    const pids = r.ok ? r.out.trim().split('\n').filter(Boolean).map(Number).flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]) : [];
+    const pids = r.ok
+      ? r.out
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map(Number)
+          .flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)])
+      : [];
     w.tmux.kill();
     for (const p of pids) await waitForExit(p, 5000);
     const strays = pidsWithEnv('CODEX_HOME', fx.codexHome);
@@ -51,25 +63,45 @@ describe('fork with a real Codex seat', () => {
     w.cleanup();
   });
 
-  const yaml = () => ['name: crew', 'pods:', '  - id: team', '    members:', '      - id: coder', '        runtime: codex', '        cwd: ./work', '        env:',
-    ...Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)].join('\n') + '\n';
+  const yaml = () =>
+    [
+      'name: crew',
+      'pods:',
+      '  - id: team',
+      '    members:',
+      '      - id: coder',
+      '        runtime: codex',
+      '        cwd: ./work',
+      '        env:',
+      ...Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`),
+    ].join('\n') + '\n';
   type Row = { seat: string; state: string; activity?: string; pid?: number; conversationId?: string; paneId?: string };
   const rows = async () => (await w.cli(['ps', '--json'])).json.seats as Row[];
-  const idle = (seat: string) => waitFor(async () => {
-    const r = (await rows()).find((x) => x.seat === seat);
-    return r?.activity === 'idle' && r.conversationId ? r : undefined;
-  }, { timeoutMs: 60_000, what: `${seat} idle with its thread known` });
+  const idle = (seat: string) =>
+    waitFor(
+      async () => {
+        const r = (await rows()).find((x) => x.seat === seat);
+        return r?.activity === 'idle' && r.conversationId ? r : undefined;
+      },
+      { timeoutMs: 60_000, what: `${seat} idle with its thread known` },
+    );
   const read = (p: string | undefined) => (p && existsSync(p) ? readFileSync(p, 'utf8') : '');
   async function turn(seat: string, id: string, text: string) {
     const s = await w.cli(['send', seat, text, '--json']);
     expect(s.code, s.stdout + s.stderr).toBe(0);
-    await waitFor(() => read(fx.rolloutFor(id)).includes(`ACK ${text}`), { timeoutMs: 60_000, what: `${text} in ${seat}'s rollout` });
+    await waitFor(() => read(fx.rolloutFor(id)).includes(`ACK ${text}`), {
+      timeoutMs: 60_000,
+      what: `${text} in ${seat}'s rollout`,
+    });
   }
 
   it('fork --as: codex fork X in a new seat; its id comes from its own writer lock; X is untouched by the fork', async () => {
     const up = await w.cli(['up', w.spec('rig.yaml', yaml()), '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    await waitFor(async () => (await rows()).find((x) => x.seat === 'coder@crew')?.activity === 'idle', { timeoutMs: 60_000, what: 'codex up' });
+    await waitFor(async () => (await rows()).find((x) => x.seat === 'coder@crew')?.activity === 'idle', {
+      timeoutMs: 60_000,
+      what: 'codex up',
+    });
     await w.cli(['send', 'coder@crew', 'before fork', '--json']).then((s) => expect(s.code, s.stdout).toBe(0));
     const coder = await idle('coder@crew');
     const X = coder.conversationId!;
@@ -80,7 +112,12 @@ describe('fork with a real Codex seat', () => {
     const f = await w.cli(['fork', 'coder@crew', '--as', 'scout', '--json']);
     expect(f.code, f.stdout + f.stderr).toBe(0);
     const NEW = f.json.result.conversationId as string;
-    expect(f.json.result).toMatchObject({ seat: 'scout@crew', outcome: 'forked', from: X, evidence: { source: 'writer_lock' } });
+    expect(f.json.result).toMatchObject({
+      seat: 'scout@crew',
+      outcome: 'forked',
+      from: X,
+      evidence: { source: 'writer_lock' },
+    });
     expect(NEW).not.toBe(X);
     // Lineage: the shim's argv is `codex fork X` (no claim on X); the new thread's lock is held in the new pane.
     const scout = await idle('scout@crew');
@@ -89,13 +126,23 @@ describe('fork with a real Codex seat', () => {
     const tree = processTree(Number(w.tmux.run(['display-message', '-p', '-t', scout.paneId!, '#{pane_pid}']).trim()));
     expect(locksOnFile(fx.lockPath(NEW)).some((l) => l.mode === 'WRITE' && tree.includes(l.pid))).toBe(true);
     expect(locksOnFile(fx.lockPath(X)).some((l) => tree.includes(l.pid))).toBe(false);
-    expect(w.engine().store.rigs.seat('scout@crew')).toMatchObject({ pod: 'team', runtime: 'codex', conversationId: NEW });
+    expect(w.engine().store.rigs.seat('scout@crew')).toMatchObject({
+      pod: 'team',
+      runtime: 'codex',
+      conversationId: NEW,
+    });
 
     await turn('scout@crew', NEW, 'in the fork');
     expect(read(fx.rolloutFor(X)) === before, 'X rollout unchanged by the fork').toBe(true);
     // Codex 0.171 records the fork by reference: the new rollout's session_meta names X and where in it the fork starts.
-    const meta = JSON.parse(read(fx.rolloutFor(NEW)).split('\n')[0]!) as { type: string; payload: { id: string; forked_from_id?: string; history_base?: { thread_id: string } } };
-    expect(meta).toMatchObject({ type: 'session_meta', payload: { id: NEW, forked_from_id: X, history_base: { thread_id: X } } });
+    const meta = JSON.parse(read(fx.rolloutFor(NEW)).split('\n')[0]!) as {
+      type: string;
+      payload: { id: string; forked_from_id?: string; history_base?: { thread_id: string } };
+    };
+    expect(meta).toMatchObject({
+      type: 'session_meta',
+      payload: { id: NEW, forked_from_id: X, history_base: { thread_id: X } },
+    });
     await turn('coder@crew', X, 'in the source');
     expect(read(fx.rolloutFor(NEW)).includes('in the source')).toBe(false);
     expect(read(fx.rolloutFor(X)).includes('in the fork')).toBe(false);
@@ -110,8 +157,13 @@ describe('fork with a real Codex seat', () => {
     const back = await idle('coder@crew');
     expect(back.paneId).toBe(src.paneId);
     expect(back.pid).not.toBe(src.pid);
-    const newTree = processTree(Number(w.tmux.run(['display-message', '-p', '-t', back.paneId!, '#{pane_pid}']).trim()));
-    await waitFor(() => locksOnFile(fx.lockPath(X)).some((l) => l.mode === 'WRITE' && newTree.includes(l.pid)), { timeoutMs: 30_000, what: 'X lock in the restarted pane' });
+    const newTree = processTree(
+      Number(w.tmux.run(['display-message', '-p', '-t', back.paneId!, '#{pane_pid}']).trim()),
+    );
+    await waitFor(() => locksOnFile(fx.lockPath(X)).some((l) => l.mode === 'WRITE' && newTree.includes(l.pid)), {
+      timeoutMs: 30_000,
+      what: 'X lock in the restarted pane',
+    });
     expect(oldTree.filter((p) => newTree.includes(p))).toEqual([]);
     await turn('coder@crew', X, 'after restart');
   }, 300_000);

@@ -36,7 +36,12 @@ describe('restore with real Claude Code seats', () => {
     w = new RigWorld();
     mkdirSync(join(w.root, 'work'), { recursive: true });
     work = realpathSync(join(w.root, 'work'));
-    fx = makeClaudeFixture({ serverUrl: server.url, closedPort: closed, trustedCwds: [work], root: join(w.root, 'claude') });
+    fx = makeClaudeFixture({
+      serverUrl: server.url,
+      closedPort: closed,
+      trustedCwds: [work],
+      root: join(w.root, 'claude'),
+    });
   });
   afterEach(async () => {
     const pids = panePids();
@@ -49,30 +54,59 @@ describe('restore with real Claude Code seats', () => {
     const r = w.tmux.tryRun(['list-panes', '-a', '-F', '#{pane_pid}']);
     if (!r.ok) return [];
     const snap = liveProcReader().snapshot();
-    return r.out.trim().split('\n').filter(Boolean).map(Number).flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
+    return r.out
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number)
+      .flatMap((p) => [p, ...descendants(snap, p).map((d) => d.pid)]);
   }
 
   const yaml = () => {
-    const env = Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`).join('\n');
-    return ['name: crew', 'pods:', '  - id: team', '    members:',
-      ...['lead', 'gone'].map((m) => `      - id: ${m}\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`)].join('\n') + '\n';
+    const env = Object.entries(fx.env)
+      .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
+      .join('\n');
+    return (
+      [
+        'name: crew',
+        'pods:',
+        '  - id: team',
+        '    members:',
+        ...['lead', 'gone'].map(
+          (m) => `      - id: ${m}\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`,
+        ),
+      ].join('\n') + '\n'
+    );
   };
 
   async function waitIdle(seat: string) {
-    return waitFor(async () => {
-      const row = (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === seat);
-      return row?.activity === 'idle' ? row : undefined;
-    }, { timeoutMs: 60_000, what: `${seat} idle` });
+    return waitFor(
+      async () => {
+        const row = (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === seat);
+        return row?.activity === 'idle' ? row : undefined;
+      },
+      { timeoutMs: 60_000, what: `${seat} idle` },
+    );
   }
   async function turn(seat: string, id: string, text: string) {
     expect((await w.cli(['send', seat, text, '--json'])).code).toBe(0);
-    await waitFor(() => existsSync(fx.transcriptPath(work, id)) && readFileSync(fx.transcriptPath(work, id), 'utf8').includes(`ACK ${text}`), { timeoutMs: 45_000, what: `${text} in ${seat}'s transcript` });
+    await waitFor(
+      () =>
+        existsSync(fx.transcriptPath(work, id)) &&
+        readFileSync(fx.transcriptPath(work, id), 'utf8').includes(`ACK ${text}`),
+      { timeoutMs: 45_000, what: `${text} in ${seat}'s transcript` },
+    );
   }
 
   it('reboot: the seat with a transcript resumes on the same id and keeps writing it; the one without ends awaiting_decision with no pane (partially_restored)', async () => {
     const up = await w.cli(['up', w.spec('rig.yaml', yaml()), '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    const ids = Object.fromEntries(up.json.seats.map((s: { seat: string; launched: { conversationId: string } }) => [s.seat, s.launched.conversationId]));
+    const ids = Object.fromEntries(
+      up.json.seats.map((s: { seat: string; launched: { conversationId: string } }) => [
+        s.seat,
+        s.launched.conversationId,
+      ]),
+    );
     const before = [await waitIdle('lead@crew'), await waitIdle('gone@crew')];
     await turn('lead@crew', ids['lead@crew'], 'before reboot');
     await turn('gone@crew', ids['gone@crew'], 'doomed');
@@ -91,9 +125,13 @@ describe('restore with real Claude Code seats', () => {
 
     // Proven from the process itself: its argv and Claude's live-state file name the same id.
     const lead = await waitIdle('lead@crew');
-    expect(readFileSync(`/proc/${lead.pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['--resume', ids['lead@crew']]));
+    expect(readFileSync(`/proc/${lead.pid}/cmdline`, 'utf8').split('\0')).toEqual(
+      expect.arrayContaining(['--resume', ids['lead@crew']]),
+    );
     await waitFor(() => existsSync(join(fx.liveStateDir, `${lead.pid}.json`)), { what: 'live-state file' });
-    expect(JSON.parse(readFileSync(join(fx.liveStateDir, `${lead.pid}.json`), 'utf8')).sessionId).toBe(ids['lead@crew']);
+    expect(JSON.parse(readFileSync(join(fx.liveStateDir, `${lead.pid}.json`), 'utf8')).sessionId).toBe(
+      ids['lead@crew'],
+    );
     await turn('lead@crew', ids['lead@crew'], 'after reboot');
     const transcript = readFileSync(fx.transcriptPath(work, ids['lead@crew']), 'utf8');
     expect(transcript).toContain('ACK before reboot');

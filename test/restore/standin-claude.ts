@@ -14,7 +14,9 @@ import { claudeTranscriptFile } from '../../src/main/engine/runtimes/claude-code
 export function writeClaudeStandIn(dir: string): string {
   mkdirSync(dir, { recursive: true });
   const p = join(dir, 'claude');
-  writeFileSync(p, `#!/bin/bash
+  writeFileSync(
+    p,
+    `#!/bin/bash
 dir="$CLAUDE_CONFIG_DIR/projects/$(pwd -P | sed 's/[^a-zA-Z0-9]/-/g')"
 mkdir -p "$dir"
 case "$1" in
@@ -33,7 +35,8 @@ if [ -f "$CLAUDE_CONFIG_DIR/trust-dialog" ]; then
   printf ' Quick safety check: Is this a project you created or one you trust?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n'
 fi
 exec -a claude "${process.execPath}" -e 'setInterval(() => {}, 60000)' -- "$@"
-`);
+`,
+  );
   chmodSync(p, 0o755);
   return p;
 }
@@ -43,9 +46,26 @@ export function standInTranscript(configDir: string, cwd: string, id: string): s
 }
 
 /** A rig of claude stand-in seats (each with its own config dir) plus optional shell seats. */
-export function standInRigYaml(rig: string, bin: string, root: string, claudeSeats: string[], shellSeats: string[] = []): string {
-  return [`name: ${rig}`, 'pods:', '  - id: team', '    members:',
-    ...claudeSeats.map((m) => `      - { id: ${m}, runtime: claude-code, cwd: ./work, command: ${bin}, env: { CLAUDE_CONFIG_DIR: ${join(root, `cfg-${m}`)} } }`),
-    ...shellSeats.map((m) => `      - { id: ${m}, runtime: shell, cwd: ./work, command: bash, args: ["--noprofile", "--norc"] }`),
-  ].join('\n') + '\n';
+export function standInRigYaml(
+  rig: string,
+  bin: string,
+  root: string,
+  claudeSeats: string[],
+  shellSeats: string[] = [],
+): string {
+  return (
+    [
+      `name: ${rig}`,
+      'pods:',
+      '  - id: team',
+      '    members:',
+      ...claudeSeats.map(
+        (m) =>
+          `      - { id: ${m}, runtime: claude-code, cwd: ./work, command: ${bin}, env: { CLAUDE_CONFIG_DIR: ${join(root, `cfg-${m}`)} } }`,
+      ),
+      ...shellSeats.map(
+        (m) => `      - { id: ${m}, runtime: shell, cwd: ./work, command: bash, args: ["--noprofile", "--norc"] }`,
+      ),
+    ].join('\n') + '\n'
+  );
 }

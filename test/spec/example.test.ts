@@ -15,7 +15,13 @@ describe('examples/demo-rig.yaml', () => {
     const members = spec.pods[0]!.members;
     expect(members.map((m) => m.id)).toEqual(['lead', 'worker1', 'worker2']);
     for (const m of members) {
-      expect(m).toMatchObject({ runtime: 'shell', podId: 'team', command: 'bash', args: ['--noprofile', '--norc'], cwd: path.dirname(EXAMPLE) });
+      expect(m).toMatchObject({
+        runtime: 'shell',
+        podId: 'team',
+        command: 'bash',
+        args: ['--noprofile', '--norc'],
+        cwd: path.dirname(EXAMPLE),
+      });
     }
     expect(spec.edges).toEqual([
       { from: 'lead', to: 'worker1', kind: 'delegates_to' },

@@ -43,21 +43,34 @@ describe('loadRigSpec on real files', () => {
     expect(s.specPath).toBe(path.join(rig.dir, 'demo.yaml'));
     expect(s.pods).toHaveLength(1);
     expect(s.pods[0]!.members[0]).toEqual({
-      id: 'lead', podId: 'core', runtime: 'claude-code', cwd: path.join(rig.dir, 'wk/lead'),
-      args: [], env: {}, restorePolicy: 'resume_if_possible',
+      id: 'lead',
+      podId: 'core',
+      runtime: 'claude-code',
+      cwd: path.join(rig.dir, 'wk/lead'),
+      args: [],
+      env: {},
+      restorePolicy: 'resume_if_possible',
     });
     expect(s.edges).toEqual([{ from: 'lead', to: 'worker1', kind: 'delegates_to' }]);
   });
 
   it('parses every documented field of a member', () => {
-    const text = BASE.replace('        cwd: ./wk/lead\n', `        cwd: ./wk/lead
+    const text = BASE.replace(
+      '        cwd: ./wk/lead\n',
+      `        cwd: ./wk/lead
         command: bash
         args: ["-l", "--norc"]
         env: { FOO: bar, WHERE: "$PLACE/x" }
         restore_policy: never
-`);
+`,
+    );
     const m = spec(text, { PLACE: '/p' }).pods[0]!.members[0]!;
-    expect(m).toMatchObject({ command: 'bash', args: ['-l', '--norc'], env: { FOO: 'bar', WHERE: '/p/x' }, restorePolicy: 'never' });
+    expect(m).toMatchObject({
+      command: 'bash',
+      args: ['-l', '--norc'],
+      env: { FOO: 'bar', WHERE: '/p/x' },
+      restorePolicy: 'never',
+    });
   });
 
   it('reports a missing file as SPEC_NOT_FOUND naming the file', () => {
@@ -86,15 +99,20 @@ describe('loadRigSpec on real files', () => {
     const { file, f } = failure(text);
     const line = lineOf(text, /runtime: claud$/);
     expectProblem(f, file, 'RUNTIME_UNKNOWN', line, 'pods[0].members[1].runtime');
-    expect(f.message).toBe(`${file}:${line}: pods[0].members[1].runtime: unknown runtime "claud" (known: claude-code, codex, pi, shell)`);
+    expect(f.message).toBe(
+      `${file}:${line}: pods[0].members[1].runtime: unknown runtime "claud" (known: claude-code, codex, pi, shell)`,
+    );
     expect(f.evidence?.known).toEqual([...KNOWN]);
   });
 
-  it.each([':', '.', '$', '%', '@', '#', '!', '~', '*', '?', '['])('rejects a member id with tmux target syntax %j and names the line', (ch) => {
-    const text = BASE.replace('id: worker1', `id: "work${ch}er1"`);
-    const { file, f } = failure(text);
-    expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'id: "work'), 'pods[0].members[1].id');
-  });
+  it.each([':', '.', '$', '%', '@', '#', '!', '~', '*', '?', '['])(
+    'rejects a member id with tmux target syntax %j and names the line',
+    (ch) => {
+      const text = BASE.replace('id: worker1', `id: "work${ch}er1"`);
+      const { file, f } = failure(text);
+      expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'id: "work'), 'pods[0].members[1].id');
+    },
+  );
 
   it('rejects a rig name with whitespace or shell metacharacters on line 1', () => {
     for (const bad of ['"my rig"', '"a;rm -rf"', '"$(x)"', '"a|b"']) {
@@ -148,7 +166,10 @@ describe('loadRigSpec on real files', () => {
   });
 
   it('still accepts a few ordinary aliases', () => {
-    const text = BASE.replace('runtime: claude-code', 'runtime: &rt codex').replace('runtime: codex\n        cwd: ./wk/w1', 'runtime: *rt\n        cwd: ./wk/w1');
+    const text = BASE.replace('runtime: claude-code', 'runtime: &rt codex').replace(
+      'runtime: codex\n        cwd: ./wk/w1',
+      'runtime: *rt\n        cwd: ./wk/w1',
+    );
     expect(spec(text).pods[0]!.members.map((m) => m.runtime)).toEqual(['codex', 'codex']);
   });
 
@@ -159,12 +180,15 @@ describe('loadRigSpec on real files', () => {
   });
 
   it('rejects duplicate member ids across pods, naming the second one and where the first is', () => {
-    const text = `${BASE.replace('edges:', `  - id: other
+    const text = `${BASE.replace(
+      'edges:',
+      `  - id: other
     members:
       - id: lead
         runtime: pi
         cwd: ./wk/w1
-edges:`)}`;
+edges:`,
+    )}`;
     const { file, f } = failure(text);
     const second = lineOf(text, 'id: lead', lineOf(text, 'id: other'));
     expectProblem(f, file, 'SPEC_INVALID', second, 'pods[1].members[0].id');
@@ -172,12 +196,15 @@ edges:`)}`;
   });
 
   it('rejects duplicate pod ids', () => {
-    const text = BASE.replace('edges:', `  - id: core
+    const text = BASE.replace(
+      'edges:',
+      `  - id: core
     members:
       - id: solo
         runtime: pi
         cwd: ./wk/w1
-edges:`);
+edges:`,
+    );
     const { file, f } = failure(text);
     expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'id: core', 4), 'pods[1].id');
   });
@@ -218,7 +245,13 @@ edges:`);
   });
 
   it('rejects non-string env values and args, suggesting quotes', () => {
-    for (const [value, shown] of [['1', 'number 1'], ['true', 'boolean true'], ['[a]', 'a list'], ['{a: b}', 'a mapping'], ['~', 'null']] as const) {
+    for (const [value, shown] of [
+      ['1', 'number 1'],
+      ['true', 'boolean true'],
+      ['[a]', 'a list'],
+      ['{a: b}', 'a mapping'],
+      ['~', 'null'],
+    ] as const) {
       const text = BASE.replace('        cwd: ./wk/w1', `        cwd: ./wk/w1\n        env: { PORT: ${value} }`);
       const { file, f } = failure(text);
       expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'PORT'), 'pods[0].members[1].env.PORT');
@@ -266,7 +299,10 @@ edges:`);
       deps: rig.deps({ ROOT: rig.dir, SUB: 'w1' }, path.join(rig.dir, 'home')),
     });
     if (!s.ok) throw new Error(s.message);
-    expect(s.spec.pods[0]!.members.map((m) => m.cwd)).toEqual([path.join(rig.dir, 'home/proj'), path.join(rig.dir, 'wk/w1')]);
+    expect(s.spec.pods[0]!.members.map((m) => m.cwd)).toEqual([
+      path.join(rig.dir, 'home/proj'),
+      path.join(rig.dir, 'wk/w1'),
+    ]);
   });
 
   it('treats an unset variable in cwd as SPEC_INVALID naming the variable', () => {
@@ -278,7 +314,10 @@ edges:`);
   });
 
   it('treats an unset variable in an env value as SPEC_INVALID naming the variable', () => {
-    const text = BASE.replace('        cwd: ./wk/w1', '        cwd: ./wk/w1\n        env:\n          TOKEN: ${API_TOKEN}');
+    const text = BASE.replace(
+      '        cwd: ./wk/w1',
+      '        cwd: ./wk/w1\n        env:\n          TOKEN: ${API_TOKEN}',
+    );
     const { file, f } = failure(text);
     expectProblem(f, file, 'SPEC_INVALID', lineOf(text, 'TOKEN:'), 'pods[0].members[1].env.TOKEN');
     expect(f.message).toContain('API_TOKEN');
@@ -330,12 +369,32 @@ function escape(s: string): string {
 }
 
 describe('hosts: and member host', () => {
-  const hosts = ['hosts:', '  box:', '    ssh: { host: 10.0.0.5, user: dev, port: 2222, identity_file: ~/.ssh/id_box }', '    tmux_socket: rd', '  here: local'];
-  const member = (extra: string) => ['name: demo', ...hosts, 'pods:', '  - id: p', '    members:', `      - { id: lead, runtime: shell, ${extra} }`].join('\n') + '\n';
+  const hosts = [
+    'hosts:',
+    '  box:',
+    '    ssh: { host: 10.0.0.5, user: dev, port: 2222, identity_file: ~/.ssh/id_box }',
+    '    tmux_socket: rd',
+    '  here: local',
+  ];
+  const member = (extra: string) =>
+    [
+      'name: demo',
+      ...hosts,
+      'pods:',
+      '  - id: p',
+      '    members:',
+      `      - { id: lead, runtime: shell, ${extra} }`,
+    ].join('\n') + '\n';
 
   it('reads an ssh host and a member on it, with the remote cwd taken as written', () => {
     const s = spec(member('cwd: /srv/remote/only, host: box'));
-    expect(s.hosts).toEqual([{ name: 'box', ssh: { host: '10.0.0.5', user: 'dev', port: 2222, identityFile: expect.stringMatching(/\/\.ssh\/id_box$/) }, tmuxSocket: 'rd' }]);
+    expect(s.hosts).toEqual([
+      {
+        name: 'box',
+        ssh: { host: '10.0.0.5', user: 'dev', port: 2222, identityFile: expect.stringMatching(/\/\.ssh\/id_box$/) },
+        tmuxSocket: 'rd',
+      },
+    ]);
     expect(s.pods[0]!.members[0]).toMatchObject({ host: 'box', cwd: '/srv/remote/only' });
   });
 

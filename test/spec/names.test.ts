@@ -7,7 +7,8 @@ const WHITESPACE = [' ', '\t', '\n', '\r', '\u00a0'];
 
 describe('NAME_RE', () => {
   it('accepts letters, digits, "_" and "-" starting with a letter or digit, up to 48 characters', () => {
-    for (const ok of ['a', 'lead', 'worker1', 'Z9', '0day', 'a_b-c', 'x'.repeat(48)]) expect(NAME_RE.test(ok), ok).toBe(true);
+    for (const ok of ['a', 'lead', 'worker1', 'Z9', '0day', 'a_b-c', 'x'.repeat(48)])
+      expect(NAME_RE.test(ok), ok).toBe(true);
   });
   it('rejects empty, too long and leading "_" or "-" names', () => {
     for (const bad of ['', 'x'.repeat(49), '-a', '_a']) expect(NAME_RE.test(bad), bad).toBe(false);

@@ -22,7 +22,9 @@ describe('parseRigSpec', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.code).toBe('RUNTIME_UNKNOWN');
-    expect(r.message).toBe('demo.yaml:7: pods[0].members[1].runtime: unknown runtime "claud" (known: claude-code, codex, pi, shell)');
+    expect(r.message).toBe(
+      'demo.yaml:7: pods[0].members[1].runtime: unknown runtime "claud" (known: claude-code, codex, pi, shell)',
+    );
     expect(r.evidence).toMatchObject({ line: 7, field: 'pods[0].members[1].runtime' });
     expect(r.evidence?.file).toMatch(/\/demo\.yaml$/);
   });
@@ -36,7 +38,11 @@ describe('parseRigSpec', () => {
 
   it('touches the system only through deps, and never reads a file', () => {
     const deps = fakeDeps();
-    const r = parseRigSpec(BASE.replace('cwd: ./wk/lead', 'cwd: ~/lead').replace('cwd: ./wk/w1', 'cwd: $WORK/w1'), '/s/demo.yaml', opts(deps));
+    const r = parseRigSpec(
+      BASE.replace('cwd: ./wk/lead', 'cwd: ~/lead').replace('cwd: ./wk/w1', 'cwd: $WORK/w1'),
+      '/s/demo.yaml',
+      opts(deps),
+    );
     if (!r.ok) throw new Error(r.message);
     expect(r.spec.pods[0]!.members.map((m) => m.cwd)).toEqual(['/home/u/lead', '/srv/wk/w1']);
     expect(deps.calls.every((c) => c.startsWith('exists ') || c.startsWith('isDirectory '))).toBe(true);
@@ -50,7 +56,11 @@ describe('parseRigSpec', () => {
   });
 
   it('turns a throwing deps.exists into CWD_MISSING instead of throwing', () => {
-    const deps = fakeDeps({ exists: () => { throw new Error('EACCES'); } });
+    const deps = fakeDeps({
+      exists: () => {
+        throw new Error('EACCES');
+      },
+    });
     const r = parseRigSpec(BASE, '/s/demo.yaml', opts(deps));
     expect(!r.ok && r.code).toBe('CWD_MISSING');
   });
@@ -76,13 +86,20 @@ describe('parseRigSpec', () => {
 
   it('refuses a NUL character in command and args', () => {
     for (const extra of ['command: "ba\\0sh"', 'args: ["a\\0b"]']) {
-      const r = parseRigSpec(BASE.replace('        cwd: ./wk/w1', `        cwd: ./wk/w1\n        ${extra}`), '/s/demo.yaml', opts());
+      const r = parseRigSpec(
+        BASE.replace('        cwd: ./wk/w1', `        cwd: ./wk/w1\n        ${extra}`),
+        '/s/demo.yaml',
+        opts(),
+      );
       expect(!r.ok && r.code, extra).toBe('SPEC_INVALID');
     }
   });
 
   it('returns plain env objects with expanded values', () => {
-    const text = BASE.replace('        cwd: ./wk/w1', () => '        cwd: ./wk/w1\n        env: { A: "$WORK", B: "a$$b" }');
+    const text = BASE.replace(
+      '        cwd: ./wk/w1',
+      () => '        cwd: ./wk/w1\n        env: { A: "$WORK", B: "a$$b" }',
+    );
     const r = parseRigSpec(text, '/s/demo.yaml', opts());
     if (!r.ok) throw new Error(r.message);
     const env = r.spec.pods[0]!.members[1]!.env;

@@ -34,13 +34,27 @@ describe('the store (real SQLite file)', () => {
 
   it('the fence allows one active reservation per seat and only legal phase moves', () => {
     const s = Store.open(join(dir, 'x.db'));
-    const input = { seat: 'a@r', attempt: 'x', holderPid: 1, holderStart: '1', server: 'L:t', sessionName: 'a@r', plan: { mode: 'fresh' as const, runtime: 'shell' } };
+    const input = {
+      seat: 'a@r',
+      attempt: 'x',
+      holderPid: 1,
+      holderStart: '1',
+      server: 'L:t',
+      sessionName: 'a@r',
+      plan: { mode: 'fresh' as const, runtime: 'shell' },
+    };
     const first = s.reservations.reserve(input);
     expect(first.ok).toBe(true);
     const second = s.reservations.reserve({ ...input, attempt: 'y' });
     expect(second.ok).toBe(false);
     // The partial unique index holds even against a direct insert.
-    expect(() => s.db.prepare("INSERT INTO reservations (seat, phase, attempt, holder_pid, tmux_socket, session_name, created_at, updated_at) VALUES ('a@r', 'reserved', 'z', 1, 'L:t', 'a@r', 0, 0)").run()).toThrow(/UNIQUE/);
+    expect(() =>
+      s.db
+        .prepare(
+          "INSERT INTO reservations (seat, phase, attempt, holder_pid, tmux_socket, session_name, created_at, updated_at) VALUES ('a@r', 'reserved', 'z', 1, 'L:t', 'a@r', 0, 0)",
+        )
+        .run(),
+    ).toThrow(/UNIQUE/);
     if (!first.ok) return;
     expect(() => s.reservations.advance(first.row.id, 'reserved', 'released')).toThrow(/illegal/);
     expect(s.reservations.advance(first.row.id, 'reserved', 'helper_invoked')).toBe(true);
@@ -50,9 +64,29 @@ describe('the store (real SQLite file)', () => {
     s.close();
   });
 
-  it('bringing a rig up again keeps each seat\'s conversation and stop flag', () => {
+  it("bringing a rig up again keeps each seat's conversation and stop flag", () => {
     const s = Store.open(join(dir, 'x.db'));
-    const spec = { name: 'r', specPath: '/x/r.yaml', edges: [], pods: [{ id: 'p', members: [{ id: 'a', podId: 'p', runtime: 'claude-code', cwd: '/tmp', args: [], env: {}, restorePolicy: 'resume_if_possible' as const }] }] };
+    const spec = {
+      name: 'r',
+      specPath: '/x/r.yaml',
+      edges: [],
+      pods: [
+        {
+          id: 'p',
+          members: [
+            {
+              id: 'a',
+              podId: 'p',
+              runtime: 'claude-code',
+              cwd: '/tmp',
+              args: [],
+              env: {},
+              restorePolicy: 'resume_if_possible' as const,
+            },
+          ],
+        },
+      ],
+    };
     s.rigs.upsert(spec);
     s.rigs.setConversation('a@r', 'c1');
     s.rigs.setStoppedOnPurpose('a@r', true);

@@ -16,7 +16,9 @@ import type { TestSshd } from './sshd';
  * a hang-up from its tmux server ends it and its sleep, so nothing of it outlives the test.
  */
 export function installRemoteClaudeStandIn(sshd: TestSshd): { bin: string; configDir: string } {
-  const bin = sshd.installProgram('claude', `#!/bin/sh
+  const bin = sshd.installProgram(
+    'claude',
+    `#!/bin/sh
 dir="$CLAUDE_CONFIG_DIR/projects/$(pwd -P | sed 's/[^a-zA-Z0-9]/-/g')"
 mkdir -p "$dir"
 case "$1" in
@@ -33,7 +35,8 @@ esac
 sleep 600 &
 trap 'kill $! 2>/dev/null; exit 0' HUP TERM INT
 wait
-`);
+`,
+  );
   return { bin, configDir: join(sshd.remoteDir, 'cfg') };
 }
 

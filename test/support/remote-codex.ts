@@ -21,7 +21,9 @@ import type { TestSshd } from './sshd';
  * script ends the lock within a fifth of a second and nothing of it outlives the test.
  */
 export function installRemoteCodexStandIn(sshd: TestSshd): { bin: string; home: string } {
-  const bin = sshd.installProgram('codex', `#!/bin/sh
+  const bin = sshd.installProgram(
+    'codex',
+    `#!/bin/sh
 : "\${CODEX_HOME:?STAND-IN codex needs CODEX_HOME}"
 locks="$CODEX_HOME/${CODEX_LAYOUT.locksDir}"
 mkdir -p "$locks"
@@ -44,7 +46,8 @@ echo "STAND-IN codex on thread $id"
 flock -x "$locks/$id${CODEX_LAYOUT.lockSuffix}" sh -c 'echo "$1" >> "$2"; exec tail --pid="$3" -s 0.2 -f /dev/null' sh "$line" "$file" $$ &
 trap 'kill $! 2>/dev/null; exit 0' HUP TERM INT
 wait
-`);
+`,
+  );
   return { bin, home: join(sshd.remoteDir, 'codex-home') };
 }
 

@@ -35,7 +35,12 @@ export class RigWorld {
     this.root = mkdtempSync(join(tmpdir(), 'rd-world-'));
     this.home = join(this.root, 'home');
     this.tmux = new TestTmux('rdw');
-    this.env = cleanTmuxEnv({ RIGDESK_HOME: this.home, RIGDESK_TMUX_SOCKET: this.tmux.socketName, RIGDESK_TMUX_CONF: '/dev/null', ...extraEnv });
+    this.env = cleanTmuxEnv({
+      RIGDESK_HOME: this.home,
+      RIGDESK_TMUX_SOCKET: this.tmux.socketName,
+      RIGDESK_TMUX_CONF: '/dev/null',
+      ...extraEnv,
+    });
     delete this.env.RIGDESK_TEST_FAULT;
   }
 
@@ -49,16 +54,25 @@ export class RigWorld {
 
   cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
     return new Promise((res) => {
-      execFile(process.execPath, [RIGDESK_BIN, ...args], { env: { ...this.env, ...extraEnv }, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        res({ code, stdout, stderr, json });
-      });
+      execFile(
+        process.execPath,
+        [RIGDESK_BIN, ...args],
+        { env: { ...this.env, ...extraEnv }, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          const code = err
+            ? typeof (err as { code?: unknown }).code === 'number'
+              ? (err as { code: number }).code
+              : 1
+            : 0;
+          let json: unknown;
+          try {
+            json = JSON.parse(stdout);
+          } catch {
+            json = undefined;
+          }
+          res({ code, stdout, stderr, json });
+        },
+      );
     });
   }
 
@@ -72,10 +86,14 @@ export class RigWorld {
   sessions(): { id: string; name: string; seat: string }[] {
     const r = this.tmux.tryRun(['list-sessions', '-F', '#{session_id}\x1f#{session_name}\x1f#{@rigdesk_seat}']);
     if (!r.ok) return [];
-    return r.out.trim().split('\n').filter(Boolean).map((l) => {
-      const [id, name, seat] = l.split('\x1f');
-      return { id: id!, name: name!, seat: seat! };
-    });
+    return r.out
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [id, name, seat] = l.split('\x1f');
+        return { id: id!, name: name!, seat: seat! };
+      });
   }
 
   /**
@@ -107,7 +125,16 @@ export class RigWorld {
 }
 
 export function shellRigYaml(rig: string, members: string[], extra = ''): string {
-  return [`name: ${rig}`, 'pods:', '  - id: team', '    members:',
-    ...members.map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`),
-    extra].join('\n') + '\n';
+  return (
+    [
+      `name: ${rig}`,
+      'pods:',
+      '  - id: team',
+      '    members:',
+      ...members.map(
+        (m) => `      - { id: ${m}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`,
+      ),
+      extra,
+    ].join('\n') + '\n'
+  );
 }

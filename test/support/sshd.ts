@@ -15,7 +15,11 @@ import { RigWorld } from './rig';
  * skips locally with the reason, and fails under CI, where .ci/run installs openssh-server.
  */
 export function sshdMissing(): string | undefined {
-  const why = !existsSync('/usr/sbin/sshd') ? 'no /usr/sbin/sshd (apt-get install -y openssh-server)' : process.getuid?.() !== 0 ? 'host tests run as root (they add a local user for the remote side)' : undefined;
+  const why = !existsSync('/usr/sbin/sshd')
+    ? 'no /usr/sbin/sshd (apt-get install -y openssh-server)'
+    : process.getuid?.() !== 0
+      ? 'host tests run as root (they add a local user for the remote side)'
+      : undefined;
   if (!why) return undefined;
   if (process.env.CI) throw new Error(`CI must run the host tests: ${why}`);
   process.stdout.write(`skipped: host tests: ${why}\n`);
@@ -88,18 +92,37 @@ export class TestSshd {
     chmodSync(join(this.dir, 'authorized_keys'), 0o644);
     this.port = await freePort();
     writeFileSync(this.knownHosts, `[127.0.0.1]:${this.port} ${readFileSync(join(this.dir, 'host_key.pub'), 'utf8')}`);
-    writeFileSync(this.config, [
-      `Port ${this.port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(this.dir, 'host_key')}`, `PidFile ${join(this.dir, 'sshd.pid')}`,
-      `AuthorizedKeysFile ${join(this.dir, 'authorized_keys')}`, 'StrictModes no', 'UsePAM no', 'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no', `AllowUsers ${REMOTE_USER}`, 'PermitRootLogin no', 'MaxSessions 200', 'MaxStartups 100',
-      'LogLevel ERROR', 'PrintMotd no', 'ClientAliveInterval 1', 'ClientAliveCountMax 3',
-    ].join('\n') + '\n');
+    writeFileSync(
+      this.config,
+      [
+        `Port ${this.port}`,
+        'ListenAddress 127.0.0.1',
+        `HostKey ${join(this.dir, 'host_key')}`,
+        `PidFile ${join(this.dir, 'sshd.pid')}`,
+        `AuthorizedKeysFile ${join(this.dir, 'authorized_keys')}`,
+        'StrictModes no',
+        'UsePAM no',
+        'PasswordAuthentication no',
+        'KbdInteractiveAuthentication no',
+        `AllowUsers ${REMOTE_USER}`,
+        'PermitRootLogin no',
+        'MaxSessions 200',
+        'MaxStartups 100',
+        'LogLevel ERROR',
+        'PrintMotd no',
+        'ClientAliveInterval 1',
+        'ClientAliveCountMax 3',
+      ].join('\n') + '\n',
+    );
     await this.spawn();
     return this;
   }
 
   private async spawn(): Promise<void> {
-    const child = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', this.config], { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+    const child = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', this.config], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: false,
+    });
     let err = '';
     child.stderr?.on('data', (d) => (err += String(d)));
     this.pid = child.pid!;
@@ -120,15 +143,38 @@ export class TestSshd {
 
   /** Plain client options for a one-off command (no master), as the tests' own hand on the host. */
   clientArgs(): string[] {
-    return ['-F', '/dev/null', '-p', String(this.port), '-i', this.userKey, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes',
-      '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${this.knownHosts}`, `${REMOTE_USER}@127.0.0.1`];
+    return [
+      '-F',
+      '/dev/null',
+      '-p',
+      String(this.port),
+      '-i',
+      this.userKey,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      `UserKnownHostsFile=${this.knownHosts}`,
+      `${REMOTE_USER}@127.0.0.1`,
+    ];
   }
 
   /** The rig spec's `hosts:` entry for this server. */
   hostYaml(name: string): string {
-    return [`  ${name}:`, '    ssh:', '      host: 127.0.0.1', `      user: ${REMOTE_USER}`, `      port: ${this.port}`,
-      `      identity_file: ${this.userKey}`, `      known_hosts_file: ${this.knownHosts}`, '      config_file: /dev/null',
-      `    tmux_socket: ${this.tmuxSocket}`].join('\n');
+    return [
+      `  ${name}:`,
+      '    ssh:',
+      '      host: 127.0.0.1',
+      `      user: ${REMOTE_USER}`,
+      `      port: ${this.port}`,
+      `      identity_file: ${this.userKey}`,
+      `      known_hosts_file: ${this.knownHosts}`,
+      '      config_file: /dev/null',
+      `    tmux_socket: ${this.tmuxSocket}`,
+    ].join('\n');
   }
 
   /** Runs a command as the remote user on this machine (the test's hand on the "remote" host). */
@@ -143,7 +189,11 @@ export class TestSshd {
   }
 
   asRemote(args: string[]): string {
-    return execFileSync('runuser', ['-u', REMOTE_USER, '--', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: this.remoteDir });
+    return execFileSync('runuser', ['-u', REMOTE_USER, '--', ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: this.remoteDir,
+    });
   }
 
   private readonly byHand: number[] = [];
@@ -153,14 +203,21 @@ export class TestSshd {
    * in its own process group; cleanup ends that group by its pid, never by a name.
    */
   startAsRemote(argv: string[], env: Record<string, string> = {}): number {
-    const child = spawn('runuser', ['-u', REMOTE_USER, '--', 'env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv], { detached: true, stdio: 'ignore', cwd: this.remoteDir });
+    const child = spawn(
+      'runuser',
+      ['-u', REMOTE_USER, '--', 'env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv],
+      { detached: true, stdio: 'ignore', cwd: this.remoteDir },
+    );
     this.byHand.push(child.pid!);
     return child.pid!;
   }
 
   remoteSessions(): string[] {
     try {
-      return this.asRemote(['tmux', '-L', this.tmuxSocket, 'list-sessions', '-F', '#{session_name}']).trim().split('\n').filter(Boolean);
+      return this.asRemote(['tmux', '-L', this.tmuxSocket, 'list-sessions', '-F', '#{session_name}'])
+        .trim()
+        .split('\n')
+        .filter(Boolean);
     } catch {
       return [];
     }
@@ -201,7 +258,13 @@ export class TestSshd {
     const pids: number[] = [];
     try {
       pids.push(Number(this.asRemote(['tmux', '-L', this.tmuxSocket, 'display-message', '-p', '#{pid}']).trim()));
-      pids.push(...this.asRemote(['tmux', '-L', this.tmuxSocket, 'list-clients', '-F', '#{client_pid}']).trim().split('\n').filter(Boolean).map(Number));
+      pids.push(
+        ...this.asRemote(['tmux', '-L', this.tmuxSocket, 'list-clients', '-F', '#{client_pid}'])
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map(Number),
+      );
       this.asRemote(['tmux', '-L', this.tmuxSocket, 'kill-server']);
     } catch {
       /* no server */
@@ -222,7 +285,10 @@ export class TestSshd {
 /** Ends the ssh master a Rigdesk home opened to a host (by its control socket, not by name). */
 export function closeMaster(controlPath: string): void {
   try {
-    execFileSync('ssh', ['-F', '/dev/null', '-o', `ControlPath=${controlPath}`, '-O', 'exit', 'rigdesk-host'], { stdio: 'ignore', timeout: 3000 });
+    execFileSync('ssh', ['-F', '/dev/null', '-o', `ControlPath=${controlPath}`, '-O', 'exit', 'rigdesk-host'], {
+      stdio: 'ignore',
+      timeout: 3000,
+    });
   } catch {
     /* none */
   }

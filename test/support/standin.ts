@@ -6,10 +6,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
  * Killed by pid (or with its test's own tmux server).
  */
 export function standInArgv(argv0: string, args: string[]): string[] {
-  return ['bash', '-c', `exec -a ${argv0} "${process.execPath}" -e 'setInterval(() => {}, 60000)' -- "$@"`, 'standin', ...args];
+  return [
+    'bash',
+    '-c',
+    `exec -a ${argv0} "${process.execPath}" -e 'setInterval(() => {}, 60000)' -- "$@"`,
+    'standin',
+    ...args,
+  ];
 }
 
-export function spawnHeadlessStandIn(argv0: string, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+export function spawnHeadlessStandIn(
+  argv0: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   const [cmd, ...rest] = standInArgv(argv0, args);
   return spawn(cmd!, rest, { stdio: 'ignore', env });
 }

@@ -28,13 +28,26 @@ export class TestTmux {
     }
   }
   /** Starts a detached session running argv (no shell string) and returns its pane's pid. */
-  newSession(name: string, argv: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): { sessionId: string; paneId: string; panePid: number } {
+  newSession(
+    name: string,
+    argv: string[],
+    opts: { cwd?: string; env?: Record<string, string> } = {},
+  ): { sessionId: string; paneId: string; panePid: number } {
     const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const out = this.run([
-      'new-session', '-d', '-s', name, '-x', '200', '-y', '50',
+      'new-session',
+      '-d',
+      '-s',
+      name,
+      '-x',
+      '200',
+      '-y',
+      '50',
       ...(opts.cwd ? ['-c', opts.cwd] : []),
       ...envArgs,
-      '-P', '-F', '#{session_id} #{pane_id} #{pane_pid}',
+      '-P',
+      '-F',
+      '#{session_id} #{pane_id} #{pane_pid}',
       ...argv,
     ]).trim();
     const [sessionId, paneId, pid] = out.split(' ');
@@ -59,12 +72,22 @@ export class TestTmux {
 export function cleanTmuxEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   for (const k of Object.keys(env)) {
-    if (k === 'TMUX' || k === 'TMUX_PANE' || k === 'CLAUDECODE' || k.startsWith('CLAUDE_CODE_') || k.startsWith('CODEX_')) delete env[k];
+    if (
+      k === 'TMUX' ||
+      k === 'TMUX_PANE' ||
+      k === 'CLAUDECODE' ||
+      k.startsWith('CLAUDE_CODE_') ||
+      k.startsWith('CODEX_')
+    )
+      delete env[k];
   }
   return env;
 }
 
-export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  fn: () => T | undefined | false | Promise<T | undefined | false>,
+  opts: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   let last: unknown;
   for (;;) {
@@ -74,7 +97,8 @@ export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | u
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
 }

@@ -6,4 +6,10 @@ import { HOSTS_COMMANDS } from './hosts';
 import type { CommandTable } from './types';
 
 /** Every command, by domain; each domain owns its file. */
-export const COMMANDS: CommandTable = { ...ENGINE_COMMANDS, ...RESTORE_COMMANDS, ...ACTIVITY_COMMANDS, ...APP_COMMANDS, ...HOSTS_COMMANDS };
+export const COMMANDS: CommandTable = {
+  ...ENGINE_COMMANDS,
+  ...RESTORE_COMMANDS,
+  ...ACTIVITY_COMMANDS,
+  ...APP_COMMANDS,
+  ...HOSTS_COMMANDS,
+};

@@ -15,7 +15,11 @@ import type { TmuxServerRef } from './tmux/identity';
  * Tests use it to force interleavings (a pid reused between check and write) or to SIGKILL a
  * process at an exact fence phase.
  */
-export type FaultPoint = 'fence.after_reserved' | 'fence.after_helper_invoked' | 'fence.after_created' | 'send.before_revalidate'
+export type FaultPoint =
+  | 'fence.after_reserved'
+  | 'fence.after_helper_invoked'
+  | 'fence.after_created'
+  | 'send.before_revalidate'
   /** Present: the send's Enter is not pressed, as when an agent drops it. */
   | 'send.drop_enter';
 // Restore's own test-only points (restore.after_snapshot, …) are read in restore/faults.ts from the
@@ -38,7 +42,10 @@ export interface EngineDeps {
   faults: FaultHooks;
 }
 
-export function liveEngineDeps(baseEnv: NodeJS.ProcessEnv = process.env, overrides: Partial<EngineDeps> = {}): EngineDeps {
+export function liveEngineDeps(
+  baseEnv: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<EngineDeps> = {},
+): EngineDeps {
   const env = overrides.env ?? baseEnv;
   const layout = overrides.layout ?? resolveHome(env);
   const clock = overrides.clock ?? systemClock;
@@ -51,7 +58,7 @@ export function liveEngineDeps(baseEnv: NodeJS.ProcessEnv = process.env, overrid
     io: overrides.io ?? liveEvidenceIO,
     env,
     userHome: overrides.userHome ?? env.HOME ?? homedir(),
-    uid: overrides.uid ?? (process.getuid?.() ?? 0),
+    uid: overrides.uid ?? process.getuid?.() ?? 0,
     selfPid: overrides.selfPid ?? process.pid,
     newId: overrides.newId ?? randomUUID,
     faults: overrides.faults ?? faultsFromEnv(env),
@@ -77,7 +84,8 @@ function faultsFromEnv(env: NodeJS.ProcessEnv): FaultHooks {
 }
 
 export function tmuxFor(deps: EngineDeps, ref: TmuxServerRef): TmuxClient {
-  const own = ref.kind === deps.layout.tmuxServer.kind && JSON.stringify(ref) === JSON.stringify(deps.layout.tmuxServer);
+  const own =
+    ref.kind === deps.layout.tmuxServer.kind && JSON.stringify(ref) === JSON.stringify(deps.layout.tmuxServer);
   return new TmuxClient(ref, { exec: deps.exec, env: deps.env, configFile: own ? deps.layout.tmuxConfig : undefined });
 }
 

@@ -55,7 +55,14 @@ export const liveExec: Exec = (file, args, opts = {}) =>
       (err, stdout, stderr) => {
         const e = err as (NodeJS.ErrnoException & { killed?: boolean; signal?: NodeJS.Signals; code?: unknown }) | null;
         if (e && typeof e.code === 'string') {
-          resolve({ code: null, signal: null, stdout: '', stderr: String(stderr ?? ''), timedOut: false, spawnError: e.code });
+          resolve({
+            code: null,
+            signal: null,
+            stdout: '',
+            stderr: String(stderr ?? ''),
+            timedOut: false,
+            spawnError: e.code,
+          });
           return;
         }
         resolve({

@@ -64,13 +64,15 @@ export class Engine {
   ownOn(host: string): TmuxClient {
     if (host === 'local') return this.own;
     const h = this.hosts.get(host);
-    return h ? new TmuxClient(h.tmuxRef, { exec: h.exec }) : new TmuxClient({ kind: 'name', name: 'rigdesk', host }, { exec: unknownHostExec(host) });
+    return h
+      ? new TmuxClient(h.tmuxRef, { exec: h.exec })
+      : new TmuxClient({ kind: 'name', name: 'rigdesk', host }, { exec: unknownHostExec(host) });
   }
 
   /** The process table of the host a server runs on, as of the last roster (remote) or now (local). */
   procOf(server: string): ProcReader {
     const host = hostOfServer(server);
-    return host === 'local' ? this.deps.proc : this.hosts.lastProc.get(host) ?? EMPTY_PROC;
+    return host === 'local' ? this.deps.proc : (this.hosts.lastProc.get(host) ?? EMPTY_PROC);
   }
 
   /** One process read fresh on the host a server runs on; 'unknown' when that host did not answer. */
@@ -95,9 +97,14 @@ export class Engine {
   async roster(): Promise<Roster> {
     const servers = new Map<string, TmuxClient>([[this.ownKey, this.own]]);
     const live = this.store.sessions.allLive();
-    for (const row of live) if (!servers.has(row.server) && hostOfServer(row.server) === 'local') servers.set(row.server, this.client(row.server));
+    for (const row of live)
+      if (!servers.has(row.server) && hostOfServer(row.server) === 'local')
+        servers.set(row.server, this.client(row.server));
     const seats = this.store.rigs.seats();
-    const remote = this.hosts.inUse(seats, live.map((r) => hostOfServer(r.server)));
+    const remote = this.hosts.inUse(
+      seats,
+      live.map((r) => hostOfServer(r.server)),
+    );
     const knownHomes: { runtime: string; home: string }[] = [];
     for (const r of AGENT_RUNTIMES) {
       const def = r.homeEnvVar && (this.deps.env[r.homeEnvVar] ?? r.defaultHome?.(this.deps.userHome));
@@ -108,17 +115,27 @@ export class Engine {
       const h = this.seatHome(seat);
       if (h) knownHomes.push({ runtime: seat.runtime, home: h });
     }
-    const [local, ...others] = await Promise.all([buildRoster({
-      proc: this.deps.proc,
-      io: this.deps.io,
-      servers: [...servers.values()],
-      clientForPath: (path) => tmuxFor(this.deps, { kind: 'path', path }),
-      keyForPath: (path) => (path === this.ownPath ? this.ownKey : undefined),
-      knownHomes,
-      uid: this.deps.uid,
-      selfPid: this.deps.selfPid,
-      now: () => this.now(),
-    }), ...remote.map((h) => hostRoster(this.hosts, h, seats.filter((s) => s.host === h), () => this.now()))]);
+    const [local, ...others] = await Promise.all([
+      buildRoster({
+        proc: this.deps.proc,
+        io: this.deps.io,
+        servers: [...servers.values()],
+        clientForPath: (path) => tmuxFor(this.deps, { kind: 'path', path }),
+        keyForPath: (path) => (path === this.ownPath ? this.ownKey : undefined),
+        knownHomes,
+        uid: this.deps.uid,
+        selfPid: this.deps.selfPid,
+        now: () => this.now(),
+      }),
+      ...remote.map((h) =>
+        hostRoster(
+          this.hosts,
+          h,
+          seats.filter((s) => s.host === h),
+          () => this.now(),
+        ),
+      ),
+    ]);
     const merged = mergeRosters(local!, others);
     this.recordHostHealth(merged);
     return merged;
@@ -132,14 +149,25 @@ export class Engine {
     for (const h of roster.hosts ?? []) {
       if (h.state === 'local') continue;
       if (this.store.hosts.lastHealth(h.host) === h.state) continue;
-      this.store.events.append(h.state === 'reachable' ? 'host.reachable' : 'host.unreachable', {}, h.state === 'reachable' ? { host: h.host, rttMs: h.rttMs } : { host: h.host, reason: h.reason, failures: h.failures });
+      this.store.events.append(
+        h.state === 'reachable' ? 'host.reachable' : 'host.unreachable',
+        {},
+        h.state === 'reachable'
+          ? { host: h.host, rttMs: h.rttMs }
+          : { host: h.host, reason: h.reason, failures: h.failures },
+      );
     }
   }
 
   /** The live row's pane as the roster sees it, only if its immutable identity still matches. */
   paneOf(roster: Roster, row: SessionRow) {
     return roster.panes.find(
-      (p) => p.server === row.server && p.paneId === row.paneId && p.sessionId === row.sessionId && p.serverPid === row.serverPid && p.sessionCreated === row.sessionCreated,
+      (p) =>
+        p.server === row.server &&
+        p.paneId === row.paneId &&
+        p.sessionId === row.sessionId &&
+        p.serverPid === row.serverPid &&
+        p.sessionCreated === row.sessionCreated,
     );
   }
 
@@ -158,5 +186,12 @@ const EMPTY_PROC: ProcReader = {
 
 /** A server key naming a host Rigdesk does not know: every command fails as the host being unreachable. */
 function unknownHostExec(host: string): Exec {
-  return async () => ({ code: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: `ssh: host ${host} is not known` });
+  return async () => ({
+    code: null,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    spawnError: `ssh: host ${host} is not known`,
+  });
 }

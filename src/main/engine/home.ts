@@ -21,7 +21,11 @@ export interface HomeLayout {
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): HomeLayout {
   const home = resolve(env.RIGDESK_HOME || join(homedir(), '.rigdesk'));
   const sock = env.RIGDESK_TMUX_SOCKET;
-  const tmuxServer: TmuxServerRef = !sock ? { kind: 'name', name: 'rigdesk' } : sock.includes('/') ? { kind: 'path', path: resolve(sock) } : { kind: 'name', name: sock };
+  const tmuxServer: TmuxServerRef = !sock
+    ? { kind: 'name', name: 'rigdesk' }
+    : sock.includes('/')
+      ? { kind: 'path', path: resolve(sock) }
+      : { kind: 'name', name: sock };
   return {
     home,
     dbPath: join(home, 'rigdesk.db'),

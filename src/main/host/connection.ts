@@ -1,5 +1,15 @@
 import { METHODS } from '../../shared/contract';
-import { decodeFrame, FRAME, MAX_INPUT_FRAME, MAX_TEXT_MESSAGE, WINDOW_REFUSED, WINDOW_REQUESTS, windowMessage, type PushMessage, type WindowMethod } from '../../shared/contract/app';
+import {
+  decodeFrame,
+  FRAME,
+  MAX_INPUT_FRAME,
+  MAX_TEXT_MESSAGE,
+  WINDOW_REFUSED,
+  WINDOW_REQUESTS,
+  windowMessage,
+  type PushMessage,
+  type WindowMethod,
+} from '../../shared/contract/app';
 import { fail, type Result } from '../../shared/errors';
 import { dispatch } from '../engine/api';
 import type { Engine } from '../engine/engine';
@@ -30,13 +40,20 @@ export class WindowConnection {
   private readonly unsubscribe: () => void;
   private closed = false;
 
-  constructor(private readonly ctx: HostContext, private readonly sink: ConnectionSink) {
+  constructor(
+    private readonly ctx: HostContext,
+    private readonly sink: ConnectionSink,
+  ) {
     this.unsubscribe = ctx.pushes.subscribe((m) => this.sink.message(m));
   }
 
   /** A text message from the WebSocket: JSON first, then the same path as IPC. */
   async text(raw: string): Promise<void> {
-    if (raw.length > MAX_TEXT_MESSAGE) return this.answer(null, fail('BAD_USAGE', `message too large (${raw.length} characters; at most ${MAX_TEXT_MESSAGE})`));
+    if (raw.length > MAX_TEXT_MESSAGE)
+      return this.answer(
+        null,
+        fail('BAD_USAGE', `message too large (${raw.length} characters; at most ${MAX_TEXT_MESSAGE})`),
+      );
     let msg: unknown;
     try {
       msg = JSON.parse(raw);
@@ -81,7 +98,8 @@ export class WindowConnection {
   private async run(method: string, params: unknown): Promise<Result<Record<string, unknown>>> {
     if (this.closed) return fail('BAD_USAGE', 'connection closed');
     if (hasOwn(WINDOW_REQUESTS, method)) return this.window(method as WindowMethod, params);
-    if (WINDOW_REFUSED.has(method)) return fail('BAD_USAGE', `${method} is not available to a window; use the rigdesk command or the app's menu`);
+    if (WINDOW_REFUSED.has(method))
+      return fail('BAD_USAGE', `${method} is not available to a window; use the rigdesk command or the app's menu`);
     if (ENGINE_METHODS.has(method)) return dispatch(this.ctx.engine, method, params);
     return fail('BAD_USAGE', `unknown method ${JSON.stringify(method).slice(0, 80)}`);
   }
@@ -90,7 +108,10 @@ export class WindowConnection {
     const parsed = WINDOW_REQUESTS[method].safeParse(params ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return fail('BAD_USAGE', `bad parameters for ${method}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
+      return fail(
+        'BAD_USAGE',
+        `bad parameters for ${method}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`,
+      );
     }
     const t = this.ctx.terminals;
     try {

@@ -56,8 +56,10 @@ export class PushHub {
   subscribe(fn: PushListener): () => void {
     this.listeners.add(fn);
     if (this.listeners.size === 1) this.start();
-    if (this.latestSeats.length) fn({ push: 'seats', data: { seats: this.latestSeats as unknown as Record<string, unknown>[] } });
-    if (this.latestPrompts.length) fn({ push: 'prompts', data: { prompts: this.latestPrompts as unknown as Record<string, unknown>[] } });
+    if (this.latestSeats.length)
+      fn({ push: 'seats', data: { seats: this.latestSeats as unknown as Record<string, unknown>[] } });
+    if (this.latestPrompts.length)
+      fn({ push: 'prompts', data: { prompts: this.latestPrompts as unknown as Record<string, unknown>[] } });
     return () => {
       this.listeners.delete(fn);
       if (this.listeners.size === 0) this.stop();
@@ -141,7 +143,10 @@ export class PushHub {
         this.latestSeats = r.seats as PsRow[];
         // Pushed only when something changed: every window re-renders its seats on a push, and
         // most seconds nothing has (a late subscriber gets the latest rows when it subscribes).
-        const data = { seats: r.seats as Record<string, unknown>[], ...(Array.isArray(r.hosts) && r.hosts.length ? { hosts: r.hosts as Record<string, unknown>[] } : {}) };
+        const data = {
+          seats: r.seats as Record<string, unknown>[],
+          ...(Array.isArray(r.hosts) && r.hosts.length ? { hosts: r.hosts as Record<string, unknown>[] } : {}),
+        };
         const key = JSON.stringify(data);
         if (key !== this.seatsKey) {
           this.seatsKey = key;

@@ -43,7 +43,8 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
   registerRendererScheme(api.protocol);
   // Reviewed (electronegativity asks for a review of every protocol handler): rigdesk:// is required,
   // and every link goes through DeepLinkRouter.route (parseDeepLink's one exact form, seat must exist).
-  if (o.protocolClient) api.app.setAsDefaultProtocolClient(PROTOCOL, o.protocolClient.path, o.protocolClient.args); // eng-disable PROTOCOL_HANDLER_JS_CHECK
+  if (o.protocolClient)
+    api.app.setAsDefaultProtocolClient(PROTOCOL, o.protocolClient.path, o.protocolClient.args); // eng-disable PROTOCOL_HANDLER_JS_CHECK
   else api.app.setAsDefaultProtocolClient(PROTOCOL); // eng-disable PROTOCOL_HANDLER_JS_CHECK
 
   let win: WindowLike | undefined;
@@ -77,7 +78,8 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
   ipc.attach(win.webContents);
   const trayIcon = api.createTray(o.trayImages.idle);
   const tray = new TrayController(trayIcon, o.trayImages);
-  if (api.createMenu && trayIcon.setContextMenu) trayIcon.setContextMenu(api.createMenu(trayMenu(api, ctx, () => focusWindow(win))));
+  if (api.createMenu && trayIcon.setContextMenu)
+    trayIcon.setContextMenu(api.createMenu(trayMenu(api, ctx, () => focusWindow(win))));
   const off = ctx.pushes.subscribe((m) => {
     if (m.push !== 'seats') return;
     const seats = m.data.seats as never[];

@@ -15,11 +15,18 @@ export type DeepLinkOutcome = { ok: true; seat: string } | { ok: false; reason: 
 
 export class DeepLinkRouter {
   readonly refused: { link: string; reason: string }[] = [];
-  constructor(private readonly seatExists: (seat: string) => boolean, private readonly openSeat: (seat: string) => void) {}
+  constructor(
+    private readonly seatExists: (seat: string) => boolean,
+    private readonly openSeat: (seat: string) => void,
+  ) {}
 
   route(link: string): DeepLinkOutcome {
     const p = parseDeepLink(link);
-    const out: DeepLinkOutcome = !p.ok ? p : this.seatExists(p.seat) ? { ok: true, seat: p.seat } : { ok: false, reason: `no seat ${p.seat}` };
+    const out: DeepLinkOutcome = !p.ok
+      ? p
+      : this.seatExists(p.seat)
+        ? { ok: true, seat: p.seat }
+        : { ok: false, reason: `no seat ${p.seat}` };
     if (out.ok) this.openSeat(out.seat);
     else this.refused.push({ link: link.slice(0, 200), reason: out.reason });
     return out;

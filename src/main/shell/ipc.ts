@@ -8,7 +8,11 @@ import type { IpcEventLike, IpcMainLike, WebContentsLike } from './types';
  * window we attached, on the bundled renderer's URL) before the same WindowConnection the
  * WebSocket uses validates and runs it.
  */
-export function wireIpc(ipc: IpcMainLike, ctx: HostContext, opts: { rendererUrl: string }): { attach(wc: WebContentsLike): void; connections(): number } {
+export function wireIpc(
+  ipc: IpcMainLike,
+  ctx: HostContext,
+  opts: { rendererUrl: string },
+): { attach(wc: WebContentsLike): void; connections(): number } {
   const conns = new Map<number, WindowConnection>();
   const home = new URL(opts.rendererUrl);
   const trusted = (e: IpcEventLike): WindowConnection | undefined => {

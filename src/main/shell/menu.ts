@@ -7,7 +7,11 @@ import type { ElectronApi, MenuItemLike } from './types';
  * as `rigdesk install-shim`, run in this process so the shim points at this app; the result, with
  * where it went and how to remove it, comes back as a notification), quit.
  */
-export function trayMenu(api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported' | 'app'>, ctx: HostContext, open: () => void): MenuItemLike[] {
+export function trayMenu(
+  api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported' | 'app'>,
+  ctx: HostContext,
+  open: () => void,
+): MenuItemLike[] {
   return [
     { label: 'Open Rigdesk', click: open },
     { label: 'Put the rigdesk command on PATH…', click: () => void installFromMenu(api, ctx) },
@@ -16,7 +20,10 @@ export function trayMenu(api: Pick<ElectronApi, 'createNotification' | 'notifica
   ];
 }
 
-export async function installFromMenu(api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported'>, ctx: HostContext): Promise<{ title: string; body: string }> {
+export async function installFromMenu(
+  api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported'>,
+  ctx: HostContext,
+): Promise<{ title: string; body: string }> {
   const r = await dispatch(ctx.engine, 'installShim', {});
   const s = r.ok ? (r.shim as { path: string; remove: string; pathHint?: string }) : undefined;
   const note = s

@@ -8,7 +8,10 @@ import type { ElectronApi } from './types';
  */
 export class NeedsInputNotifier {
   private waiting = new Set<string>();
-  constructor(private readonly api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported'>, private readonly focusSeat: (seat: string) => void) {}
+  constructor(
+    private readonly api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported'>,
+    private readonly focusSeat: (seat: string) => void,
+  ) {}
 
   update(seats: readonly Pick<PsRow, 'seat' | 'activity' | 'needsInput'>[]): string[] {
     const now = new Set(seats.filter((s) => s.activity === 'needs_input').map((s) => s.seat));
@@ -16,7 +19,10 @@ export class NeedsInputNotifier {
     this.waiting = now;
     if (!this.api.notificationsSupported()) return [];
     for (const s of fresh) {
-      const n = this.api.createNotification({ title: `${s.seat} needs you`, body: s.needsInput ? `Waiting for ${s.needsInput.replace(/_/g, ' ')}.` : 'Waiting for input.' });
+      const n = this.api.createNotification({
+        title: `${s.seat} needs you`,
+        body: s.needsInput ? `Waiting for ${s.needsInput.replace(/_/g, ' ')}.` : 'Waiting for input.',
+      });
       n.on('click', () => this.focusSeat(s.seat));
       n.show();
     }

@@ -22,7 +22,14 @@ export const WINDOW_CSP = `default-src ${RENDERER_ORIGIN}; script-src ${RENDERER
  * Standard and secure so relative URLs, module scripts and storage behave as on https; CSP is NOT
  * bypassed. Electron honours one registration call, made before the app is ready.
  */
-export const RENDERER_PRIVILEGES = { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true, bypassCSP: false, stream: false } as const;
+export const RENDERER_PRIVILEGES = {
+  standard: true,
+  secure: true,
+  supportFetchAPI: true,
+  corsEnabled: true,
+  bypassCSP: false,
+  stream: false,
+} as const;
 
 export interface RendererReply {
   status: number;
@@ -31,8 +38,16 @@ export interface RendererReply {
 }
 
 /** The answer to one request on the renderer scheme: a file of the bundle with the CSP, or a refusal. */
-export async function rendererReply(root: string, req: { url: string; method?: string }, read: (file: string) => Promise<Uint8Array> = readFile): Promise<RendererReply> {
-  const refuse = (status: number, text: string): RendererReply => ({ status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: text });
+export async function rendererReply(
+  root: string,
+  req: { url: string; method?: string },
+  read: (file: string) => Promise<Uint8Array> = readFile,
+): Promise<RendererReply> {
+  const refuse = (status: number, text: string): RendererReply => ({
+    status,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: text,
+  });
   if (req.method && req.method !== 'GET' && req.method !== 'HEAD') return refuse(405, 'method not allowed');
   let url: URL;
   try {
@@ -51,7 +66,12 @@ export async function rendererReply(root: string, req: { url: string; method?: s
   }
   return {
     status: 200,
-    headers: { 'content-type': at.type, 'content-security-policy': WINDOW_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
+    headers: {
+      'content-type': at.type,
+      'content-security-policy': WINDOW_CSP,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    },
     body: req.method === 'HEAD' ? '' : body,
   };
 }

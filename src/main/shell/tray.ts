@@ -7,20 +7,32 @@ export interface TrayImages {
 }
 
 /** Pure: what the tray shows for a set of seats. */
-export function trayState(seats: readonly Pick<PsRow, 'seat' | 'activity'>[], images: TrayImages): { image: string; tooltip: string; count: number } {
+export function trayState(
+  seats: readonly Pick<PsRow, 'seat' | 'activity'>[],
+  images: TrayImages,
+): { image: string; tooltip: string; count: number } {
   const waiting = seats.filter((s) => s.activity === 'needs_input');
   const count = waiting.length;
   return {
     count,
     image: count > 0 ? images.attention : images.idle,
-    tooltip: count === 0 ? `Rigdesk: ${seats.length} seat(s), none need you` : `Rigdesk: ${count} seat(s) need input (${waiting.slice(0, 3).map((s) => s.seat).join(', ')}${count > 3 ? ', …' : ''})`,
+    tooltip:
+      count === 0
+        ? `Rigdesk: ${seats.length} seat(s), none need you`
+        : `Rigdesk: ${count} seat(s) need input (${waiting
+            .slice(0, 3)
+            .map((s) => s.seat)
+            .join(', ')}${count > 3 ? ', …' : ''})`,
   };
 }
 
 /** Updates the tray only when what it shows changes (a tray update is an IPC to the desktop shell). */
 export class TrayController {
   private last = '';
-  constructor(private readonly tray: TrayLike, private readonly images: TrayImages) {}
+  constructor(
+    private readonly tray: TrayLike,
+    private readonly images: TrayImages,
+  ) {}
   update(seats: readonly Pick<PsRow, 'seat' | 'activity'>[]): void {
     const s = trayState(seats, this.images);
     const key = `${s.image}\n${s.tooltip}`;

@@ -12,7 +12,14 @@ export interface WebContentsLike {
   isDestroyed(): boolean;
   session: {
     setPermissionRequestHandler(fn: (wc: unknown, permission: string, cb: (ok: boolean) => void) => void): void;
-    webRequest: { onHeadersReceived(fn: (d: { responseHeaders?: Record<string, string[]> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void): void };
+    webRequest: {
+      onHeadersReceived(
+        fn: (
+          d: { responseHeaders?: Record<string, string[]> },
+          cb: (r: { responseHeaders: Record<string, string[]> }) => void,
+        ) => void,
+      ): void;
+    };
   };
 }
 

@@ -55,11 +55,21 @@ export function harden(wc: WebContentsLike, rendererUrl: string): void {
   // other response the window's session sees. The literal is spelled out (not imported) so
   // electronegativity can parse and check it; a test keeps it equal to WINDOW_CSP.
   wc.session.webRequest.onHeadersReceived((d, cb) =>
-    cb({ responseHeaders: { ...(d.responseHeaders ?? {}), 'Content-Security-Policy': ["default-src rigdesk-app://renderer; script-src rigdesk-app://renderer; style-src rigdesk-app://renderer 'unsafe-inline'; img-src rigdesk-app://renderer data:; connect-src rigdesk-app://renderer; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"] } }),
+    cb({
+      responseHeaders: {
+        ...(d.responseHeaders ?? {}),
+        'Content-Security-Policy': [
+          "default-src rigdesk-app://renderer; script-src rigdesk-app://renderer; style-src rigdesk-app://renderer 'unsafe-inline'; img-src rigdesk-app://renderer data:; connect-src rigdesk-app://renderer; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'",
+        ],
+      },
+    }),
   );
 }
 
-export function createMainWindow(api: ElectronApi, opts: { preloadPath: string; rendererUrl: string; iconPath?: string }): WindowLike {
+export function createMainWindow(
+  api: ElectronApi,
+  opts: { preloadPath: string; rendererUrl: string; iconPath?: string },
+): WindowLike {
   const win = api.createWindow(windowOptions(opts.preloadPath, opts.iconPath));
   harden(win.webContents, opts.rendererUrl);
   return win;

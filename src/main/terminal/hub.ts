@@ -53,12 +53,21 @@ export class TerminalHub {
     private readonly readGapMs = READ_GAP_MS,
   ) {}
 
-  async open(owner: object, seat: string, cols: number, rows: number, sink: ViewSink): Promise<Result<{ term: number; seat: string }>> {
+  async open(
+    owner: object,
+    seat: string,
+    cols: number,
+    rows: number,
+    sink: ViewSink,
+  ): Promise<Result<{ term: number; seat: string }>> {
     const at = await dispatch(this.engine, 'attach', { seat });
     if (!at.ok) return at;
     const argv = at.argv as string[];
     const server = typeof at.server === 'string' ? at.server : undefined;
-    const remote = server !== undefined && hostOfServer(server) !== 'local' ? this.engine.hosts.get(hostOfServer(server)) : undefined;
+    const remote =
+      server !== undefined && hostOfServer(server) !== 'local'
+        ? this.engine.hosts.get(hostOfServer(server))
+        : undefined;
     const sessionId = typeof at.sessionId === 'string' ? at.sessionId : argv[argv.length - 1]!;
     const id = this.nextId;
     this.nextId = this.nextId >= TERM_ID_MAX ? 1 : this.nextId + 1;
@@ -70,14 +79,29 @@ export class TerminalHub {
     } catch (e) {
       return fail('TMUX_FAILED', `cannot start a terminal for ${seat}: ${(e as Error).message}`);
     }
-    const hold = new PtyHold(() => pty.pause(), () => pty.resume());
+    const hold = new PtyHold(
+      () => pty.pause(),
+      () => pty.resume(),
+    );
     const view: View = {
-      id, owner, seat: at.seat as string, tmuxPrefix: argv.slice(0, argv.indexOf('attach-session')), sessionId, ...(remote ? { server } : {}), pty, cols, rows, closed: false,
+      id,
+      owner,
+      seat: at.seat as string,
+      tmuxPrefix: argv.slice(0, argv.indexOf('attach-session')),
+      sessionId,
+      ...(remote ? { server } : {}),
+      pty,
+      cols,
+      rows,
+      closed: false,
       batcher: new OutputBatcher((batch) => {
         view.flow.sent(batch.length);
         sink.frame(encodeFrame(FRAME.OUTPUT, id, batch));
       }, this.timers),
-      flow: new FlowControl(() => hold.set('flow', true), () => hold.set('flow', false)),
+      flow: new FlowControl(
+        () => hold.set('flow', true),
+        () => hold.set('flow', false),
+      ),
       gate: new ReadGate((held) => hold.set('gap', held), this.timers, this.readGapMs),
     };
     this.views.set(id, view);
@@ -132,7 +156,11 @@ export class TerminalHub {
   }
 
   /** For tests and the bench: who owns a seat's size, and a view's flow state. */
-  inspect(term: number): { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean; resumes: number } } | undefined {
+  inspect(
+    term: number,
+  ):
+    | { seat: string; pid: number; sizeOwner: boolean; flow: { unacked: number; paused: boolean; resumes: number } }
+    | undefined {
     const v = this.views.get(term);
     return v && { seat: v.seat, pid: v.pty.pid, sizeOwner: this.sizeOwner.get(v.seat) === v.id, flow: v.flow.state };
   }
@@ -158,12 +186,23 @@ export class TerminalHub {
   private async applySize(v: View): Promise<void> {
     const st = await this.tmux(v, ['display-message', '-p', '-t', v.sessionId, '#{status}']);
     const status = statusLines(st.stdout.trim());
-    await this.tmux(v, ['resize-window', '-t', v.sessionId, '-x', String(v.cols), '-y', String(Math.max(1, v.rows - status))]);
+    await this.tmux(v, [
+      'resize-window',
+      '-t',
+      v.sessionId,
+      '-x',
+      String(v.cols),
+      '-y',
+      String(Math.max(1, v.rows - status)),
+    ]);
   }
 
   private tmux(v: View, args: string[]): Promise<{ stdout: string }> {
     if (v.server) return this.engine.client(v.server).run(args);
-    return this.engine.deps.exec(v.tmuxPrefix[0]!, [...v.tmuxPrefix.slice(1), ...args], { env: viewerEnv(this.engine.deps.env), timeoutMs: 5000 });
+    return this.engine.deps.exec(v.tmuxPrefix[0]!, [...v.tmuxPrefix.slice(1), ...args], {
+      env: viewerEnv(this.engine.deps.env),
+      timeoutMs: 5000,
+    });
   }
 
   /** Ends our own attach client by its pty (never the seat's session) and forgets the view. */

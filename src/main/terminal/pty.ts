@@ -12,11 +12,22 @@ export interface PtyLike {
   kill(): void;
 }
 
-export type SpawnPty = (file: string, args: string[], opts: { cols: number; rows: number; env: NodeJS.ProcessEnv; cwd?: string }) => PtyLike;
+export type SpawnPty = (
+  file: string,
+  args: string[],
+  opts: { cols: number; rows: number; env: NodeJS.ProcessEnv; cwd?: string },
+) => PtyLike;
 
 /** node-pty with `encoding: null`, so pane bytes stay bytes (no UTF-8 split across chunks). */
 export const livePty: SpawnPty = (file, args, opts) => {
-  const p = spawn(file, args, { name: 'xterm-256color', cols: opts.cols, rows: opts.rows, env: opts.env as Record<string, string>, cwd: opts.cwd, encoding: null });
+  const p = spawn(file, args, {
+    name: 'xterm-256color',
+    cols: opts.cols,
+    rows: opts.rows,
+    env: opts.env as Record<string, string>,
+    cwd: opts.cwd,
+    encoding: null,
+  });
   return {
     pid: p.pid,
     onData: (cb) => void p.onData((d) => cb(typeof d === 'string' ? Buffer.from(d) : (d as unknown as Buffer))),

@@ -17,7 +17,11 @@ export function App({ transport }: { transport: Transport }) {
   useEffect(() => {
     const offStatus = transport.onStatus((s) => useApp.setState({ status: s }));
     const offPush = transport.onPush((m) => {
-      if (m.push === 'seats') useApp.setState({ seats: Object.fromEntries((m.data.seats as unknown as PsRow[]).map((r) => [r.seat, r])), hosts: (m.data.hosts ?? []) as unknown as HostHealthRow[] });
+      if (m.push === 'seats')
+        useApp.setState({
+          seats: Object.fromEntries((m.data.seats as unknown as PsRow[]).map((r) => [r.seat, r])),
+          hosts: (m.data.hosts ?? []) as unknown as HostHealthRow[],
+        });
       else if (m.push === 'prompts') useApp.setState({ prompts: m.data.prompts as unknown as PromptItem[] });
       else if (m.push === 'focus') useApp.getState().setRoute({ page: 'seat', seat: m.data.seat });
       else if (m.push === 'event' && RELOAD_ON.test(m.data.kind)) void reload(transport);
@@ -32,14 +36,21 @@ export function App({ transport }: { transport: Transport }) {
     };
   }, [transport]);
 
-  const waiting = prompts.length + (decisions === 'unavailable' ? 0 : decisions.filter((d) => !d.state || d.state === 'open').length);
+  const waiting =
+    prompts.length + (decisions === 'unavailable' ? 0 : decisions.filter((d) => !d.state || d.state === 'open').length);
   return (
     <div className="app">
       <nav>
         <span className="brand">Rigdesk</span>
-        <button aria-current={route.page === 'topology'} onClick={() => setRoute({ page: 'topology' })}>Topology</button>
-        <button aria-current={route.page === 'decisions'} onClick={() => setRoute({ page: 'decisions' })}>Decisions{waiting ? ` (${waiting})` : ''}</button>
-        <span className={`conn ${status}`} data-testid="connection">{transport.kind} {status}</span>
+        <button aria-current={route.page === 'topology'} onClick={() => setRoute({ page: 'topology' })}>
+          Topology
+        </button>
+        <button aria-current={route.page === 'decisions'} onClick={() => setRoute({ page: 'decisions' })}>
+          Decisions{waiting ? ` (${waiting})` : ''}
+        </button>
+        <span className={`conn ${status}`} data-testid="connection">
+          {transport.kind} {status}
+        </span>
       </nav>
       <main>
         {route.page === 'topology' && <TopologyView transport={transport} />}

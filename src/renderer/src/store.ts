@@ -41,7 +41,8 @@ export const useApp = create<AppState>((set) => ({
   setRoute: (route) => {
     set({ route });
     const h = hashFor(route);
-    if (typeof location !== 'undefined' && location.hash !== h) history.replaceState(null, '', `${location.pathname}${location.search}${h}`);
+    if (typeof location !== 'undefined' && location.hash !== h)
+      history.replaceState(null, '', `${location.pathname}${location.search}${h}`);
   },
 }));
 
@@ -68,7 +69,8 @@ export function badgeOf(row: PsRow | undefined): { label: string; tone: string }
   if (row.state === 'stopped') return { label: 'stopped', tone: 'stopped' };
   if (row.state === 'gone') return { label: 'detached', tone: 'detached' };
   if (row.state === 'unknown') return { label: 'unknown', tone: 'unknown' };
-  if (row.activity === 'needs_input') return { label: `needs input${row.needsInput ? `: ${row.needsInput}` : ''}`, tone: 'needs_input' };
+  if (row.activity === 'needs_input')
+    return { label: `needs input${row.needsInput ? `: ${row.needsInput}` : ''}`, tone: 'needs_input' };
   return { label: row.activity, tone: row.activity };
 }
 
@@ -78,5 +80,7 @@ export async function reload(t: Transport): Promise<void> {
   if (topo.ok) useApp.setState({ topology: { rigs: topo.rigs } });
   else useApp.setState({ lastError: topo.message });
   const d = await t.request<{ decisions: DecisionItem[] }>('decisions', {});
-  useApp.setState({ decisions: d.ok ? d.decisions : d.code === 'BAD_USAGE' && /unknown method/.test(d.message) ? 'unavailable' : [] });
+  useApp.setState({
+    decisions: d.ok ? d.decisions : d.code === 'BAD_USAGE' && /unknown method/.test(d.message) ? 'unavailable' : [],
+  });
 }

@@ -9,13 +9,24 @@ const note = z.string().trim().min(1).max(10_000);
 
 export const ACTIVITY_REQUESTS = {
   /** Queue work for a seat. A seat with no live writer needs forNextResume: the item waits for its next run. */
-  'queue.add': z.strictObject({ seat: seatRef, text: z.string().trim().min(1).max(100_000), forNextResume: z.boolean().optional(), by: actor.optional() }),
+  'queue.add': z.strictObject({
+    seat: seatRef,
+    text: z.string().trim().min(1).max(100_000),
+    forNextResume: z.boolean().optional(),
+    by: actor.optional(),
+  }),
   /** Items not done (all: done too), oldest first. */
   'queue.list': z.strictObject({ seat: seatRef.optional(), all: z.boolean().optional() }),
   /** One item and every transition it went through. */
   'queue.show': z.strictObject({ id: itemId }),
   'queue.claim': z.strictObject({ id: itemId, by: actor.optional() }),
-  'queue.handoff': z.strictObject({ id: itemId, seat: seatRef, forNextResume: z.boolean().optional(), by: actor.optional(), note: note.optional() }),
+  'queue.handoff': z.strictObject({
+    id: itemId,
+    seat: seatRef,
+    forNextResume: z.boolean().optional(),
+    by: actor.optional(),
+    note: note.optional(),
+  }),
   /** Closing an item always says how it ended. */
   'queue.done': z.strictObject({ id: itemId, note, by: actor.optional() }),
   'queue.block': z.strictObject({ id: itemId, note, by: actor.optional() }),

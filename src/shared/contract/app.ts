@@ -24,7 +24,10 @@ export const APP_REQUESTS = {
   answerPrompt: z.strictObject({
     seat: seatRef,
     choice: z.enum(['approve', 'deny']),
-    fingerprint: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+    fingerprint: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/)
+      .optional(),
     reason: z.string().trim().min(1).max(500).optional(),
   }),
   /**
@@ -32,7 +35,11 @@ export const APP_REQUESTS = {
    * app running the shim points at the app's runtime. From the CLI and the app's menu only: the
    * window connection refuses it (see WINDOW_REFUSED).
    */
-  installShim: z.strictObject({ dir: z.string().min(1).max(1024).optional(), remove: z.boolean().optional(), plan: z.boolean().optional() }),
+  installShim: z.strictObject({
+    dir: z.string().min(1).max(1024).optional(),
+    remove: z.boolean().optional(),
+    plan: z.boolean().optional(),
+  }),
 } as const;
 
 /** Engine requests a window (renderer) may not send: they touch the person's files, not the rig. */
@@ -89,13 +96,27 @@ export interface SeatNode {
   cwd: string;
 }
 export interface Topology {
-  rigs: { name: string; pods: { id: string; seats: SeatNode[] }[]; edges: { from: string; to: string; kind: string }[] }[];
+  rigs: {
+    name: string;
+    pods: { id: string; seats: SeatNode[] }[];
+    edges: { from: string; to: string; kind: string }[];
+  }[];
 }
 
 /** Pushed from the host to the window. `seats` carries `ps` rows; `focus` comes from a deep link. */
 export const PUSHES = {
-  event: z.strictObject({ seq: z.number(), at: z.number(), kind: z.string(), rig: z.string().nullable(), seat: z.string().nullable(), data: z.record(z.string(), z.unknown()) }),
-  seats: z.strictObject({ seats: z.array(z.record(z.string(), z.unknown())), hosts: z.array(z.record(z.string(), z.unknown())).optional() }),
+  event: z.strictObject({
+    seq: z.number(),
+    at: z.number(),
+    kind: z.string(),
+    rig: z.string().nullable(),
+    seat: z.string().nullable(),
+    data: z.record(z.string(), z.unknown()),
+  }),
+  seats: z.strictObject({
+    seats: z.array(z.record(z.string(), z.unknown())),
+    hosts: z.array(z.record(z.string(), z.unknown())).optional(),
+  }),
   prompts: z.strictObject({ prompts: z.array(z.record(z.string(), z.unknown())) }),
   focus: z.strictObject({ seat: seatRef }),
   'terminal.exit': z.strictObject({ term: termId, reason: z.string().max(500) }),
@@ -113,8 +134,11 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
  * the characters a rig spec allows. Anything else (other schemes, queries, fragments, encoded
  * slashes, extra segments, credentials, ports) is refused, since a link can come from any page.
  */
-export function parseDeepLink(link: unknown): { ok: true; seat: string; rig: string; member: string } | { ok: false; reason: string } {
-  if (typeof link !== 'string' || link.length > 2048) return { ok: false, reason: 'not a string of at most 2048 characters' };
+export function parseDeepLink(
+  link: unknown,
+): { ok: true; seat: string; rig: string; member: string } | { ok: false; reason: string } {
+  if (typeof link !== 'string' || link.length > 2048)
+    return { ok: false, reason: 'not a string of at most 2048 characters' };
   const m = /^rigdesk:\/\/seat\/([^/?#]+)\/([^/?#]+)\/?$/.exec(link);
   if (!m) return { ok: false, reason: 'not of the form rigdesk://seat/<rig>/<member>' };
   const [rig, member] = [m[1]!, m[2]!];

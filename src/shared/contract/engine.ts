@@ -11,21 +11,28 @@ export const ENGINE_REQUESTS = {
   launch: z.strictObject({ seat: seatRef, fresh: z.boolean().optional() }),
   stop: z.strictObject({ seat: seatRef }),
   down: z.strictObject({ rig: rigName }),
-  send: z.strictObject({
-    seat: seatRef,
-    text: z.string().max(2_000_000),
-    /** Seconds from the start to wait for the seat to be idle before taking the lease. */
-    waitForIdle: z.number().min(0).max(86_400).optional(),
-    /** Type even at a prompt, over a draft, or while busy: only with a reason, which is recorded. */
-    force: z.boolean().optional(),
-    reason: z.string().min(1).max(500).optional(),
-    /** Confirm on screen that the text arrived and was submitted. */
-    verify: z.boolean().optional(),
-  }).refine((p) => !p.force || p.reason !== undefined, { message: 'force needs a reason', path: ['reason'] }),
+  send: z
+    .strictObject({
+      seat: seatRef,
+      text: z.string().max(2_000_000),
+      /** Seconds from the start to wait for the seat to be idle before taking the lease. */
+      waitForIdle: z.number().min(0).max(86_400).optional(),
+      /** Type even at a prompt, over a draft, or while busy: only with a reason, which is recorded. */
+      force: z.boolean().optional(),
+      reason: z.string().min(1).max(500).optional(),
+      /** Confirm on screen that the text arrived and was submitted. */
+      verify: z.boolean().optional(),
+    })
+    .refine((p) => !p.force || p.reason !== undefined, { message: 'force needs a reason', path: ['reason'] }),
   capture: z.strictObject({ seat: seatRef, lines: z.number().int().min(0).max(100_000).optional() }),
   attach: z.strictObject({ seat: seatRef }),
   doctor: z.strictObject({}),
-  events: z.strictObject({ seat: seatRef.optional(), rig: rigName.optional(), afterSeq: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(10_000).optional() }),
+  events: z.strictObject({
+    seat: seatRef.optional(),
+    rig: rigName.optional(),
+    afterSeq: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(10_000).optional(),
+  }),
 } as const;
 
 export const ACTIVITIES = ['working', 'idle', 'needs_input', 'exited', 'unknown'] as const;
@@ -79,4 +86,3 @@ export interface PsAgent {
   service?: 'daemon' | 'daemon_helper';
   home?: string;
 }
-

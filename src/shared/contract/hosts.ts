@@ -2,7 +2,10 @@ import { z } from 'zod';
 
 /** Hosts over SSH: known hosts, their health, and what each one lacks. */
 
-export const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, { message: 'use letters, digits, ".", "_" and "-"' }).refine((n) => n !== 'local', { message: '"local" is this machine' });
+export const hostName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, { message: 'use letters, digits, ".", "_" and "-"' })
+  .refine((n) => n !== 'local', { message: '"local" is this machine' });
 
 export const HOSTS_REQUESTS = {
   hostsAdd: z.strictObject({
@@ -14,7 +17,10 @@ export const HOSTS_REQUESTS = {
     knownHostsFile: z.string().min(1).max(4096).optional(),
     strictHostKeyChecking: z.enum(['yes', 'accept-new', 'no']).optional(),
     configFile: z.string().min(1).max(4096).optional(),
-    tmuxSocket: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).optional(),
+    tmuxSocket: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/)
+      .optional(),
   }),
   hostsList: z.strictObject({}),
   hostsCheck: z.strictObject({ name: hostName }),

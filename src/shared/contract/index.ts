@@ -11,7 +11,13 @@ import { HOSTS_REQUESTS } from './hosts';
  * validated against these schemas before an engine method runs, and both sides take their types
  * from here, so nothing is mirrored by hand.
  */
-export const REQUESTS = { ...ENGINE_REQUESTS, ...RESTORE_REQUESTS, ...ACTIVITY_REQUESTS, ...APP_REQUESTS, ...HOSTS_REQUESTS } as const;
+export const REQUESTS = {
+  ...ENGINE_REQUESTS,
+  ...RESTORE_REQUESTS,
+  ...ACTIVITY_REQUESTS,
+  ...APP_REQUESTS,
+  ...HOSTS_REQUESTS,
+} as const;
 
 export type Method = keyof typeof REQUESTS;
 export const METHODS = Object.keys(REQUESTS) as Method[];

@@ -1,6 +1,18 @@
 /** OpenAI Chat Completions: `POST /v1/chat/completions` (Pi's openai-completions provider). */
 import type { ReplyWriter } from './sse';
-import { asArray, estimateTokens, isObj, type Json, type LastTurn, type ParsedRequest, randomId, type Reply, str, stripNoise, textOf } from './triggers';
+import {
+  asArray,
+  estimateTokens,
+  isObj,
+  type Json,
+  type LastTurn,
+  type ParsedRequest,
+  randomId,
+  type Reply,
+  str,
+  stripNoise,
+  textOf,
+} from './triggers';
 
 export interface ParsedChatRequest extends ParsedRequest {
   includeUsage: boolean;
@@ -35,11 +47,22 @@ function lastTurn(messages: Json[]): LastTurn {
 
 export function chatErrorBody(status: 429 | 500): Json {
   return status === 429
-    ? { error: { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', message: 'Rate limit reached (fake server LIMIT)' } }
+    ? {
+        error: {
+          type: 'rate_limit_exceeded',
+          code: 'rate_limit_exceeded',
+          message: 'Rate limit reached (fake server LIMIT)',
+        },
+      }
     : { error: { type: 'server_error', code: 'server_error', message: 'Internal server error (fake server FAIL500)' } };
 }
 
-export async function writeChat(w: ReplyWriter, reply: Reply, req: ParsedChatRequest, retryAfter: number): Promise<void> {
+export async function writeChat(
+  w: ReplyWriter,
+  reply: Reply,
+  req: ParsedChatRequest,
+  retryAfter: number,
+): Promise<void> {
   if (reply.kind === 'error') {
     const headers: Record<string, string> = reply.status === 429 ? { 'retry-after': String(retryAfter) } : {};
     w.json(reply.status, chatErrorBody(reply.status), headers);
@@ -48,7 +71,11 @@ export async function writeChat(w: ReplyWriter, reply: Reply, req: ParsedChatReq
   const id = randomId('chatcmpl-');
   const created = Math.floor(Date.now() / 1000);
   const completionTokens = estimateTokens(reply.kind === 'text' ? reply.text : reply.input);
-  const usage = { prompt_tokens: req.inputTokens, completion_tokens: completionTokens, total_tokens: req.inputTokens + completionTokens };
+  const usage = {
+    prompt_tokens: req.inputTokens,
+    completion_tokens: completionTokens,
+    total_tokens: req.inputTokens + completionTokens,
+  };
   const callId = randomId('call_');
   const args = reply.kind === 'tool' ? JSON.stringify(reply.input) : '';
   const finish = reply.kind === 'tool' ? 'tool_calls' : 'stop';
@@ -59,8 +86,19 @@ export async function writeChat(w: ReplyWriter, reply: Reply, req: ParsedChatReq
     const message =
       reply.kind === 'text'
         ? { role: 'assistant', content: reply.text }
-        : { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: reply.name, arguments: args } }] };
-    w.json(200, { id, object: 'chat.completion', created, model: req.model, choices: [{ index: 0, message, finish_reason: finish }], usage });
+        : {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: callId, type: 'function', function: { name: reply.name, arguments: args } }],
+          };
+    w.json(200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model: req.model,
+      choices: [{ index: 0, message, finish_reason: finish }],
+      usage,
+    });
     return;
   }
 
@@ -80,11 +118,17 @@ export async function writeChat(w: ReplyWriter, reply: Reply, req: ParsedChatReq
       w.event(undefined, chunk({ content: piece }));
     }
   } else {
-    w.event(undefined, chunk({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: reply.name, arguments: '' } }] }));
+    w.event(
+      undefined,
+      chunk({
+        tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: reply.name, arguments: '' } }],
+      }),
+    );
     w.event(undefined, chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
   }
   w.event(undefined, chunk({}, finish));
-  if (req.includeUsage) w.event(undefined, { id, object: 'chat.completion.chunk', created, model: req.model, choices: [], usage });
+  if (req.includeUsage)
+    w.event(undefined, { id, object: 'chat.completion.chunk', created, model: req.model, choices: [], usage });
   w.event(undefined, '[DONE]');
   w.end();
 }

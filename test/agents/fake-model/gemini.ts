@@ -4,7 +4,17 @@
  * A tool call is a `functionCall` part; a tool result comes back as a `functionResponse` part in a user turn.
  */
 import type { ReplyWriter } from './sse';
-import { asArray, estimateTokens, isObj, type Json, type LastTurn, type ParsedRequest, type Reply, str, stripNoise } from './triggers';
+import {
+  asArray,
+  estimateTokens,
+  isObj,
+  type Json,
+  type LastTurn,
+  type ParsedRequest,
+  type Reply,
+  str,
+  stripNoise,
+} from './triggers';
 
 /** `/v1beta/models/<model>:<method>` → the model and the method, or undefined for any other path. */
 export function geminiPath(pathname: string): { model: string; method: string } | undefined {
@@ -33,7 +43,12 @@ function lastTurn(contents: Json[]): LastTurn {
   for (let i = contents.length - 1; i >= 0; i--) {
     const c = contents[i]!;
     if (c.role === 'model') continue;
-    const text = stripNoise(partsOf(c).map((p) => str(p.text) ?? '').filter(Boolean).join('\n'));
+    const text = stripNoise(
+      partsOf(c)
+        .map((p) => str(p.text) ?? '')
+        .filter(Boolean)
+        .join('\n'),
+    );
     if (text) return { kind: 'user', text };
   }
   return { kind: 'none' };
@@ -57,7 +72,13 @@ export function parseGemini(body: Json, model = 'gemini-fake', stream = false): 
 /** Google API error bodies, as the Gemini API sends them. */
 export function geminiErrorBody(status: 429 | 500): Json {
   return status === 429
-    ? { error: { code: 429, message: 'Resource has been exhausted (e.g. check quota). (fake server LIMIT)', status: 'RESOURCE_EXHAUSTED' } }
+    ? {
+        error: {
+          code: 429,
+          message: 'Resource has been exhausted (e.g. check quota). (fake server LIMIT)',
+          status: 'RESOURCE_EXHAUSTED',
+        },
+      }
     : { error: { code: 500, message: 'An internal error has occurred. (fake server FAIL500)', status: 'INTERNAL' } };
 }
 
@@ -72,12 +93,18 @@ export async function writeGemini(w: ReplyWriter, reply: Reply, req: ParsedReque
     return;
   }
   const outTokens = estimateTokens(reply.kind === 'text' ? reply.text : reply.input);
-  const usageMetadata = { promptTokenCount: req.inputTokens, candidatesTokenCount: outTokens, totalTokenCount: req.inputTokens + outTokens };
+  const usageMetadata = {
+    promptTokenCount: req.inputTokens,
+    candidatesTokenCount: outTokens,
+    totalTokenCount: req.inputTokens + outTokens,
+  };
   const candidate = (parts: Json[], finishReason?: string): Json => ({
     candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) }],
     modelVersion: req.model,
   });
-  const toolPart = (): Json => ({ functionCall: { name: reply.kind === 'tool' ? reply.name : '', args: reply.kind === 'tool' ? reply.input : {} } });
+  const toolPart = (): Json => ({
+    functionCall: { name: reply.kind === 'tool' ? reply.name : '', args: reply.kind === 'tool' ? reply.input : {} },
+  });
 
   if (!req.stream) {
     await w.pause(reply.waitMs);
@@ -92,7 +119,10 @@ export async function writeGemini(w: ReplyWriter, reply: Reply, req: ParsedReque
     for (const [i, piece] of reply.chunks.entries()) {
       await w.beforeChunk(reply, i);
       const last = i === reply.chunks.length - 1;
-      w.event(undefined, { ...candidate([{ text: piece }], last ? 'STOP' : undefined), ...(last ? { usageMetadata } : {}) });
+      w.event(undefined, {
+        ...candidate([{ text: piece }], last ? 'STOP' : undefined),
+        ...(last ? { usageMetadata } : {}),
+      });
     }
   } else {
     w.event(undefined, { ...candidate([toolPart()], 'STOP'), usageMetadata });

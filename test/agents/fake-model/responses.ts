@@ -1,10 +1,23 @@
 /** OpenAI Responses API: `POST /v1/responses` (Codex, `wire_api = "responses"`). */
 import type { ReplyWriter } from './sse';
-import { asArray, estimateTokens, isObj, type Json, type LastTurn, type ParsedRequest, randomId, type Reply, str, stripNoise, textOf } from './triggers';
+import {
+  asArray,
+  estimateTokens,
+  isObj,
+  type Json,
+  type LastTurn,
+  type ParsedRequest,
+  randomId,
+  type Reply,
+  str,
+  stripNoise,
+  textOf,
+} from './triggers';
 
 export function parseResponses(body: Json): ParsedRequest {
   const input = body.input;
-  const items: Json[] = typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : asArray(input).filter(isObj);
+  const items: Json[] =
+    typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : asArray(input).filter(isObj);
   return {
     stream: body.stream === true,
     model: str(body.model) ?? 'fake-model',
@@ -36,11 +49,22 @@ function lastTurn(items: Json[]): LastTurn {
 
 export function responsesErrorBody(status: 429 | 500): Json {
   return status === 429
-    ? { error: { type: 'usage_limit_reached', code: 'usage_limit_reached', message: 'You have hit your usage limit (fake server LIMIT)' } }
+    ? {
+        error: {
+          type: 'usage_limit_reached',
+          code: 'usage_limit_reached',
+          message: 'You have hit your usage limit (fake server LIMIT)',
+        },
+      }
     : { error: { type: 'server_error', code: 'server_error', message: 'Internal server error (fake server FAIL500)' } };
 }
 
-export async function writeResponses(w: ReplyWriter, reply: Reply, req: ParsedRequest, retryAfter: number): Promise<void> {
+export async function writeResponses(
+  w: ReplyWriter,
+  reply: Reply,
+  req: ParsedRequest,
+  retryAfter: number,
+): Promise<void> {
   if (reply.kind === 'error') {
     const headers: Record<string, string> = reply.status === 429 ? { 'retry-after': String(retryAfter) } : {};
     w.json(reply.status, responsesErrorBody(reply.status), headers);
@@ -89,7 +113,10 @@ export async function writeResponses(w: ReplyWriter, reply: Reply, req: ParsedRe
   send('response.in_progress', { response: response('in_progress', [], false) });
   const at = { output_index: 0 };
   if (reply.kind === 'text') {
-    send('response.output_item.added', { ...at, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
+    send('response.output_item.added', {
+      ...at,
+      item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    });
     const part = { item_id: itemId, ...at, content_index: 0 };
     send('response.content_part.added', { ...part, part: textPart('') });
     for (const [i, chunk] of reply.chunks.entries()) {
@@ -101,7 +128,14 @@ export async function writeResponses(w: ReplyWriter, reply: Reply, req: ParsedRe
   } else {
     send('response.output_item.added', {
       ...at,
-      item: { id: itemId, type: 'function_call', status: 'in_progress', call_id: callId, name: reply.name, arguments: '' },
+      item: {
+        id: itemId,
+        type: 'function_call',
+        status: 'in_progress',
+        call_id: callId,
+        name: reply.name,
+        arguments: '',
+      },
     });
     send('response.function_call_arguments.delta', { item_id: itemId, ...at, delta: args });
     send('response.function_call_arguments.done', { item_id: itemId, ...at, arguments: args });

@@ -7,10 +7,7 @@
 
 export type Json = Record<string, unknown>;
 
-export type LastTurn =
-  | { kind: 'user'; text: string }
-  | { kind: 'tool_result'; text: string }
-  | { kind: 'none' };
+export type LastTurn = { kind: 'user'; text: string } | { kind: 'tool_result'; text: string } | { kind: 'none' };
 
 export interface Conversation {
   last: LastTurn;
@@ -92,7 +89,11 @@ const SHELL_TOOLS: Record<string, (cmd: string, sandboxed: boolean) => Json> = {
   shell: (cmd) => ({ command: ['bash', '-lc', cmd] }),
 };
 
-export function pickShellTool(offered: string[], cmd: string, sandboxed: boolean): { name: string; input: Json } | undefined {
+export function pickShellTool(
+  offered: string[],
+  cmd: string,
+  sandboxed: boolean,
+): { name: string; input: Json } | undefined {
   for (const name of offered) {
     const make = SHELL_TOOLS[name];
     if (make) return { name, input: make(cmd, sandboxed) };
@@ -140,7 +141,15 @@ export function decideReply(conv: Conversation, t: ReplyTimings): Reply {
   if (slow || held) {
     const n = Math.max(1, t.slowChunks);
     const chunks = [base, ...Array.from({ length: n - 1 }, (_, i) => ` tick${i + 2}`)];
-    return { kind: 'text', trigger, text: chunks.join(''), chunks, chunkDelayMs: t.slowMs, waitMs, ...(held ? { held: wait ? 'first' : 'last' } : {}) };
+    return {
+      kind: 'text',
+      trigger,
+      text: chunks.join(''),
+      chunks,
+      chunkDelayMs: t.slowMs,
+      waitMs,
+      ...(held ? { held: wait ? 'first' : 'last' } : {}),
+    };
   }
   return { kind: 'text', trigger, text: base, chunks: splitText(base), chunkDelayMs: 0, waitMs };
 }

@@ -21,24 +21,38 @@ export type ClientKind = 'none' | 'attach' | 'control' | 'pipe';
 export async function paneFloodMs(kind: ClientKind, lines: number): Promise<{ ms: number; clientBytes: number }> {
   const sock = `rdbench-cl-${process.pid}-${randomBytes(4).toString('hex')}`;
   const env = cleanTmuxEnv({ TERM: 'xterm-256color' });
-  const tmux = (args: string[]) => execFileSync('tmux', ['-L', sock, '-f', '/dev/null', ...args], { encoding: 'utf8', env });
+  const tmux = (args: string[]) =>
+    execFileSync('tmux', ['-L', sock, '-f', '/dev/null', ...args], { encoding: 'utf8', env });
   tmux(['new-session', '-d', '-s', 'a', '-x', '120', '-y', '40', 'bash --noprofile --norc']);
   let clientBytes = 0;
   let stop = () => undefined as void;
   try {
     await sleep(300);
     if (kind === 'attach') {
-      const p = spawnPty('tmux', ['-L', sock, '-f', '/dev/null', 'attach', '-t', 'a', '-f', 'ignore-size'], { name: 'xterm-256color', cols: 120, rows: 40, env: env as Record<string, string>, encoding: null });
+      const p = spawnPty('tmux', ['-L', sock, '-f', '/dev/null', 'attach', '-t', 'a', '-f', 'ignore-size'], {
+        name: 'xterm-256color',
+        cols: 120,
+        rows: 40,
+        env: env as Record<string, string>,
+        encoding: null,
+      });
       p.onData((d) => void (clientBytes += d.length));
       stop = () => p.kill();
     } else if (kind === 'control') {
-      const p = spawn('tmux', ['-L', sock, '-f', '/dev/null', '-C', 'attach', '-t', 'a'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+      const p = spawn('tmux', ['-L', sock, '-f', '/dev/null', '-C', 'attach', '-t', 'a'], {
+        env,
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
       p.stdout.on('data', (d: Buffer) => void (clientBytes += d.length));
       stop = () => void p.kill();
     } else if (kind === 'pipe') {
       const fifo = join(tmpdir(), `${sock}.fifo`);
       execFileSync('mkfifo', ['-m', '600', fifo]);
-      const s = new Socket({ fd: openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK), readable: true, writable: false });
+      const s = new Socket({
+        fd: openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK),
+        readable: true,
+        writable: false,
+      });
       s.on('data', (d: Buffer) => void (clientBytes += d.length));
       tmux(['pipe-pane', '-O', '-t', 'a', `exec cat >${fifo}`]);
       stop = () => {
@@ -47,7 +61,9 @@ export async function paneFloodMs(kind: ClientKind, lines: number): Promise<{ ms
       };
     }
     await sleep(400);
-    const done = new Promise<number>((res) => execFile('tmux', ['-L', sock, 'wait-for', 'flood-done'], { env }, () => res(performance.now())));
+    const done = new Promise<number>((res) =>
+      execFile('tmux', ['-L', sock, 'wait-for', 'flood-done'], { env }, () => res(performance.now())),
+    );
     const t0 = performance.now();
     tmux(['send-keys', '-t', 'a', `seq 1 ${lines}; tmux wait-for -S flood-done`, 'Enter']);
     return { ms: (await done) - t0, clientBytes };

@@ -35,7 +35,14 @@ const rssOf = (pid: number) => {
  * round trips, the engine's answers and memory (the flooded window, the host, tmux) are sampled
  * once per second until the flood ends and the flooded window shows its end marker.
  */
-export async function floodWhileWorking(w: AppWorld, browser: BrowserContext, floodSeat: string, calmSeat: string, bytes: number, urlExtra = ''): Promise<FloodReport> {
+export async function floodWhileWorking(
+  w: AppWorld,
+  browser: BrowserContext,
+  floodSeat: string,
+  calmSeat: string,
+  bytes: number,
+  urlExtra = '',
+): Promise<FloodReport> {
   const [a, b] = [await browser.newPage(), await browser.newPage()];
   const url = `${w.serve.url}${urlExtra}`;
   await a.goto(url);
@@ -49,17 +56,29 @@ export async function floodWhileWorking(w: AppWorld, browser: BrowserContext, fl
   const pane = w.engine.store.sessions.live(floodSeat)!.paneId;
   const h0 = await jsHeap(a);
   const rep: FloodReport = {
-    bytes, seconds: 0, probeMs: { n: 0, median: 0, p95: 0, max: 0 }, psMs: { n: 0, median: 0, max: 0 },
+    bytes,
+    seconds: 0,
+    probeMs: { n: 0, median: 0, p95: 0, max: 0 },
+    psMs: { n: 0, median: 0, max: 0 },
     heapMB: { start: h0.used / 1e6, max: h0.used / 1e6, end: 0 },
     hostRssMB: { start: process.memoryUsage().rss / 1e6, max: 0, end: 0 },
     tmuxRssMB: { start: rssOf(tmuxPid), max: 0, end: 0 },
-    pausedSamples: 0, samples: 0,
+    pausedSamples: 0,
+    samples: 0,
   };
   let ended = false;
-  const done = new Promise<void>((res) => execFile('tmux', ['-L', w.world.tmux.socketName, 'wait-for', 'rdbench-flood-end'], () => ((ended = true), res())));
+  const done = new Promise<void>((res) =>
+    execFile('tmux', ['-L', w.world.tmux.socketName, 'wait-for', 'rdbench-flood-end'], () => ((ended = true), res())),
+  );
   const t0 = performance.now();
   const line = 'rigdesk flood 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  w.world.tmux.run(['send-keys', '-t', pane, '-l', `clear; yes '${line}' | head -c ${bytes}; tmux wait-for -S rdbench-flood-end; echo; echo flood-$((2+2))-end`]);
+  w.world.tmux.run([
+    'send-keys',
+    '-t',
+    pane,
+    '-l',
+    `clear; yes '${line}' | head -c ${bytes}; tmux wait-for -S rdbench-flood-end; echo; echo flood-$((2+2))-end`,
+  ]);
   w.world.tmux.run(['send-keys', '-t', pane, 'Enter']);
   const probes: number[] = [];
   const ps: number[] = [];
@@ -67,7 +86,11 @@ export async function floodWhileWorking(w: AppWorld, browser: BrowserContext, fl
     const p0 = performance.now();
     await b.keyboard.type(`echo probe-${k}`);
     await b.keyboard.press('Enter');
-    await b.waitForFunction(([s, re]) => new RegExp(re, 'm').test(window.__rigdeskScreens?.[s]?.text() ?? ''), [calmSeat, `^probe-${k}$`] as const, { polling: 'raf', timeout: 120_000 });
+    await b.waitForFunction(
+      ([s, re]) => new RegExp(re, 'm').test(window.__rigdeskScreens?.[s]?.text() ?? ''),
+      [calmSeat, `^probe-${k}$`] as const,
+      { polling: 'raf', timeout: 120_000 },
+    );
     probes.push(performance.now() - p0);
     const q0 = performance.now();
     await wire.call('ps', {});
@@ -82,12 +105,20 @@ export async function floodWhileWorking(w: AppWorld, browser: BrowserContext, fl
   }
   await done;
   rep.seconds = (performance.now() - t0) / 1000;
-  await a.waitForFunction((s) => /^flood-4-end$/m.test(window.__rigdeskScreens?.[s]?.text() ?? ''), floodSeat, { polling: 100, timeout: 120_000 });
+  await a.waitForFunction((s) => /^flood-4-end$/m.test(window.__rigdeskScreens?.[s]?.text() ?? ''), floodSeat, {
+    polling: 100,
+    timeout: 120_000,
+  });
   rep.heapMB.end = (await jsHeap(a)).used / 1e6;
   rep.hostRssMB.end = process.memoryUsage().rss / 1e6;
   rep.tmuxRssMB.end = rssOf(tmuxPid);
   const sorted = [...probes].sort((x, y) => x - y);
-  rep.probeMs = { n: probes.length, median: median(probes), p95: sorted[Math.floor(sorted.length * 0.95)] ?? NaN, max: sorted.at(-1) ?? NaN };
+  rep.probeMs = {
+    n: probes.length,
+    median: median(probes),
+    p95: sorted[Math.floor(sorted.length * 0.95)] ?? NaN,
+    max: sorted.at(-1) ?? NaN,
+  };
   rep.psMs = { n: ps.length, median: median(ps), max: Math.max(...ps) };
   wire.close();
   await a.close();

@@ -12,14 +12,18 @@ export async function jsHeap(page: Page, gc = true): Promise<{ used: number; tot
   }
 }
 
-export const screenOf = (page: Page, seat: string) => page.evaluate((s) => window.__rigdeskScreens?.[s]?.text() ?? '', seat);
+export const screenOf = (page: Page, seat: string) =>
+  page.evaluate((s) => window.__rigdeskScreens?.[s]?.text() ?? '', seat);
 
 /** Opens a seat's page in the window and waits for its live terminal to show a shell prompt. */
 export async function openSeat(page: Page, seat: string): Promise<void> {
   await page.evaluate((h) => (location.hash = h), `#/seat/${encodeURIComponent(seat)}`);
   await page.locator(`[data-seat-page="${seat}"]`).waitFor({ timeout: 20_000 });
   await page.getByTestId('terminal-status').filter({ hasText: 'live' }).waitFor({ timeout: 20_000 });
-  await page.waitForFunction((s) => /[$#] ?$/m.test((window.__rigdeskScreens?.[s]?.text() ?? '').trimEnd()), seat, { polling: 50, timeout: 20_000 });
+  await page.waitForFunction((s) => /[$#] ?$/m.test((window.__rigdeskScreens?.[s]?.text() ?? '').trimEnd()), seat, {
+    polling: 50,
+    timeout: 20_000,
+  });
 }
 
 /**
@@ -27,7 +31,12 @@ export async function openSeat(page: Page, seat: string): Promise<void> {
  * serialized snapshot kept). "N seats open" is therefore N seats visited in one window: one live
  * terminal and N-1 parked snapshots, plus the topology with N badges. One fresh page per N.
  */
-export async function heapWithSeatsOpen(browser: BrowserContext, url: string, seats: readonly string[], counts: readonly number[]): Promise<{ seats: number; usedMB: number; totalMB: number }[]> {
+export async function heapWithSeatsOpen(
+  browser: BrowserContext,
+  url: string,
+  seats: readonly string[],
+  counts: readonly number[],
+): Promise<{ seats: number; usedMB: number; totalMB: number }[]> {
   const out: { seats: number; usedMB: number; totalMB: number }[] = [];
   for (const n of [0, ...counts]) {
     const page = await browser.newPage();

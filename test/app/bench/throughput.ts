@@ -21,11 +21,18 @@ export interface HeadlessRun {
  * (8-10 MB/s in six reps of eight, 20 MB/s in the other two).
  */
 export function headlessRate(lines: number, size: PaneSize): Promise<HeadlessRun> {
-  return new Promise((res, rej) => execFile(process.execPath, [HEADLESS_CHILD, String(lines), String(size.cols), String(size.rows)], { maxBuffer: 1 << 20 }, (err, out) => {
-    if (err) return rej(err);
-    const r = JSON.parse(out) as { bytes: number; ms: number };
-    res({ bytes: r.bytes, bytesPerSec: r.bytes / (r.ms / 1000) });
-  }));
+  return new Promise((res, rej) =>
+    execFile(
+      process.execPath,
+      [HEADLESS_CHILD, String(lines), String(size.cols), String(size.rows)],
+      { maxBuffer: 1 << 20 },
+      (err, out) => {
+        if (err) return rej(err);
+        const r = JSON.parse(out) as { bytes: number; ms: number };
+        res({ bytes: r.bytes, bytesPerSec: r.bytes / (r.ms / 1000) });
+      },
+    ),
+  );
 }
 
 let signals = 0;
@@ -34,7 +41,9 @@ let signals = 0;
 function runInPane(w: AppWorld, seat: string, cmd: string, after = ''): Promise<number> {
   const sig = `rdbench-${process.pid}-${signals++}`;
   const pane = w.engine.store.sessions.live(seat)!.paneId;
-  const done = new Promise<number>((res) => execFile('tmux', ['-L', w.world.tmux.socketName, 'wait-for', sig], () => res(performance.now())));
+  const done = new Promise<number>((res) =>
+    execFile('tmux', ['-L', w.world.tmux.socketName, 'wait-for', sig], () => res(performance.now())),
+  );
   w.world.tmux.run(['send-keys', '-t', pane, '-l', `clear; ${cmd}; tmux wait-for -S ${sig}${after}`]);
   w.world.tmux.run(['send-keys', '-t', pane, 'Enter']);
   return done;
@@ -47,7 +56,11 @@ export interface PaneSize {
 
 /** A seat pane's size: what the window's terminal was fitted to, or what tmux alone is given. */
 export function paneSize(w: AppWorld, seat: string): PaneSize {
-  const [cols, rows] = w.world.tmux.run(['display-message', '-p', '-t', w.engine.store.sessions.live(seat)!.paneId, '#{pane_width} #{pane_height}']).trim().split(' ').map(Number);
+  const [cols, rows] = w.world.tmux
+    .run(['display-message', '-p', '-t', w.engine.store.sessions.live(seat)!.paneId, '#{pane_width} #{pane_height}'])
+    .trim()
+    .split(' ')
+    .map(Number);
   return { cols: cols!, rows: rows! };
 }
 
@@ -65,7 +78,12 @@ function cpuWindow(serverPid: number, label: string) {
     if (process.env.RDBENCH_TOP) process.stdout.write(`top cpu, ${label}: ${topCpu(c0, c1)}\n`);
     const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
     const watch = treeOf(c1, serverPid).filter((p) => c1.procs.get(p)!.comm === 'cat');
-    const cpuMs = { tmux: cpuBetween(c0, c1, [serverPid]), host: Math.round((n1.user + n1.system) / 1000), chromium: cpuBetween(c0, c1, chromium), watch: cpuBetween(c0, c1, watch) };
+    const cpuMs = {
+      tmux: cpuBetween(c0, c1, [serverPid]),
+      host: Math.round((n1.user + n1.system) / 1000),
+      chromium: cpuBetween(c0, c1, chromium),
+      watch: cpuBetween(c0, c1, watch),
+    };
     return { c0, c1, chromium, cpuMs };
   };
 }
@@ -78,7 +96,15 @@ export interface AloneRun {
 
 /** `seq 1 N` in a seat no window shows, at the given size: what tmux alone takes for the flood. */
 export async function tmuxAlone(w: AppWorld, seat: string, lines: number, size: PaneSize): Promise<AloneRun> {
-  w.world.tmux.run(['resize-window', '-t', w.engine.store.sessions.live(seat)!.sessionId, '-x', String(size.cols), '-y', String(size.rows)]);
+  w.world.tmux.run([
+    'resize-window',
+    '-t',
+    w.engine.store.sessions.live(seat)!.sessionId,
+    '-x',
+    String(size.cols),
+    '-y',
+    String(size.rows),
+  ]);
   const stop = cpuWindow(Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim()), 'tmux alone');
   const t0 = performance.now();
   const ms = (await runInPane(w, seat, `seq 1 ${lines}`)) - t0;
@@ -93,21 +119,25 @@ export async function tmuxAlone(w: AppWorld, seat: string, lines: number, size: 
  * here, during the very run it measured).
  */
 export function parsedText(page: Page, seat: string, re: string, timeoutMs = 600_000): Promise<void> {
-  return page.evaluate(([s, r, ms]) => new Promise<void>((resolve, reject) => {
-    const screen = window.__rigdeskScreens?.[s];
-    if (!screen) return reject(new Error(`no terminal open for ${s}`));
-    const rx = new RegExp(r, 'm');
-    let off = () => undefined as void;
-    const t = setTimeout(() => (off(), reject(new Error(`${s} never showed /${r}/ in ${ms} ms`))), ms);
-    const check = () => {
-      if (!rx.test(screen.text())) return;
-      clearTimeout(t);
-      off();
-      resolve();
-    };
-    off = screen.onParsed(check);
-    check();
-  }), [seat, re, timeoutMs] as const);
+  return page.evaluate(
+    ([s, r, ms]) =>
+      new Promise<void>((resolve, reject) => {
+        const screen = window.__rigdeskScreens?.[s];
+        if (!screen) return reject(new Error(`no terminal open for ${s}`));
+        const rx = new RegExp(r, 'm');
+        let off = () => undefined as void;
+        const t = setTimeout(() => (off(), reject(new Error(`${s} never showed /${r}/ in ${ms} ms`))), ms);
+        const check = () => {
+          if (!rx.test(screen.text())) return;
+          clearTimeout(t);
+          off();
+          resolve();
+        };
+        off = screen.onParsed(check);
+        check();
+      }),
+    [seat, re, timeoutMs] as const,
+  );
 }
 
 export interface BrowserRun {
@@ -127,7 +157,14 @@ export interface BrowserRun {
  * picks by itself on this machine's GL), to the last line on screen; `url` picks another serve
  * host on the same engine (the gate part compares two).
  */
-export async function browserRun(w: AppWorld, browser: BrowserContext, seat: string, lines: number, renderer: 'dom' | 'webgl' | 'auto', url = w.serve.url): Promise<BrowserRun> {
+export async function browserRun(
+  w: AppWorld,
+  browser: BrowserContext,
+  seat: string,
+  lines: number,
+  renderer: 'dom' | 'webgl' | 'auto',
+  url = w.serve.url,
+): Promise<BrowserRun> {
   const page = await browser.newPage();
   try {
     await page.goto(`${url}&renderer=${renderer}`);
@@ -154,7 +191,9 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
     const { c0, c1, chromium, cpuMs } = stop();
     if (cdp) {
       const m1 = (await cdp.send('Performance.getMetrics')).metrics;
-      const d = m1.map((m) => [m.name, +(m.value - (m0.find((x) => x.name === m.name)?.value ?? 0)).toFixed(3)] as const).filter(([, v]) => v !== 0);
+      const d = m1
+        .map((m) => [m.name, +(m.value - (m0.find((x) => x.name === m.name)?.value ?? 0)).toFixed(3)] as const)
+        .filter(([, v]) => v !== 0);
       process.stdout.write(`page metrics delta (${renderer}): ${JSON.stringify(Object.fromEntries(d))}\n`);
       const { profile } = await cdp.send('Profiler.stop');
       const dt = new Map<number, number>();
@@ -164,20 +203,34 @@ export async function browserRun(w: AppWorld, browser: BrowserContext, seat: str
         const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;
         self.set(k, (self.get(k) ?? 0) + (dt.get(n.id) ?? 0));
       }
-      process.stdout.write(`page self time (${renderer}):\n${[...self].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 14).map(([k, v]) => `  ${(v / 1000).toFixed(1)} ms ${k}`).join('\n')}\n`);
+      process.stdout.write(
+        `page self time (${renderer}):\n${[...self]
+          .filter(([k]) => !k.startsWith('(idle)'))
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 14)
+          .map(([k, v]) => `  ${(v / 1000).toFixed(1)} ms ${k}`)
+          .join('\n')}\n`,
+      );
     }
     if (process.env.RDBENCH_DEBUG) {
       const { readFileSync } = await import('node:fs');
       const byType = new Map<string, number>();
       for (const p of chromium) {
         let t = 'browser';
-        try { t = /--type=([\w-]+)/.exec(readFileSync(`/proc/${p}/cmdline`, 'latin1'))?.[1] ?? 'browser'; } catch { /* gone */ }
+        try {
+          t = /--type=([\w-]+)/.exec(readFileSync(`/proc/${p}/cmdline`, 'latin1'))?.[1] ?? 'browser';
+        } catch {
+          /* gone */
+        }
         byType.set(t, (byType.get(t) ?? 0) + cpuBetween(c0, c1, [p]));
       }
       process.stdout.write(`chromium by process: ${JSON.stringify(Object.fromEntries(byType))}\n`);
     }
     return {
-      renderer: used, ms: end - t0, paneMs: paneAt - t0, size: paneSize(w, seat),
+      renderer: used,
+      ms: end - t0,
+      paneMs: paneAt - t0,
+      size: paneSize(w, seat),
       cpuMs,
     };
   } finally {

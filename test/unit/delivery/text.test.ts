@@ -76,7 +76,11 @@ describe('validateSendText: text is text', () => {
 
   it('refuses 100001 characters as TEXT_TOO_LONG, with the length and the limit as evidence', () => {
     const r = validateSendText('x'.repeat(MAX_SEND_CHARS + 1));
-    expect(r).toMatchObject({ ok: false, code: 'TEXT_TOO_LONG', evidence: { length: MAX_SEND_CHARS + 1, max: MAX_SEND_CHARS } });
+    expect(r).toMatchObject({
+      ok: false,
+      code: 'TEXT_TOO_LONG',
+      evidence: { length: MAX_SEND_CHARS + 1, max: MAX_SEND_CHARS },
+    });
     if (!r.ok) expect(r.hint).toMatch(/file/);
   });
 });
@@ -98,11 +102,16 @@ function wellFormed(t: string): boolean {
 }
 
 describe('validateSendText property', () => {
-  const unit = fc.oneof(
-    { weight: 6, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
-    { weight: 2, arbitrary: fc.integer({ min: 0, max: 0xffff }) },
-    { weight: 1, arbitrary: fc.constantFrom(0x09, 0x0a, 0x0d, 0x1b, 0x7f, 0x85, 0x9b, 0xd83d, 0xde00, 0xdc00, 0xa0, 0x2028) },
-  ).map((c) => String.fromCharCode(c));
+  const unit = fc
+    .oneof(
+      { weight: 6, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+      { weight: 2, arbitrary: fc.integer({ min: 0, max: 0xffff }) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(0x09, 0x0a, 0x0d, 0x1b, 0x7f, 0x85, 0x9b, 0xd83d, 0xde00, 0xdc00, 0xa0, 0x2028),
+      },
+    )
+    .map((c) => String.fromCharCode(c));
   const text = fc.oneof(
     fc.string({ unit, maxLength: 64 }),
     fc.string({ unit: 'grapheme', maxLength: 32 }),
@@ -126,8 +135,10 @@ describe('validateSendText property', () => {
   });
 
   it('never throws on any JSON value', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => {
-      expect(typeof validateSendText(v).ok).toBe('boolean');
-    }));
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(typeof validateSendText(v).ok).toBe('boolean');
+      }),
+    );
   });
 });

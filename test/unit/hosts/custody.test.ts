@@ -28,12 +28,14 @@ describe('custody across hosts: a conversation is (host, runtime, id)', () => {
     }
   });
 
-  it('does not read another host\'s same-named conversation as this one (pids and ids are per host)', () => {
+  it("does not read another host's same-named conversation as this one (pids and ids are per host)", () => {
     expect(checkConversationFree(merged, { runtime: 'claude-code', conversationId: C }).ok).toBe(true);
   });
 
   it('fails closed with HOST_UNREACHABLE when the owning host does not answer, and only for that host', () => {
-    const down = mergeRosters(roster(), [roster({ problems: [{ probe: 'host', host: 'box', unreachable: true, error: 'ssh: connect refused' }] })]);
+    const down = mergeRosters(roster(), [
+      roster({ problems: [{ probe: 'host', host: 'box', unreachable: true, error: 'ssh: connect refused' }] }),
+    ]);
     const r = checkConversationFree(down, { runtime: 'claude-code', conversationId: C, host: 'box' });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.code).toBe('HOST_UNREACHABLE');

@@ -12,8 +12,12 @@ describe('the one-round-trip host scan', () => {
   it('reads the same argv, start time and environment as /proc, argument boundaries included', async () => {
     // Arguments a space-joined ps line would merge or split: spaces, a newline, quotes, an empty one.
     const weird = ['a b', 'line1\nline2', `it's "q"`, '', '--resume', 'x'];
-    const child = spawn('sleep', ['30', ...weird].slice(0, 1), { env: { ...process.env, RIGDESK_SEAT: 'w@scan', TMUX: '/tmp/x,1,2' } });
-    const holder = spawn('/bin/sh', ['-c', 'sleep 30', 'sh', ...weird], { env: { PATH: process.env.PATH, RIGDESK_SEAT: 'w@scan' } });
+    const child = spawn('sleep', ['30', ...weird].slice(0, 1), {
+      env: { ...process.env, RIGDESK_SEAT: 'w@scan', TMUX: '/tmp/x,1,2' },
+    });
+    const holder = spawn('/bin/sh', ['-c', 'sleep 30', 'sh', ...weird], {
+      env: { PATH: process.env.PATH, RIGDESK_SEAT: 'w@scan' },
+    });
     try {
       await new Promise((r) => setTimeout(r, 100));
       const r = await liveExec('sh', hostScanArgs({ glob: '[0-9]*', envNames: ['RIGDESK_SEAT', 'TMUX'] }));
@@ -37,7 +41,9 @@ describe('the one-round-trip host scan', () => {
   });
 
   it('refuses output that was cut short instead of reading it as an empty host', () => {
-    expect(() => parseHostScan('\x1eRD:uid\n0\n\x1eRD:stat\n1/stat:1 (init) S 0 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0')).toThrow(/incomplete/);
+    expect(() =>
+      parseHostScan('\x1eRD:uid\n0\n\x1eRD:stat\n1/stat:1 (init) S 0 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0'),
+    ).toThrow(/incomplete/);
   });
 });
 
@@ -52,7 +58,12 @@ describe('remote command quoting', () => {
 
 describe('identities carry their host', () => {
   it('server keys round-trip with and without a host, and name the host', () => {
-    for (const ref of [{ kind: 'name', name: 'rigdesk' }, { kind: 'path', path: '/tmp/a|b' }, { kind: 'name', name: 'x', host: 'box' }, { kind: 'path', path: '/t/s', host: 'gpu-1' }] as const) {
+    for (const ref of [
+      { kind: 'name', name: 'rigdesk' },
+      { kind: 'path', path: '/tmp/a|b' },
+      { kind: 'name', name: 'x', host: 'box' },
+      { kind: 'path', path: '/t/s', host: 'gpu-1' },
+    ] as const) {
       expect(parseServerKey(serverKey(ref))).toEqual(ref);
     }
     expect(serverKey({ kind: 'name', name: 'x', host: 'box' })).toBe('H:box|L:x');

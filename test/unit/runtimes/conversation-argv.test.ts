@@ -41,7 +41,9 @@ describe('claude: the conversation an argv makes the process write', () => {
   // non-UUID "conversation". Harmless to the guard today (no real conversation has that id) but it
   // can become the agent's conversationId in the roster when no live-state file outranks it.
   it('--fork-session with a non-UUID --session-id claims nothing (non-UUID values are ignored)', () => {
-    expect(claudeCode.conversationFromArgv(['claude', '--resume', U, '--fork-session', '--session-id', 'my-fork'])).toBeUndefined();
+    expect(
+      claudeCode.conversationFromArgv(['claude', '--resume', U, '--fork-session', '--session-id', 'my-fork']),
+    ).toBeUndefined();
     expect(claudeCode.conversationFromArgv(['claude', '--session-id', '--fork-session'])).toBeUndefined();
   });
 
@@ -96,7 +98,22 @@ describe('pi: the session an argv names', () => {
 
 describe('argv parsing never throws and claims only UUIDs (claude, codex)', () => {
   it('random argv: claude and codex claims are UUIDs or nothing', () => {
-    const arg = fc.oneof(fc.constantFrom('--resume', '-r', '--session-id', '--fork-session', 'resume', 'exec', 'fork', 'node', U, T, '--resume=' + U), fc.string());
+    const arg = fc.oneof(
+      fc.constantFrom(
+        '--resume',
+        '-r',
+        '--session-id',
+        '--fork-session',
+        'resume',
+        'exec',
+        'fork',
+        'node',
+        U,
+        T,
+        '--resume=' + U,
+      ),
+      fc.string(),
+    );
     fc.assert(
       fc.property(fc.array(arg, { maxLength: 8 }), (argv) => {
         // (--fork-session is left to the it.fails case above.)

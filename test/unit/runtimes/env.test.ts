@@ -2,12 +2,43 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { isIdentityVar, PANE_WRAPPER, scrubIdentity, wrapForPane } from '../../../src/main/engine/runtimes/env';
 
-const MARKERS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT', 'CLAUDE_CODE_SESSION_ID', 'CLAUDE_CODE_AGENT_ID', 'CODEX_THREAD_ID', 'CODEX_SANDBOX', 'CODEX_SANDBOX_NETWORK_DISABLED', 'CODEX_MANAGED_BY_NPM', 'CODEX_INTERNAL_ORIGINATOR_OVERRIDE', 'RIGDESK_TOKEN', 'TMUX', 'TMUX_PANE'];
-const CONFIG = ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'PI_CODING_AGENT_DIR', 'PATH', 'HOME', 'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'TMUX_TMPDIR', 'RIGDESK_SEAT', 'XCLAUDECODE', 'CLAUDECODE_X', 'MY_TMUX', 'CODEX_HOMEDIR', 'PI_OFFLINE'];
+const MARKERS = [
+  'CLAUDECODE',
+  'CLAUDE_CODE_ENTRYPOINT',
+  'CLAUDE_CODE_SSE_PORT',
+  'CLAUDE_CODE_SESSION_ID',
+  'CLAUDE_CODE_AGENT_ID',
+  'CODEX_THREAD_ID',
+  'CODEX_SANDBOX',
+  'CODEX_SANDBOX_NETWORK_DISABLED',
+  'CODEX_MANAGED_BY_NPM',
+  'CODEX_INTERNAL_ORIGINATOR_OVERRIDE',
+  'RIGDESK_TOKEN',
+  'TMUX',
+  'TMUX_PANE',
+];
+const CONFIG = [
+  'CLAUDE_CONFIG_DIR',
+  'CODEX_HOME',
+  'PI_CODING_AGENT_DIR',
+  'PATH',
+  'HOME',
+  'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'TMUX_TMPDIR',
+  'RIGDESK_SEAT',
+  'XCLAUDECODE',
+  'CLAUDECODE_X',
+  'MY_TMUX',
+  'CODEX_HOMEDIR',
+  'PI_OFFLINE',
+];
 
 describe('identity markers never leak into a seat; config variables do', () => {
   for (const name of MARKERS) it(`${name} is an identity marker`, () => expect(isIdentityVar(name)).toBe(true));
-  for (const name of CONFIG) it(`${name} is not a marker and passes through`, () => expect(isIdentityVar(name)).toBe(false));
+  for (const name of CONFIG)
+    it(`${name} is not a marker and passes through`, () => expect(isIdentityVar(name)).toBe(false));
 
   it('scrubIdentity drops markers, keeps the rest with their exact values, and leaves its input alone', () => {
     const env: NodeJS.ProcessEnv = {};
@@ -23,7 +54,10 @@ describe('identity markers never leak into a seat; config variables do', () => {
 });
 
 /** Runs the pane wrapper as a real /bin/sh child with `env -0` as the agent. */
-function runWrapped(agent: string[], env: Record<string, string>): { vars: Map<string, string>; tail: string; status: number | null } {
+function runWrapped(
+  agent: string[],
+  env: Record<string, string>,
+): { vars: Map<string, string>; tail: string; status: number | null } {
   const argv = wrapForPane(agent);
   const r = spawnSync(argv[0]!, argv.slice(1), { env, encoding: 'utf8', timeout: 10_000 });
   const parts = r.stdout.split('\0');
@@ -51,17 +85,23 @@ describe('PANE_WRAPPER, run by a real /bin/sh', () => {
     MULTI: 'a b\nCLAUDECODE=not-a-real-line',
   };
   const markers: Record<string, string> = {
-    CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'cli', CLAUDE_CODE_SSE_PORT: '41234', CLAUDE_CODE_SESSION_ID: 'x',
-    CODEX_THREAD_ID: '01a2261d-651b-79c3-93d1-b8ba59512eb0', CODEX_SANDBOX: 'seatbelt', CODEX_MANAGED_BY_NPM: '1', RIGDESK_TOKEN: 'secret',
+    CLAUDECODE: '1',
+    CLAUDE_CODE_ENTRYPOINT: 'cli',
+    CLAUDE_CODE_SSE_PORT: '41234',
+    CLAUDE_CODE_SESSION_ID: 'x',
+    CODEX_THREAD_ID: '01a2261d-651b-79c3-93d1-b8ba59512eb0',
+    CODEX_SANDBOX: 'seatbelt',
+    CODEX_MANAGED_BY_NPM: '1',
+    RIGDESK_TOKEN: 'secret',
   };
 
-  it('drops the launching agent\'s markers before the agent starts and keeps every config variable', () => {
+  it("drops the launching agent's markers before the agent starts and keeps every config variable", () => {
     const { vars } = runWrapped(['env', '-0'], { ...base, ...markers });
     for (const k of Object.keys(markers)) expect(vars.has(k), k).toBe(false);
     for (const [k, v] of Object.entries(base)) expect(vars.get(k), k).toBe(v);
   });
 
-  it('keeps TMUX and TMUX_PANE: inside a pane they are the pane\'s own, not an inherited identity', () => {
+  it("keeps TMUX and TMUX_PANE: inside a pane they are the pane's own, not an inherited identity", () => {
     const { vars } = runWrapped(['env', '-0'], { ...base, ...markers });
     expect(vars.get('TMUX')).toBe(base.TMUX);
     expect(vars.get('TMUX_PANE')).toBe('%3');
@@ -81,7 +121,7 @@ describe('PANE_WRAPPER, run by a real /bin/sh', () => {
     expect(status).toBe(0);
   });
 
-  it('reports a failing agent\'s status and names it by its basename', () => {
+  it("reports a failing agent's status and names it by its basename", () => {
     const argv = wrapForPane(['/bin/sh', '-c', 'exit 3']);
     const out = execFileSync(argv[0]!, argv.slice(1), { env: base, encoding: 'utf8' });
     expect(out).toBe('\n[rigdesk] sh exited with status 3\n');
@@ -95,6 +135,14 @@ describe('PANE_WRAPPER, run by a real /bin/sh', () => {
   });
 
   it('wrapForPane is /bin/sh -c PANE_WRAPPER with $0 = rigdesk-seat and the agent argv after it', () => {
-    expect(wrapForPane(['claude', '--resume', 'x'])).toEqual(['/bin/sh', '-c', PANE_WRAPPER, 'rigdesk-seat', 'claude', '--resume', 'x']);
+    expect(wrapForPane(['claude', '--resume', 'x'])).toEqual([
+      '/bin/sh',
+      '-c',
+      PANE_WRAPPER,
+      'rigdesk-seat',
+      'claude',
+      '--resume',
+      'x',
+    ]);
   });
 });

@@ -3,7 +3,19 @@ import type { EvidenceIO } from '../../../src/main/engine/runtimes/types';
 
 /** A process as /proc would present it; only comm and argv matter to the adapters. */
 export function proc(comm: string, argv: string[], extra: Partial<ProcInfo> = {}): ProcInfo {
-  return { pid: 4242, ppid: 1, pgid: 4242, sid: 4242, tpgid: 4242, ttyNr: 34816, startTime: '30509', comm, argv, uid: 1000, ...extra };
+  return {
+    pid: 4242,
+    ppid: 1,
+    pgid: 4242,
+    sid: 4242,
+    tpgid: 4242,
+    ttyNr: 34816,
+    startTime: '30509',
+    comm,
+    argv,
+    uid: 1000,
+    ...extra,
+  };
 }
 
 export function errno(code: string, path: string): NodeJS.ErrnoException {
@@ -16,7 +28,11 @@ type FileId = { devMajor: number; devMinor: number; inode: number };
  * Evidence files held in memory. A directory or file given as an Error throws it when read, the way
  * the live reader does for EACCES; a missing directory lists as empty; a missing file throws ENOENT.
  */
-export function memoryIO(spec: { dirs?: Record<string, string[] | Error>; files?: Record<string, string | Error>; ids?: Record<string, FileId> }): EvidenceIO & { reads: string[] } {
+export function memoryIO(spec: {
+  dirs?: Record<string, string[] | Error>;
+  files?: Record<string, string | Error>;
+  ids?: Record<string, FileId>;
+}): EvidenceIO & { reads: string[] } {
   const dirs = spec.dirs ?? {};
   const files = spec.files ?? {};
   const ids = spec.ids ?? {};

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { claudeCode, codex, pi, runtimeById, RUNTIMES, shell, type LaunchContext } from '../../../src/main/engine/runtimes';
+import {
+  claudeCode,
+  codex,
+  pi,
+  runtimeById,
+  RUNTIMES,
+  shell,
+  type LaunchContext,
+} from '../../../src/main/engine/runtimes';
 
 const U = 'dd0b1b38-acef-44ea-9af2-05ee8272437c';
 
@@ -18,20 +26,46 @@ describe('launch argv shapes', () => {
   });
 
   it('claude resume names the conversation with --resume before the spec args', () => {
-    expect(claudeCode.resumeArgv(ctx({ binary: '/opt/bin/claude' }), U)).toEqual(['/opt/bin/claude', '--resume', U, '--model', 'opus']);
+    expect(claudeCode.resumeArgv(ctx({ binary: '/opt/bin/claude' }), U)).toEqual([
+      '/opt/bin/claude',
+      '--resume',
+      U,
+      '--model',
+      'opus',
+    ]);
   });
 
   it('codex fresh cannot choose an id; resume uses the resume subcommand; both without the shared daemon', () => {
-    expect(codex.freshArgv(ctx({ binary: '/opt/bin/codex' }))).toEqual({ argv: ['/opt/bin/codex', '--no-daemon', '--model', 'opus'] });
-    expect(codex.resumeArgv(ctx({ binary: '/opt/bin/codex' }), U)).toEqual(['/opt/bin/codex', 'resume', U, '--no-daemon', '--model', 'opus']);
+    expect(codex.freshArgv(ctx({ binary: '/opt/bin/codex' }))).toEqual({
+      argv: ['/opt/bin/codex', '--no-daemon', '--model', 'opus'],
+    });
+    expect(codex.resumeArgv(ctx({ binary: '/opt/bin/codex' }), U)).toEqual([
+      '/opt/bin/codex',
+      'resume',
+      U,
+      '--no-daemon',
+      '--model',
+      'opus',
+    ]);
     // A spec that already says so gets it once (clap refuses a repeated flag).
-    expect(codex.resumeArgv(ctx({ binary: '/opt/bin/codex', args: ['--no-daemon'] }), U)).toEqual(['/opt/bin/codex', 'resume', U, '--no-daemon']);
+    expect(codex.resumeArgv(ctx({ binary: '/opt/bin/codex', args: ['--no-daemon'] }), U)).toEqual([
+      '/opt/bin/codex',
+      'resume',
+      U,
+      '--no-daemon',
+    ]);
     expect(codex.choosesIdUpFront).toBe(false);
   });
 
   it('pi fresh cannot choose an id; resume uses --session <id>', () => {
     expect(pi.freshArgv(ctx({ binary: '/opt/bin/pi' }))).toEqual({ argv: ['/opt/bin/pi', '--model', 'opus'] });
-    expect(pi.resumeArgv(ctx({ binary: '/opt/bin/pi' }), U)).toEqual(['/opt/bin/pi', '--session', U, '--model', 'opus']);
+    expect(pi.resumeArgv(ctx({ binary: '/opt/bin/pi' }), U)).toEqual([
+      '/opt/bin/pi',
+      '--session',
+      U,
+      '--model',
+      'opus',
+    ]);
   });
 
   it('shell runs its program as given and cannot resume', () => {
@@ -59,7 +93,20 @@ describe('launch argv shapes', () => {
         expect(claudeCode.conversationFromArgv(fresh.argv)).toBe(id);
         for (const r of [claudeCode, codex, pi]) {
           const argv = r.resumeArgv({ ...c, binary: `/opt/bin/${r.binary}` }, id);
-          expect(r.matches({ pid: 1, ppid: 0, pgid: 1, sid: 1, tpgid: 1, ttyNr: 1, startTime: '1', comm: r.binary!, argv, uid: 0 })).toBe(true);
+          expect(
+            r.matches({
+              pid: 1,
+              ppid: 0,
+              pgid: 1,
+              sid: 1,
+              tpgid: 1,
+              ttyNr: 1,
+              startTime: '1',
+              comm: r.binary!,
+              argv,
+              uid: 0,
+            }),
+          ).toBe(true);
           expect(r.conversationFromArgv(argv)).toBe(id);
         }
       }),

@@ -14,25 +14,44 @@ function aliveFrom(table: Record<number, string>): LiveEvidenceInput['alive'] {
 }
 
 const liveState = (o: Record<string, unknown>) =>
-  JSON.stringify({ cwd: '/w', startedAt: 1795935532970, version: '2.1.197', kind: 'interactive', entrypoint: 'cli', status: 'idle', ...o });
+  JSON.stringify({
+    cwd: '/w',
+    startedAt: 1795935532970,
+    version: '2.1.197',
+    kind: 'interactive',
+    entrypoint: 'cli',
+    status: 'idle',
+    ...o,
+  });
 
 describe('claude live-state files (sessions/<pid>.json) as conversation claims', () => {
   const home = '/h/claude';
   const dir = `${home}/sessions`;
 
   it('an alive pid with a matching procStart claims its sessionId, with its status', () => {
-    const io = memoryIO({ dirs: { [dir]: ['10341.json'] }, files: { [`${dir}/10341.json`]: liveState({ pid: 10341, sessionId: A, procStart: '30509', status: 'busy' }) } });
+    const io = memoryIO({
+      dirs: { [dir]: ['10341.json'] },
+      files: { [`${dir}/10341.json`]: liveState({ pid: 10341, sessionId: A, procStart: '30509', status: 'busy' }) },
+    });
     const claims = claudeCode.liveClaims!({ home, io, alive: aliveFrom({ 10341: '30509' }), locks: [] });
-    expect(claims).toEqual([{ runtime: 'claude-code', conversationId: A, pid: 10341, source: 'live_state', home, detail: 'busy' }]);
+    expect(claims).toEqual([
+      { runtime: 'claude-code', conversationId: A, pid: 10341, source: 'live_state', home, detail: 'busy' },
+    ]);
   });
 
   it('a stale file of a dead pid does not claim', () => {
-    const io = memoryIO({ dirs: { [dir]: ['200.json'] }, files: { [`${dir}/200.json`]: liveState({ pid: 200, sessionId: A, procStart: '111' }) } });
+    const io = memoryIO({
+      dirs: { [dir]: ['200.json'] },
+      files: { [`${dir}/200.json`]: liveState({ pid: 200, sessionId: A, procStart: '111' }) },
+    });
     expect(claudeCode.liveClaims!({ home, io, alive: aliveFrom({}), locks: [] })).toEqual([]);
   });
 
   it('a stale file whose pid was reused (procStart differs) does not claim', () => {
-    const io = memoryIO({ dirs: { [dir]: ['300.json'] }, files: { [`${dir}/300.json`]: liveState({ pid: 300, sessionId: A, procStart: '30509' }) } });
+    const io = memoryIO({
+      dirs: { [dir]: ['300.json'] },
+      files: { [`${dir}/300.json`]: liveState({ pid: 300, sessionId: A, procStart: '30509' }) },
+    });
     expect(claudeCode.liveClaims!({ home, io, alive: aliveFrom({ 300: '99999' }), locks: [] })).toEqual([]);
   });
 
@@ -45,12 +64,18 @@ describe('claude live-state files (sessions/<pid>.json) as conversation claims',
   });
 
   it('a file that vanishes between listing and reading (ENOENT) does not claim and does not throw', () => {
-    const io = memoryIO({ dirs: { [dir]: ['500.json'] }, files: { [`${dir}/500.json`]: errno('ENOENT', `${dir}/500.json`) } });
+    const io = memoryIO({
+      dirs: { [dir]: ['500.json'] },
+      files: { [`${dir}/500.json`]: errno('ENOENT', `${dir}/500.json`) },
+    });
     expect(claudeCode.liveClaims!({ home, io, alive: aliveFrom({ 500: '1' }), locks: [] })).toEqual([]);
   });
 
   it('an unreadable file (EACCES) throws, so custody fails closed', () => {
-    const io = memoryIO({ dirs: { [dir]: ['600.json'] }, files: { [`${dir}/600.json`]: errno('EACCES', `${dir}/600.json`) } });
+    const io = memoryIO({
+      dirs: { [dir]: ['600.json'] },
+      files: { [`${dir}/600.json`]: errno('EACCES', `${dir}/600.json`) },
+    });
     expect(() => claudeCode.liveClaims!({ home, io, alive: aliveFrom({ 600: '1' }), locks: [] })).toThrow(/EACCES/);
   });
 
@@ -70,7 +95,10 @@ describe('claude live-state files (sessions/<pid>.json) as conversation claims',
   });
 
   it('a file without sessionId does not claim', () => {
-    const io = memoryIO({ dirs: { [dir]: ['800.json'] }, files: { [`${dir}/800.json`]: liveState({ pid: 800, procStart: '1' }) } });
+    const io = memoryIO({
+      dirs: { [dir]: ['800.json'] },
+      files: { [`${dir}/800.json`]: liveState({ pid: 800, procStart: '1' }) },
+    });
     expect(claudeCode.liveClaims!({ home, io, alive: aliveFrom({ 800: '1' }), locks: [] })).toEqual([]);
   });
 
@@ -79,17 +107,32 @@ describe('claude live-state files (sessions/<pid>.json) as conversation claims',
       dirs: { [dir]: ['10.json', '20.json', '30.json'] },
       files: {
         [`${dir}/10.json`]: liveState({ pid: 10, sessionId: A, procStart: '5' }),
-        [`${dir}/20.json`]: liveState({ pid: 20, sessionId: A, procStart: '6', status: 'waiting', waitingFor: 'permission prompt' }),
+        [`${dir}/20.json`]: liveState({
+          pid: 20,
+          sessionId: A,
+          procStart: '6',
+          status: 'waiting',
+          waitingFor: 'permission prompt',
+        }),
         [`${dir}/30.json`]: liveState({ pid: 30, sessionId: B, procStart: '7' }),
       },
     });
     const claims = claudeCode.liveClaims!({ home, io, alive: aliveFrom({ 10: '5', 20: '6', 30: '7' }), locks: [] });
-    expect(claims.map((c) => [c.pid, c.conversationId, c.detail])).toEqual([[10, A, 'idle'], [20, A, 'waiting'], [30, B, 'idle']]);
+    expect(claims.map((c) => [c.pid, c.conversationId, c.detail])).toEqual([
+      [10, A, 'idle'],
+      [20, A, 'waiting'],
+      [30, B, 'idle'],
+    ]);
   });
 
   it('the pid comes from the file name when the file omits it', () => {
-    const io = memoryIO({ dirs: { [dir]: ['900.json'] }, files: { [`${dir}/900.json`]: JSON.stringify({ sessionId: A, status: 'idle' }) } });
-    expect(claudeCode.liveClaims!({ home, io, alive: aliveFrom({ 900: '1' }), locks: [] }).map((c) => c.pid)).toEqual([900]);
+    const io = memoryIO({
+      dirs: { [dir]: ['900.json'] },
+      files: { [`${dir}/900.json`]: JSON.stringify({ sessionId: A, status: 'idle' }) },
+    });
+    expect(claudeCode.liveClaims!({ home, io, alive: aliveFrom({ 900: '1' }), locks: [] }).map((c) => c.pid)).toEqual([
+      900,
+    ]);
   });
 });
 
@@ -107,13 +150,20 @@ describe('codex thread writer locks as conversation claims', () => {
   });
 
   it('a WRITE flock on the same device and inode claims the thread for the holder (the daemon pid)', () => {
-    const claims = codex.liveClaims!({ home, io, alive: () => true, locks: [{ pid: 16140, devMajor: 8, devMinor: 1, inode: 1001, mode: 'WRITE' }] });
+    const claims = codex.liveClaims!({
+      home,
+      io,
+      alive: () => true,
+      locks: [{ pid: 16140, devMajor: 8, devMinor: 1, inode: 1001, mode: 'WRITE' }],
+    });
     expect(claims).toEqual([{ runtime: 'codex', conversationId: T, pid: 16140, source: 'writer_lock', home }]);
   });
 
   it('a READ lock, a lock on another device with the same inode, and .coordination.lock do not claim', () => {
     const claims = codex.liveClaims!({
-      home, io, alive: () => true,
+      home,
+      io,
+      alive: () => true,
       locks: [
         { pid: 7, devMajor: 8, devMinor: 1, inode: 1002, mode: 'READ' },
         { pid: 8, devMajor: 8, devMinor: 2, inode: 1001, mode: 'WRITE' },

@@ -16,7 +16,11 @@ const BIN = '/p/node_modules/.bin/qwen';
 const CWD = '/w/work';
 const HOME = '/h/qwen-home';
 
-function reader(procs: ProcInfo[], env: Record<number, Record<string, string>> = {}, cwds: Record<number, string> = {}): ProcReader {
+function reader(
+  procs: ProcInfo[],
+  env: Record<number, Record<string, string>> = {},
+  cwds: Record<number, string> = {},
+): ProcReader {
   const byPid = new Map(procs.map((p) => [p.pid, p]));
   const children = new Map<number, number[]>();
   for (const p of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
@@ -29,12 +33,26 @@ function reader(procs: ProcInfo[], env: Record<number, Record<string, string>> =
   };
 }
 
-const at = (pid: number, ppid: number, comm: string, argv: string[]) => proc(comm, argv, { pid, ppid, pgid: pid, startTime: String(1000 + pid) });
+const at = (pid: number, ppid: number, comm: string, argv: string[]) =>
+  proc(comm, argv, { pid, ppid, pgid: pid, startTime: String(1000 + pid) });
 
-async function rosterOf(procs: ProcInfo[], env?: Record<number, Record<string, string>>, cwds?: Record<number, string>) {
+async function rosterOf(
+  procs: ProcInfo[],
+  env?: Record<number, Record<string, string>>,
+  cwds?: Record<number, string>,
+) {
   return buildRoster({
-    proc: reader(procs, env, cwds), io: memoryIO({}), servers: [], clientForPath: () => { throw new Error('no tmux here'); },
-    keyForPath: () => undefined, knownHomes: [{ runtime: 'qwen', home: HOME }], uid: 1000, selfPid: 1, now: () => 1,
+    proc: reader(procs, env, cwds),
+    io: memoryIO({}),
+    servers: [],
+    clientForPath: () => {
+      throw new Error('no tmux here');
+    },
+    keyForPath: () => undefined,
+    knownHomes: [{ runtime: 'qwen', home: HOME }],
+    uid: 1000,
+    selfPid: 1,
+    now: () => 1,
   });
 }
 
@@ -46,16 +64,27 @@ describe('qwen custody: two node processes, one agent, one owner', () => {
     at(502, 501, 'bash', ['bash', '-c', 'touch x']),
   ];
 
-  it('the launcher and its relaunched child are one qwen agent, named by its argv, in the seat\'s home', async () => {
+  it("the launcher and its relaunched child are one qwen agent, named by its argv, in the seat's home", async () => {
     const r = await rosterOf(seat);
-    expect(r.agents.map((a) => ({ pid: a.pid, runtime: a.runtime, conversationId: a.conversationId, home: a.home }))).toEqual([{ pid: 500, runtime: 'qwen', conversationId: C, home: HOME }]);
+    expect(
+      r.agents.map((a) => ({ pid: a.pid, runtime: a.runtime, conversationId: a.conversationId, home: a.home })),
+    ).toEqual([{ pid: 500, runtime: 'qwen', conversationId: C, home: HOME }]);
     expect(new Set(r.claims.map((c) => c.pid))).toEqual(new Set([500]));
   });
 
-  it('a hand-started `qwen --resume C` beside the seat is an owner of C; the seat\'s own two processes are not', async () => {
-    const hand = [at(600, 1, 'node', ['node', BIN, '--resume', C]), at(601, 600, 'node', ['/usr/bin/node', BIN, '--resume', C])];
+  it("a hand-started `qwen --resume C` beside the seat is an owner of C; the seat's own two processes are not", async () => {
+    const hand = [
+      at(600, 1, 'node', ['node', BIN, '--resume', C]),
+      at(601, 600, 'node', ['/usr/bin/node', BIN, '--resume', C]),
+    ];
     const r = await rosterOf([...seat, ...hand]);
-    const res = checkConversationFree(r, { runtime: 'qwen', conversationId: C, cwd: CWD, home: HOME, allowPids: [400, 500, 501, 502] });
+    const res = checkConversationFree(r, {
+      runtime: 'qwen',
+      conversationId: C,
+      cwd: CWD,
+      home: HOME,
+      allowPids: [400, 500, 501, 502],
+    });
     expect(res).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
     expect((res.ok ? [] : (res.evidence!.owners as { pid: number }[])).map((o) => o.pid)).toEqual([600]);
     // Without the allowance (a second launch of the seat), both are owners.
@@ -65,21 +94,44 @@ describe('qwen custody: two node processes, one agent, one owner', () => {
 
   it('a Qwen whose argv names no conversation (`qwen -c`, a title) in the same folder and home is doubt: CONVERSATION_OWNER_UNKNOWN', async () => {
     for (const args of [[], ['-c'], ['--resume', 'my title']]) {
-      const r = await rosterOf([at(700, 1, 'node', ['node', BIN, ...args]), at(701, 700, 'node', ['/usr/bin/node', BIN, ...args])]);
+      const r = await rosterOf([
+        at(700, 1, 'node', ['node', BIN, ...args]),
+        at(701, 700, 'node', ['/usr/bin/node', BIN, ...args]),
+      ]);
       const res = checkConversationFree(r, { runtime: 'qwen', conversationId: C, cwd: CWD, home: HOME });
-      expect(res, args.join(' ')).toMatchObject({ ok: false, code: 'CONVERSATION_OWNER_UNKNOWN', evidence: { candidates: [{ pid: 700, cwd: CWD, home: HOME }] } });
+      expect(res, args.join(' ')).toMatchObject({
+        ok: false,
+        code: 'CONVERSATION_OWNER_UNKNOWN',
+        evidence: { candidates: [{ pid: 700, cwd: CWD, home: HOME }] },
+      });
     }
   });
 
   it('no doubt for a Qwen in another folder, another home, or one that names another conversation', async () => {
     const bare = [at(700, 1, 'node', ['node', BIN]), at(701, 700, 'node', ['/usr/bin/node', BIN])];
-    expect(checkConversationFree(await rosterOf(bare, {}, { 700: '/w/elsewhere' }), { runtime: 'qwen', conversationId: C, cwd: CWD, home: HOME }).ok).toBe(true);
-    expect(checkConversationFree(await rosterOf(bare, { 700: { HOME: '/h', QWEN_HOME: '/h/other' } }), { runtime: 'qwen', conversationId: C, cwd: CWD, home: HOME }).ok).toBe(true);
+    expect(
+      checkConversationFree(await rosterOf(bare, {}, { 700: '/w/elsewhere' }), {
+        runtime: 'qwen',
+        conversationId: C,
+        cwd: CWD,
+        home: HOME,
+      }).ok,
+    ).toBe(true);
+    expect(
+      checkConversationFree(await rosterOf(bare, { 700: { HOME: '/h', QWEN_HOME: '/h/other' } }), {
+        runtime: 'qwen',
+        conversationId: C,
+        cwd: CWD,
+        home: HOME,
+      }).ok,
+    ).toBe(true);
     const named = [at(700, 1, 'node', ['node', BIN, '--session-id', OTHER])];
-    expect(checkConversationFree(await rosterOf(named), { runtime: 'qwen', conversationId: C, cwd: CWD, home: HOME }).ok).toBe(true);
+    expect(
+      checkConversationFree(await rosterOf(named), { runtime: 'qwen', conversationId: C, cwd: CWD, home: HOME }).ok,
+    ).toBe(true);
   });
 
-  it('without QWEN_HOME the home is ~/.qwen under the process\'s HOME', async () => {
+  it("without QWEN_HOME the home is ~/.qwen under the process's HOME", async () => {
     const r = await rosterOf([at(800, 1, 'node', ['node', BIN, '--resume', C])], { 800: { HOME: '/home/p' } });
     expect(r.agents[0]?.home).toBe('/home/p/.qwen');
   });

@@ -61,7 +61,9 @@ describe('qwen: transcripts and missing conversations', () => {
     expect(qwen.transcriptPath!('/h/.qwen', '/w/a.b', ID, memoryIO({}))).toBeUndefined();
   });
   it('recognises its own "no saved session" words, with the id, and not a reused-id refusal', () => {
-    const m = qwen.missingConversation.exec(`No saved session found with ID ${ID}. Run \`qwen --resume\` without an ID to choose from existing sessions.`);
+    const m = qwen.missingConversation.exec(
+      `No saved session found with ID ${ID}. Run \`qwen --resume\` without an ID to choose from existing sessions.`,
+    );
     expect(m?.[1]).toBe(ID);
     expect(qwen.missingConversation.test('No saved session found with title "not-a-uuid".')).toBe(true);
     expect(qwen.missingConversation.test(`Error: Session Id ${ID} is already in use.`)).toBe(false);
@@ -77,33 +79,83 @@ const HEAD = [
   '  Tips: Type / to open the command popup; Tab autocompletes slash commands and saved prompts.',
 ];
 const BOX = [RULE, '>   Type your message or @path/to/file', RULE, '  ? for shortcuts'];
-const screen = (lines: string[], styled?: string[]) => ({ plain: lines, styled: styled ?? lines, title: 'Qwen - work' });
+const screen = (lines: string[], styled?: string[]) => ({
+  plain: lines,
+  styled: styled ?? lines,
+  title: 'Qwen - work',
+});
 
 describe('qwen: screens', () => {
   it('idle: the input box with its placeholder, no spinner; the placeholder is not a draft', () => {
-    expect(readQwenScreen(screen([...HEAD, '  > hello there', '  ✦ ACK hello there', ...BOX]))).toMatchObject({ activity: 'idle', draft: '' });
+    expect(readQwenScreen(screen([...HEAD, '  > hello there', '  ✦ ACK hello there', ...BOX]))).toMatchObject({
+      activity: 'idle',
+      draft: '',
+    });
   });
   it('a draft: typed text in the box, without the zero-width cursor Qwen draws after it', () => {
     const r = readQwenScreen(screen([...HEAD, RULE, '> hello there \u200b', RULE, '  ? for shortcuts']));
     expect(r).toMatchObject({ activity: 'idle', draft: 'hello there' });
   });
   it('working: a streaming reply (spinner counting tokens), whatever its witty phrase', () => {
-    for (const phrase of ['Letting the thoughts marinate...', "Looking for an adult superviso... I mean, processing."]) {
-      const r = readQwenScreen(screen([...HEAD, '  > please SLOW reply', '  ✦ ACK please SLOW reply tick2 tick3', `  .   ${phrase} (2s · ↓ 8 tokens · esc to cancel)`, ...BOX]));
+    for (const phrase of [
+      'Letting the thoughts marinate...',
+      'Looking for an adult superviso... I mean, processing.',
+    ]) {
+      const r = readQwenScreen(
+        screen([
+          ...HEAD,
+          '  > please SLOW reply',
+          '  ✦ ACK please SLOW reply tick2 tick3',
+          `  .   ${phrase} (2s · ↓ 8 tokens · esc to cancel)`,
+          ...BOX,
+        ]),
+      );
       expect(r.activity, phrase).toBe('working');
       expect(r.needsInput).toBeUndefined();
     }
   });
   it('working: a tool call pending (spinner counting tokens up)', () => {
-    const r = readQwenScreen(screen([...HEAD, '  > RUN: touch qw-made.txt', '  ╭────╮', '  │ .  Shell touch qw-made.txt │', '  ╰────╯', '  .   Doing research on the latest memes... (0s · ↑ 1 tokens · esc to cancel)', ...BOX]));
+    const r = readQwenScreen(
+      screen([
+        ...HEAD,
+        '  > RUN: touch qw-made.txt',
+        '  ╭────╮',
+        '  │ .  Shell touch qw-made.txt │',
+        '  ╰────╯',
+        '  .   Doing research on the latest memes... (0s · ↑ 1 tokens · esc to cancel)',
+        ...BOX,
+      ]),
+    );
     expect(r.activity).toBe('working');
   });
   it('needs_input (permission): the confirmation dialog replaces the box', () => {
-    const r = readQwenScreen(screen([...HEAD, '  > RUN: touch qw-made.txt', '  ╭────╮', '  │ ?  Shell touch qw-made.txt ←  │', '  │   touch qw-made.txt  │', "  │ Allow execution of: 'touch'?  │", '  │ › 1. Yes, allow once  │', "  │   2. Always allow run 'touch *' commands in this project  │", '  │   4. No, suggest changes (esc)  │', '  ╰────╯', '  ⠏ Waiting for user confirmation...']));
+    const r = readQwenScreen(
+      screen([
+        ...HEAD,
+        '  > RUN: touch qw-made.txt',
+        '  ╭────╮',
+        '  │ ?  Shell touch qw-made.txt ←  │',
+        '  │   touch qw-made.txt  │',
+        "  │ Allow execution of: 'touch'?  │",
+        '  │ › 1. Yes, allow once  │',
+        "  │   2. Always allow run 'touch *' commands in this project  │",
+        '  │   4. No, suggest changes (esc)  │',
+        '  ╰────╯',
+        '  ⠏ Waiting for user confirmation...',
+      ]),
+    );
     expect(r.needsInput).toBe('permission');
   });
   it('a silent spinner (no token count) is working at first, and unknown with the reason after 30 s: a hidden 429 cannot be told', () => {
-    const at = (t: string) => readQwenScreen(screen([...HEAD, '  > LIMIT please', `  ..  Just waiting for the dial-up tone to finish... (${t} · esc to cancel)`, ...BOX]));
+    const at = (t: string) =>
+      readQwenScreen(
+        screen([
+          ...HEAD,
+          '  > LIMIT please',
+          `  ..  Just waiting for the dial-up tone to finish... (${t} · esc to cancel)`,
+          ...BOX,
+        ]),
+      );
     expect(at('14s').activity).toBe('working');
     for (const t of ['30s', '1m 30s', '59m 5s']) {
       const r = at(t);
@@ -112,13 +164,31 @@ describe('qwen: screens', () => {
       expect(r.matched?.[0], t).toMatch(/429.*cannot be told/);
     }
     // Counting tokens after minutes is a long reply, not a silent wait.
-    expect(readQwenScreen(screen([...HEAD, '  > go', '  .   Thinking... (2m 3s · ↓ 900 tokens · esc to cancel)', ...BOX])).activity).toBe('working');
+    expect(
+      readQwenScreen(screen([...HEAD, '  > go', '  .   Thinking... (2m 3s · ↓ 900 tokens · esc to cancel)', ...BOX]))
+        .activity,
+    ).toBe('working');
   });
   it('a visible 429 retry is a usage limit; the same error before the last turn is history', () => {
-    const err = ['  ✕ [API Error: 429 Rate limit reached (fake server LIMIT)] (Retrying in 53s… (attempt 1/10))', '  ↻ Retrying in 53 seconds… (attempt 1/10)'];
-    const now = readQwenScreen(screen([...HEAD, '  > LIMIT please', ...err, '  .   Engage. (1m 46s · esc to cancel)', ...BOX]));
+    const err = [
+      '  ✕ [API Error: 429 Rate limit reached (fake server LIMIT)] (Retrying in 53s… (attempt 1/10))',
+      '  ↻ Retrying in 53 seconds… (attempt 1/10)',
+    ];
+    const now = readQwenScreen(
+      screen([...HEAD, '  > LIMIT please', ...err, '  .   Engage. (1m 46s · esc to cancel)', ...BOX]),
+    );
     expect(now.needsInput).toBe('usage_limit');
-    const old = readQwenScreen(screen([...HEAD, '  > LIMIT please', ...err, '  ● Request cancelled.', '  > hello again', '  ✦ ACK hello again', ...BOX]));
+    const old = readQwenScreen(
+      screen([
+        ...HEAD,
+        '  > LIMIT please',
+        ...err,
+        '  ● Request cancelled.',
+        '  > hello again',
+        '  ✦ ACK hello again',
+        ...BOX,
+      ]),
+    );
     expect(old).toMatchObject({ activity: 'idle' });
     expect(old.needsInput).toBeUndefined();
   });
@@ -131,10 +201,23 @@ describe('qwen: the permission prompt as rigdesk prompts shows it', () => {
   const W = 60;
   const boxed = (s: string) => `  │ ${s.padEnd(W)}│`;
   const dialog = (selected = 1) => [
-    ...HEAD, '  > RUN: touch qw-made.txt', `  ╭${'─'.repeat(W + 1)}╮`, boxed('?  Shell touch qw-made.txt ←'), boxed(''), boxed('  touch qw-made.txt'), boxed(''),
-    boxed("Allow execution of: 'touch'?"), boxed(''),
-    ...["1. Yes, allow once", "2. Always allow run 'touch *' commands in this project", "3. Always allow run 'touch *' commands for this user", '4. No, suggest changes (esc)'].map((o, i) => boxed(`${i + 1 === selected ? '›' : ' '} ${o}`)),
-    `  ╰${'─'.repeat(W + 1)}╯`, '  ⠏ Waiting for user confirmation...',
+    ...HEAD,
+    '  > RUN: touch qw-made.txt',
+    `  ╭${'─'.repeat(W + 1)}╮`,
+    boxed('?  Shell touch qw-made.txt ←'),
+    boxed(''),
+    boxed('  touch qw-made.txt'),
+    boxed(''),
+    boxed("Allow execution of: 'touch'?"),
+    boxed(''),
+    ...[
+      '1. Yes, allow once',
+      "2. Always allow run 'touch *' commands in this project",
+      "3. Always allow run 'touch *' commands for this user",
+      '4. No, suggest changes (esc)',
+    ].map((o, i) => boxed(`${i + 1 === selected ? '›' : ' '} ${o}`)),
+    `  ╰${'─'.repeat(W + 1)}╯`,
+    '  ⠏ Waiting for user confirmation...',
   ];
   it('shows the command and the question; Enter approves while "1. Yes" is selected, and the fingerprint ignores the selection', async () => {
     const { readPrompt, PROMPT_KEYS } = await import('../../../src/main/engine/prompts/screens');
@@ -146,17 +229,33 @@ describe('qwen: the permission prompt as rigdesk prompts shows it', () => {
     const moved = readPrompt('qwen', dialog(2))!;
     expect(moved.approveReady).toBe(false);
     expect(moved.fingerprint).toBe(p.fingerprint);
-    const other = readPrompt('qwen', dialog().map((l) => l.replace(/touch/g, 'rm')))!;
+    const other = readPrompt(
+      'qwen',
+      dialog().map((l) => l.replace(/touch/g, 'rm')),
+    )!;
     expect(other.fingerprint).not.toBe(p.fingerprint);
     expect(readPrompt('qwen', [...HEAD, ...BOX])).toBeUndefined();
   });
 });
 
 describe('qwen: a silent spinner becomes unknown activity, with the reason kept', () => {
-  it('the engine decides unknown (never working or idle) and keeps the screen reader\'s reason in its basis', async () => {
+  it("the engine decides unknown (never working or idle) and keeps the screen reader's reason in its basis", async () => {
     const { decideActivity } = await import('../../../src/main/engine/activity/decide');
-    const r = readQwenScreen(screen([...HEAD, '  > LIMIT please', '  ..  Just waiting... (1m 30s · esc to cancel)', ...BOX]));
-    const a = decideActivity({ session: 'present', now: 10, evidence: [{ source: 'screen', at: 10, detail: r.matched?.join('; '), ...(r.draft !== undefined ? { draft: r.draft } : {}) }] });
+    const r = readQwenScreen(
+      screen([...HEAD, '  > LIMIT please', '  ..  Just waiting... (1m 30s · esc to cancel)', ...BOX]),
+    );
+    const a = decideActivity({
+      session: 'present',
+      now: 10,
+      evidence: [
+        {
+          source: 'screen',
+          at: 10,
+          detail: r.matched?.join('; '),
+          ...(r.draft !== undefined ? { draft: r.draft } : {}),
+        },
+      ],
+    });
     expect(a.activity).toBe('unknown');
     expect(a.needsInput).toBe('none');
     expect(a.basis[0]?.detail).toMatch(/429.*cannot be told/);

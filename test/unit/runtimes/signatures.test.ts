@@ -14,7 +14,11 @@ function missingId(r: RuntimeAdapter, text: string): string | undefined {
 /** The exact words each CLI printed (agent-clis.md), and who printed them. */
 const MISSING: [RuntimeAdapter, string, string][] = [
   [claudeCode, `No conversation found with session ID: ${ID}`, ID],
-  [codex, `ERROR: No saved session found with ID ${ID}. Run \`codex resume\` without an ID to choose from existing sessions.`, ID],
+  [
+    codex,
+    `ERROR: No saved session found with ID ${ID}. Run \`codex resume\` without an ID to choose from existing sessions.`,
+    ID,
+  ],
   [codex, `Error: thread/resume: thread/resume failed: no rollout found for thread id ${ID} (code -32600)`, ID],
   [pi, `No session found matching '${ID}'`, ID],
   [pi, `No session found matching 'deadbeef'`, 'deadbeef'],
@@ -40,7 +44,8 @@ describe('each runtime recognises its own "conversation missing" report, with th
       expect(missingId(r, `$ resume\n${text}\n\n[rigdesk] agent exited with status 1\n`)).toBe(id);
     });
     it(`${r.id}'s report is not taken for another runtime's`, () => {
-      for (const other of [...AGENT_RUNTIMES, shell].filter((o) => o !== r)) expect(missingId(other, text)).toBeUndefined();
+      for (const other of [...AGENT_RUNTIMES, shell].filter((o) => o !== r))
+        expect(missingId(other, text)).toBeUndefined();
     });
   }
   for (const text of NOT_MISSING) {
@@ -48,7 +53,7 @@ describe('each runtime recognises its own "conversation missing" report, with th
       for (const r of [...AGENT_RUNTIMES, shell]) expect(missingId(r, text)).toBeUndefined();
     });
   }
-  it('codex stops the id at the sentence\'s full stop', () => {
+  it("codex stops the id at the sentence's full stop", () => {
     expect(missingId(codex, `ERROR: No saved session found with ID ${ID}.`)).toBe(ID);
   });
 });
@@ -86,16 +91,24 @@ describe('claudeProjectSlug: the projects/ folder Claude uses for a cwd', () => 
 
   it('property: the slug is alnum and "-" up to 200, then "-" + base-36 hash', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: fc.constantFrom('a', 'Z', '0', '9', '/', '-', '_', '.', ' ', 'é', '😀'), maxLength: 320 }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 40 })), (cwd) => {
-        const s = claudeProjectSlug(cwd);
-        const head = cwd.replace(/[^a-zA-Z0-9]/g, '-');
-        if (head.length <= 200) expect(s).toBe(head);
-        else expect(s).toMatch(/^[A-Za-z0-9-]{200}-[0-9a-z]+$/);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: fc.constantFrom('a', 'Z', '0', '9', '/', '-', '_', '.', ' ', 'é', '😀'), maxLength: 320 }),
+          fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 40 }),
+        ),
+        (cwd) => {
+          const s = claudeProjectSlug(cwd);
+          const head = cwd.replace(/[^a-zA-Z0-9]/g, '-');
+          if (head.length <= 200) expect(s).toBe(head);
+          else expect(s).toMatch(/^[A-Za-z0-9-]{200}-[0-9a-z]+$/);
+        },
+      ),
     );
   });
 
   it('the transcript lives at projects/<slug>/<id>.jsonl under the config home', () => {
-    expect(claudeTranscriptFile('/h/claude', '/tmp/agentprobe/work', ID)).toBe(`/h/claude/projects/-tmp-agentprobe-work/${ID}.jsonl`);
+    expect(claudeTranscriptFile('/h/claude', '/tmp/agentprobe/work', ID)).toBe(
+      `/h/claude/projects/-tmp-agentprobe-work/${ID}.jsonl`,
+    );
   });
 });

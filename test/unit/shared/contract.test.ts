@@ -27,12 +27,23 @@ const WRONG: Record<string, unknown[]> = {
   seconds: ['5', true, null, -1, Number.NaN, Number.POSITIVE_INFINITY],
 };
 const KIND: Record<string, keyof typeof WRONG> = {
-  spec: 'string', rig: 'string', seat: 'string', text: 'string', all: 'boolean', fresh: 'boolean', lines: 'number', afterSeq: 'number', limit: 'number',
-  waitForIdle: 'seconds', force: 'boolean', reason: 'string', verify: 'boolean',
+  spec: 'string',
+  rig: 'string',
+  seat: 'string',
+  text: 'string',
+  all: 'boolean',
+  fresh: 'boolean',
+  lines: 'number',
+  afterSeq: 'number',
+  limit: 'number',
+  waitForIdle: 'seconds',
+  force: 'boolean',
+  reason: 'string',
+  verify: 'boolean',
 };
 
 describe('the contract validates every request before an engine method runs', () => {
-  it('covers exactly the engine core\'s methods', () => {
+  it("covers exactly the engine core's methods", () => {
     expect([...METHODS].sort()).toEqual(Object.keys(VALID).sort());
   });
 
@@ -45,24 +56,41 @@ describe('the contract validates every request before an engine method runs', ()
       it('rejects unknown keys (strict objects)', () => {
         expect(REQUESTS[m].safeParse({ ...VALID[m], bogus: 1 }).success).toBe(false);
         expect(REQUESTS[m].safeParse({ ...VALID[m], json: true }).success).toBe(false);
-        expect(REQUESTS[m].safeParse(JSON.parse(`{"__proto__": {"polluted": true}${Object.keys(VALID[m]).length ? ',' : ''}${JSON.stringify(VALID[m]).slice(1)}`)).success).toBe(false);
+        expect(
+          REQUESTS[m].safeParse(
+            JSON.parse(
+              `{"__proto__": {"polluted": true}${Object.keys(VALID[m]).length ? ',' : ''}${JSON.stringify(VALID[m]).slice(1)}`,
+            ),
+          ).success,
+        ).toBe(false);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       });
 
       it('rejects a non-object', () => {
-        for (const v of [null, 'x', 1, [], [VALID[m]], true]) expect(REQUESTS[m].safeParse(v).success, JSON.stringify(v)).toBe(false);
+        for (const v of [null, 'x', 1, [], [VALID[m]], true])
+          expect(REQUESTS[m].safeParse(v).success, JSON.stringify(v)).toBe(false);
       });
 
       for (const key of Object.keys(VALID[m])) {
         it(`rejects ${key} of the wrong type`, () => {
-          for (const bad of WRONG[KIND[key]!]!) expect(REQUESTS[m].safeParse({ ...VALID[m], [key]: bad }).success, `${key}=${String(bad)}`).toBe(false);
+          for (const bad of WRONG[KIND[key]!]!)
+            expect(REQUESTS[m].safeParse({ ...VALID[m], [key]: bad }).success, `${key}=${String(bad)}`).toBe(false);
         });
       }
     });
   }
 
   it('required fields are required', () => {
-    for (const [m, key] of [['up', 'spec'], ['launch', 'seat'], ['stop', 'seat'], ['down', 'rig'], ['send', 'seat'], ['send', 'text'], ['capture', 'seat'], ['attach', 'seat']] as const) {
+    for (const [m, key] of [
+      ['up', 'spec'],
+      ['launch', 'seat'],
+      ['stop', 'seat'],
+      ['down', 'rig'],
+      ['send', 'seat'],
+      ['send', 'text'],
+      ['capture', 'seat'],
+      ['attach', 'seat'],
+    ] as const) {
       const { [key]: _drop, ...rest } = VALID[m];
       expect(REQUESTS[m].safeParse(rest).success, `${m} without ${key}`).toBe(false);
     }

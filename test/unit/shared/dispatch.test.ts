@@ -14,13 +14,36 @@ function trapEngine(): { engine: Engine; touched: () => boolean } {
     touched = true;
     throw new Error(MARKER);
   };
-  const engine = new Proxy({}, { get: trap, has: trap, set: trap, ownKeys: trap, getOwnPropertyDescriptor: trap, apply: trap, deleteProperty: trap, defineProperty: trap, getPrototypeOf: trap }) as unknown as Engine;
+  const engine = new Proxy(
+    {},
+    {
+      get: trap,
+      has: trap,
+      set: trap,
+      ownKeys: trap,
+      getOwnPropertyDescriptor: trap,
+      apply: trap,
+      deleteProperty: trap,
+      defineProperty: trap,
+      getPrototypeOf: trap,
+    },
+  ) as unknown as Engine;
   return { engine, touched: () => touched };
 }
 
 describe('dispatch validates before it touches the engine', () => {
   it('an unknown method is BAD_USAGE, the engine untouched', async () => {
-    for (const m of ['nope', '', 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'Up', 'ps ', 'x'.repeat(500)]) {
+    for (const m of [
+      'nope',
+      '',
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      'Up',
+      'ps ',
+      'x'.repeat(500),
+    ]) {
       const t = trapEngine();
       const r = await dispatch(t.engine, m, {});
       expect(r, m).toMatchObject({ ok: false, code: 'BAD_USAGE' });
@@ -62,8 +85,20 @@ describe('dispatch validates before it touches the engine', () => {
     const params = fc.oneof(
       fc.jsonValue(),
       fc.constant(undefined),
-      fc.record({ seat: fc.oneof(fc.string(), fc.jsonValue()), text: fc.oneof(fc.string(), fc.jsonValue()) }, { requiredKeys: [] }),
-      fc.record({ rig: fc.oneof(fc.string(), fc.jsonValue()), all: fc.oneof(fc.boolean(), fc.jsonValue()), lines: fc.oneof(fc.integer(), fc.jsonValue()), limit: fc.integer(), afterSeq: fc.integer() }, { requiredKeys: [] }),
+      fc.record(
+        { seat: fc.oneof(fc.string(), fc.jsonValue()), text: fc.oneof(fc.string(), fc.jsonValue()) },
+        { requiredKeys: [] },
+      ),
+      fc.record(
+        {
+          rig: fc.oneof(fc.string(), fc.jsonValue()),
+          all: fc.oneof(fc.boolean(), fc.jsonValue()),
+          lines: fc.oneof(fc.integer(), fc.jsonValue()),
+          limit: fc.integer(),
+          afterSeq: fc.integer(),
+        },
+        { requiredKeys: [] },
+      ),
       // Absolute paths under a folder that does not exist, so `up` never reads a real file.
       fc.record({ spec: fc.string({ minLength: 1 }).map((s) => `/nonexistent-rigdesk-unit/${s}`) }),
     );

@@ -1,12 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { PANE_FIELDS, PANE_FORMAT, parsePaneRows, SEP, serverAbsent, sessionAbsent } from '../../../src/main/engine/tmux/format';
+import {
+  PANE_FIELDS,
+  PANE_FORMAT,
+  parsePaneRows,
+  SEP,
+  serverAbsent,
+  sessionAbsent,
+} from '../../../src/main/engine/tmux/format';
 
 type Fields = Record<(typeof PANE_FIELDS)[number], string>;
 
 const good: Fields = {
-  pid: '12345', session_id: '$3', session_created: '1795935532', pane_id: '%7', pane_pid: '23456', pane_dead: '0', pane_active: '1',
-  window_index: '0', pane_index: '0', pane_width: '200', pane_height: '50', pane_current_command: 'claude',
-  '@rigdesk_seat': 'lead@demo', '@rigdesk_attempt': 'a1b2', pane_pipe: '1', session_name: 'rigdesk-demo-lead', pane_current_path: '/w/proj', pane_title: 'vm',
+  pid: '12345',
+  session_id: '$3',
+  session_created: '1795935532',
+  pane_id: '%7',
+  pane_pid: '23456',
+  pane_dead: '0',
+  pane_active: '1',
+  window_index: '0',
+  pane_index: '0',
+  pane_width: '200',
+  pane_height: '50',
+  pane_current_command: 'claude',
+  '@rigdesk_seat': 'lead@demo',
+  '@rigdesk_attempt': 'a1b2',
+  pane_pipe: '1',
+  session_name: 'rigdesk-demo-lead',
+  pane_current_path: '/w/proj',
+  pane_title: 'vm',
 };
 const line = (f: Partial<Fields> = {}) => PANE_FIELDS.map((k) => ({ ...good, ...f })[k]).join(SEP);
 
@@ -18,18 +40,41 @@ describe('parsePaneRows reads list-panes -F PANE_FORMAT output', () => {
   it('a good row parses into typed fields', () => {
     const { rows, malformed } = parsePaneRows(line() + '\n');
     expect(malformed).toBe(0);
-    expect(rows).toEqual([{
-      serverPid: 12345, sessionId: '$3', sessionCreated: 1795935532, paneId: '%7', panePid: 23456, paneDead: false, paneActive: true,
-      windowIndex: 0, paneIndex: 0, width: 200, height: 50, currentCommand: 'claude', seatTag: 'lead@demo', attemptTag: 'a1b2',
-      pipe: true, sessionName: 'rigdesk-demo-lead', currentPath: '/w/proj', title: 'vm',
-    }]);
+    expect(rows).toEqual([
+      {
+        serverPid: 12345,
+        sessionId: '$3',
+        sessionCreated: 1795935532,
+        paneId: '%7',
+        panePid: 23456,
+        paneDead: false,
+        paneActive: true,
+        windowIndex: 0,
+        paneIndex: 0,
+        width: 200,
+        height: 50,
+        currentCommand: 'claude',
+        seatTag: 'lead@demo',
+        attemptTag: 'a1b2',
+        pipe: true,
+        sessionName: 'rigdesk-demo-lead',
+        currentPath: '/w/proj',
+        title: 'vm',
+      },
+    ]);
   });
 
   it('several rows, a dead pane, untagged panes (empty user options), no trailing newline', () => {
-    const out = [line(), line({ pane_id: '%8', pane_dead: '1', pane_active: '0', '@rigdesk_seat': '', '@rigdesk_attempt': '' })].join('\n');
+    const out = [
+      line(),
+      line({ pane_id: '%8', pane_dead: '1', pane_active: '0', '@rigdesk_seat': '', '@rigdesk_attempt': '' }),
+    ].join('\n');
     const { rows, malformed } = parsePaneRows(out);
     expect(malformed).toBe(0);
-    expect(rows.map((r) => [r.paneId, r.paneDead, r.seatTag, r.attemptTag])).toEqual([['%7', false, 'lead@demo', 'a1b2'], ['%8', true, '', '']]);
+    expect(rows.map((r) => [r.paneId, r.paneDead, r.seatTag, r.attemptTag])).toEqual([
+      ['%7', false, 'lead@demo', 'a1b2'],
+      ['%8', true, '', ''],
+    ]);
   });
 
   it('empty output is no rows and nothing malformed', () => {
@@ -72,7 +117,7 @@ describe('parsePaneRows reads list-panes -F PANE_FORMAT output', () => {
 
   it('session names with spaces, tmux escapes (\\037) and unicode are kept verbatim', () => {
     // tmux 3.3a escapes control characters in a session name when it is set: U+001F becomes "\037".
-    for (const name of ['my session', 'x\\037y', 'a\\033[31mred', 'équipe 🚀', '  lead  ', "it's \"quoted\""]) {
+    for (const name of ['my session', 'x\\037y', 'a\\033[31mred', 'équipe 🚀', '  lead  ', 'it\'s "quoted"']) {
       const { rows } = parsePaneRows(line({ session_name: name }));
       expect(rows.map((r) => r.sessionName)).toEqual([name]);
     }
@@ -104,7 +149,12 @@ describe('tmux 3.3a: what counts as "no server" and "no session"', () => {
     'error connecting to /tmp/tmux-0/x (Connection refused)\n',
     'no server running on /tmp/rigdesk sockets/with space\n',
   ];
-  const NO_SESSION = ["can't find session: $7\n", "can't find session: rigdesk-demo-lead\n", "can't find pane: %99\n", "can't find window: @4\n"];
+  const NO_SESSION = [
+    "can't find session: $7\n",
+    "can't find session: rigdesk-demo-lead\n",
+    "can't find pane: %99\n",
+    "can't find window: @4\n",
+  ];
   const NEITHER = [
     'error connecting to /tmp/tmux-0/x (Permission denied)\n',
     'server exited unexpectedly\n',

@@ -36,7 +36,18 @@ export class PaneOutputWatch {
     const env = { ...this.env };
     delete env.TMUX;
     delete env.TMUX_PANE;
-    const argv = this.remoteArgv ?? ['tmux', '-u', ...serverArgs(this.server), '-C', 'attach-session', '-r', '-f', 'ignore-size', '-t', this.sessionId];
+    const argv = this.remoteArgv ?? [
+      'tmux',
+      '-u',
+      ...serverArgs(this.server),
+      '-C',
+      'attach-session',
+      '-r',
+      '-f',
+      'ignore-size',
+      '-t',
+      this.sessionId,
+    ];
     this.child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], env });
     this.child.stdout!.setEncoding('utf8');
     this.child.stdout!.on('data', (d: string) => this.read(d));

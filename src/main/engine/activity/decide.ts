@@ -32,12 +32,24 @@ export interface SeatActivity {
 export const RANK: Record<EvidenceSource, number> = { hook: 5, live_state: 4, transcript: 3, screen: 2, process: 1 };
 
 /** How long a piece of evidence is believed without being seen again. */
-export const TTL_MS: Record<EvidenceSource, number> = { hook: 30_000, live_state: 10_000, transcript: 20_000, screen: 5_000, process: 5_000 };
+export const TTL_MS: Record<EvidenceSource, number> = {
+  hook: 30_000,
+  live_state: 10_000,
+  transcript: 20_000,
+  screen: 5_000,
+  process: 5_000,
+};
 
-export function decideActivity(input: { session: SessionAxis; evidence: readonly Evidence[]; now: number }): SeatActivity {
+export function decideActivity(input: {
+  session: SessionAxis;
+  evidence: readonly Evidence[];
+  now: number;
+}): SeatActivity {
   const { session, now } = input;
   if (session !== 'present') return { session, activity: 'unknown', needsInput: 'none', basis: [], at: now };
-  const live = input.evidence.filter((e) => now - e.at <= TTL_MS[e.source]).sort((a, b) => RANK[b.source] - RANK[a.source] || b.at - a.at);
+  const live = input.evidence
+    .filter((e) => now - e.at <= TTL_MS[e.source])
+    .sort((a, b) => RANK[b.source] - RANK[a.source] || b.at - a.at);
   const basis = (e: Evidence) => ({ source: e.source, detail: e.detail, ageMs: now - e.at });
   // What a seat waits for outranks what it is doing: a Codex turn at a permission prompt is both
   // "working" by its transcript and "needs permission" by its screen, and the person must answer.

@@ -48,7 +48,10 @@ export class ActivityMonitor {
   private respawning = new Set<string>();
   private offRespawn?: () => void;
 
-  constructor(private readonly engine: Engine, private readonly opts: { debounceMs?: number; fallbackMs?: number } = {}) {
+  constructor(
+    private readonly engine: Engine,
+    private readonly opts: { debounceMs?: number; fallbackMs?: number } = {},
+  ) {
     this.pacer = new LookPacer(opts.debounceMs);
   }
 
@@ -97,14 +100,19 @@ export class ActivityMonitor {
    * until the respawn is done); a pipe needs nothing, it survives the respawn.
    */
   private async yieldPane(server: string, paneId: string): Promise<() => void> {
-    const seats = this.engine.store.sessions.allLive().filter((l) => l.server === server && l.paneId === paneId).map((l) => l.seat);
+    const seats = this.engine.store.sessions
+      .allLive()
+      .filter((l) => l.server === server && l.paneId === paneId)
+      .map((l) => l.seat);
     for (const seat of seats) this.respawning.add(seat);
-    await Promise.all(seats.map(async (seat) => {
-      const w = this.watches.get(seat);
-      if (!(w instanceof PaneOutputWatch)) return;
-      this.watches.delete(seat);
-      await w.detach();
-    }));
+    await Promise.all(
+      seats.map(async (seat) => {
+        const w = this.watches.get(seat);
+        if (!(w instanceof PaneOutputWatch)) return;
+        this.watches.delete(seat);
+        await w.detach();
+      }),
+    );
     return () => {
       for (const seat of seats) {
         this.respawning.delete(seat);
@@ -115,13 +123,21 @@ export class ActivityMonitor {
 
   /** Pids of the control clients, so a bench can count their CPU too. */
   watcherPids(): number[] {
-    return [...this.watches.values()].map((w) => (w instanceof PaneOutputWatch ? w.pid : undefined)).filter((p): p is number => p !== undefined);
+    return [...this.watches.values()]
+      .map((w) => (w instanceof PaneOutputWatch ? w.pid : undefined))
+      .filter((p): p is number => p !== undefined);
   }
 
   /** How each seat is watched (tests and diagnostics). */
   watchKind(seat: string): 'pipe' | 'remote-pipe' | 'control' | undefined {
     const w = this.watches.get(seat);
-    return w instanceof PanePipeWatch ? 'pipe' : w instanceof RemotePipeWatch ? 'remote-pipe' : w instanceof PaneOutputWatch ? 'control' : undefined;
+    return w instanceof PanePipeWatch
+      ? 'pipe'
+      : w instanceof RemotePipeWatch
+        ? 'remote-pipe'
+        : w instanceof PaneOutputWatch
+          ? 'control'
+          : undefined;
   }
 
   /** The fifos pane output is piped into, so a bench can find the `cat` writing each one. */
@@ -144,11 +160,14 @@ export class ActivityMonitor {
     if (this.timer && next >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = next;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      void this.pass(false);
-    }, Math.max(0, next - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        void this.pass(false);
+      },
+      Math.max(0, next - Date.now()),
+    );
   }
 
   private async pass(all: boolean): Promise<void> {
@@ -164,13 +183,19 @@ export class ActivityMonitor {
       if (all || this.dirty.has('*')) {
         this.dirty.clear();
         this.urgent.clear();
-      }
-      else {
+      } else {
         // Only the seats that are due; a paced seat waits for its own time.
         names = new Set([...this.dirty].filter(([, due]) => due <= now + 2).map(([seat]) => seat));
         for (const seat of names) {
           // A working seat still streaming output waits for a pause in it (pace.ts).
-          const hold = this.urgent.has(seat) ? now : this.pacer.holdUntil(seat, now, this.last.get(seat)?.startsWith('working|') ?? false, this.watches.get(seat)?.lastOutputAt);
+          const hold = this.urgent.has(seat)
+            ? now
+            : this.pacer.holdUntil(
+                seat,
+                now,
+                this.last.get(seat)?.startsWith('working|') ?? false,
+                this.watches.get(seat)?.lastOutputAt,
+              );
           if (hold > now + 2) {
             this.dirty.set(seat, hold);
             names.delete(seat);
@@ -196,25 +221,45 @@ export class ActivityMonitor {
         if (this.last.get(seat) === key) continue;
         this.last.set(seat, key);
         const at = this.engine.now();
-        this.engine.store.events.append('seat.activity', { rig: o.seat.rig, seat }, { label, session: o.activity.session, activity: o.activity.activity, needsInput: o.activity.needsInput, draft: Boolean(o.activity.draft), basis: o.activity.basis });
+        this.engine.store.events.append(
+          'seat.activity',
+          { rig: o.seat.rig, seat },
+          {
+            label,
+            session: o.activity.session,
+            activity: o.activity.activity,
+            needsInput: o.activity.needsInput,
+            draft: Boolean(o.activity.draft),
+            basis: o.activity.basis,
+          },
+        );
         for (const l of this.listeners) l({ seat, activity: o.activity, label, at });
       }
       // After the news: starting a watch waits on tmux (and ssh), for every seat at once.
-      await Promise.all([...observed].map(([seat, o]) => this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane)));
+      await Promise.all(
+        [...observed].map(([seat, o]) => this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane)),
+      );
     } finally {
       this.busy = false;
       this.schedule();
     }
   }
 
-  private async ensureWatches(seat: string, server: string | undefined, sessionId: string | undefined, pane: RosterPane | undefined): Promise<void> {
+  private async ensureWatches(
+    seat: string,
+    server: string | undefined,
+    sessionId: string | undefined,
+    pane: RosterPane | undefined,
+  ): Promise<void> {
     const existing = this.watches.get(seat);
     // A pane with no pipe gets ours; one with a pipe (a person's, or one left by an engine that went
     // away) gets a control client until it has none. Our own pipe's watch ends with its writer
     // (the pane died, the pipe was replaced or closed).
     const pipeable = pane !== undefined && !pane.paneDead && pane.pipe === false;
     const ownPipe = existing instanceof PanePipeWatch || existing instanceof RemotePipeWatch;
-    const keep = ownPipe ? existing.key === `${server} ${pane?.paneId}` : !pipeable && existing?.key === `${server} ${sessionId}`;
+    const keep = ownPipe
+      ? existing.key === `${server} ${pane?.paneId}`
+      : !pipeable && existing?.key === `${server} ${sessionId}`;
     if (existing?.alive && keep) return;
     existing?.stop();
     this.watches.delete(seat);
@@ -226,7 +271,14 @@ export class ActivityMonitor {
     // A control client never attaches while the pane is being respawned.
     const piped = pipeable && (await this.startPipe(seat, server, ref, pane.paneId, host));
     if (!piped && !this.respawning.has(seat)) {
-      const w = new PaneOutputWatch(`${server} ${sessionId}`, ref, sessionId, () => this.markDirty(seat), this.engine.deps.env, host?.controlArgv(sessionId));
+      const w = new PaneOutputWatch(
+        `${server} ${sessionId}`,
+        ref,
+        sessionId,
+        () => this.markDirty(seat),
+        this.engine.deps.env,
+        host?.controlArgv(sessionId),
+      );
       w.start();
       this.watches.set(seat, w);
     }
@@ -234,12 +286,30 @@ export class ActivityMonitor {
   }
 
   /** Pipes the pane into a fifo here or on its host; false to fall back to a control client (it got a pipe meanwhile, or none could be set). */
-  private async startPipe(seat: string, server: string, ref: TmuxServerRef, paneId: string, host: SshHost | undefined): Promise<boolean> {
+  private async startPipe(
+    seat: string,
+    server: string,
+    ref: TmuxServerRef,
+    paneId: string,
+    host: SshHost | undefined,
+  ): Promise<boolean> {
     const key = `${server} ${paneId}`;
     const name = createHash('sha256').update(key).digest('hex').slice(0, 16);
     const w = host
-      ? new RemotePipeWatch(key, host.streamArgv('sh', remotePipeArgs(name, paneId, ['tmux', '-u', ...serverArgs(ref)])), () => this.markDirty(seat), this.engine.deps.env)
-      : new PanePipeWatch(key, this.engine.client(server), paneId, join(this.engine.deps.layout.watchDir, `${name}.fifo`), () => this.markDirty(seat), this.engine.deps.exec);
+      ? new RemotePipeWatch(
+          key,
+          host.streamArgv('sh', remotePipeArgs(name, paneId, ['tmux', '-u', ...serverArgs(ref)])),
+          () => this.markDirty(seat),
+          this.engine.deps.env,
+        )
+      : new PanePipeWatch(
+          key,
+          this.engine.client(server),
+          paneId,
+          join(this.engine.deps.layout.watchDir, `${name}.fifo`),
+          () => this.markDirty(seat),
+          this.engine.deps.exec,
+        );
     this.watches.set(seat, w);
     const started = await w.start();
     // Stopped meanwhile: stop() has already cleared the watches, so this one goes too, and no

@@ -20,18 +20,26 @@ export interface ObservedSeat {
  * Gathers every kind of evidence for the given seats from one roster and one batched capture per
  * tmux server, then decides each seat's activity. Costs O(servers) spawns, not O(seats).
  */
-export async function observeSeats(engine: Engine, roster: Roster, seats: readonly SeatRow[]): Promise<Map<string, ObservedSeat>> {
+export async function observeSeats(
+  engine: Engine,
+  roster: Roster,
+  seats: readonly SeatRow[],
+): Promise<Map<string, ObservedSeat>> {
   const now = engine.now();
   const found = seats.map((seat) => {
     const live = engine.store.sessions.live(seat.seat);
     return { seat, live, pane: live ? engine.paneOf(roster, live) : undefined };
   });
   const byServer = new Map<string, string[]>();
-  for (const f of found) if (f.pane && !f.pane.paneDead) byServer.set(f.pane.server, [...(byServer.get(f.pane.server) ?? []), f.pane.paneId]);
+  for (const f of found)
+    if (f.pane && !f.pane.paneDead)
+      byServer.set(f.pane.server, [...(byServer.get(f.pane.server) ?? []), f.pane.paneId]);
   const screens = new Map<string, Awaited<ReturnType<typeof capturePanes>> extends Map<string, infer V> ? V : never>();
-  await Promise.all([...byServer].map(async ([server, panes]) => {
-    for (const [id, text] of await capturePanes(engine.client(server), panes)) screens.set(`${server} ${id}`, text);
-  }));
+  await Promise.all(
+    [...byServer].map(async ([server, panes]) => {
+      for (const [id, text] of await capturePanes(engine.client(server), panes)) screens.set(`${server} ${id}`, text);
+    }),
+  );
 
   const out = new Map<string, ObservedSeat>();
   for (const { seat, live, pane } of found) {
@@ -41,7 +49,13 @@ export async function observeSeats(engine: Engine, roster: Roster, seats: readon
       const adapter = runtimeById(seat.runtime);
       if (seat.runtime === 'shell') {
         const program = pane.lineage[0];
-        if (program && pane.foreground) evidence.push({ source: 'process', at: now, activity: pane.foreground.pid === program.pid ? 'idle' : 'working', detail: `foreground ${pane.foreground.comm}` });
+        if (program && pane.foreground)
+          evidence.push({
+            source: 'process',
+            at: now,
+            activity: pane.foreground.pid === program.pid ? 'idle' : 'working',
+            detail: `foreground ${pane.foreground.comm}`,
+          });
       }
       // A remote pane's files are on its host: this machine's files at the same path say nothing
       // about it (and could mislead), so its activity comes from its screen and roster only.
@@ -51,9 +65,17 @@ export async function observeSeats(engine: Engine, roster: Roster, seats: readon
         if (hook) evidence.push(hook);
         const home = pane.agent.home ?? engine.seatHome(seat);
         const st = home && here ? claudeLiveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
-        if (st?.status === 'busy') evidence.push({ source: 'live_state', at: now, activity: 'working', detail: 'sessions/<pid>.json busy' });
-        else if (st?.status === 'idle') evidence.push({ source: 'live_state', at: now, activity: 'idle', detail: 'sessions/<pid>.json idle' });
-        else if (st?.status === 'waiting') evidence.push({ source: 'live_state', at: now, needsInput: /permission/i.test(st.waitingFor ?? '') ? 'permission' : 'question', detail: `waiting for ${st.waitingFor ?? 'input'}` });
+        if (st?.status === 'busy')
+          evidence.push({ source: 'live_state', at: now, activity: 'working', detail: 'sessions/<pid>.json busy' });
+        else if (st?.status === 'idle')
+          evidence.push({ source: 'live_state', at: now, activity: 'idle', detail: 'sessions/<pid>.json idle' });
+        else if (st?.status === 'waiting')
+          evidence.push({
+            source: 'live_state',
+            at: now,
+            needsInput: /permission/i.test(st.waitingFor ?? '') ? 'permission' : 'question',
+            detail: `waiting for ${st.waitingFor ?? 'input'}`,
+          });
       }
       const conv = pane.agent?.conversationId ?? live?.conversationId ?? undefined;
       const home = pane.agent?.home ?? engine.seatHome(seat);
@@ -74,7 +96,8 @@ export async function observeSeats(engine: Engine, roster: Roster, seats: readon
         if (seat.runtime === 'claude-code' && r.activity === 'idle' && r.matched?.includes('? for shortcuts')) {
           for (let i = evidence.length - 1; i >= 0; i--) {
             const e = evidence[i]!;
-            if ((e.source === 'live_state' || e.source === 'hook') && e.activity === 'working' && !e.needsInput) evidence.splice(i, 1);
+            if ((e.source === 'live_state' || e.source === 'hook') && e.activity === 'working' && !e.needsInput)
+              evidence.splice(i, 1);
           }
         }
         const e: Evidence = { source: 'screen', at: now, detail: r.matched?.join('; ') };
@@ -89,13 +112,21 @@ export async function observeSeats(engine: Engine, roster: Roster, seats: readon
   return out;
 }
 
-function sessionAxis(seat: SeatRow, live: SessionRow | undefined, pane: RosterPane | undefined, roster: Roster, engine: Engine): SessionAxis {
+function sessionAxis(
+  seat: SeatRow,
+  live: SessionRow | undefined,
+  pane: RosterPane | undefined,
+  roster: Roster,
+  engine: Engine,
+): SessionAxis {
   if (!live) return 'absent';
   if (!pane) return engine.serverRunning(roster, live.server) === undefined ? 'detached' : 'absent';
   if (pane.paneDead) return 'exited';
   // The pane runs Rigdesk's wrapper; the seat's program is its child. Without it the wrapper's
   // shell is in front: the agent exited.
-  const wrapper = (hostOfServer(pane.server) === 'local' ? engine.deps.proc : engine.procOf(pane.server)).read(pane.panePid);
+  const wrapper = (hostOfServer(pane.server) === 'local' ? engine.deps.proc : engine.procOf(pane.server)).read(
+    pane.panePid,
+  );
   if (!wrapper?.argv.includes('rigdesk-seat')) return 'exited';
   if (seat.runtime === 'shell') return pane.lineage.length > 0 ? 'present' : 'exited';
   return pane.agent ? 'present' : 'exited';

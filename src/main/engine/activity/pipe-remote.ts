@@ -38,7 +38,8 @@ const SCRIPT = [
 
 /** `sh`'s arguments on the host: `-c SCRIPT sh <name> <pane> <pipe command> tmux -u -L <socket>`. */
 export function remotePipeArgs(name: string, paneId: string, tmuxArgv: string[]): string[] {
-  if (!/^[0-9a-f]{8,64}$/.test(name) || !/^%\d+$/.test(paneId)) throw new Error(`unsafe watch name or pane: ${name} ${paneId}`);
+  if (!/^[0-9a-f]{8,64}$/.test(name) || !/^%\d+$/.test(paneId))
+    throw new Error(`unsafe watch name or pane: ${name} ${paneId}`);
   return ['-c', SCRIPT, 'sh', name, paneId, pipeCommand(paneId, FIFO), ...tmuxArgv];
 }
 
@@ -83,7 +84,8 @@ export class RemotePipeWatch {
           this.started = true;
           done({ ok: true });
           if (head.length > nl + 1) this.printed();
-        } else if (status === 'rigdesk:foreign-pipe') done({ ok: false, why: 'foreign', detail: 'the pane already pipes its output elsewhere' });
+        } else if (status === 'rigdesk:foreign-pipe')
+          done({ ok: false, why: 'foreign', detail: 'the pane already pipes its output elsewhere' });
         else done({ ok: false, why: 'failed', detail: status.replace(/^rigdesk:failed ?/, '') });
       });
     });

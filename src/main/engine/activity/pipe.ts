@@ -48,7 +48,8 @@ export class PanePipeWatch {
   ) {}
 
   async start(helloTimeoutMs = 5000): Promise<PipeStart> {
-    if (!SAFE_PATH.test(this.fifo) || !/^%\d+$/.test(this.paneId)) return { ok: false, why: 'unsafe_path', detail: this.fifo };
+    if (!SAFE_PATH.test(this.fifo) || !/^%\d+$/.test(this.paneId))
+      return { ok: false, why: 'unsafe_path', detail: this.fifo };
     const made = await this.makeFifo();
     if (!made.ok) return made;
     // Read-write first, so neither this open nor `cat`'s waits for the other; non-blocking, so
@@ -64,7 +65,15 @@ export class PanePipeWatch {
       const t = setTimeout(() => resolve(false), helloTimeoutMs);
       this.greeted = () => (clearTimeout(t), (this.greeted = undefined), resolve(true));
     });
-    const r = await this.tmux.run(['if-shell', '-F', '-t', this.paneId, '#{pane_pipe}', 'display-message -p rigdesk:piped-already', pipeCommand(this.paneId, this.fifo)]);
+    const r = await this.tmux.run([
+      'if-shell',
+      '-F',
+      '-t',
+      this.paneId,
+      '#{pane_pipe}',
+      'display-message -p rigdesk:piped-already',
+      pipeCommand(this.paneId, this.fifo),
+    ]);
     if (r.code !== 0 || r.stdout.includes('rigdesk:piped-already')) {
       this.stop();
       return r.code !== 0
@@ -111,7 +120,9 @@ export class PanePipeWatch {
     // of a few KB, thousands a second in a flood).
     // (`onread` is a documented constructor option whose type this @types/node predates.)
     const opts: SocketConstructorOpts & { onread: { buffer: Uint8Array; callback: () => boolean } } = {
-      fd, readable: true, writable: false,
+      fd,
+      readable: true,
+      writable: false,
       onread: { buffer: READ_BUFFER, callback: () => (this.output(), true) },
     };
     const sock = new Socket(opts);
@@ -141,7 +152,8 @@ export class PanePipeWatch {
       return { ok: false, why: 'failed', detail: (e as Error).message };
     }
     const r = await this.exec('mkfifo', ['-m', '600', this.fifo], { timeoutMs: 5000 });
-    if (r.code !== 0) return { ok: false, why: 'failed', detail: r.spawnError ?? (r.stderr.trim() || `mkfifo exited ${r.code}`) };
+    if (r.code !== 0)
+      return { ok: false, why: 'failed', detail: r.spawnError ?? (r.stderr.trim() || `mkfifo exited ${r.code}`) };
     return { ok: true };
   }
 }

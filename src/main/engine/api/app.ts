@@ -43,7 +43,9 @@ export const APP_HANDLERS: Handlers<typeof APP_REQUESTS> = {
     if (!link.ok) return fail('BAD_USAGE', `refused deep link: ${link.reason}`);
     if (!e.store.rigs.seat(link.seat)) return fail('SEAT_NOT_FOUND', `no seat ${link.seat}`);
     if (focusListeners.size === 0) {
-      return fail('ENGINE_UNREACHABLE', 'no Rigdesk window is open in this engine', { hint: 'Start the app (or `rigdesk serve`) and try again.' });
+      return fail('ENGINE_UNREACHABLE', 'no Rigdesk window is open in this engine', {
+        hint: 'Start the app (or `rigdesk serve`) and try again.',
+      });
     }
     for (const fn of focusListeners) fn(link.seat);
     return { ok: true, seat: link.seat, windows: focusListeners.size };

@@ -13,7 +13,8 @@ export const ENGINE_HANDLERS: Handlers<typeof ENGINE_REQUESTS> = {
   launch: (e, p) => launchSeat(e, p.seat, { fresh: p.fresh }),
   stop: (e, p) => stopSeat(e, p.seat),
   down: (e, p) => downRig(e, p.rig),
-  send: (e, p) => sendToSeat(e, p.seat, p.text, { waitForIdle: p.waitForIdle, force: p.force, reason: p.reason, verify: p.verify }),
+  send: (e, p) =>
+    sendToSeat(e, p.seat, p.text, { waitForIdle: p.waitForIdle, force: p.force, reason: p.reason, verify: p.verify }),
   capture: (e, p) => captureSeat(e, p.seat, p.lines),
   attach: (e, p) => attachCommand(e, p.seat),
   doctor: (e) => doctor(e),

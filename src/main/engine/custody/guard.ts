@@ -41,7 +41,8 @@ export interface GuardQuery {
 }
 
 const describe = (o: ConversationOwner): string => {
-  if (o.service) return `the ${runtimeById(o.runtime)?.displayName ?? o.runtime} daemon of ${o.home ?? 'an unknown home'} (pid ${o.pid})`;
+  if (o.service)
+    return `the ${runtimeById(o.runtime)?.displayName ?? o.runtime} daemon of ${o.home ?? 'an unknown home'} (pid ${o.pid})`;
   return o.paneId
     ? `pid ${o.pid} in tmux pane ${o.paneId}${o.sessionName ? ` (session "${o.sessionName}")` : ''} on ${o.server}`
     : `pid ${o.pid}${o.headless ? ' (headless, outside tmux)' : ''}`;
@@ -64,33 +65,54 @@ function ownerHint(o: ConversationOwner, host: string): string {
  * refreshed and answers whether any other live process writes (runtime, conversationId).
  * Unknown evidence fails closed: an unreadable probe for this runtime refuses.
  */
-export function checkConversationFree(fullRoster: Roster, q: GuardQuery, allRowsBound: readonly SessionRow[] = []): Result<{ checked: number }> {
+export function checkConversationFree(
+  fullRoster: Roster,
+  q: GuardQuery,
+  allRowsBound: readonly SessionRow[] = [],
+): Result<{ checked: number }> {
   const host = q.host ?? 'local';
   const down = hostUnreachable(fullRoster, host);
   if (down !== undefined) {
-    return fail('HOST_UNREACHABLE', `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: host ${host} does not answer (${down})`, {
-      hint: `Rigdesk will not start or resume it until ${host} answers again; check with rigdesk hosts check ${host}.`,
-      evidence: { host, reason: down },
-    });
+    return fail(
+      'HOST_UNREACHABLE',
+      `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: host ${host} does not answer (${down})`,
+      {
+        hint: `Rigdesk will not start or resume it until ${host} answers again; check with rigdesk hosts check ${host}.`,
+        evidence: { host, reason: down },
+      },
+    );
   }
   const roster = rosterOnHost(fullRoster, host);
   const liveRowsBound = allRowsBound.filter((row) => hostOfServer(row.server) === host);
-  const relevant = roster.problems.filter((p) => p.probe !== 'tmux list-panes' && (p.runtime === undefined || p.runtime === q.runtime));
+  const relevant = roster.problems.filter(
+    (p) => p.probe !== 'tmux list-panes' && (p.runtime === undefined || p.runtime === q.runtime),
+  );
   if (relevant.length > 0) {
-    return fail('EVIDENCE_UNREADABLE', `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: ${relevant[0]!.probe} unreadable (${relevant[0]!.error})`, {
-      hint: 'Fix the permission or the file named in the evidence, then try again; Rigdesk will not guess.',
-      evidence: { problems: relevant },
-    });
+    return fail(
+      'EVIDENCE_UNREADABLE',
+      `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: ${relevant[0]!.probe} unreadable (${relevant[0]!.error})`,
+      {
+        hint: 'Fix the permission or the file named in the evidence, then try again; Rigdesk will not guess.',
+        evidence: { problems: relevant },
+      },
+    );
   }
   // A bound live row on a server whose panes could not be listed is unknown evidence, not absence.
-  const blind = liveRowsBound.filter((row) => row.id !== q.allowSessionId && row.runtime === q.runtime && row.conversationId === q.conversationId)
+  const blind = liveRowsBound
+    .filter(
+      (row) => row.id !== q.allowSessionId && row.runtime === q.runtime && row.conversationId === q.conversationId,
+    )
     .map((row) => roster.problems.find((p) => p.probe === 'tmux list-panes' && p.server === row.server))
     .filter((p): p is NonNullable<typeof p> => p !== undefined);
   if (blind.length > 0) {
-    return fail('EVIDENCE_UNREADABLE', `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: the tmux server of a pane bound to it could not be listed (${blind[0]!.error})`, {
-      hint: 'Check that tmux server (rigdesk doctor), then try again; Rigdesk will not guess.',
-      evidence: { problems: blind },
-    });
+    return fail(
+      'EVIDENCE_UNREADABLE',
+      `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: the tmux server of a pane bound to it could not be listed (${blind[0]!.error})`,
+      {
+        hint: 'Check that tmux server (rigdesk doctor), then try again; Rigdesk will not guess.',
+        evidence: { problems: blind },
+      },
+    );
   }
   const allow = new Set(q.allowPids ?? []);
   const owners = new Map<number, ConversationOwner>();
@@ -101,38 +123,81 @@ export function checkConversationFree(fullRoster: Roster, q: GuardQuery, allRows
     const prev = owners.get(c.pid);
     if (prev && prev.source !== 'argv') continue;
     owners.set(c.pid, {
-      runtime: c.runtime, conversationId: c.conversationId, pid: c.pid, startTime: c.startTime, source: c.source, home: c.home ?? a?.home,
-      cwd: a?.cwd, server: a?.pane?.server, paneId: a?.pane?.paneId, sessionName: a?.pane?.sessionName, sessionId: a?.pane?.sessionId,
-      seat: a?.seatTag, headless: !a?.pane && !a?.service, ...(a?.service ? { service: a.service } : {}),
+      runtime: c.runtime,
+      conversationId: c.conversationId,
+      pid: c.pid,
+      startTime: c.startTime,
+      source: c.source,
+      home: c.home ?? a?.home,
+      cwd: a?.cwd,
+      server: a?.pane?.server,
+      paneId: a?.pane?.paneId,
+      sessionName: a?.pane?.sessionName,
+      sessionId: a?.pane?.sessionId,
+      seat: a?.seatTag,
+      headless: !a?.pane && !a?.service,
+      ...(a?.service ? { service: a.service } : {}),
     });
   }
   // Store evidence: a live row bound to the conversation whose pane still exists with its pid.
   for (const row of liveRowsBound) {
     if (row.id === q.allowSessionId || row.runtime !== q.runtime || row.conversationId !== q.conversationId) continue;
-    const pane = roster.panes.find((p) => p.server === row.server && p.paneId === row.paneId && p.panePid === row.panePid && p.sessionId === row.sessionId);
+    const pane = roster.panes.find(
+      (p) =>
+        p.server === row.server &&
+        p.paneId === row.paneId &&
+        p.panePid === row.panePid &&
+        p.sessionId === row.sessionId,
+    );
     if (!pane || allow.has(pane.agent?.pid ?? -1)) continue;
     const pid = pane.agent?.pid ?? pane.panePid;
     if (!owners.has(pid)) {
-      owners.set(pid, { runtime: row.runtime, conversationId: row.conversationId ?? undefined, pid, source: 'store', server: row.server, paneId: row.paneId, sessionName: row.sessionName, sessionId: row.sessionId, seat: row.seat, headless: false });
+      owners.set(pid, {
+        runtime: row.runtime,
+        conversationId: row.conversationId ?? undefined,
+        pid,
+        source: 'store',
+        server: row.server,
+        paneId: row.paneId,
+        sessionName: row.sessionName,
+        sessionId: row.sessionId,
+        seat: row.seat,
+        headless: false,
+      });
     }
   }
   if (owners.size > 0) {
     const list = [...owners.values()];
     const homeConflict = q.home !== undefined && list.some((o) => o.home !== undefined && o.home !== q.home);
-    return fail('CONVERSATION_LIVE_ELSEWHERE', `${q.runtime} conversation ${q.conversationId} is already open in ${describe(list[0]!)}${list.length > 1 ? ` and ${list.length - 1} more` : ''}`, {
-      hint: ownerHint(list[0]!, host),
-      evidence: { host, owners: list, ...(homeConflict ? { homeConflict: true, requestedHome: q.home } : {}) },
-    });
+    return fail(
+      'CONVERSATION_LIVE_ELSEWHERE',
+      `${q.runtime} conversation ${q.conversationId} is already open in ${describe(list[0]!)}${list.length > 1 ? ` and ${list.length - 1} more` : ''}`,
+      {
+        hint: ownerHint(list[0]!, host),
+        evidence: { host, owners: list, ...(homeConflict ? { homeConflict: true, requestedHome: q.home } : {}) },
+      },
+    );
   }
   // A live process of this runtime in the same folder whose conversation nobody can name: doubt refuses.
   if (q.cwd) {
-    const doubt = roster.agents.filter((a) => a.runtime === q.runtime && a.conversationId === undefined && a.cwd === q.cwd && !allow.has(a.pid) && (q.home === undefined || a.home === undefined || a.home === q.home));
+    const doubt = roster.agents.filter(
+      (a) =>
+        a.runtime === q.runtime &&
+        a.conversationId === undefined &&
+        a.cwd === q.cwd &&
+        !allow.has(a.pid) &&
+        (q.home === undefined || a.home === undefined || a.home === q.home),
+    );
     if (doubt.length > 0 && runtimeById(q.runtime)?.doubtsUnnamed === true) {
       const d = doubt[0]!;
-      return fail('CONVERSATION_OWNER_UNKNOWN', `a live ${q.runtime} process (pid ${d.pid}) runs in ${q.cwd} and nothing proves which conversation it writes; it may be ${q.conversationId}`, {
-        hint: 'End that process, or wait for it to finish, then try again.',
-        evidence: { candidates: doubt.map((a) => ({ pid: a.pid, cwd: a.cwd, home: a.home, pane: a.pane })) },
-      });
+      return fail(
+        'CONVERSATION_OWNER_UNKNOWN',
+        `a live ${q.runtime} process (pid ${d.pid}) runs in ${q.cwd} and nothing proves which conversation it writes; it may be ${q.conversationId}`,
+        {
+          hint: 'End that process, or wait for it to finish, then try again.',
+          evidence: { candidates: doubt.map((a) => ({ pid: a.pid, cwd: a.cwd, home: a.home, pane: a.pane })) },
+        },
+      );
     }
   }
   return { ok: true, checked: roster.claims.length };

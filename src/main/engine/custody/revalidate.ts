@@ -31,13 +31,17 @@ export async function revalidateTarget(engine: Engine, t: WriteTarget): Promise<
   const paneNow = await engine.procNow(t.server, t.panePid);
   if (paneNow === 'unknown') return changed(`the host of pane ${t.paneId} did not answer`);
   const pane = paneNow;
-  if (!pane || (t.panePidStart !== undefined && pane.startTime !== t.panePidStart)) return changed(`pid ${t.panePid} was reused by another process`);
+  if (!pane || (t.panePidStart !== undefined && pane.startTime !== t.panePidStart))
+    return changed(`pid ${t.panePid} was reused by another process`);
   if (t.agent) {
     const agentNow = await engine.procNow(t.server, t.agent.pid);
     if (agentNow === 'unknown') return changed(`the host of pane ${t.paneId} did not answer`);
     const agent = agentNow;
     if (!agent) return changed(`the agent process ${t.agent.pid} exited`);
-    if (agent.startTime !== t.agent.startTime) return changed(`pid ${t.agent.pid} now belongs to another process (start time changed)`, { found: { pid: agent.pid, startTime: agent.startTime, argv: agent.argv } });
+    if (agent.startTime !== t.agent.startTime)
+      return changed(`pid ${t.agent.pid} now belongs to another process (start time changed)`, {
+        found: { pid: agent.pid, startTime: agent.startTime, argv: agent.argv },
+      });
   }
   return { ok: true };
 }

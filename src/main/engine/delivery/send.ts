@@ -43,7 +43,12 @@ const TURN_WAIT_MS = 30_000;
  * as a bracketed paste of a literal buffer, then Enter. Held, refused and unconfirmed are never
  * reported as delivered.
  */
-export async function sendToSeat(engine: Engine, ref: unknown, textIn: unknown, opts: SendOptions = {}): Promise<Result<{ sent: SendResult }>> {
+export async function sendToSeat(
+  engine: Engine,
+  ref: unknown,
+  textIn: unknown,
+  opts: SendOptions = {},
+): Promise<Result<{ sent: SendResult }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const { seat } = found;
@@ -54,12 +59,27 @@ export async function sendToSeat(engine: Engine, ref: unknown, textIn: unknown, 
   const deadline = start + (opts.waitForIdle ?? 0) * 1000;
   const res = await deliver(engine, seat, text.text, opts, start, deadline);
   const where = { rig: seat.rig, seat: seat.seat };
-  if (!res.ok) engine.store.events.append(res.code === 'SEND_HELD' ? 'seat.send_held' : 'seat.send_refused', where, { code: res.code, message: res.message, evidence: res.evidence ?? {} });
+  if (!res.ok)
+    engine.store.events.append(res.code === 'SEND_HELD' ? 'seat.send_held' : 'seat.send_refused', where, {
+      code: res.code,
+      message: res.message,
+      evidence: res.evidence ?? {},
+    });
   return res;
 }
 
-async function deliver(engine: Engine, seat: SeatRow, text: string, opts: SendOptions, start: number, deadline: number): Promise<Result<{ sent: SendResult }>> {
-  if (!engine.store.sessions.live(seat.seat)) return fail('SEAT_NOT_RUNNING', `${seat.seat} is not running`, { hint: `Start it with rigdesk launch ${seat.seat}.` });
+async function deliver(
+  engine: Engine,
+  seat: SeatRow,
+  text: string,
+  opts: SendOptions,
+  start: number,
+  deadline: number,
+): Promise<Result<{ sent: SendResult }>> {
+  if (!engine.store.sessions.live(seat.seat))
+    return fail('SEAT_NOT_RUNNING', `${seat.seat} is not running`, {
+      hint: `Start it with rigdesk launch ${seat.seat}.`,
+    });
   // --wait-for-idle waits before taking the lease, against a deadline counted from the start.
   if (opts.waitForIdle && !opts.force) {
     for (;;) {
@@ -69,9 +89,13 @@ async function deliver(engine: Engine, seat: SeatRow, text: string, opts: SendOp
       await engine.deps.clock.sleep(250);
     }
   }
-  const turn = await withSeatTurn(engine, seat.seat, Math.max(deadline, start + TURN_WAIT_MS), () => typeOnce(engine, seat, text, opts));
+  const turn = await withSeatTurn(engine, seat.seat, Math.max(deadline, start + TURN_WAIT_MS), () =>
+    typeOnce(engine, seat, text, opts),
+  );
   if (!turn.ok) {
-    return fail('SEND_HELD', `another send to ${seat.seat} held the seat for ${Math.round(turn.waitedMs / 1000)} s`, { evidence: { status: 'held', why: 'lease' } });
+    return fail('SEND_HELD', `another send to ${seat.seat} held the seat for ${Math.round(turn.waitedMs / 1000)} s`, {
+      evidence: { status: 'held', why: 'lease' },
+    });
   }
   return turn.value;
 }
@@ -79,7 +103,10 @@ async function deliver(engine: Engine, seat: SeatRow, text: string, opts: SendOp
 async function observe(engine: Engine, seat: SeatRow) {
   const roster = await engine.roster();
   const observed = (await observeSeats(engine, roster, [seat])).get(seat.seat)!;
-  if (!observed.live || !observed.pane) return fail('SEAT_NOT_RUNNING', `${seat.seat}'s session is gone`, { hint: `Start it again with rigdesk launch ${seat.seat}.` });
+  if (!observed.live || !observed.pane)
+    return fail('SEAT_NOT_RUNNING', `${seat.seat}'s session is gone`, {
+      hint: `Start it again with rigdesk launch ${seat.seat}.`,
+    });
   return { ok: true as const, roster, observed };
 }
 
@@ -87,14 +114,20 @@ async function observe(engine: Engine, seat: SeatRow) {
 function holdReason(o: ObservedSeat): { why: string; detail: string } | undefined {
   const a = o.activity;
   if (a.session === 'exited') return { why: 'exited', detail: 'the agent has exited; its shell is in front' };
-  if (a.needsInput !== 'none') return { why: `needs_input:${a.needsInput}`, detail: `the seat is waiting for a person (${a.needsInput})` };
+  if (a.needsInput !== 'none')
+    return { why: `needs_input:${a.needsInput}`, detail: `the seat is waiting for a person (${a.needsInput})` };
   if (a.draft) return { why: 'draft', detail: 'a person has unsent text in the input box' };
   if (a.activity === 'unknown') return { why: 'unknown', detail: 'nothing shows what the seat is doing' };
   if (a.activity === 'working') return { why: 'working', detail: 'the seat is in the middle of a turn' };
   return undefined;
 }
 
-async function typeOnce(engine: Engine, seat: SeatRow, text: string, opts: SendOptions): Promise<Result<{ sent: SendResult }>> {
+async function typeOnce(
+  engine: Engine,
+  seat: SeatRow,
+  text: string,
+  opts: SendOptions,
+): Promise<Result<{ sent: SendResult }>> {
   const o = await observe(engine, seat);
   if (!o.ok) return o;
   const { roster, observed } = o;
@@ -106,7 +139,19 @@ async function typeOnce(engine: Engine, seat: SeatRow, text: string, opts: SendO
   const ownPids = [pane.panePid, ...pane.lineage.map((p) => p.pid)];
   if (adapter && adapter.id !== 'shell') {
     if (conversationId) {
-      const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd: realOrSame(seat.cwd), home: engine.seatHome(seat), allowPids: ownPids, allowSessionId: live.id, host: seat.host }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
+      const free = checkConversationFree(
+        roster,
+        {
+          runtime: adapter.id,
+          conversationId,
+          cwd: realOrSame(seat.cwd),
+          home: engine.seatHome(seat),
+          allowPids: ownPids,
+          allowSessionId: live.id,
+          host: seat.host,
+        },
+        engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+      );
       if (!free.ok) return free;
     } else {
       warnings.push(`the conversation of ${seat.seat} is not known yet; only its own pane was checked`);
@@ -115,20 +160,37 @@ async function typeOnce(engine: Engine, seat: SeatRow, text: string, opts: SendO
   const hold = holdReason(observed);
   if (hold && !opts.force) {
     return fail('SEND_HELD', `held: ${hold.detail}; nothing was typed`, {
-      hint: hold.why === 'working' ? 'Add --wait-for-idle <seconds> to send when the turn ends.' : hold.why === 'exited' ? `Relaunch it: rigdesk launch ${seat.seat}.` : 'Answer the seat yourself, or send with --force --reason "<why>".',
+      hint:
+        hold.why === 'working'
+          ? 'Add --wait-for-idle <seconds> to send when the turn ends.'
+          : hold.why === 'exited'
+            ? `Relaunch it: rigdesk launch ${seat.seat}.`
+            : 'Answer the seat yourself, or send with --force --reason "<why>".',
       evidence: { status: 'held', why: hold.why, activity: observed.activity },
     });
   }
   if (hold && opts.force) {
-    engine.store.events.append('seat.send_override', { rig: seat.rig, seat: seat.seat }, { why: hold.why, reason: opts.reason });
+    engine.store.events.append(
+      'seat.send_override',
+      { rig: seat.rig, seat: seat.seat },
+      { why: hold.why, reason: opts.reason },
+    );
     warnings.push(`typed over ${hold.why} by request: ${opts.reason}`);
   }
   const target: WriteTarget = {
-    server: live.server, paneId: live.paneId, sessionId: live.sessionId, serverPid: live.serverPid,
-    panePid: pane.panePid, panePidStart: pane.panePidStart,
+    server: live.server,
+    paneId: live.paneId,
+    sessionId: live.sessionId,
+    serverPid: live.serverPid,
+    panePid: pane.panePid,
+    panePidStart: pane.panePidStart,
     // The process that reads the keystrokes: the agent, or for a plain program the seat's program
     // (the wrapper's child). If it exits or its pid is reused, the write is refused.
-    agent: pane.agent ? { pid: pane.agent.pid, startTime: pane.agent.startTime } : pane.lineage[0] ? { pid: pane.lineage[0].pid, startTime: pane.lineage[0].startTime } : undefined,
+    agent: pane.agent
+      ? { pid: pane.agent.pid, startTime: pane.agent.startTime }
+      : pane.lineage[0]
+        ? { pid: pane.lineage[0].pid, startTime: pane.lineage[0].startTime }
+        : undefined,
   };
   await engine.deps.faults['send.before_revalidate']?.();
   const moved = await revalidateTarget(engine, target);
@@ -140,20 +202,51 @@ async function typeOnce(engine: Engine, seat: SeatRow, text: string, opts: SendO
   // Some runtimes drop an Enter that arrives right after pasted text (Codex): the adapter says how long to wait.
   if (adapter?.submitDelayMs) await engine.deps.clock.sleep(adapter.submitDelayMs);
   const dropEnter = engine.deps.faults['send.drop_enter'];
-  const entered = dropEnter ? (await dropEnter(), { ok: true as const }) : await client.sendKeys(live.paneId, ['Enter']);
+  const entered = dropEnter
+    ? (await dropEnter(), { ok: true as const })
+    : await client.sendKeys(live.paneId, ['Enter']);
   if (!entered.ok) {
     // The text is already in the input box: this is not a refusal, it is unconfirmed.
-    return fail('SEND_UNCONFIRMED', `pasted into ${seat.seat}, but Enter could not be sent (${entered.message})`, { hint: 'Look at the seat (rigdesk capture) before sending again.', evidence: { status: 'unconfirmed', why: 'enter_failed' } });
+    return fail('SEND_UNCONFIRMED', `pasted into ${seat.seat}, but Enter could not be sent (${entered.message})`, {
+      hint: 'Look at the seat (rigdesk capture) before sending again.',
+      evidence: { status: 'unconfirmed', why: 'enter_failed' },
+    });
   }
   let verified = false;
   if (opts.verify ?? adapter?.readScreen !== undefined) {
     const v = await verifySubmitted(engine, seat, live.server, live.paneId, text);
     verified = v.ok;
     if (!v.ok) {
-      engine.store.events.append('seat.send', { rig: seat.rig, seat: seat.seat }, { paneId: live.paneId, chars: text.length, preview: text.slice(0, 120), conversationId: conversationId ?? null, verified: false });
-      return fail('SEND_UNCONFIRMED', `typed into ${seat.seat}, but ${v.why}`, { hint: 'Look at the seat (rigdesk capture) before sending again.', evidence: { status: 'unconfirmed', why: v.why } });
+      engine.store.events.append(
+        'seat.send',
+        { rig: seat.rig, seat: seat.seat },
+        {
+          paneId: live.paneId,
+          chars: text.length,
+          preview: text.slice(0, 120),
+          conversationId: conversationId ?? null,
+          verified: false,
+        },
+      );
+      return fail('SEND_UNCONFIRMED', `typed into ${seat.seat}, but ${v.why}`, {
+        hint: 'Look at the seat (rigdesk capture) before sending again.',
+        evidence: { status: 'unconfirmed', why: v.why },
+      });
     }
   }
-  engine.store.events.append('seat.send', { rig: seat.rig, seat: seat.seat }, { paneId: live.paneId, chars: text.length, preview: text.slice(0, 120), conversationId: conversationId ?? null, verified });
-  return { ok: true, sent: { seat: seat.seat, status: 'delivered', paneId: live.paneId, chars: text.length, verified, warnings } };
+  engine.store.events.append(
+    'seat.send',
+    { rig: seat.rig, seat: seat.seat },
+    {
+      paneId: live.paneId,
+      chars: text.length,
+      preview: text.slice(0, 120),
+      conversationId: conversationId ?? null,
+      verified,
+    },
+  );
+  return {
+    ok: true,
+    sent: { seat: seat.seat, status: 'delivered', paneId: live.paneId, chars: text.length, verified, warnings },
+  };
 }

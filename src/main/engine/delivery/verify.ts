@@ -8,7 +8,14 @@ import type { SeatRow } from '../store';
  * or the agent must have started a turn. An agent may drop an Enter (Codex when it comes too soon,
  * Claude under load); one more Enter is sent when the text still sits in its input box.
  */
-export async function verifySubmitted(engine: Engine, seat: SeatRow, server: string, paneId: string, text: string, timeoutMs = 8000): Promise<{ ok: true } | { ok: false; why: string }> {
+export async function verifySubmitted(
+  engine: Engine,
+  seat: SeatRow,
+  server: string,
+  paneId: string,
+  text: string,
+  timeoutMs = 8000,
+): Promise<{ ok: true } | { ok: false; why: string }> {
   const adapter = runtimeById(seat.runtime);
   const probe = text.split('\n')[0]!.trim().slice(0, 40);
   const until = engine.now() + timeoutMs;
@@ -17,7 +24,8 @@ export async function verifySubmitted(engine: Engine, seat: SeatRow, server: str
     const screen = (await capturePanes(engine.client(server), [paneId])).get(paneId);
     if (screen) {
       const reading = adapter?.readScreen?.(screen);
-      const stillDrafted = reading?.draft !== undefined && reading.draft !== '' && reading.draft.includes(probe.slice(0, 20));
+      const stillDrafted =
+        reading?.draft !== undefined && reading.draft !== '' && reading.draft.includes(probe.slice(0, 20));
       const shown = screen.plain.some((l) => l.includes(probe));
       if (!stillDrafted && (shown || reading?.activity === 'working')) return { ok: true };
       // Codex drops an Enter that comes too soon, and Claude was seen to drop one under load:

@@ -13,9 +13,16 @@ import type { EvidenceIO } from '../runtimes/types';
  */
 
 export type ProbeOp = 'exists' | 'access' | 'list' | 'read' | 'tail' | 'fileid';
-export interface Probe { op: ProbeOp; path: string; n?: number }
+export interface Probe {
+  op: ProbeOp;
+  path: string;
+  n?: number;
+}
 /** 0 answered, 3 absent, 5 present but unreadable (or the read failed part way). */
-export interface ProbeAnswer { status: 0 | 3 | 5; data: string }
+export interface ProbeAnswer {
+  status: 0 | 3 | 5;
+  data: string;
+}
 
 export const probeKey = (p: Probe): string => `${p.op}\0${p.path}\0${p.n ?? ''}`;
 
@@ -101,7 +108,11 @@ function siblings(answers: ReadonlyMap<string, ProbeAnswer>, p: Probe): Probe[] 
   const name = p.path.slice(slash + 1);
   const dot = name.lastIndexOf('.');
   const ext = dot > 0 ? name.slice(dot) : '';
-  return listed.data.split('\0').filter((f) => f && f !== name && (ext === '' || f.endsWith(ext))).slice(0, SIBLINGS_MAX).map((f) => ({ ...p, path: `${dir}/${f}` }));
+  return listed.data
+    .split('\0')
+    .filter((f) => f && f !== name && (ext === '' || f.endsWith(ext)))
+    .slice(0, SIBLINGS_MAX)
+    .map((f) => ({ ...p, path: `${dir}/${f}` }));
 }
 
 /** Thrown inside an adapter when it asks about a path not probed yet; caught by the batch loop. */
@@ -159,9 +170,15 @@ export function replayIO(answers: ReadonlyMap<string, ProbeAnswer>, wanted: Map<
  */
 export async function answerOnHost<T>(
   exec: Exec,
-  questions: ReadonlyMap<string, { seed?: Probe[]; ask: (io: EvidenceIO, answers: ReadonlyMap<string, ProbeAnswer>) => T }>,
+  questions: ReadonlyMap<
+    string,
+    { seed?: Probe[]; ask: (io: EvidenceIO, answers: ReadonlyMap<string, ProbeAnswer>) => T }
+  >,
   maxRounds = 6,
-): Promise<{ ok: true; answers: Map<string, T | { error: string }>; roundTrips: number } | { ok: false; unreachable: boolean; reason: string }> {
+): Promise<
+  | { ok: true; answers: Map<string, T | { error: string }>; roundTrips: number }
+  | { ok: false; unreachable: boolean; reason: string }
+> {
   const known = new Map<string, ProbeAnswer>();
   const out = new Map<string, T | { error: string }>();
   let pending = new Map([...questions].map(([k, q]) => [k, q]));
@@ -180,7 +197,11 @@ export async function answerOnHost<T>(
       try {
         got = parseProbeAnswers(r.stdout, probes.length);
       } catch (e) {
-        return { ok: false, unreachable: false, reason: `${(e as Error).message}${r.stderr ? `: ${r.stderr.trim().slice(0, 200)}` : ''}` };
+        return {
+          ok: false,
+          unreachable: false,
+          reason: `${(e as Error).message}${r.stderr ? `: ${r.stderr.trim().slice(0, 200)}` : ''}`,
+        };
       }
       probes.forEach((p, i) => known.set(probeKey(p), got[i]!));
     }
@@ -204,6 +225,7 @@ export async function answerOnHost<T>(
     pending = next;
     if (pending.size === 0) break;
   }
-  for (const k of pending.keys()) out.set(k, { error: `evidence on the host did not settle within ${maxRounds} round trips` });
+  for (const k of pending.keys())
+    out.set(k, { error: `evidence on the host did not settle within ${maxRounds} round trips` });
   return { ok: true, answers: out, roundTrips };
 }

@@ -3,7 +3,15 @@ import { hostOfServer } from '../tmux/identity';
 
 /** This machine's roster plus each remote host's, in one list; entries keep their host. */
 export function mergeRosters(local: Roster, remotes: readonly Roster[]): Roster {
-  const out: Roster = { ...local, servers: [...local.servers], panes: [...local.panes], agents: [...local.agents], claims: [...local.claims], problems: [...local.problems], hosts: [] };
+  const out: Roster = {
+    ...local,
+    servers: [...local.servers],
+    panes: [...local.panes],
+    agents: [...local.agents],
+    claims: [...local.claims],
+    problems: [...local.problems],
+    hosts: [],
+  };
   for (const r of remotes) {
     out.servers.push(...r.servers);
     out.panes.push(...r.panes);

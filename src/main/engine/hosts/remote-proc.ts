@@ -31,7 +31,15 @@ export function envFilter(names: readonly string[]): string {
 }
 
 export function hostScanArgs(opts: { glob: string; tmuxSocket?: string; envNames: readonly string[] }): string[] {
-  return ['-c', HOST_SCAN_SCRIPT, 'rigdesk-scan', opts.glob, opts.tmuxSocket ?? '', PANE_FORMAT, envFilter(opts.envNames)];
+  return [
+    '-c',
+    HOST_SCAN_SCRIPT,
+    'rigdesk-scan',
+    opts.glob,
+    opts.tmuxSocket ?? '',
+    PANE_FORMAT,
+    envFilter(opts.envNames),
+  ];
 }
 
 export interface HostScan {
@@ -116,7 +124,7 @@ export function scanProcReader(scan: HostScan, takenAt: number): ProcReader {
     snapshot: () => snap,
     read: (pid) => scan.procs.get(pid),
     cwd: (pid) => scan.cwd.get(pid),
-    environ: (pid) => (scan.procs.has(pid) ? scan.environ.get(pid) ?? {} : undefined),
+    environ: (pid) => (scan.procs.has(pid) ? (scan.environ.get(pid) ?? {}) : undefined),
     locks: () => scan.locks,
   };
 }

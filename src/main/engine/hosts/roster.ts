@@ -17,19 +17,33 @@ import type { HostSpec, SshTarget } from './types';
 
 /** Environment variables the roster reads from a remote agent: tmux placement, seat tag, homes. */
 export const ROSTER_ENV_NAMES: readonly string[] = [
-  'TMUX', 'TMUX_PANE', 'HOME', 'RIGDESK_SEAT', 'RIGDESK_ATTEMPT',
+  'TMUX',
+  'TMUX_PANE',
+  'HOME',
+  'RIGDESK_SEAT',
+  'RIGDESK_ATTEMPT',
   ...AGENT_RUNTIMES.map((r) => r.homeEnvVar).filter((v): v is string => Boolean(v)),
 ];
 
 /** A tmux client whose list-panes answer arrived inside the host scan: no second round trip. */
 class PrelistedClient extends TmuxClient {
-  constructor(ref: TmuxServerRef, exec: Exec, private readonly listed: HostScan['panes']) {
+  constructor(
+    ref: TmuxServerRef,
+    exec: Exec,
+    private readonly listed: HostScan['panes'],
+  ) {
     super(ref, { exec });
   }
   override async listPanes(): Promise<Result<{ running: boolean; panes: PaneRow[]; malformed: number }>> {
     const l = this.listed;
     if (!l) return super.listPanes();
-    if ('error' in l) return { ok: false, code: 'TMUX_FAILED', message: `tmux list-panes failed on ${this.key}: ${l.error}`, evidence: { server: this.key } };
+    if ('error' in l)
+      return {
+        ok: false,
+        code: 'TMUX_FAILED',
+        message: `tmux list-panes failed on ${this.key}: ${l.error}`,
+        evidence: { server: this.key },
+      };
     if (!l.running) return { ok: true, running: false, panes: [], malformed: 0 };
     return { ok: true, running: true, panes: l.rows, malformed: l.malformed };
   }
@@ -48,7 +62,12 @@ export class HostSet {
     const json = JSON.stringify(row.spec);
     const have = this.byName.get(name);
     if (have && have.json === json) return have.host;
-    const host = new SshHost(row.spec as HostSpec & { ssh: SshTarget }, this.deps.layout.home, this.deps.clock, this.deps.exec);
+    const host = new SshHost(
+      row.spec as HostSpec & { ssh: SshTarget },
+      this.deps.layout.home,
+      this.deps.clock,
+      this.deps.exec,
+    );
     this.byName.set(name, { json, host });
     return host;
   }
@@ -73,12 +92,25 @@ export class HostSet {
  * answer gives no panes and no servers (so nothing of it reads as gone) and one `host` problem
  * that custody turns into HOST_UNREACHABLE.
  */
-export async function hostRoster(hosts: HostSet, name: string, seats: readonly SeatRow[], now: () => number): Promise<Roster> {
+export async function hostRoster(
+  hosts: HostSet,
+  name: string,
+  seats: readonly SeatRow[],
+  now: () => number,
+): Promise<Roster> {
   const h = hosts.get(name);
   const empty = (error: string, unreachable: boolean): Roster => ({
-    takenAt: now(), servers: [], panes: [], agents: [], claims: [],
+    takenAt: now(),
+    servers: [],
+    panes: [],
+    agents: [],
+    claims: [],
     problems: [{ probe: 'host', host: name, unreachable, error }],
-    hosts: [h ? h.health() : { host: name, state: 'unreachable', checkedAt: now(), reason: error, retryAt: now(), failures: 1 }],
+    hosts: [
+      h
+        ? h.health()
+        : { host: name, state: 'unreachable', checkedAt: now(), reason: error, retryAt: now(), failures: 1 },
+    ],
   });
   if (!h) return empty(`host ${name} is not known (add it to the rig spec's hosts, or rigdesk hosts add)`, true);
   const s = await h.scan(ROSTER_ENV_NAMES);
@@ -112,11 +144,33 @@ export async function hostRoster(hosts: HostSet, name: string, seats: readonly S
   const known = new Map<string, ProbeAnswer>();
   for (let round = 0; ; round++) {
     const wanted = new Map<string, Probe>();
-    const roster = await buildRoster({ proc, io: replayIO(known, wanted), servers, clientForPath, keyForPath: (path) => (path === ownPath ? ownKey : undefined), knownHomes, uid: s.scan.uid, selfPid: -1, now, host: name });
+    const roster = await buildRoster({
+      proc,
+      io: replayIO(known, wanted),
+      servers,
+      clientForPath,
+      keyForPath: (path) => (path === ownPath ? ownKey : undefined),
+      knownHomes,
+      uid: s.scan.uid,
+      selfPid: -1,
+      now,
+      host: name,
+    });
     if (wanted.size === 0) return { ...roster, hosts: [h.health()] };
-    const fetched = round < EVIDENCE_ROUNDS ? await fetchProbes(h.exec, [...wanted.values()], known) : 'did not settle within the round limit';
+    const fetched =
+      round < EVIDENCE_ROUNDS
+        ? await fetchProbes(h.exec, [...wanted.values()], known)
+        : 'did not settle within the round limit';
     // Unanswered evidence stays a problem of this roster: the guard fails closed on it.
-    if (fetched !== true) return { ...roster, problems: [...roster.problems, { probe: 'live state', host: name, error: `evidence files on ${name}: ${fetched}` }], hosts: [h.health()] };
+    if (fetched !== true)
+      return {
+        ...roster,
+        problems: [
+          ...roster.problems,
+          { probe: 'live state', host: name, error: `evidence files on ${name}: ${fetched}` },
+        ],
+        hosts: [h.health()],
+      };
   }
 }
 

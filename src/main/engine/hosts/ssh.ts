@@ -50,15 +50,23 @@ export function sshBaseArgs(t: SshTarget, o: SshOptions): string[] {
   if (t.identityFile) args.push('-i', t.identityFile, '-o', 'IdentitiesOnly=yes');
   if (t.knownHostsFile) args.push('-o', `UserKnownHostsFile=${t.knownHostsFile}`);
   args.push(
-    '-o', 'BatchMode=yes',
-    '-o', `StrictHostKeyChecking=${t.strictHostKeyChecking ?? 'yes'}`,
-    '-o', `ConnectTimeout=${o.connectTimeoutSeconds ?? 3}`,
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    `StrictHostKeyChecking=${t.strictHostKeyChecking ?? 'yes'}`,
+    '-o',
+    `ConnectTimeout=${o.connectTimeoutSeconds ?? 3}`,
     // A dead peer must be noticed in seconds, not after TCP's minutes: the host goes unreachable.
-    '-o', 'ServerAliveInterval=1',
-    '-o', 'ServerAliveCountMax=2',
-    '-o', 'ControlMaster=auto',
-    '-o', `ControlPath=${o.controlPath}`,
-    '-o', `ControlPersist=${o.persistSeconds ?? 60}`,
+    '-o',
+    'ServerAliveInterval=1',
+    '-o',
+    'ServerAliveCountMax=2',
+    '-o',
+    'ControlMaster=auto',
+    '-o',
+    `ControlPath=${o.controlPath}`,
+    '-o',
+    `ControlPersist=${o.persistSeconds ?? 60}`,
   );
   args.push(t.user ? `${t.user}@${t.host}` : t.host);
   return args;
@@ -69,7 +77,10 @@ export function sshExec(t: SshTarget, o: SshOptions, inner: Exec): Exec & { roun
   const f = (async (file: string, args: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> => {
     f.roundTrips += 1;
     // The remote side gets no local environment: only the command line and stdin cross.
-    const r = await inner('ssh', [...sshBaseArgs(t, o), '--', remoteCommand(file, args)], { input: opts.input, timeoutMs: opts.timeoutMs });
+    const r = await inner('ssh', [...sshBaseArgs(t, o), '--', remoteCommand(file, args)], {
+      input: opts.input,
+      timeoutMs: opts.timeoutMs,
+    });
     if (r.spawnError) return { ...r, spawnError: `ssh: ${r.spawnError}` };
     // tmux, sh, grep and cat never exit 255 here: that status is ssh's own failure, whatever it printed.
     if (r.code === SSH_FAILED) return { ...r, code: null, spawnError: `ssh: ${lastLine(r.stderr)}` };

@@ -14,7 +14,10 @@ export function backoffMs(failures: number): number {
   return Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.max(0, failures - 1));
 }
 
-export type ScanOutcome = { ok: true; scan: HostScan; takenAt: number } | { ok: false; unreachable: true; reason: string } | { ok: false; unreachable: false; reason: string };
+export type ScanOutcome =
+  | { ok: true; scan: HostScan; takenAt: number }
+  | { ok: false; unreachable: true; reason: string }
+  | { ok: false; unreachable: false; reason: string };
 
 /**
  * One remote host: its exec over the shared ssh connection, its tmux server, its process table.
@@ -31,7 +34,12 @@ export class SshHost {
   private lastOkAt = 0;
   private rttMs = 0;
 
-  constructor(readonly spec: HostSpec & { ssh: SshTarget }, home: string, private readonly clock: Clock, inner: Exec) {
+  constructor(
+    readonly spec: HostSpec & { ssh: SshTarget },
+    home: string,
+    private readonly clock: Clock,
+    inner: Exec,
+  ) {
     this.opts = { controlPath: controlPathFor(home, spec.name) };
     this.exec = this.guarded(sshExec(spec.ssh, this.opts, inner));
     this.tmuxRef = { kind: 'name', name: spec.tmuxSocket ?? 'rigdesk', host: spec.name };
@@ -42,7 +50,15 @@ export class SshHost {
   }
 
   health(): HostHealth {
-    if (this.failures > 0) return { host: this.name, state: 'unreachable', checkedAt: this.clock.now(), reason: this.lastReason, retryAt: this.retryAt, failures: this.failures };
+    if (this.failures > 0)
+      return {
+        host: this.name,
+        state: 'unreachable',
+        checkedAt: this.clock.now(),
+        reason: this.lastReason,
+        retryAt: this.retryAt,
+        failures: this.failures,
+      };
     return { host: this.name, state: 'reachable', checkedAt: this.lastOkAt, rttMs: this.rttMs };
   }
 
@@ -53,7 +69,15 @@ export class SshHost {
   private guarded(raw: Exec & { roundTrips: number }): Exec & { roundTrips: number } {
     const f = (async (file: string, args: readonly string[], opts?: ExecOptions): Promise<ExecResult> => {
       const held = this.holdingOff();
-      if (held) return { code: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: `ssh: ${this.name} unreachable, retrying after back-off (${held})` };
+      if (held)
+        return {
+          code: null,
+          signal: null,
+          stdout: '',
+          stderr: '',
+          timedOut: false,
+          spawnError: `ssh: ${this.name} unreachable, retrying after back-off (${held})`,
+        };
       const r = await raw(file, args, opts);
       if (r.spawnError) this.noteFailure(r.spawnError);
       else this.failures = 0;
@@ -83,7 +107,15 @@ export class SshHost {
   /** One round trip: the host's panes on Rigdesk's server there, and its process table. */
   async scan(envNames: readonly string[], glob = '[0-9]*', withPanes = true): Promise<ScanOutcome> {
     const t0 = this.clock.now();
-    const r = await this.exec('sh', hostScanArgs({ glob, tmuxSocket: withPanes ? this.tmuxRef.kind === 'name' ? this.tmuxRef.name : undefined : undefined, envNames }), { timeoutMs: 4_000 });
+    const r = await this.exec(
+      'sh',
+      hostScanArgs({
+        glob,
+        tmuxSocket: withPanes ? (this.tmuxRef.kind === 'name' ? this.tmuxRef.name : undefined) : undefined,
+        envNames,
+      }),
+      { timeoutMs: 4_000 },
+    );
     if (r.spawnError) return { ok: false, unreachable: true, reason: this.lastReason || r.spawnError };
     try {
       const scan = parseHostScan(r.stdout);
@@ -91,7 +123,11 @@ export class SshHost {
       return { ok: true, scan, takenAt: this.clock.now() };
     } catch (e) {
       // The host answered but the scan did not complete (no /proc, a broken shell): unknown, not gone.
-      return { ok: false, unreachable: false, reason: `${(e as Error).message}${r.stderr ? `: ${r.stderr.trim().slice(0, 200)}` : ''}` };
+      return {
+        ok: false,
+        unreachable: false,
+        reason: `${(e as Error).message}${r.stderr ? `: ${r.stderr.trim().slice(0, 200)}` : ''}`,
+      };
     }
   }
 
@@ -106,7 +142,12 @@ export class SshHost {
   /** What a person pastes to reach a seat: ssh with a terminal, then tmux attach there. */
   attachArgv(sessionId: string): string[] {
     const ref = this.tmuxRef;
-    const tmux = remoteCommand('tmux', [...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]), 'attach-session', '-t', sessionId]);
+    const tmux = remoteCommand('tmux', [
+      ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]),
+      'attach-session',
+      '-t',
+      sessionId,
+    ]);
     return ['ssh', '-t', ...personArgs(this.spec.ssh), '--', tmux];
   }
 
@@ -116,14 +157,31 @@ export class SshHost {
    */
   viewerArgv(sessionId: string): string[] {
     const ref = this.tmuxRef;
-    const tmux = remoteCommand('tmux', [...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]), 'attach-session', '-t', sessionId, '-f', 'ignore-size']);
+    const tmux = remoteCommand('tmux', [
+      ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]),
+      'attach-session',
+      '-t',
+      sessionId,
+      '-f',
+      'ignore-size',
+    ]);
     return ['ssh', '-tt', ...sshBaseArgs(this.spec.ssh, this.opts), '--', tmux];
   }
 
   /** A read-only control-mode client of one session on the host (activity), over the shared connection. */
   controlArgv(sessionId: string): string[] {
     const ref = this.tmuxRef;
-    return this.streamArgv('tmux', ['-u', ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]), '-C', 'attach-session', '-r', '-f', 'ignore-size', '-t', sessionId]);
+    return this.streamArgv('tmux', [
+      '-u',
+      ...(ref.kind === 'name' ? ['-L', ref.name] : ['-S', ref.path]),
+      '-C',
+      'attach-session',
+      '-r',
+      '-f',
+      'ignore-size',
+      '-t',
+      sessionId,
+    ]);
   }
 
   /** Any command on the host as a long-lived child here, over the shared connection (no pty). */
@@ -134,7 +192,11 @@ export class SshHost {
   /** Closes the shared connection (tests, and `rigdesk hosts` after a check). */
   close(): void {
     try {
-      execFileSync('ssh', ['-F', '/dev/null', '-o', `ControlPath=${this.opts.controlPath}`, '-O', 'exit', 'rigdesk-host'], { stdio: 'ignore', timeout: 3_000 });
+      execFileSync(
+        'ssh',
+        ['-F', '/dev/null', '-o', `ControlPath=${this.opts.controlPath}`, '-O', 'exit', 'rigdesk-host'],
+        { stdio: 'ignore', timeout: 3_000 },
+      );
     } catch {
       /* no master running */
     }

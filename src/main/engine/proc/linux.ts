@@ -1,4 +1,14 @@
-import { closeSync, constants as fsConstants, fstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { buildSnapshot } from './lineage';
 import type { FileLock, ProcInfo, ProcReader, ProcSnapshot } from './types';
 
@@ -133,7 +143,16 @@ interface ParsedStat extends StatFields {
 const PF_KTHREAD = 0x00200000;
 
 function publicStat(h: ParsedStat): StatFields {
-  return { pid: h.pid, ppid: h.ppid, pgid: h.pgid, sid: h.sid, tpgid: h.tpgid, ttyNr: h.ttyNr, startTime: h.startTime, comm: h.comm };
+  return {
+    pid: h.pid,
+    ppid: h.ppid,
+    pgid: h.pgid,
+    sid: h.sid,
+    tpgid: h.tpgid,
+    ttyNr: h.ttyNr,
+    startTime: h.startTime,
+    comm: h.comm,
+  };
 }
 
 /** `/proc/<pid>/stat` minus argv and uid; undefined when the text is not a stat line for `pid`. */

@@ -121,7 +121,10 @@ export function parsePsOutput(stdout: string, platform: NodeJS.Platform = proces
  * the most rows agree on (space at W, non-space at W+1), smallest on a tie.
  */
 export function splitCommArgs(rests: readonly string[]): Array<[string, string]> {
-  const maxW = Math.min(256, rests.reduce((m, r) => Math.max(m, r.length), 0));
+  const maxW = Math.min(
+    256,
+    rests.reduce((m, r) => Math.max(m, r.length), 0),
+  );
   const fits = (r: string, w: number) => r.length > w + 1 && r.charCodeAt(w) === 32 && r.charCodeAt(w + 1) !== 32;
   let bestW = -1;
   let bestScore = 0;

@@ -39,44 +39,96 @@ const TURN_WAIT_MS = 10_000;
  * and the pane, its pid and the agent's start time are re-read just before the keys. Every
  * answer and every refusal is an event.
  */
-export async function answerPrompt(engine: Engine, ref: unknown, choice: PromptChoice, opts: AnswerOptions = {}): Promise<Result<{ answered: Answered }>> {
+export async function answerPrompt(
+  engine: Engine,
+  ref: unknown,
+  choice: PromptChoice,
+  opts: AnswerOptions = {},
+): Promise<Result<{ answered: Answered }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const { seat } = found;
   const where = { rig: seat.rig, seat: seat.seat };
-  const turn = await withSeatTurn(engine, seat.seat, engine.now() + TURN_WAIT_MS, () => answerOnce(engine, seat, choice, opts));
-  const res = turn.ok ? turn.value : fail('SEND_HELD', `another writer held ${seat.seat} for ${Math.round(turn.waitedMs / 1000)} s; nothing was typed`, { evidence: { why: 'lease' } });
-  if (!res.ok) appendPromptEvent(engine, 'seat.prompt_answer_refused', where, { choice, code: res.code, message: res.message, reason: opts.reason ?? null, evidence: res.evidence ?? {} });
+  const turn = await withSeatTurn(engine, seat.seat, engine.now() + TURN_WAIT_MS, () =>
+    answerOnce(engine, seat, choice, opts),
+  );
+  const res = turn.ok
+    ? turn.value
+    : fail(
+        'SEND_HELD',
+        `another writer held ${seat.seat} for ${Math.round(turn.waitedMs / 1000)} s; nothing was typed`,
+        { evidence: { why: 'lease' } },
+      );
+  if (!res.ok)
+    appendPromptEvent(engine, 'seat.prompt_answer_refused', where, {
+      choice,
+      code: res.code,
+      message: res.message,
+      reason: opts.reason ?? null,
+      evidence: res.evidence ?? {},
+    });
   return res;
 }
 
-async function answerOnce(engine: Engine, seat: SeatRow, choice: PromptChoice, opts: AnswerOptions): Promise<Result<{ answered: Answered }>> {
+async function answerOnce(
+  engine: Engine,
+  seat: SeatRow,
+  choice: PromptChoice,
+  opts: AnswerOptions,
+): Promise<Result<{ answered: Answered }>> {
   const keys = PROMPT_KEYS[seat.runtime];
-  if (!keys) return fail('DECISION_CHOICE_INVALID', `${seat.seat} runs ${seat.runtime}, whose prompts Rigdesk does not answer; answer it in the terminal`);
+  if (!keys)
+    return fail(
+      'DECISION_CHOICE_INVALID',
+      `${seat.seat} runs ${seat.runtime}, whose prompts Rigdesk does not answer; answer it in the terminal`,
+    );
   if (!engine.store.sessions.live(seat.seat)) return fail('SEAT_NOT_RUNNING', `${seat.seat} is not running`);
   const roster = await engine.roster();
   const observed = (await observeSeats(engine, roster, [seat])).get(seat.seat)!;
   const { live, pane, activity } = observed;
   if (!live || !pane) return fail('SEAT_NOT_RUNNING', `${seat.seat}'s session is gone`);
   const noPrompt = (why: string, evidence: Record<string, unknown> = {}) =>
-    fail('PROMPT_NOT_WAITING', `${seat.seat} ${why}; nothing was typed`, { hint: 'Look at the seat again; answer the prompt it shows now.', evidence: { activity, ...evidence } });
+    fail('PROMPT_NOT_WAITING', `${seat.seat} ${why}; nothing was typed`, {
+      hint: 'Look at the seat again; answer the prompt it shows now.',
+      evidence: { activity, ...evidence },
+    });
   if (activity.needsInput !== 'permission') return noPrompt('is not at a permission prompt now');
   const screen = (await capturePanes(engine.client(live.server), [live.paneId])).get(live.paneId);
   const prompt = screen ? readPrompt(seat.runtime, screen.plain, screen.styled) : undefined;
   if (!prompt) return noPrompt('shows no permission prompt on screen');
-  if (opts.fingerprint && opts.fingerprint !== prompt.fingerprint) return noPrompt('shows a different prompt from the one answered', { saw: opts.fingerprint, now: prompt.fingerprint, prompt: prompt.lines });
-  if (choice === 'approve' && !prompt.approveReady) return noPrompt(`cannot be approved from here: ${prompt.why}`, { prompt: prompt.lines });
+  if (opts.fingerprint && opts.fingerprint !== prompt.fingerprint)
+    return noPrompt('shows a different prompt from the one answered', {
+      saw: opts.fingerprint,
+      now: prompt.fingerprint,
+      prompt: prompt.lines,
+    });
+  if (choice === 'approve' && !prompt.approveReady)
+    return noPrompt(`cannot be approved from here: ${prompt.why}`, { prompt: prompt.lines });
 
   const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
   const adapter = runtimeById(seat.runtime);
   if (adapter && conversationId) {
     const ownPids = [pane.panePid, ...pane.lineage.map((p) => p.pid)];
-    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, allowPids: ownPids, allowSessionId: live.id, host: hostOfServer(live.server) }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
+    const free = checkConversationFree(
+      roster,
+      {
+        runtime: adapter.id,
+        conversationId,
+        allowPids: ownPids,
+        allowSessionId: live.id,
+        host: hostOfServer(live.server),
+      },
+      engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+    );
     if (!free.ok) return free;
   }
   const target: WriteTarget = {
-    server: live.server, paneId: live.paneId, sessionId: live.sessionId, serverPid: live.serverPid,
-    panePid: pane.panePid, panePidStart: pane.panePidStart,
+    server: live.server,
+    paneId: live.paneId,
+    sessionId: live.sessionId,
+    serverPid: live.serverPid,
+    panePid: pane.panePid,
+    panePidStart: pane.panePidStart,
     agent: pane.agent ? { pid: pane.agent.pid, startTime: pane.agent.startTime } : undefined,
   };
   if (!target.agent) return noPrompt('has no agent process in its pane');
@@ -85,10 +137,27 @@ async function answerOnce(engine: Engine, seat: SeatRow, choice: PromptChoice, o
   if (!moved.ok) return moved;
   const sent = await engine.client(live.server).sendKeys(live.paneId, [...keys[choice]]);
   if (!sent.ok) return sent;
-  const answered: Answered = { seat: seat.seat, choice, keys: [...keys[choice]], paneId: live.paneId, fingerprint: prompt.fingerprint };
-  appendPromptEvent(engine, 'seat.prompt_answered', { rig: seat.rig, seat: seat.seat }, {
-    choice, keys: answered.keys, paneId: live.paneId, fingerprint: prompt.fingerprint, prompt: prompt.lines,
-    reason: opts.reason ?? null, conversationId: conversationId ?? null, basis: activity.basis,
-  });
+  const answered: Answered = {
+    seat: seat.seat,
+    choice,
+    keys: [...keys[choice]],
+    paneId: live.paneId,
+    fingerprint: prompt.fingerprint,
+  };
+  appendPromptEvent(
+    engine,
+    'seat.prompt_answered',
+    { rig: seat.rig, seat: seat.seat },
+    {
+      choice,
+      keys: answered.keys,
+      paneId: live.paneId,
+      fingerprint: prompt.fingerprint,
+      prompt: prompt.lines,
+      reason: opts.reason ?? null,
+      conversationId: conversationId ?? null,
+      basis: activity.basis,
+    },
+  );
   return { ok: true, answered };
 }

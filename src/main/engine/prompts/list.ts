@@ -19,26 +19,36 @@ export async function promptsFor(engine: Engine, rows: readonly PsRow[]): Promis
   const byServer = new Map<string, string[]>();
   for (const r of waiting) byServer.set(r.server!, [...(byServer.get(r.server!) ?? []), r.paneId!]);
   const screens = new Map<string, { plain: string[]; styled: string[] }>();
-  await Promise.all([...byServer].map(async ([server, panes]) => {
-    try {
-      for (const [id, s] of await capturePanes(engine.client(server), panes)) screens.set(`${server} ${id}`, { plain: s.plain, styled: s.styled });
-    } catch {
-      /* an unreadable server: its items show without a screen */
-    }
-  }));
+  await Promise.all(
+    [...byServer].map(async ([server, panes]) => {
+      try {
+        for (const [id, s] of await capturePanes(engine.client(server), panes))
+          screens.set(`${server} ${id}`, { plain: s.plain, styled: s.styled });
+      } catch {
+        /* an unreadable server: its items show without a screen */
+      }
+    }),
+  );
   return waiting.map((r) => {
     const { plain, styled } = screens.get(`${r.server} ${r.paneId}`) ?? { plain: [], styled: [] };
     const reason = r.needsInput ?? 'input';
     const keys = PROMPT_KEYS[r.runtime];
     const read = reason === 'permission' ? readPrompt(r.runtime, plain, styled) : undefined;
     const choices: PromptChoice[] = read && keys ? (read.approveReady ? ['approve', 'deny'] : ['deny']) : [];
-    const note = reason !== 'permission'
-      ? `answer it in the terminal (${reason.replace(/_/g, ' ')})`
-      : !keys ? `${r.runtime} prompts are answered in its terminal`
-      : !read ? 'the prompt is not on screen; answer it in the terminal'
-      : read.why;
+    const note =
+      reason !== 'permission'
+        ? `answer it in the terminal (${reason.replace(/_/g, ' ')})`
+        : !keys
+          ? `${r.runtime} prompts are answered in its terminal`
+          : !read
+            ? 'the prompt is not on screen; answer it in the terminal'
+            : read.why;
     return {
-      seat: r.seat, rig: r.rig, runtime: r.runtime, reason, choices,
+      seat: r.seat,
+      rig: r.rig,
+      runtime: r.runtime,
+      reason,
+      choices,
       screen: read?.lines ?? plain.slice(-TAIL_LINES).map((l) => l.trimEnd()),
       ...(read ? { fingerprint: read.fingerprint } : {}),
       paneId: r.paneId,

@@ -17,15 +17,28 @@ export interface PromptScreen {
 }
 
 /** The keys that answer a permission prompt, per runtime (the adapters' promptKeys). Runtimes not listed have none Rigdesk may send. */
-export const PROMPT_KEYS: Readonly<Record<string, { approve: readonly string[]; deny: readonly string[] }>> = Object.fromEntries(
-  AGENT_RUNTIMES.flatMap((a) => (a.promptKeys ? [[a.id, a.promptKeys]] : [])),
-);
+export const PROMPT_KEYS: Readonly<Record<string, { approve: readonly string[]; deny: readonly string[] }>> =
+  Object.fromEntries(AGENT_RUNTIMES.flatMap((a) => (a.promptKeys ? [[a.id, a.promptKeys]] : [])));
 
 function fingerprint(runtime: string, asked: readonly string[]): string {
-  return createHash('sha256').update(`${runtime}\n${asked.map((l) => l.trimEnd()).join('\n')}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${runtime}\n${asked.map((l) => l.trimEnd()).join('\n')}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
-export function readPrompt(runtime: string, plain: readonly string[], styled: readonly string[] = []): PromptScreen | undefined {
+export function readPrompt(
+  runtime: string,
+  plain: readonly string[],
+  styled: readonly string[] = [],
+): PromptScreen | undefined {
   const p = runtimeById(runtime)?.readPrompt?.({ plain: [...plain], styled: [...styled] });
-  return p && { lines: p.lines, fingerprint: fingerprint(runtime, p.asked), approveReady: p.approveReady, ...(p.why ? { why: p.why } : {}) };
+  return (
+    p && {
+      lines: p.lines,
+      fingerprint: fingerprint(runtime, p.asked),
+      approveReady: p.approveReady,
+      ...(p.why ? { why: p.why } : {}),
+    }
+  );
 }

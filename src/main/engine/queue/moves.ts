@@ -23,9 +23,11 @@ export type MoveCheck = { ok: true; to: QueueState } | { ok: false; why: string;
 export function checkMove(move: QueueMove, from: QueueState, note: string | undefined): MoveCheck {
   const rule = TABLE[move];
   if (!rule.from.includes(from)) {
-    const why = from === 'done' ? 'it is done, and done is final' : `${move} is allowed only from ${rule.from.join(' or ')}`;
+    const why =
+      from === 'done' ? 'it is done, and done is final' : `${move} is allowed only from ${rule.from.join(' or ')}`;
     return { ok: false, why, allowedFrom: rule.from };
   }
-  if (rule.needsNote && !note?.trim()) return { ok: false, why: `${move} needs a note saying why`, allowedFrom: rule.from };
+  if (rule.needsNote && !note?.trim())
+    return { ok: false, why: `${move} needs a note saying why`, allowedFrom: rule.from };
   return { ok: true, to: rule.to };
 }

@@ -13,38 +13,57 @@ export const queueRepo = (engine: Engine) => new QueueRepo(engine.store, () => e
  * (the agent, or a shell seat's command) still runs. Read from a fresh roster. A server that cannot
  * be read counts as no proven writer (fail closed): the opt-in still lets the person queue.
  */
-async function writerOf(engine: Engine, seat: SeatRow): Promise<{ live: true } | { live: false; why: string; session: string }> {
+async function writerOf(
+  engine: Engine,
+  seat: SeatRow,
+): Promise<{ live: true } | { live: false; why: string; session: string }> {
   if (!engine.store.sessions.live(seat.seat)) return { live: false, why: 'the seat is not running', session: 'absent' };
   const roster = await engine.roster();
   const o = (await observeSeats(engine, roster, [seat])).get(seat.seat)!;
   switch (o.activity.session) {
-    case 'present': return { live: true };
-    case 'exited': return { live: false, why: 'its agent has exited; only its shell is left', session: 'exited' };
-    case 'detached': return { live: false, why: 'its tmux server cannot be read, so no writer is proven', session: 'detached' };
-    default: return { live: false, why: 'its session is gone', session: 'absent' };
+    case 'present':
+      return { live: true };
+    case 'exited':
+      return { live: false, why: 'its agent has exited; only its shell is left', session: 'exited' };
+    case 'detached':
+      return { live: false, why: 'its tmux server cannot be read, so no writer is proven', session: 'detached' };
+    default:
+      return { live: false, why: 'its session is gone', session: 'absent' };
   }
 }
 
 function noWriter(seat: string, why: string, session: string, retry: string): Failure {
-  return fail('QUEUE_NO_WRITER', `${seat} has no live writer (${why}): nobody would read this item until the seat runs again; nothing was queued`, {
-    hint: `To queue it for the seat's next run on purpose, add --for-next-resume: ${retry}`,
-    evidence: { seat, session },
-  });
+  return fail(
+    'QUEUE_NO_WRITER',
+    `${seat} has no live writer (${why}): nobody would read this item until the seat runs again; nothing was queued`,
+    {
+      hint: `To queue it for the seat's next run on purpose, add --for-next-resume: ${retry}`,
+      evidence: { seat, session },
+    },
+  );
 }
 
-export async function addItem(engine: Engine, p: { seat: string; text: string; forNextResume?: boolean; by?: string }): Promise<Result<{ item: QueueItem; writer: 'live' | 'none' }>> {
+export async function addItem(
+  engine: Engine,
+  p: { seat: string; text: string; forNextResume?: boolean; by?: string },
+): Promise<Result<{ item: QueueItem; writer: 'live' | 'none' }>> {
   const found = findSeat(engine, p.seat);
   if (!found.ok) return found;
   const { seat } = found;
   const w = await writerOf(engine, seat);
-  if (!w.live && !p.forNextResume) return noWriter(seat.seat, w.why, w.session, `rigdesk queue add ${seat.seat} --for-next-resume <text>`);
+  if (!w.live && !p.forNextResume)
+    return noWriter(seat.seat, w.why, w.session, `rigdesk queue add ${seat.seat} --for-next-resume <text>`);
   const item = queueRepo(engine).create(seat.seat, p.text, { by: p.by, forNextResume: p.forNextResume && !w.live });
   return { ok: true, item, writer: w.live ? 'live' : 'none' };
 }
 
 function findItem(engine: Engine, id: number): Result<{ item: QueueItem }> {
   const item = queueRepo(engine).get(id);
-  if (!item) return fail('QUEUE_ITEM_NOT_FOUND', `no queue item ${id}`, { hint: 'rigdesk queue list --all lists every item.', evidence: { id } });
+  if (!item)
+    return fail('QUEUE_ITEM_NOT_FOUND', `no queue item ${id}`, {
+      hint: 'rigdesk queue list --all lists every item.',
+      evidence: { id },
+    });
   return { ok: true, item };
 }
 
@@ -68,13 +87,18 @@ export async function moveItem(
   if (!check.ok) return illegal(item, move, check.why, check.allowedFrom);
   if (move === 'handoff') {
     const w = await writerOf(engine, engine.store.rigs.seat(toSeat!)!);
-    if (!w.live && !p.forNextResume) return noWriter(toSeat!, w.why, w.session, `rigdesk queue handoff ${id} ${toSeat} --for-next-resume`);
+    if (!w.live && !p.forNextResume)
+      return noWriter(toSeat!, w.why, w.session, `rigdesk queue handoff ${id} ${toSeat} --for-next-resume`);
   }
   const moved = queueRepo(engine).move(item, move, check.to, { by: p.by, note: p.note, toSeat });
   if (!moved) {
     // Another writer moved it between our read and our write: report what it is now.
     const now = queueRepo(engine).get(id);
-    return illegal(now ?? item, move, `it changed while this ${move} was being applied (now ${now?.state ?? 'gone'}${now && now.seat !== item.seat ? ` at ${now.seat}` : ''})`);
+    return illegal(
+      now ?? item,
+      move,
+      `it changed while this ${move} was being applied (now ${now?.state ?? 'gone'}${now && now.seat !== item.seat ? ` at ${now.seat}` : ''})`,
+    );
   }
   return { ok: true, item: moved, from: item.state, fromSeat: item.seat };
 }
@@ -87,7 +111,10 @@ function illegal(item: QueueItem, move: QueueMove, why: string, allowedFrom?: re
   });
 }
 
-export async function listItems(engine: Engine, p: { seat?: string; all?: boolean }): Promise<Result<{ items: QueueItem[] }>> {
+export async function listItems(
+  engine: Engine,
+  p: { seat?: string; all?: boolean },
+): Promise<Result<{ items: QueueItem[] }>> {
   if (p.seat !== undefined) {
     const found = findSeat(engine, p.seat);
     // A seat removed from its rig can still own items: list them by name rather than refuse.
@@ -96,7 +123,10 @@ export async function listItems(engine: Engine, p: { seat?: string; all?: boolea
   return { ok: true, items: queueRepo(engine).list(p) };
 }
 
-export async function showItem(engine: Engine, id: number): Promise<Result<{ item: QueueItem; transitions: QueueTransition[] }>> {
+export async function showItem(
+  engine: Engine,
+  id: number,
+): Promise<Result<{ item: QueueItem; transitions: QueueTransition[] }>> {
   const found = findItem(engine, id);
   if (!found.ok) return found;
   return { ok: true, item: found.item, transitions: queueRepo(engine).transitions(id) };

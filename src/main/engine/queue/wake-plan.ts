@@ -17,7 +17,10 @@ export function ladderDelay(attempt: number): number {
 
 /** Open items, by id and last change: unchanged items give the same digest, any change a new one. */
 export function wakeDigest(items: readonly { id: number; updatedAt: number }[]): string {
-  const key = [...items].sort((a, b) => a.id - b.id).map((i) => `${i.id}:${i.updatedAt}`).join(',');
+  const key = [...items]
+    .sort((a, b) => a.id - b.id)
+    .map((i) => `${i.id}:${i.updatedAt}`)
+    .join(',');
   return createHash('sha256').update(key).digest('hex').slice(0, 32);
 }
 
@@ -65,6 +68,7 @@ export function planWake(row: WakeRowState | undefined, now: number, holderAlive
   // closed again): it was never delivered, so it is pending again.
   if (row.holder && holderAlive) return { kind: 'skip', why: 'in_flight' };
   if (now < row.nextAt) return { kind: 'skip', why: 'not_due' };
-  const uncertain = row.holder !== null || row.lastResult === 'typing' || (row.lastResult?.startsWith('failed:') ?? false);
+  const uncertain =
+    row.holder !== null || row.lastResult === 'typing' || (row.lastResult?.startsWith('failed:') ?? false);
   return { kind: 'attempt', checkScreen: row.state !== 'parked' && uncertain };
 }

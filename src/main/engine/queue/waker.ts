@@ -8,7 +8,15 @@ import { queueRepo } from './service';
 import { ladderDelay, PARK_RECHECK_MS, planWake, wakeDigest, wakeGate, wakeNotice, type WakeStep } from './wake-plan';
 import { WakeRepo, type Holder, type WakeRow } from './wakes';
 
-export type WakeOutcome = 'woken' | 'recovered' | 'held' | 'parked' | 'already_woken' | 'not_due' | 'in_flight' | 'not_running';
+export type WakeOutcome =
+  | 'woken'
+  | 'recovered'
+  | 'held'
+  | 'parked'
+  | 'already_woken'
+  | 'not_due'
+  | 'in_flight'
+  | 'not_running';
 
 export interface WakeReport {
   seat: string;
@@ -39,16 +47,23 @@ interface Due {
  * at most once per occupant (the seat's live session row) and set of unchanged items. Costs no
  * process spawn unless a wake is due: the roster is read only for seats that may be typed into.
  */
-export async function queueTick(engine: Engine, opts: { seat?: string; observe?: ObserveFn } = {}): Promise<WakeReport[]> {
+export async function queueTick(
+  engine: Engine,
+  opts: { seat?: string; observe?: ObserveFn } = {},
+): Promise<WakeReport[]> {
   const wakes = new WakeRepo(engine.store.db, () => engine.now());
-  const self: Holder = { pid: engine.deps.selfPid, start: engine.deps.proc.read(engine.deps.selfPid)?.startTime ?? null };
+  const self: Holder = {
+    pid: engine.deps.selfPid,
+    start: engine.deps.proc.read(engine.deps.selfPid)?.startTime ?? null,
+  };
   const alive = (h: Holder | null) => {
     if (!h) return false;
     const p = engine.deps.proc.read(h.pid);
     return p !== undefined && (h.start === null || p.startTime === h.start);
   };
   const open = new Map<string, QueueItem[]>();
-  for (const it of queueRepo(engine).list({ seat: opts.seat, states: ['open'] })) open.set(it.seat, [...(open.get(it.seat) ?? []), it]);
+  for (const it of queueRepo(engine).list({ seat: opts.seat, states: ['open'] }))
+    open.set(it.seat, [...(open.get(it.seat) ?? []), it]);
   const seats = new Set([...open.keys(), ...wakeSeats(engine, opts.seat)]);
 
   const reports: WakeReport[] = [];
@@ -59,7 +74,8 @@ export async function queueTick(engine: Engine, opts: { seat?: string; observe?:
     const digest = items.length ? wakeDigest(items) : '';
     // A wake for another occupant or another set of items will never be typed: retire it, unless
     // a live waker is typing it right now (its own write settles it).
-    for (const r of wakes.unfinished(name)) if (!(live && r.sessionRow === live.id && r.digest === digest) && !alive(r.holder)) wakes.supersede(r.id);
+    for (const r of wakes.unfinished(name))
+      if (!(live && r.sessionRow === live.id && r.digest === digest) && !alive(r.holder)) wakes.supersede(r.id);
     if (!items.length) continue;
     const ids = items.map((i) => i.id);
     const seat = engine.store.rigs.seat(name);
@@ -69,21 +85,39 @@ export async function queueTick(engine: Engine, opts: { seat?: string; observe?:
     }
     const row = wakes.find(name, live.id, digest);
     const step = planWake(row, engine.now(), alive(row?.holder ?? null));
-    if (step.kind === 'skip') reports.push({ seat: name, outcome: step.why, items: ids, token: row?.token, nextAt: step.why === 'not_due' ? row?.nextAt : undefined });
+    if (step.kind === 'skip')
+      reports.push({
+        seat: name,
+        outcome: step.why,
+        items: ids,
+        token: row?.token,
+        nextAt: step.why === 'not_due' ? row?.nextAt : undefined,
+      });
     else due.push({ seat, live, items, digest, row, step });
   }
   if (!due.length) return reports;
-  const observed = await (opts.observe ?? liveObserve)(engine, due.map((d) => d.seat));
+  const observed = await (opts.observe ?? liveObserve)(
+    engine,
+    due.map((d) => d.seat),
+  );
   for (const d of due) reports.push(await attempt(engine, wakes, self, d, observed.get(d.seat.seat)));
   return reports;
 }
 
 function wakeSeats(engine: Engine, seat: string | undefined): string[] {
-  const rows = engine.store.db.prepare("SELECT DISTINCT seat FROM queue_wakes WHERE state IN ('pending', 'parked')").all() as { seat: string }[];
+  const rows = engine.store.db
+    .prepare("SELECT DISTINCT seat FROM queue_wakes WHERE state IN ('pending', 'parked')")
+    .all() as { seat: string }[];
   return rows.map((r) => r.seat).filter((s) => seat === undefined || s === seat);
 }
 
-async function attempt(engine: Engine, wakes: WakeRepo, self: Holder, d: Due, o: ObservedSeat | undefined): Promise<WakeReport> {
+async function attempt(
+  engine: Engine,
+  wakes: WakeRepo,
+  self: Holder,
+  d: Due,
+  o: ObservedSeat | undefined,
+): Promise<WakeReport> {
   const where = { rig: d.seat.rig, seat: d.seat.seat };
   const ids = d.items.map((i) => i.id);
   const key = { seat: d.seat.seat, sessionRow: d.live.id, digest: d.digest, items: ids };
@@ -94,19 +128,45 @@ async function attempt(engine: Engine, wakes: WakeRepo, self: Holder, d: Due, o:
     const seen = await tokenOnScreen(engine, d.live, row.token);
     if (seen) {
       wakes.markSent(row.id, 'delivered:found_on_screen');
-      engine.store.events.append('queue.wake', where, { token: row.token, items: ids, sessionRow: d.live.id, paneId: d.live.paneId, attempt: row.attempts, recovered: true });
+      engine.store.events.append('queue.wake', where, {
+        token: row.token,
+        items: ids,
+        sessionRow: d.live.id,
+        paneId: d.live.paneId,
+        attempt: row.attempts,
+        recovered: true,
+      });
       return { seat: d.seat.seat, outcome: 'recovered', items: ids, token: row.token, attempt: row.attempts };
     }
-    if (seen === undefined) return hold(engine, wakes, d, row, 'failed:screen_unreadable', 'the pane could not be read to see whether an earlier try typed');
+    if (seen === undefined)
+      return hold(
+        engine,
+        wakes,
+        d,
+        row,
+        'failed:screen_unreadable',
+        'the pane could not be read to see whether an earlier try typed',
+      );
   }
   const gate = o ? wakeGate(o.activity) : ({ may: false, park: false, why: 'unobserved' } as const);
   if (!gate.may && gate.park) {
     const nextAt = now + PARK_RECHECK_MS;
     const wasParked = row?.state === 'parked';
-    row = row ? (wakes.release(row, { state: 'parked', lastResult: gate.why, nextAt, attempts: 0 }) ? row : undefined) : wakes.insert(key, { state: 'parked', attempts: 0, nextAt, lastResult: gate.why });
+    row = row
+      ? wakes.release(row, { state: 'parked', lastResult: gate.why, nextAt, attempts: 0 })
+        ? row
+        : undefined
+      : wakes.insert(key, { state: 'parked', attempts: 0, nextAt, lastResult: gate.why });
     if (!row) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
     // One event when it parks, none while it stays parked: a limit can last hours.
-    if (!wasParked) engine.store.events.append('queue.wake_held', where, { token: row.token, why: gate.why, parked: true, items: ids, nextAt });
+    if (!wasParked)
+      engine.store.events.append('queue.wake_held', where, {
+        token: row.token,
+        why: gate.why,
+        parked: true,
+        items: ids,
+        nextAt,
+      });
     return { seat: d.seat.seat, outcome: 'parked', items: ids, token: row.token, why: gate.why, nextAt };
   }
   if (!gate.may) {
@@ -117,7 +177,9 @@ async function attempt(engine: Engine, wakes: WakeRepo, self: Holder, d: Due, o:
     return hold(engine, wakes, d, row, `held:${gate.why}`, 'the seat is not idle');
   }
   // Write the row (pending, this process typing) before the keystrokes; mark it sent after them.
-  const taken = row ? wakes.take(row, self) : wakes.insert(key, { state: 'pending', attempts: 1, nextAt: now, lastResult: 'typing', holder: self });
+  const taken = row
+    ? wakes.take(row, self)
+    : wakes.insert(key, { state: 'pending', attempts: 1, nextAt: now, lastResult: 'typing', holder: self });
   if (!taken) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
   await queueFault(engine, 'queue.after_wake_row');
   let sent;
@@ -131,7 +193,14 @@ async function attempt(engine: Engine, wakes: WakeRepo, self: Holder, d: Due, o:
   if (sent.ok) {
     await queueFault(engine, 'queue.after_wake_typed');
     wakes.markSent(taken.id, 'delivered');
-    engine.store.events.append('queue.wake', where, { token: taken.token, items: ids, sessionRow: d.live.id, paneId: d.live.paneId, attempt: taken.attempts, afterPark: d.row?.state === 'parked' });
+    engine.store.events.append('queue.wake', where, {
+      token: taken.token,
+      items: ids,
+      sessionRow: d.live.id,
+      paneId: d.live.paneId,
+      attempt: taken.attempts,
+      afterPark: d.row?.state === 'parked',
+    });
     return { seat: d.seat.seat, outcome: 'woken', items: ids, token: taken.token, attempt: taken.attempts };
   }
   // A held send typed nothing; any other failure may have pasted, so the next try looks first.
@@ -140,12 +209,25 @@ async function attempt(engine: Engine, wakes: WakeRepo, self: Holder, d: Due, o:
 }
 
 /** Records a held try and schedules the next on the ladder. */
-function hold(engine: Engine, wakes: WakeRepo, d: Due, row: WakeRow, why: string, detail: string, counted = false): WakeReport {
+function hold(
+  engine: Engine,
+  wakes: WakeRepo,
+  d: Due,
+  row: WakeRow,
+  why: string,
+  detail: string,
+  counted = false,
+): WakeReport {
   const attempts = counted ? row.attempts : (row.state === 'parked' ? 0 : row.attempts) + 1;
   const nextAt = engine.now() + ladderDelay(attempts);
   const ids = d.items.map((i) => i.id);
-  if (!wakes.release(row, { state: 'pending', lastResult: why, nextAt, attempts })) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
-  engine.store.events.append('queue.wake_held', { rig: d.seat.rig, seat: d.seat.seat }, { token: row.token, why, detail, attempt: attempts, nextAt, items: ids });
+  if (!wakes.release(row, { state: 'pending', lastResult: why, nextAt, attempts }))
+    return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
+  engine.store.events.append(
+    'queue.wake_held',
+    { rig: d.seat.rig, seat: d.seat.seat },
+    { token: row.token, why, detail, attempt: attempts, nextAt, items: ids },
+  );
   return { seat: d.seat.seat, outcome: 'held', items: ids, token: row.token, why, attempt: attempts, nextAt };
 }
 
@@ -159,7 +241,11 @@ async function tokenOnScreen(engine: Engine, live: SessionRow, token: string): P
  * The long-lived engine's waker: one pass every `everyMs`, never overlapping itself, never keeping
  * the process alive on its own. Returns the function that stops it.
  */
-export function startQueueWaker(engine: Engine, everyMs: number, onError: (e: unknown) => void = () => undefined): () => void {
+export function startQueueWaker(
+  engine: Engine,
+  everyMs: number,
+  onError: (e: unknown) => void = () => undefined,
+): () => void {
   let busy = false;
   const tick = async () => {
     if (busy) return;

@@ -51,14 +51,33 @@ export type SeatPlan =
   | { seat: string; action: 'awaiting_decision'; reason: DecisionReason; conversationId: string | null; why: string }
   | { seat: string; action: 'skipped_stopped'; why: string }
   | { seat: string; action: 'skipped_policy'; why: string }
-  | { seat: string; action: 'refused'; code: 'CONVERSATION_LIVE_ELSEWHERE' | 'EVIDENCE_UNREADABLE' | 'CONVERSATION_OWNER_UNKNOWN' | 'RUNTIME_UNKNOWN'; why: string; evidence?: Record<string, unknown> };
+  | {
+      seat: string;
+      action: 'refused';
+      code: 'CONVERSATION_LIVE_ELSEWHERE' | 'EVIDENCE_UNREADABLE' | 'CONVERSATION_OWNER_UNKNOWN' | 'RUNTIME_UNKNOWN';
+      why: string;
+      evidence?: Record<string, unknown>;
+    };
 
 export function decideSeat(f: SeatFacts): SeatPlan {
   const seat = f.seat;
-  if (!f.runtimeKnown) return { seat, action: 'refused', code: 'RUNTIME_UNKNOWN', why: `runtime "${f.runtime}" is not known to this Rigdesk` };
+  if (!f.runtimeKnown)
+    return {
+      seat,
+      action: 'refused',
+      code: 'RUNTIME_UNKNOWN',
+      why: `runtime "${f.runtime}" is not known to this Rigdesk`,
+    };
   // Its own session still runs: never launch a second one; only check what it runs.
-  if (f.running === 'running') return { seat, action: 'verify_running', conversationId: f.conversationId, why: 'its session is still running' };
-  if (f.running === 'unknown') return { seat, action: 'refused', code: 'EVIDENCE_UNREADABLE', why: 'cannot tell whether its own session still runs' };
+  if (f.running === 'running')
+    return { seat, action: 'verify_running', conversationId: f.conversationId, why: 'its session is still running' };
+  if (f.running === 'unknown')
+    return {
+      seat,
+      action: 'refused',
+      code: 'EVIDENCE_UNREADABLE',
+      why: 'cannot tell whether its own session still runs',
+    };
   if (f.stoppedOnPurpose) return { seat, action: 'skipped_stopped', why: 'it was stopped on purpose' };
   if (f.restorePolicy === 'never') return { seat, action: 'skipped_policy', why: 'its restore policy is never' };
   if (!f.hasConversations) return { seat, action: 'fresh', why: 'its runtime keeps no conversation to lose' };
@@ -66,27 +85,77 @@ export function decideSeat(f: SeatFacts): SeatPlan {
   if (f.restorePolicy === 'fresh') return { seat, action: 'fresh', why: 'its restore policy is fresh' };
   if (f.conversationId === null) {
     if (!f.everRan) return { seat, action: 'fresh', why: 'it has never run, so there is no conversation to lose' };
-    return { seat, action: 'awaiting_decision', reason: 'conversation_unrecorded', conversationId: null, why: 'it ran before but no conversation id was recorded; a fresh start could orphan one' };
+    return {
+      seat,
+      action: 'awaiting_decision',
+      reason: 'conversation_unrecorded',
+      conversationId: null,
+      why: 'it ran before but no conversation id was recorded; a fresh start could orphan one',
+    };
   }
   const cid = f.conversationId;
   // Custody before anything about the transcript: a conversation open elsewhere is refused outright.
-  if (f.live.state === 'owned_elsewhere') return { seat, action: 'refused', code: 'CONVERSATION_LIVE_ELSEWHERE', why: f.live.message, evidence: f.live.evidence };
+  if (f.live.state === 'owned_elsewhere')
+    return {
+      seat,
+      action: 'refused',
+      code: 'CONVERSATION_LIVE_ELSEWHERE',
+      why: f.live.message,
+      evidence: f.live.evidence,
+    };
   if (f.live.state === 'unprovable') {
     const code = f.live.code === 'CONVERSATION_OWNER_UNKNOWN' ? 'CONVERSATION_OWNER_UNKNOWN' : 'EVIDENCE_UNREADABLE';
     return { seat, action: 'refused', code, why: f.live.message, evidence: f.live.evidence };
   }
-  if (!f.canResume) return { seat, action: 'awaiting_decision', reason: 'runtime_cannot_resume', conversationId: cid, why: `its runtime cannot resume conversation ${cid}` };
+  if (!f.canResume)
+    return {
+      seat,
+      action: 'awaiting_decision',
+      reason: 'runtime_cannot_resume',
+      conversationId: cid,
+      why: `its runtime cannot resume conversation ${cid}`,
+    };
   switch (f.transcript.state) {
-    case 'present': return { seat, action: 'resume', conversationId: cid, why: `transcript present at ${f.transcript.path}` };
-    case 'missing': return { seat, action: 'awaiting_decision', reason: 'transcript_missing', conversationId: cid, why: `no transcript for ${cid} (looked in ${f.transcript.looked})` };
-    case 'unreadable': return { seat, action: 'awaiting_decision', reason: 'evidence_unreadable', conversationId: cid, why: `transcript evidence unreadable: ${f.transcript.error}` };
+    case 'present':
+      return { seat, action: 'resume', conversationId: cid, why: `transcript present at ${f.transcript.path}` };
+    case 'missing':
+      return {
+        seat,
+        action: 'awaiting_decision',
+        reason: 'transcript_missing',
+        conversationId: cid,
+        why: `no transcript for ${cid} (looked in ${f.transcript.looked})`,
+      };
+    case 'unreadable':
+      return {
+        seat,
+        action: 'awaiting_decision',
+        reason: 'evidence_unreadable',
+        conversationId: cid,
+        why: `transcript evidence unreadable: ${f.transcript.error}`,
+      };
     // Resuming writes only the conversation we name; if it is gone the runtime says so and we roll back.
-    case 'unknown': return { seat, action: 'resume', conversationId: cid, why: 'no transcript path is known for this runtime; the resume itself will tell' };
+    case 'unknown':
+      return {
+        seat,
+        action: 'resume',
+        conversationId: cid,
+        why: 'no transcript path is known for this runtime; the resume itself will tell',
+      };
   }
 }
 
 /** What became of a seat after the plan ran. */
-export type SeatOutcome = 'resumed' | 'fresh' | 'running' | 'awaiting_decision' | 'attention_required' | 'failed' | 'refused' | 'skipped_stopped' | 'skipped_policy';
+export type SeatOutcome =
+  | 'resumed'
+  | 'fresh'
+  | 'running'
+  | 'awaiting_decision'
+  | 'attention_required'
+  | 'failed'
+  | 'refused'
+  | 'skipped_stopped'
+  | 'skipped_policy';
 export type RigOutcome = 'fully_restored' | 'partially_restored' | 'failed';
 
 const RESTORED: ReadonlySet<SeatOutcome> = new Set(['resumed', 'fresh', 'running']);
@@ -122,7 +191,11 @@ export const DECISION_CHOICES = ['resume', 'fresh', 'leave_stopped'] as const;
 export type DecisionChoice = (typeof DECISION_CHOICES)[number];
 
 /** Which answers make sense for a reason: resume only when there is an id to resume. */
-export function choicesFor(reason: DecisionReason, conversationId: string | null, canResume: boolean): DecisionChoice[] {
+export function choicesFor(
+  reason: DecisionReason,
+  conversationId: string | null,
+  canResume: boolean,
+): DecisionChoice[] {
   if (conversationId === null || !canResume || reason === 'runtime_cannot_resume') return ['fresh', 'leave_stopped'];
   return ['resume', 'fresh', 'leave_stopped'];
 }

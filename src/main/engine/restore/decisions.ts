@@ -11,23 +11,45 @@ import type { VerifyOptions } from './verify';
  * (launchSeat does), and a refusal opens a new decision carrying the refusal as evidence.
  */
 
-export function listDecisions(engine: Engine, filter: { rig?: string; all?: boolean }): Result<{ decisions: DecisionRow[] }> {
+export function listDecisions(
+  engine: Engine,
+  filter: { rig?: string; all?: boolean },
+): Result<{ decisions: DecisionRow[] }> {
   return { ok: true, decisions: restoreRepos(engine.store).decisions.list(filter) };
 }
 
-export async function answerDecision(engine: Engine, id: number, choice: DecisionChoice, reason: string, verify: Partial<VerifyOptions> = {}): Promise<Result<{ decision: DecisionRow; result: SeatResult | { seat: string; outcome: 'left_stopped' } }>> {
+export async function answerDecision(
+  engine: Engine,
+  id: number,
+  choice: DecisionChoice,
+  reason: string,
+  verify: Partial<VerifyOptions> = {},
+): Promise<Result<{ decision: DecisionRow; result: SeatResult | { seat: string; outcome: 'left_stopped' } }>> {
   const repos = restoreRepos(engine.store);
   const d = repos.decisions.get(id);
   if (!d) return fail('DECISION_NOT_FOUND', `no decision ${id}`, { hint: 'rigdesk decisions lists the open ones.' });
-  if (d.state !== 'open') return fail('DECISION_ALREADY_ANSWERED', `decision ${id} was already answered (${d.answer})`, { evidence: { decision: d } });
-  if (!d.choices.includes(choice)) return fail('DECISION_CHOICE_INVALID', `decision ${id} does not offer "${choice}"; it offers ${d.choices.join(', ')}`, { evidence: { choices: d.choices } });
+  if (d.state !== 'open')
+    return fail('DECISION_ALREADY_ANSWERED', `decision ${id} was already answered (${d.answer})`, {
+      evidence: { decision: d },
+    });
+  if (!d.choices.includes(choice))
+    return fail(
+      'DECISION_CHOICE_INVALID',
+      `decision ${id} does not offer "${choice}"; it offers ${d.choices.join(', ')}`,
+      { evidence: { choices: d.choices } },
+    );
   const seat = engine.store.rigs.seat(d.seat);
   if (!seat) return fail('SEAT_NOT_FOUND', `decision ${id} is about ${d.seat}, which is no longer recorded`);
-  if (!repos.decisions.answer(id, choice, reason)) return fail('DECISION_ALREADY_ANSWERED', `decision ${id} was answered by someone else a moment ago`);
+  if (!repos.decisions.answer(id, choice, reason))
+    return fail('DECISION_ALREADY_ANSWERED', `decision ${id} was answered by someone else a moment ago`);
   const where = { rig: d.rig, seat: d.seat };
   repos.event('decision.answered', where, { decision: id, choice, reason, conversationId: d.conversationId });
 
-  const base = { seat: d.seat, plan: choice === 'resume' ? ('resume' as const) : ('fresh' as const), why: `decision ${id}: ${reason}` };
+  const base = {
+    seat: d.seat,
+    plan: choice === 'resume' ? ('resume' as const) : ('fresh' as const),
+    why: `decision ${id}: ${reason}`,
+  };
   let result: SeatResult | { seat: string; outcome: 'left_stopped' };
   if (choice === 'leave_stopped') {
     engine.store.rigs.setStoppedOnPurpose(d.seat, true);
@@ -42,8 +64,17 @@ export async function answerDecision(engine: Engine, id: number, choice: Decisio
   // A refused launch is not an answer to the situation: ask again, with the refusal as evidence.
   if (result.outcome === 'refused') {
     const again = repos.decisions.open({
-      seat: d.seat, rig: d.rig, reason: d.reason, runtime: d.runtime, conversationId: d.conversationId, snapshotId: d.snapshotId,
-      choices: d.choices, evidence: { ...d.evidence, refusedAnswer: { decision: id, choice, code: (result as SeatResult).code, why: (result as SeatResult).why } },
+      seat: d.seat,
+      rig: d.rig,
+      reason: d.reason,
+      runtime: d.runtime,
+      conversationId: d.conversationId,
+      snapshotId: d.snapshotId,
+      choices: d.choices,
+      evidence: {
+        ...d.evidence,
+        refusedAnswer: { decision: id, choice, code: (result as SeatResult).code, why: (result as SeatResult).why },
+      },
     });
     if (again.created) repos.event('decision.opened', where, { decision: again.row.id, reason: d.reason, after: id });
   }

@@ -6,7 +6,18 @@ import { restoreRepos, type DecisionRow } from '../store/restore-repos';
 import { choicesFor, plannedOutcome, type DecisionReason, type SeatOutcome, type SeatPlan } from './decide';
 import { restoreFault } from './faults';
 import { bindDiscoveredConversations } from '../services/bind';
-import { DEFAULT_VERIFY, WRAPPER_EXIT, sharedObserver, sharedRoster, tail, verifyConversation, type ObserverSource, type RosterSource, type Verdict, type VerifyOptions } from './verify';
+import {
+  DEFAULT_VERIFY,
+  WRAPPER_EXIT,
+  sharedObserver,
+  sharedRoster,
+  tail,
+  verifyConversation,
+  type ObserverSource,
+  type RosterSource,
+  type Verdict,
+  type VerifyOptions,
+} from './verify';
 
 /** Carries one seat's plan out: launch behind the fence, prove the resume, roll back or keep the pane. */
 
@@ -33,19 +44,48 @@ export interface ExecContext {
   observer: ObserverSource;
 }
 
-export function execContext(engine: Engine, rig: string, snapshotId: number | null, verify: Partial<VerifyOptions> = {}): ExecContext {
-  return { rig, snapshotId, verify: { ...DEFAULT_VERIFY, ...verify }, roster: sharedRoster(engine), observer: sharedObserver(engine) };
+export function execContext(
+  engine: Engine,
+  rig: string,
+  snapshotId: number | null,
+  verify: Partial<VerifyOptions> = {},
+): ExecContext {
+  return {
+    rig,
+    snapshotId,
+    verify: { ...DEFAULT_VERIFY, ...verify },
+    roster: sharedRoster(engine),
+    observer: sharedObserver(engine),
+  };
 }
 
 /** Every `awaiting_decision` is a durable row; a second restore refreshes the open one instead of asking twice. */
-export function openDecision(engine: Engine, seat: SeatRow, reason: DecisionReason, conversationId: string | null, snapshotId: number | null, evidence: Record<string, unknown>): DecisionRow {
+export function openDecision(
+  engine: Engine,
+  seat: SeatRow,
+  reason: DecisionReason,
+  conversationId: string | null,
+  snapshotId: number | null,
+  evidence: Record<string, unknown>,
+): DecisionRow {
   const repos = restoreRepos(engine.store);
   const adapter = runtimeById(seat.runtime);
   const { row, created } = repos.decisions.open({
-    seat: seat.seat, rig: seat.rig, reason, runtime: seat.runtime, conversationId, snapshotId,
-    choices: choicesFor(reason, conversationId, adapter?.canResume ?? false), evidence,
+    seat: seat.seat,
+    rig: seat.rig,
+    reason,
+    runtime: seat.runtime,
+    conversationId,
+    snapshotId,
+    choices: choicesFor(reason, conversationId, adapter?.canResume ?? false),
+    evidence,
   });
-  if (created) repos.event('decision.opened', { rig: seat.rig, seat: seat.seat }, { decision: row.id, reason, conversationId, choices: row.choices });
+  if (created)
+    repos.event(
+      'decision.opened',
+      { rig: seat.rig, seat: seat.seat },
+      { decision: row.id, reason, conversationId, choices: row.choices },
+    );
   return row;
 }
 
@@ -58,14 +98,24 @@ export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecConte
   const done = plannedOutcome(plan);
   if (plan.action === 'awaiting_decision') {
     const d = openDecision(engine, seat, plan.reason, plan.conversationId, ctx.snapshotId, { why: plan.why });
-    return { ...base, outcome: 'awaiting_decision', decisionId: d.id, ...(plan.conversationId ? { conversationId: plan.conversationId } : {}) };
+    return {
+      ...base,
+      outcome: 'awaiting_decision',
+      decisionId: d.id,
+      ...(plan.conversationId ? { conversationId: plan.conversationId } : {}),
+    };
   }
-  if (plan.action === 'refused') return { ...base, outcome: 'refused', code: plan.code, ...(plan.evidence ? { evidence: plan.evidence } : {}) };
+  if (plan.action === 'refused')
+    return { ...base, outcome: 'refused', code: plan.code, ...(plan.evidence ? { evidence: plan.evidence } : {}) };
   switch (plan.action) {
-    case 'verify_running': return verifyRunning(engine, seat, plan.conversationId, ctx, base);
-    case 'fresh': return launchFresh(engine, seat, base, ctx);
-    case 'resume': return launchResume(engine, seat, plan.conversationId, ctx, base);
-    default: return { ...base, outcome: done ?? 'failed' };
+    case 'verify_running':
+      return verifyRunning(engine, seat, plan.conversationId, ctx, base);
+    case 'fresh':
+      return launchFresh(engine, seat, base, ctx);
+    case 'resume':
+      return launchResume(engine, seat, plan.conversationId, ctx, base);
+    default:
+      return { ...base, outcome: done ?? 'failed' };
   }
 }
 
@@ -73,16 +123,43 @@ type Base = Pick<SeatResult, 'seat' | 'plan' | 'why'>;
 
 export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx?: ExecContext): Promise<SeatResult> {
   const l = await launchSeat(engine, seat.seat, { fresh: true });
-  if (!l.ok && l.code === 'SEAT_ALREADY_RUNNING') return { ...base, outcome: 'running', why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
-  if (!l.ok) return { ...base, outcome: CUSTODY_CODES.has(l.code) ? 'refused' : 'failed', code: l.code, why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
+  if (!l.ok && l.code === 'SEAT_ALREADY_RUNNING')
+    return { ...base, outcome: 'running', why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
+  if (!l.ok)
+    return {
+      ...base,
+      outcome: CUSTODY_CODES.has(l.code) ? 'refused' : 'failed',
+      code: l.code,
+      why: l.message,
+      ...(l.evidence ? { evidence: l.evidence } : {}),
+    };
   await restoreFault(engine, 'restore.after_launch');
-  const at = { paneId: l.launched.paneId, sessionId: l.launched.sessionId, ...(l.launched.conversationId ? { conversationId: l.launched.conversationId } : {}) };
+  const at = {
+    paneId: l.launched.paneId,
+    sessionId: l.launched.sessionId,
+    ...(l.launched.conversationId ? { conversationId: l.launched.conversationId } : {}),
+  };
   const live = engine.store.sessions.live(seat.seat);
-  if (seat.runtime === 'shell' || !live || live.sessionId !== l.launched.sessionId) return { ...base, outcome: 'fresh', ...at };
+  if (seat.runtime === 'shell' || !live || live.sessionId !== l.launched.sessionId)
+    return { ...base, outcome: 'fresh', ...at };
   // An agent started fresh may still stop at a dialog (trust, login): that is attention, not a start.
   const w = await watchStart(engine, seat, live, ctx ?? execContext(engine, seat.rig, null));
-  if (w.outcome === 'fresh') return { ...base, outcome: 'fresh', ...at, ...(w.conversationId ? { conversationId: w.conversationId } : {}), ...(w.evidence ? { evidence: w.evidence } : {}) };
-  if (w.outcome === 'attention_required') return { ...base, outcome: 'attention_required', why: `the agent is up but waiting on a ${w.reason.replace('_', ' ')}; the pane is kept`, ...at, evidence: { reason: w.reason, screen: w.screen } };
+  if (w.outcome === 'fresh')
+    return {
+      ...base,
+      outcome: 'fresh',
+      ...at,
+      ...(w.conversationId ? { conversationId: w.conversationId } : {}),
+      ...(w.evidence ? { evidence: w.evidence } : {}),
+    };
+  if (w.outcome === 'attention_required')
+    return {
+      ...base,
+      outcome: 'attention_required',
+      why: `the agent is up but waiting on a ${w.reason.replace('_', ' ')}; the pane is kept`,
+      ...at,
+      evidence: { reason: w.reason, screen: w.screen },
+    };
   return { ...base, outcome: 'failed', code: w.code, why: w.why, ...at, evidence: { screen: w.screen } };
 }
 
@@ -110,27 +187,51 @@ async function watchStart(engine: Engine, seat: SeatRow, live: SessionRow, ctx: 
       const r = await ctx.roster(since);
       const pane = engine.paneOf(r, live);
       if (!pane) {
-        const listed = engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
-        if (listed) return { outcome: 'failed', code: 'SEAT_NOT_RUNNING', why: 'the seat\'s session vanished right after it started', screen };
+        const listed =
+          engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
+        if (listed)
+          return {
+            outcome: 'failed',
+            code: 'SEAT_NOT_RUNNING',
+            why: "the seat's session vanished right after it started",
+            screen,
+          };
       } else {
         const o = await ctx.observer.observe(seat.seat, r);
         const a = o.seen?.activity;
         if (o.screen !== undefined) screen = tail(o.screen);
         const claim = pane.agent?.conversationId;
-        if (claim && (pane.agent!.conversationSource === 'writer_lock' || pane.agent!.conversationSource === 'live_state') && engine.store.sessions.get(live.id)?.conversationId !== claim) {
+        if (
+          claim &&
+          (pane.agent!.conversationSource === 'writer_lock' || pane.agent!.conversationSource === 'live_state') &&
+          engine.store.sessions.get(live.id)?.conversationId !== claim
+        ) {
           bindDiscoveredConversations(engine, r);
           if (engine.store.sessions.get(live.id)?.conversationId === claim) bound = claim;
         }
         // Before the wrapper has started the agent the pane reads "exited" too; only its exit line says so.
-        if (!pane.agent && WRAPPER_EXIT.test(screen)) return { outcome: 'failed', code: 'AGENT_EXITED', why: 'the agent exited right after it started; the pane is kept', screen };
+        if (!pane.agent && WRAPPER_EXIT.test(screen))
+          return {
+            outcome: 'failed',
+            code: 'AGENT_EXITED',
+            why: 'the agent exited right after it started; the pane is kept',
+            screen,
+          };
         const need = a?.session === 'present' && a.needsInput !== 'none' ? a.needsInput : undefined;
         needSeen = need ? needSeen + 1 : 0;
         if (need && needSeen >= 2) return { outcome: 'attention_required', reason: need, screen };
         if (pane.agent) agentSince ??= Date.now();
-        if (!need && a?.session === 'present' && (a.activity === 'idle' || a.activity === 'working')) return { outcome: 'fresh', ...(bound ? { conversationId: bound } : {}) };
-        if (!need && agentSince !== undefined && Date.now() - agentSince >= ctx.verify.quietMs) return { outcome: 'fresh', ...(bound ? { conversationId: bound } : {}), evidence: { screenState: 'unknown' } };
+        if (!need && a?.session === 'present' && (a.activity === 'idle' || a.activity === 'working'))
+          return { outcome: 'fresh', ...(bound ? { conversationId: bound } : {}) };
+        if (!need && agentSince !== undefined && Date.now() - agentSince >= ctx.verify.quietMs)
+          return {
+            outcome: 'fresh',
+            ...(bound ? { conversationId: bound } : {}),
+            evidence: { screenState: 'unknown' },
+          };
       }
-      if (Date.now() > deadline) return { outcome: 'fresh', evidence: { screenState: 'unknown', agentSeen: agentSince !== undefined } };
+      if (Date.now() > deadline)
+        return { outcome: 'fresh', evidence: { screenState: 'unknown', agentSeen: agentSince !== undefined } };
       await engine.deps.clock.sleep(ctx.verify.intervalMs);
     }
   } finally {
@@ -138,63 +239,191 @@ async function watchStart(engine: Engine, seat: SeatRow, live: SessionRow, ctx: 
   }
 }
 
-export async function launchResume(engine: Engine, seat: SeatRow, conversationId: string, ctx: ExecContext, base: Base): Promise<SeatResult> {
+export async function launchResume(
+  engine: Engine,
+  seat: SeatRow,
+  conversationId: string,
+  ctx: ExecContext,
+  base: Base,
+): Promise<SeatResult> {
   if (seat.conversationId !== conversationId) {
     // Restoring a snapshot whose conversation differs from the seat's latest: the snapshot wins, on record.
     engine.store.rigs.setConversation(seat.seat, conversationId);
-    restoreRepos(engine.store).event('restore.seat', { rig: seat.rig, seat: seat.seat }, { step: 'conversation_set', from: seat.conversationId, to: conversationId });
+    restoreRepos(engine.store).event(
+      'restore.seat',
+      { rig: seat.rig, seat: seat.seat },
+      { step: 'conversation_set', from: seat.conversationId, to: conversationId },
+    );
   }
   const l = await launchSeat(engine, seat.seat, {});
   if (!l.ok) {
     if (l.code === 'SEAT_ALREADY_RUNNING') return verifyRunning(engine, seat, conversationId, ctx, base);
-    return { ...base, outcome: CUSTODY_CODES.has(l.code) ? 'refused' : 'failed', code: l.code, why: l.message, conversationId, ...(l.evidence ? { evidence: l.evidence } : {}) };
+    return {
+      ...base,
+      outcome: CUSTODY_CODES.has(l.code) ? 'refused' : 'failed',
+      code: l.code,
+      why: l.message,
+      conversationId,
+      ...(l.evidence ? { evidence: l.evidence } : {}),
+    };
   }
   await restoreFault(engine, 'restore.after_launch');
   const live = engine.store.sessions.live(seat.seat);
-  if (!live || live.sessionId !== l.launched.sessionId) return { ...base, outcome: 'failed', code: 'TARGET_CHANGED', why: 'the session row changed under the restore', conversationId };
+  if (!live || live.sessionId !== l.launched.sessionId)
+    return {
+      ...base,
+      outcome: 'failed',
+      code: 'TARGET_CHANGED',
+      why: 'the session row changed under the restore',
+      conversationId,
+    };
   const verdict = await verifyConversation(engine, live, conversationId, ctx.verify, ctx);
   return settleVerdict(engine, seat, live, conversationId, verdict, ctx, base, 'resumed');
 }
 
-async function verifyRunning(engine: Engine, seat: SeatRow, conversationId: string | null, ctx: ExecContext, base: Base): Promise<SeatResult> {
+async function verifyRunning(
+  engine: Engine,
+  seat: SeatRow,
+  conversationId: string | null,
+  ctx: ExecContext,
+  base: Base,
+): Promise<SeatResult> {
   const live = engine.store.sessions.live(seat.seat);
   const at = live ? { paneId: live.paneId, sessionId: live.sessionId } : {};
   if (!live || conversationId === null || seat.runtime === 'shell') return { ...base, outcome: 'running', ...at };
   // Nothing was launched: a short look, only to catch a "conversation missing" left on its screen.
-  const verdict = await verifyConversation(engine, live, conversationId, { ...ctx.verify, timeoutMs: Math.min(ctx.verify.timeoutMs, ctx.verify.quietMs + 3000) }, ctx);
-  if (verdict.verdict === 'unproven') return { ...base, outcome: 'running', ...at, conversationId, evidence: { unproven: true, agentConversation: verdict.agentConversation } };
+  const verdict = await verifyConversation(
+    engine,
+    live,
+    conversationId,
+    { ...ctx.verify, timeoutMs: Math.min(ctx.verify.timeoutMs, ctx.verify.quietMs + 3000) },
+    ctx,
+  );
+  if (verdict.verdict === 'unproven')
+    return {
+      ...base,
+      outcome: 'running',
+      ...at,
+      conversationId,
+      evidence: { unproven: true, agentConversation: verdict.agentConversation },
+    };
   return settleVerdict(engine, seat, live, conversationId, verdict, ctx, base, 'running');
 }
 
-export async function settleVerdict(engine: Engine, seat: SeatRow, live: SessionRow, conversationId: string, v: Verdict, ctx: ExecContext, base: Base, ok: 'resumed' | 'running'): Promise<SeatResult> {
+export async function settleVerdict(
+  engine: Engine,
+  seat: SeatRow,
+  live: SessionRow,
+  conversationId: string,
+  v: Verdict,
+  ctx: ExecContext,
+  base: Base,
+  ok: 'resumed' | 'running',
+): Promise<SeatResult> {
   const at = { paneId: live.paneId, sessionId: live.sessionId, conversationId };
   switch (v.verdict) {
-    case 'resumed': return { ...base, outcome: ok, ...at, pid: v.pid, evidence: { source: v.source } };
+    case 'resumed':
+      return { ...base, outcome: ok, ...at, pid: v.pid, evidence: { source: v.source } };
     // Up, but a dialog stands between it and its conversation: the person answers it in the pane.
-    case 'attention': return { ...base, outcome: 'attention_required', why: `the agent is up but waiting on a ${v.reason.replace('_', ' ')}; the pane is kept`, ...at, ...(v.pid ? { pid: v.pid } : {}), evidence: { reason: v.reason, screen: v.screen, ...(v.conversationId ? { agentConversation: v.conversationId } : {}) } };
-    case 'missing': return rollback(engine, seat, live, conversationId, v.screen, ctx, base);
+    case 'attention':
+      return {
+        ...base,
+        outcome: 'attention_required',
+        why: `the agent is up but waiting on a ${v.reason.replace('_', ' ')}; the pane is kept`,
+        ...at,
+        ...(v.pid ? { pid: v.pid } : {}),
+        evidence: {
+          reason: v.reason,
+          screen: v.screen,
+          ...(v.conversationId ? { agentConversation: v.conversationId } : {}),
+        },
+      };
+    case 'missing':
+      return rollback(engine, seat, live, conversationId, v.screen, ctx, base);
     // Any other failure keeps the pane so its output can be read (docs/architecture.md invariant 7).
-    case 'exited': return { ...base, outcome: 'failed', code: 'AGENT_EXITED', why: 'the agent exited without naming its conversation; the pane is kept', ...at, evidence: { screen: v.screen } };
-    case 'gone': return { ...base, outcome: 'failed', code: 'SEAT_NOT_RUNNING', why: 'the seat\'s session vanished while it was being verified', ...at };
-    case 'unproven': return { ...base, outcome: 'failed', code: 'RESUME_UNPROVEN', why: `no process in the pane named ${conversationId} within ${ctx.verify.timeoutMs} ms; the pane is kept`, ...at, evidence: { screen: v.screen, agentConversation: v.agentConversation } };
+    case 'exited':
+      return {
+        ...base,
+        outcome: 'failed',
+        code: 'AGENT_EXITED',
+        why: 'the agent exited without naming its conversation; the pane is kept',
+        ...at,
+        evidence: { screen: v.screen },
+      };
+    case 'gone':
+      return {
+        ...base,
+        outcome: 'failed',
+        code: 'SEAT_NOT_RUNNING',
+        why: "the seat's session vanished while it was being verified",
+        ...at,
+      };
+    case 'unproven':
+      return {
+        ...base,
+        outcome: 'failed',
+        code: 'RESUME_UNPROVEN',
+        why: `no process in the pane named ${conversationId} within ${ctx.verify.timeoutMs} ms; the pane is kept`,
+        ...at,
+        evidence: { screen: v.screen, agentConversation: v.agentConversation },
+      };
   }
 }
 
 /** The runtime said the conversation is gone: remove exactly our pane, then ask the person. */
-async function rollback(engine: Engine, seat: SeatRow, live: SessionRow, conversationId: string, screen: string, ctx: ExecContext, base: Base): Promise<SeatResult> {
+async function rollback(
+  engine: Engine,
+  seat: SeatRow,
+  live: SessionRow,
+  conversationId: string,
+  screen: string,
+  ctx: ExecContext,
+  base: Base,
+): Promise<SeatResult> {
   await restoreFault(engine, 'restore.before_rollback');
   const kill = await engine.client(live.server).killByIdentity(live);
   const where = { rig: seat.rig, seat: seat.seat };
   const repos = restoreRepos(engine.store);
   if (kill.outcome === 'not_removed') {
-    repos.event('restore.rolled_back', where, { sessionId: live.sessionId, paneId: live.paneId, removed: false, why: kill.why });
-    return { ...base, outcome: 'failed', code: 'NOT_REMOVED', why: `the runtime reported ${conversationId} missing, but its pane was not removed (${kill.why})`, paneId: live.paneId, sessionId: live.sessionId, conversationId };
+    repos.event('restore.rolled_back', where, {
+      sessionId: live.sessionId,
+      paneId: live.paneId,
+      removed: false,
+      why: kill.why,
+    });
+    return {
+      ...base,
+      outcome: 'failed',
+      code: 'NOT_REMOVED',
+      why: `the runtime reported ${conversationId} missing, but its pane was not removed (${kill.why})`,
+      paneId: live.paneId,
+      sessionId: live.sessionId,
+      conversationId,
+    };
   }
-  engine.store.db.transaction(() => {
-    engine.store.sessions.end(live.id, 'conversation_missing');
-    repos.event('restore.rolled_back', where, { sessionId: live.sessionId, paneId: live.paneId, removed: kill.outcome, conversationId, screen });
-  }).immediate();
+  engine.store.db
+    .transaction(() => {
+      engine.store.sessions.end(live.id, 'conversation_missing');
+      repos.event('restore.rolled_back', where, {
+        sessionId: live.sessionId,
+        paneId: live.paneId,
+        removed: kill.outcome,
+        conversationId,
+        screen,
+      });
+    })
+    .immediate();
   await restoreFault(engine, 'restore.after_rollback_kill');
-  const d = openDecision(engine, seat, 'conversation_missing_reported', conversationId, ctx.snapshotId, { screen, paneRemoved: kill.outcome });
-  return { ...base, outcome: 'awaiting_decision', why: `${seat.runtime} reported conversation ${conversationId} missing; its pane was removed`, decisionId: d.id, conversationId, evidence: { screen } };
+  const d = openDecision(engine, seat, 'conversation_missing_reported', conversationId, ctx.snapshotId, {
+    screen,
+    paneRemoved: kill.outcome,
+  });
+  return {
+    ...base,
+    outcome: 'awaiting_decision',
+    why: `${seat.runtime} reported conversation ${conversationId} missing; its pane was removed`,
+    decisionId: d.id,
+    conversationId,
+    evidence: { screen },
+  };
 }

@@ -22,12 +22,17 @@ export function realOrSame(p: string): string {
 }
 
 /** The seat's own pane, when its live row's immutable identity is on a listed server. */
-export function ownPane(engine: Engine, roster: Roster, seat: string): { live?: SessionRow; pane?: RosterPane; running: SeatFacts['running'] } {
+export function ownPane(
+  engine: Engine,
+  roster: Roster,
+  seat: string,
+): { live?: SessionRow; pane?: RosterPane; running: SeatFacts['running'] } {
   const live = engine.store.sessions.live(seat);
   if (!live) return { running: 'not_running' };
   const pane = engine.paneOf(roster, live);
   if (pane) return { live, pane, running: 'running' };
-  const listed = engine.serverRunning(roster, live.server) !== undefined && !roster.problems.some((p) => p.server === live.server);
+  const listed =
+    engine.serverRunning(roster, live.server) !== undefined && !roster.problems.some((p) => p.server === live.server);
   return { live, running: listed ? 'not_running' : 'unknown' };
 }
 
@@ -40,7 +45,11 @@ export function cwdOn(seat: { cwd: string; host?: string }): string {
  * This machine's transcript evidence. A seat on another host is never judged by this machine's
  * files: it reads `unknown` here (snapshots), and restore reads the host itself (./remote-facts.ts).
  */
-export function transcriptFact(engine: Engine, seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string }, conversationId: string): TranscriptFact {
+export function transcriptFact(
+  engine: Engine,
+  seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string },
+  conversationId: string,
+): TranscriptFact {
   if (!isLocal(seat.host)) return { state: 'unknown' };
   const adapter = runtimeById(seat.runtime);
   const home = engine.seatHome(seat);
@@ -56,22 +65,35 @@ export function transcriptFact(engine: Engine, seat: Pick<SeatRow, 'runtime' | '
     accessSync(home, constants.R_OK | constants.X_OK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') return { state: 'unreadable', error: `${code ?? ''} ${home}: ${(e as Error).message}`.trim() };
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      return { state: 'unreadable', error: `${code ?? ''} ${home}: ${(e as Error).message}`.trim() };
   }
   return { state: 'missing', looked: home };
 }
 
-export function liveFact(engine: Engine, roster: Roster, seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string }, conversationId: string, own?: { live?: SessionRow; pane?: RosterPane }): LiveFact {
+export function liveFact(
+  engine: Engine,
+  roster: Roster,
+  seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string },
+  conversationId: string,
+  own?: { live?: SessionRow; pane?: RosterPane },
+): LiveFact {
   const free = checkConversationFree(
     roster,
     {
-      runtime: seat.runtime, conversationId, cwd: cwdOn(seat), home: engine.seatHome(seat), host: seat.host,
-      allowPids: own?.pane?.agent ? [own.pane.agent.pid] : [], allowSessionId: own?.pane ? own.live?.id : undefined,
+      runtime: seat.runtime,
+      conversationId,
+      cwd: cwdOn(seat),
+      home: engine.seatHome(seat),
+      host: seat.host,
+      allowPids: own?.pane?.agent ? [own.pane.agent.pid] : [],
+      allowSessionId: own?.pane ? own.live?.id : undefined,
     },
     engine.store.sessions.liveBoundTo(seat.runtime, conversationId),
   );
   if (free.ok) return { state: 'free' };
-  if (free.code === 'CONVERSATION_LIVE_ELSEWHERE') return { state: 'owned_elsewhere', message: free.message, evidence: free.evidence ?? {} };
+  if (free.code === 'CONVERSATION_LIVE_ELSEWHERE')
+    return { state: 'owned_elsewhere', message: free.message, evidence: free.evidence ?? {} };
   return { state: 'unprovable', code: free.code, message: free.message, evidence: free.evidence ?? {} };
 }
 
@@ -79,7 +101,13 @@ export function liveFact(engine: Engine, roster: Roster, seat: Pick<SeatRow, 'ru
  * Facts for one seat of a snapshot. The snapshot's conversation and flags win over the store's.
  * `hostTranscript` is the transcript fact read on the seat's host, for a seat on another host.
  */
-export function seatFacts(engine: Engine, roster: Roster, snap: SnapshotSeat, row: SeatRow, hostTranscript?: TranscriptFact): SeatFacts {
+export function seatFacts(
+  engine: Engine,
+  roster: Roster,
+  snap: SnapshotSeat,
+  row: SeatRow,
+  hostTranscript?: TranscriptFact,
+): SeatFacts {
   const adapter = runtimeById(row.runtime);
   const own = ownPane(engine, roster, row.seat);
   const hasConversations = row.runtime !== 'shell';
@@ -98,7 +126,10 @@ export function seatFacts(engine: Engine, roster: Roster, snap: SnapshotSeat, ro
     stoppedOnPurpose: snap.stoppedOnPurpose,
     everRan: restoreRepos(engine.store).everRan(row.seat),
     running: own.running,
-    transcript: cid === null || !hasConversations ? { state: 'unknown' } : hostTranscript ?? transcriptFact(engine, seatLike, cid),
+    transcript:
+      cid === null || !hasConversations
+        ? { state: 'unknown' }
+        : (hostTranscript ?? transcriptFact(engine, seatLike, cid)),
     live: needsCustody ? liveFact(engine, roster, seatLike, cid, own) : { state: 'free' },
   };
 }

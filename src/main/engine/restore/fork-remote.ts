@@ -26,11 +26,16 @@ const NOTHING = 'nothing was created';
  * answered in it. `undefined` for a local seat or a host that passes.
  */
 export function forkHostGate(engine: Engine, source: SeatRow, roster?: Roster) {
-  return hostGate(source, 'fork', {
-    known: engine.hosts.get(source.host) !== undefined,
-    unreachable: roster ? hostUnreachable(roster, source.host) : undefined,
-    runtimeUnsupported: remoteUnsupported(source.runtime),
-  }, NOTHING);
+  return hostGate(
+    source,
+    'fork',
+    {
+      known: engine.hosts.get(source.host) !== undefined,
+      unreachable: roster ? hostUnreachable(roster, source.host) : undefined,
+      runtimeUnsupported: remoteUnsupported(source.runtime),
+    },
+    NOTHING,
+  );
 }
 
 /**
@@ -39,23 +44,38 @@ export function forkHostGate(engine: Engine, source: SeatRow, roster?: Roster) {
  * setting (its spec env) is known; without one there is no place to look, and a fork that cannot
  * see X's transcript is refused as locally (a resume may let the runtime tell; a fork may not guess).
  */
-export async function sourceTranscript(engine: Engine, roster: Roster, source: SeatRow, conversationId: string): Promise<Result<{ fact: TranscriptFact }>> {
+export async function sourceTranscript(
+  engine: Engine,
+  roster: Roster,
+  source: SeatRow,
+  conversationId: string,
+): Promise<Result<{ fact: TranscriptFact }>> {
   if (source.host === 'local') return { ok: true, fact: transcriptFact(engine, source, conversationId) };
   const gate = (await remoteGates(engine, roster, [{ row: source, conversationId }])).get(source.seat);
   if (gate?.refusal) {
     const reason = String(gate.refusal.evidence.reason ?? gate.refusal.why);
-    const why = gate.refusal.code === 'HOST_UNREACHABLE' ? `host ${source.host} does not answer (${reason})` : gate.refusal.why;
+    const why =
+      gate.refusal.code === 'HOST_UNREACHABLE' ? `host ${source.host} does not answer (${reason})` : gate.refusal.why;
     return fail(gate.refusal.code, `${why}; fork of ${source.seat} was refused and ${NOTHING}`, {
-      hint: `Rigdesk retries with back-off; check with rigdesk hosts check ${source.host}.`, evidence: { ...gate.refusal.evidence, seat: source.seat, operation: 'fork' },
+      hint: `Rigdesk retries with back-off; check with rigdesk hosts check ${source.host}.`,
+      evidence: { ...gate.refusal.evidence, seat: source.seat, operation: 'fork' },
     });
   }
   const fact = gate?.transcript ?? { state: 'unknown' as const };
   if (fact.state === 'unknown') {
     const homeVar = runtimeById(source.runtime)?.homeEnvVar;
-    return fail('EVIDENCE_UNREADABLE', `cannot tell where ${source.seat} keeps its conversations on ${source.host}${homeVar ? ` (its spec env sets no ${homeVar})` : ''}, so the transcript of ${conversationId} cannot be checked there; ${NOTHING}`, {
-      ...(homeVar ? { hint: `Set ${homeVar} in the member's env in the rig spec (the folder on ${source.host}), then fork again.` } : {}),
-      evidence: { host: source.host, transcript: fact, ...(homeVar ? { homeEnvVar: homeVar } : {}) },
-    });
+    return fail(
+      'EVIDENCE_UNREADABLE',
+      `cannot tell where ${source.seat} keeps its conversations on ${source.host}${homeVar ? ` (its spec env sets no ${homeVar})` : ''}, so the transcript of ${conversationId} cannot be checked there; ${NOTHING}`,
+      {
+        ...(homeVar
+          ? {
+              hint: `Set ${homeVar} in the member's env in the rig spec (the folder on ${source.host}), then fork again.`,
+            }
+          : {}),
+        evidence: { host: source.host, transcript: fact, ...(homeVar ? { homeEnvVar: homeVar } : {}) },
+      },
+    );
   }
   return { ok: true, fact };
 }

@@ -81,46 +81,99 @@ export interface ForkResult {
 const NOT_FORKABLE_WHY: Readonly<Record<string, string>> = {
   shell: ' (it keeps no conversation)',
   pi: ' yet (its live processes cannot prove their session, and `pi --fork` is unchecked)',
-  opencode: ' yet (a fresh session\'s id is not on its command line, and `--fork` is unchecked)',
+  opencode: " yet (a fresh session's id is not on its command line, and `--fork` is unchecked)",
   gemini: ' (Gemini CLI 0.61 has no fork of a conversation: only --resume, which writes into it)',
   qwen: ' (Qwen Code 0.15 has no fork of a conversation: only --resume, which writes into it)',
 };
 
 function forkArgv(adapter: RuntimeAdapter, binary: string, args: string[], from: string, newId?: string): string[] {
-  if (adapter.id === 'claude-code') return [binary, '--resume', from, '--fork-session', '--session-id', newId!, ...args];
+  if (adapter.id === 'claude-code')
+    return [binary, '--resume', from, '--fork-session', '--session-id', newId!, ...args];
   return [binary, 'fork', from, ...(adapter.writerArgs?.(args) ?? []), ...args];
 }
 
 /** Which conversation the source seat has now, proven; or why that cannot be said. */
-function sourceConversation(engine: Engine, roster: Roster, source: SeatRow): Result<{ id: string; evidence: Record<string, unknown>; agentPid?: number; liveSessionRow?: number; running: boolean }> {
+function sourceConversation(
+  engine: Engine,
+  roster: Roster,
+  source: SeatRow,
+): Result<{
+  id: string;
+  evidence: Record<string, unknown>;
+  agentPid?: number;
+  liveSessionRow?: number;
+  running: boolean;
+}> {
   const own = ownPane(engine, roster, source.seat);
-  if (own.running === 'unknown') return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${source.seat}'s session still runs; nothing was created`, { evidence: { problems: roster.problems } });
+  if (own.running === 'unknown')
+    return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${source.seat}'s session still runs; nothing was created`, {
+      evidence: { problems: roster.problems },
+    });
   if (own.running === 'running') {
     const agent = own.pane?.agent;
     if (!agent?.conversationId) {
-      return fail('CONVERSATION_OWNER_UNKNOWN', `${source.seat} is running but no process in its pane names its conversation; nothing was created`, {
-        hint: 'Wait for the agent to start (Codex names its thread once it holds it), then fork again.',
-        evidence: { paneId: own.pane?.paneId, lineage: own.pane?.lineage, storeConversationId: source.conversationId },
-      });
+      return fail(
+        'CONVERSATION_OWNER_UNKNOWN',
+        `${source.seat} is running but no process in its pane names its conversation; nothing was created`,
+        {
+          hint: 'Wait for the agent to start (Codex names its thread once it holds it), then fork again.',
+          evidence: {
+            paneId: own.pane?.paneId,
+            lineage: own.pane?.lineage,
+            storeConversationId: source.conversationId,
+          },
+        },
+      );
     }
-    return { ok: true, id: agent.conversationId, running: true, agentPid: agent.pid, liveSessionRow: own.live?.id, evidence: { source: `roster:${agent.conversationSource}`, pid: agent.pid, paneId: own.pane?.paneId } };
+    return {
+      ok: true,
+      id: agent.conversationId,
+      running: true,
+      agentPid: agent.pid,
+      liveSessionRow: own.live?.id,
+      evidence: { source: `roster:${agent.conversationSource}`, pid: agent.pid, paneId: own.pane?.paneId },
+    };
   }
   if (!source.conversationId) {
-    return fail('BAD_USAGE', `${source.seat} has no recorded conversation to fork`, { hint: `Launch ${source.seat} and give it a turn first.` });
+    return fail('BAD_USAGE', `${source.seat} has no recorded conversation to fork`, {
+      hint: `Launch ${source.seat} and give it a turn first.`,
+    });
   }
   return { ok: true, id: source.conversationId, running: false, evidence: { source: 'store' } };
 }
 
-function custody(engine: Engine, roster: Roster, source: SeatRow, from: { id: string; agentPid?: number; liveSessionRow?: number }): Result {
-  const free = checkConversationFree(roster, {
-    runtime: source.runtime, conversationId: from.id, cwd: cwdOn(source), home: engine.seatHome(source), host: source.host,
-    allowPids: from.agentPid !== undefined ? [from.agentPid] : [], allowSessionId: from.liveSessionRow,
-  }, engine.store.sessions.liveBoundTo(source.runtime, from.id));
+function custody(
+  engine: Engine,
+  roster: Roster,
+  source: SeatRow,
+  from: { id: string; agentPid?: number; liveSessionRow?: number },
+): Result {
+  const free = checkConversationFree(
+    roster,
+    {
+      runtime: source.runtime,
+      conversationId: from.id,
+      cwd: cwdOn(source),
+      home: engine.seatHome(source),
+      host: source.host,
+      allowPids: from.agentPid !== undefined ? [from.agentPid] : [],
+      allowSessionId: from.liveSessionRow,
+    },
+    engine.store.sessions.liveBoundTo(source.runtime, from.id),
+  );
   if (free.ok) return free;
-  return { ...free, message: `${free.message}; a fork reads it, and only the source seat's own occupant may be writing it. Nothing was created` };
+  return {
+    ...free,
+    message: `${free.message}; a fork reads it, and only the source seat's own occupant may be writing it. Nothing was created`,
+  };
 }
 
-export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: { plan?: boolean; verify?: Partial<VerifyOptions> } = {}): Promise<Result<{ plan: ForkPlan; result?: ForkResult }>> {
+export async function forkSeat(
+  engine: Engine,
+  ref: unknown,
+  as: unknown,
+  opts: { plan?: boolean; verify?: Partial<VerifyOptions> } = {},
+): Promise<Result<{ plan: ForkPlan; result?: ForkResult }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const source = found.seat;
@@ -130,12 +183,26 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   if (!name.ok) return name;
   const seat = seatAddress(name.name, source.rig);
   if (engine.store.rigs.seat(seat)) {
-    return fail('SEAT_EXISTS', `${seat} already exists; a fork makes a new seat`, { hint: 'Choose a member name not yet used in this rig.', evidence: { seat, exists: true } });
+    return fail('SEAT_EXISTS', `${seat} already exists; a fork makes a new seat`, {
+      hint: 'Choose a member name not yet used in this rig.',
+      evidence: { seat, exists: true },
+    });
   }
   const adapter = runtimeById(source.runtime);
-  if (!adapter) return fail('RUNTIME_UNKNOWN', `seat ${source.seat} names runtime "${source.runtime}", which this Rigdesk does not know`);
+  if (!adapter)
+    return fail(
+      'RUNTIME_UNKNOWN',
+      `seat ${source.seat} names runtime "${source.runtime}", which this Rigdesk does not know`,
+    );
   if (!FORKABLE.has(adapter.id)) {
-    return fail('BAD_USAGE', `${source.seat} runs ${adapter.displayName}, which Rigdesk cannot fork${NOT_FORKABLE_WHY[adapter.id] ?? ' yet'}; nothing was created`, { hint: 'Fork a Claude Code or Codex seat, or start a new seat and give it the context yourself.', evidence: { runtime: adapter.id } });
+    return fail(
+      'BAD_USAGE',
+      `${source.seat} runs ${adapter.displayName}, which Rigdesk cannot fork${NOT_FORKABLE_WHY[adapter.id] ?? ' yet'}; nothing was created`,
+      {
+        hint: 'Fork a Claude Code or Codex seat, or start a new seat and give it the context yourself.',
+        evidence: { runtime: adapter.id },
+      },
+    );
   }
 
   const roster = await engine.roster();
@@ -147,46 +214,96 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   if (!read.ok) return read;
   const t = read.fact;
   if (t.state === 'unreadable' || t.state === 'unknown') {
-    return fail('EVIDENCE_UNREADABLE', `cannot read the transcript of ${from.id}${t.state === 'unreadable' ? `: ${t.error}` : ''}; nothing was created`, { evidence: { transcript: t } });
+    return fail(
+      'EVIDENCE_UNREADABLE',
+      `cannot read the transcript of ${from.id}${t.state === 'unreadable' ? `: ${t.error}` : ''}; nothing was created`,
+      { evidence: { transcript: t } },
+    );
   }
-  if (t.state === 'missing') return fail('CONVERSATION_MISSING', `no transcript for ${from.id} (looked in ${t.looked}); there is nothing to fork`, { evidence: { transcript: t } });
+  if (t.state === 'missing')
+    return fail(
+      'CONVERSATION_MISSING',
+      `no transcript for ${from.id} (looked in ${t.looked}); there is nothing to fork`,
+      { evidence: { transcript: t } },
+    );
   const free = custody(engine, roster, source, from);
   if (!free.ok) return free;
 
-  const plan: ForkPlan = { source: source.seat, seat, runtime: adapter.id, from: from.id, fromEvidence: from.evidence, transcript: t.path, sourceRunning: from.running };
+  const plan: ForkPlan = {
+    source: source.seat,
+    seat,
+    runtime: adapter.id,
+    from: from.id,
+    fromEvidence: from.evidence,
+    transcript: t.path,
+    sourceRunning: from.running,
+  };
   if (opts.plan) return { ok: true, plan };
 
   const row: Omit<SeatRow, 'conversationId' | 'stoppedOnPurpose'> = {
     host: source.host,
-    seat, rig: source.rig, pod: source.pod, member: name.name, runtime: source.runtime, cwd: source.cwd, command: source.command,
-    args: source.args, env: source.env, restorePolicy: source.restorePolicy,
+    seat,
+    rig: source.rig,
+    pod: source.pod,
+    member: name.name,
+    runtime: source.runtime,
+    cwd: source.cwd,
+    command: source.command,
+    args: source.args,
+    env: source.env,
+    restorePolicy: source.restorePolicy,
   };
-  if (!insertSeat(engine.store, row, engine.now())) return fail('SEAT_EXISTS', `${seat} was created by someone else a moment ago`, { evidence: { seat, exists: true } });
+  if (!insertSeat(engine.store, row, engine.now()))
+    return fail('SEAT_EXISTS', `${seat} was created by someone else a moment ago`, {
+      evidence: { seat, exists: true },
+    });
   const repos = restoreRepos(engine.store);
   const where = { rig: source.rig, seat };
-  repos.event('seat.fork', where, { step: 'begin', source: source.seat, from: from.id, fromEvidence: from.evidence, transcript: t.path });
+  repos.event('seat.fork', where, {
+    step: 'begin',
+    source: source.seat,
+    from: from.id,
+    fromEvidence: from.evidence,
+    transcript: t.path,
+  });
 
   // Checked again on the launch's own fresh roster: X may have changed hands since.
   const choose: ArgvChooser = ({ engine: e, ctx, roster: r }) => {
     const again = sourceConversation(e, r, source);
     if (!again.ok) return again;
-    if (again.id !== from.id) return fail('TARGET_CHANGED', `${source.seat} moved from ${from.id} to ${again.id} while the fork was prepared; nothing was created`, { evidence: { was: from.id, now: again.id } });
+    if (again.id !== from.id)
+      return fail(
+        'TARGET_CHANGED',
+        `${source.seat} moved from ${from.id} to ${again.id} while the fork was prepared; nothing was created`,
+        { evidence: { was: from.id, now: again.id } },
+      );
     // On a host the transcript was read a moment ago (one round trip; this step cannot wait on
     // another): a file gone since makes Claude report X missing, which verification catches.
     const tt = source.host === 'local' ? transcriptFact(e, source, from.id) : t;
-    if (tt.state !== 'present') return fail('EVIDENCE_UNREADABLE', `the transcript of ${from.id} is no longer readable (${tt.state}); nothing was created`, { evidence: { transcript: tt } });
+    if (tt.state !== 'present')
+      return fail(
+        'EVIDENCE_UNREADABLE',
+        `the transcript of ${from.id} is no longer readable (${tt.state}); nothing was created`,
+        { evidence: { transcript: tt } },
+      );
     const ok = custody(e, r, source, again);
     if (!ok.ok) return ok;
     const newId = adapter.choosesIdUpFront ? ctx.newId() : undefined;
     return {
-      ok: true, argv: forkArgv(adapter, ctx.binary, ctx.args, from.id, newId),
+      ok: true,
+      argv: forkArgv(adapter, ctx.binary, ctx.args, from.id, newId),
       plan: { mode: 'fresh', runtime: adapter.id, ...(newId ? { conversationId: newId } : {}) },
     };
   };
   const launched = await launchSeatWith(engine, { ...row, conversationId: null, stoppedOnPurpose: false }, choose);
   if (!launched.ok) {
     const removed = removeUnusedSeat(engine.store, seat);
-    repos.event('seat.fork', where, { step: 'refused', code: launched.code, message: launched.message, seatRemoved: removed });
+    repos.event('seat.fork', where, {
+      step: 'refused',
+      code: launched.code,
+      message: launched.message,
+      seatRemoved: removed,
+    });
     return { ...launched, message: `${launched.message}${removed ? ` (${seat} was not kept)` : ''}` } as Failure;
   }
   const l = launched.launched;
@@ -194,10 +311,23 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
   const at = { paneId: l.paneId, sessionId: l.sessionId };
   const finish = (result: ForkResult): Result<{ plan: ForkPlan; result?: ForkResult }> => {
     repos.event('seat.fork', where, { step: 'end', source: source.seat, ...result });
-    if (result.outcome === 'failed') return fail((result.code ?? 'INTERNAL') as never, `${seat}: ${result.why}`, { evidence: { result } });
-    return { ok: true, plan: { ...plan, ...(result.conversationId ? { conversationId: result.conversationId } : {}) }, result };
+    if (result.outcome === 'failed')
+      return fail((result.code ?? 'INTERNAL') as never, `${seat}: ${result.why}`, { evidence: { result } });
+    return {
+      ok: true,
+      plan: { ...plan, ...(result.conversationId ? { conversationId: result.conversationId } : {}) },
+      result,
+    };
   };
-  if (!live || live.sessionId !== l.sessionId) return finish({ seat, outcome: 'failed', code: 'TARGET_CHANGED', why: 'the session row changed under the fork', from: from.id, ...at });
+  if (!live || live.sessionId !== l.sessionId)
+    return finish({
+      seat,
+      outcome: 'failed',
+      code: 'TARGET_CHANGED',
+      why: 'the session row changed under the fork',
+      from: from.id,
+      ...at,
+    });
 
   // Proof: a process in the new pane names a conversation that is not X (Claude: the id chosen;
   // Codex: whatever thread its lock holds), with no "conversation missing" report about X.
@@ -214,24 +344,88 @@ export async function forkSeat(engine: Engine, ref: unknown, as: unknown, opts: 
         const r = await engine.roster();
         const pane = engine.paneOf(r, live);
         if (pane?.agent?.conversationSource !== 'writer_lock' || pane.agent.conversationId !== id) {
-          return finish({ seat, outcome: 'failed', code: 'RESUME_UNPROVEN', why: `the fork's process named ${id} but no writer lock confirms it; the pane is kept`, from: from.id, ...at, pid: v.pid });
+          return finish({
+            seat,
+            outcome: 'failed',
+            code: 'RESUME_UNPROVEN',
+            why: `the fork's process named ${id} but no writer lock confirms it; the pane is kept`,
+            from: from.id,
+            ...at,
+            pid: v.pid,
+          });
         }
         bindDiscoveredConversations(engine, r);
         if (engine.store.rigs.seat(seat)?.conversationId !== id) {
-          return finish({ seat, outcome: 'failed', code: 'INTERNAL', why: `the fork holds ${id} but it could not be bound to ${seat}; the pane is kept`, from: from.id, ...at, pid: v.pid });
+          return finish({
+            seat,
+            outcome: 'failed',
+            code: 'INTERNAL',
+            why: `the fork holds ${id} but it could not be bound to ${seat}; the pane is kept`,
+            from: from.id,
+            ...at,
+            pid: v.pid,
+          });
         }
       }
-      return finish({ seat, outcome: 'forked', why: `forked from ${from.id}`, from: from.id, conversationId: id, ...at, pid: v.pid, evidence: { source: v.source } });
+      return finish({
+        seat,
+        outcome: 'forked',
+        why: `forked from ${from.id}`,
+        from: from.id,
+        conversationId: id,
+        ...at,
+        pid: v.pid,
+        evidence: { source: v.source },
+      });
     }
     case 'attention':
-      return finish({ seat, outcome: 'attention_required', why: `the fork is up but waiting on a ${v.reason.replace('_', ' ')}; the pane is kept`, from: from.id, ...(l.conversationId ? { conversationId: l.conversationId } : {}), ...at, evidence: { reason: v.reason, screen: v.screen } });
+      return finish({
+        seat,
+        outcome: 'attention_required',
+        why: `the fork is up but waiting on a ${v.reason.replace('_', ' ')}; the pane is kept`,
+        from: from.id,
+        ...(l.conversationId ? { conversationId: l.conversationId } : {}),
+        ...at,
+        evidence: { reason: v.reason, screen: v.screen },
+      });
     case 'missing':
-      return finish({ seat, outcome: 'failed', code: 'AGENT_EXITED', why: `${adapter.displayName} reported ${from.id} missing; the pane is kept`, from: from.id, ...at, evidence: { screen: v.screen } });
+      return finish({
+        seat,
+        outcome: 'failed',
+        code: 'AGENT_EXITED',
+        why: `${adapter.displayName} reported ${from.id} missing; the pane is kept`,
+        from: from.id,
+        ...at,
+        evidence: { screen: v.screen },
+      });
     case 'exited':
-      return finish({ seat, outcome: 'failed', code: 'AGENT_EXITED', why: 'the fork exited without naming its conversation; the pane is kept', from: from.id, ...at, evidence: { screen: v.screen } });
+      return finish({
+        seat,
+        outcome: 'failed',
+        code: 'AGENT_EXITED',
+        why: 'the fork exited without naming its conversation; the pane is kept',
+        from: from.id,
+        ...at,
+        evidence: { screen: v.screen },
+      });
     case 'gone':
-      return finish({ seat, outcome: 'failed', code: 'SEAT_NOT_RUNNING', why: 'the fork\'s session vanished while it was verified', from: from.id, ...at });
+      return finish({
+        seat,
+        outcome: 'failed',
+        code: 'SEAT_NOT_RUNNING',
+        why: "the fork's session vanished while it was verified",
+        from: from.id,
+        ...at,
+      });
     case 'unproven':
-      return finish({ seat, outcome: 'failed', code: 'RESUME_UNPROVEN', why: `no process in the pane named a new conversation within ${ctx.verify.timeoutMs} ms; the pane is kept`, from: from.id, ...at, evidence: { screen: v.screen, agentConversation: v.agentConversation } });
+      return finish({
+        seat,
+        outcome: 'failed',
+        code: 'RESUME_UNPROVEN',
+        why: `no process in the pane named a new conversation within ${ctx.verify.timeoutMs} ms; the pane is kept`,
+        from: from.id,
+        ...at,
+        evidence: { screen: v.screen, agentConversation: v.agentConversation },
+      });
   }
 }

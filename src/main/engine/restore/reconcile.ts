@@ -24,7 +24,8 @@ export async function reconcile(engine: Engine): Promise<Result<{ report: Reconc
   const repos = restoreRepos(store);
   const roster = await engine.roster();
   const report: ReconcileReport = { ended: [], reservations: [], interruptedRuns: [], unexplained: [] };
-  const listed = (server: string) => engine.serverRunning(roster, server) !== undefined && !roster.problems.some((p) => p.server === server);
+  const listed = (server: string) =>
+    engine.serverRunning(roster, server) !== undefined && !roster.problems.some((p) => p.server === server);
 
   for (const row of store.sessions.allLive()) {
     if (engine.paneOf(roster, row)) continue;
@@ -38,10 +39,18 @@ export async function reconcile(engine: Engine): Promise<Result<{ report: Reconc
     }
     // The roster is a moment ago: a row created since then is not gone. Ask tmux now.
     if ((await sessionGone(engine, row)) !== 'gone') continue;
-    store.db.transaction(() => {
-      store.sessions.end(row.id, 'gone_at_reconcile');
-      repos.event('reconcile.ended_gone', where, { sessionRow: row.id, server: row.server, serverPid: row.serverPid, sessionId: row.sessionId, paneId: row.paneId });
-    }).immediate();
+    store.db
+      .transaction(() => {
+        store.sessions.end(row.id, 'gone_at_reconcile');
+        repos.event('reconcile.ended_gone', where, {
+          sessionRow: row.id,
+          server: row.server,
+          serverPid: row.serverPid,
+          sessionId: row.sessionId,
+          paneId: row.paneId,
+        });
+      })
+      .immediate();
     report.ended.push({ seat: row.seat, sessionId: row.sessionId, paneId: row.paneId });
   }
 
@@ -67,6 +76,15 @@ export async function reconcile(engine: Engine): Promise<Result<{ report: Reconc
     report.unexplained.push({ what: 'pane', detail });
     repos.event('reconcile.unexplained', { seat: p.seatTag }, detail);
   }
-  repos.event('reconcile.done', {}, { ended: report.ended.length, reservations: report.reservations.length, interruptedRuns: report.interruptedRuns.length, unexplained: report.unexplained.length });
+  repos.event(
+    'reconcile.done',
+    {},
+    {
+      ended: report.ended.length,
+      reservations: report.reservations.length,
+      interruptedRuns: report.interruptedRuns.length,
+      unexplained: report.unexplained.length,
+    },
+  );
   return { ok: true, report };
 }

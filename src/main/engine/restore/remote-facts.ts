@@ -19,7 +19,11 @@ import type { TranscriptFact } from './decide';
 
 export interface RemoteGate {
   /** The seat is refused before any plan: unsupported on hosts, unknown host, host not answering. */
-  refusal?: { code: 'HOST_UNSUPPORTED' | 'HOST_NOT_FOUND' | 'HOST_UNREACHABLE'; why: string; evidence: Record<string, unknown> };
+  refusal?: {
+    code: 'HOST_UNSUPPORTED' | 'HOST_NOT_FOUND' | 'HOST_UNREACHABLE';
+    why: string;
+    evidence: Record<string, unknown>;
+  };
   /** The transcript fact read on the host (absent when there is no conversation to look for). */
   transcript?: TranscriptFact;
 }
@@ -32,7 +36,11 @@ const unreachable = (seat: SeatRow, reason: string): RemoteGate => ({
   },
 });
 
-export async function remoteGates(engine: Engine, roster: Roster, seats: readonly { row: SeatRow; conversationId: string | null }[]): Promise<Map<string, RemoteGate>> {
+export async function remoteGates(
+  engine: Engine,
+  roster: Roster,
+  seats: readonly { row: SeatRow; conversationId: string | null }[],
+): Promise<Map<string, RemoteGate>> {
   const gates = new Map<string, RemoteGate>();
   type Question = { seed: Probe[]; ask: (io: EvidenceIO, known: ReadonlyMap<string, ProbeAnswer>) => TranscriptFact };
   const byHost = new Map<string, Map<string, Question>>();
@@ -40,11 +48,23 @@ export async function remoteGates(engine: Engine, roster: Roster, seats: readonl
     if (row.host === 'local') continue;
     const adapter = runtimeById(row.runtime);
     if (adapter && remoteUnsupported(adapter.id)) {
-      gates.set(row.seat, { refusal: { code: 'HOST_UNSUPPORTED', why: `${adapter.displayName} seats cannot run on another host yet; ${row.seat} was not restored`, evidence: { host: row.host, runtime: adapter.id } } });
+      gates.set(row.seat, {
+        refusal: {
+          code: 'HOST_UNSUPPORTED',
+          why: `${adapter.displayName} seats cannot run on another host yet; ${row.seat} was not restored`,
+          evidence: { host: row.host, runtime: adapter.id },
+        },
+      });
       continue;
     }
     if (!engine.hosts.get(row.host)) {
-      gates.set(row.seat, { refusal: { code: 'HOST_NOT_FOUND', why: `${row.seat} runs on host "${row.host}", which Rigdesk does not know`, evidence: { host: row.host } } });
+      gates.set(row.seat, {
+        refusal: {
+          code: 'HOST_NOT_FOUND',
+          why: `${row.seat} runs on host "${row.host}", which Rigdesk does not know`,
+          evidence: { host: row.host },
+        },
+      });
       continue;
     }
     const down = hostUnreachable(roster, row.host);
@@ -79,18 +99,25 @@ export async function remoteGates(engine: Engine, roster: Roster, seats: readonl
     });
     byHost.set(row.host, q);
   }
-  await Promise.all([...byHost].map(async ([name, questions]) => {
-    const host = engine.hosts.get(name)!;
-    const r = await answerOnHost(host.exec, questions);
-    for (const seat of questions.keys()) {
-      const row = seats.find((s) => s.row.seat === seat)!.row;
-      if (!r.ok) {
-        gates.set(seat, r.unreachable ? unreachable(row, r.reason) : { transcript: { state: 'unreadable', error: `on ${name}: ${r.reason}` } });
-        continue;
+  await Promise.all(
+    [...byHost].map(async ([name, questions]) => {
+      const host = engine.hosts.get(name)!;
+      const r = await answerOnHost(host.exec, questions);
+      for (const seat of questions.keys()) {
+        const row = seats.find((s) => s.row.seat === seat)!.row;
+        if (!r.ok) {
+          gates.set(
+            seat,
+            r.unreachable
+              ? unreachable(row, r.reason)
+              : { transcript: { state: 'unreadable', error: `on ${name}: ${r.reason}` } },
+          );
+          continue;
+        }
+        const a = r.answers.get(seat)!;
+        gates.set(seat, { transcript: 'state' in a ? a : { state: 'unreadable', error: `on ${name}: ${a.error}` } });
       }
-      const a = r.answers.get(seat)!;
-      gates.set(seat, { transcript: 'state' in a ? a : { state: 'unreadable', error: `on ${name}: ${a.error}` } });
-    }
-  }));
+    }),
+  );
   return gates;
 }

@@ -33,7 +33,8 @@ export function resolveTarget(engine: Engine, target: string): Result<{ rig: str
   const m = /^(?:snap-)?(\d+)$/.exec(target);
   const snap = m ? restoreRepos(engine.store).snapshots.get(Number(m[1])) : undefined;
   if (snap) {
-    if (!engine.store.rigs.exists(snap.rig)) return fail('RIG_NOT_FOUND', `snapshot ${snap.id} is of rig ${snap.rig}, which is no longer recorded`);
+    if (!engine.store.rigs.exists(snap.rig))
+      return fail('RIG_NOT_FOUND', `snapshot ${snap.id} is of rig ${snap.rig}, which is no longer recorded`);
     return { ok: true, rig: snap.rig, snapshot: snap };
   }
   return fail('RIG_NOT_FOUND', `no rig or snapshot ${JSON.stringify(target)}`, {
@@ -41,7 +42,11 @@ export function resolveTarget(engine: Engine, target: string): Result<{ rig: str
   });
 }
 
-export async function restore(engine: Engine, target: string, opts: { plan?: boolean; verify?: Partial<VerifyOptions> } = {}): Promise<Result<RestoreReport>> {
+export async function restore(
+  engine: Engine,
+  target: string,
+  opts: { plan?: boolean; verify?: Partial<VerifyOptions> } = {},
+): Promise<Result<RestoreReport>> {
   const t = resolveTarget(engine, target);
   if (!t.ok) return t;
   const repos = restoreRepos(engine.store);
@@ -51,27 +56,48 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
   let snapshot = t.snapshot;
   if (!snapshot && !opts.plan) {
     snapshot = repos.snapshots.insert(t.rig, 'restore', snapshotSeats(engine, roster, t.rig));
-    repos.event('snapshot.taken', { rig: t.rig }, { snapshot: snapshot.id, reason: 'restore', seats: snapshot.seats.length });
+    repos.event(
+      'snapshot.taken',
+      { rig: t.rig },
+      { snapshot: snapshot.id, reason: 'restore', seats: snapshot.seats.length },
+    );
   }
   const seatsOf = snapshot?.seats ?? snapshotSeats(engine, roster, t.rig, { bind: !opts.plan });
   await restoreFault(engine, 'restore.after_snapshot');
 
   // Seats on other hosts: each host asked once, for all its seats, before anything is planned.
-  const gates = await remoteGates(engine, roster, seatsOf.flatMap((s) => {
-    const row = engine.store.rigs.seat(s.seat);
-    return row ? [{ row, conversationId: s.conversationId }] : [];
-  }));
+  const gates = await remoteGates(
+    engine,
+    roster,
+    seatsOf.flatMap((s) => {
+      const row = engine.store.rigs.seat(s.seat);
+      return row ? [{ row, conversationId: s.conversationId }] : [];
+    }),
+  );
   const plans: SeatPlan[] = [];
   const missing: SeatResult[] = [];
   for (const s of seatsOf) {
     const row = engine.store.rigs.seat(s.seat);
     if (!row) {
-      missing.push({ seat: s.seat, plan: 'refused', outcome: 'failed', code: 'SEAT_NOT_FOUND', why: 'the seat is in the snapshot but no longer in the rig' });
+      missing.push({
+        seat: s.seat,
+        plan: 'refused',
+        outcome: 'failed',
+        code: 'SEAT_NOT_FOUND',
+        why: 'the seat is in the snapshot but no longer in the rig',
+      });
       continue;
     }
     const gate = gates.get(row.seat);
     if (gate?.refusal) {
-      missing.push({ seat: s.seat, plan: 'refused', outcome: 'refused', code: gate.refusal.code, why: gate.refusal.why, evidence: gate.refusal.evidence });
+      missing.push({
+        seat: s.seat,
+        plan: 'refused',
+        outcome: 'refused',
+        code: gate.refusal.code,
+        why: gate.refusal.why,
+        evidence: gate.refusal.evidence,
+      });
       continue;
     }
     // A launch that died mid-fence (an earlier restore killed) left a reservation: census first, so
@@ -80,7 +106,14 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
     if (stale) {
       const settled = await resolveStaleReservation(engine, stale, roster);
       if (!settled.ok) {
-        missing.push({ seat: s.seat, plan: 'refused', outcome: 'refused', code: settled.code, why: settled.message, ...(settled.evidence ? { evidence: settled.evidence } : {}) });
+        missing.push({
+          seat: s.seat,
+          plan: 'refused',
+          outcome: 'refused',
+          code: settled.code,
+          why: settled.message,
+          ...(settled.evidence ? { evidence: settled.evidence } : {}),
+        });
         continue;
       }
     }
@@ -90,30 +123,58 @@ export async function restore(engine: Engine, target: string, opts: { plan?: boo
     const own = ownPane(engine, roster, row.seat);
     if (!opts.plan && own.running === 'not_running' && own.live && (await sessionGone(engine, own.live)) === 'gone') {
       engine.store.sessions.end(own.live.id, 'gone');
-      repos.event('restore.seat', { rig: row.rig, seat: row.seat }, { step: 'ended_gone', sessionId: own.live.sessionId, paneId: own.live.paneId, server: own.live.server });
+      repos.event(
+        'restore.seat',
+        { rig: row.rig, seat: row.seat },
+        { step: 'ended_gone', sessionId: own.live.sessionId, paneId: own.live.paneId, server: own.live.server },
+      );
     }
   }
   const snapshotId = snapshot?.id ?? null;
   const planView = plans.map((p) => ({ ...p, ...(plannedOutcome(p) ? { planned: plannedOutcome(p) } : {}) }));
   if (opts.plan) {
     // A preview reports what each seat would end as if every launch succeeded.
-    const expected = (p: SeatPlan): SeatOutcome => plannedOutcome(p) ?? (p.action === 'resume' ? 'resumed' : p.action === 'fresh' ? 'fresh' : 'running');
-    const seats: SeatResult[] = [...missing, ...plans.map((p) => ({ seat: p.seat, plan: p.action, outcome: expected(p), why: p.why }))];
-    return { ok: true, rig: t.rig, snapshotId, planOnly: true, outcome: rigOutcome(seats.map((s) => s.outcome)), seats, plan: planView };
+    const expected = (p: SeatPlan): SeatOutcome =>
+      plannedOutcome(p) ?? (p.action === 'resume' ? 'resumed' : p.action === 'fresh' ? 'fresh' : 'running');
+    const seats: SeatResult[] = [
+      ...missing,
+      ...plans.map((p) => ({ seat: p.seat, plan: p.action, outcome: expected(p), why: p.why })),
+    ];
+    return {
+      ok: true,
+      rig: t.rig,
+      snapshotId,
+      planOnly: true,
+      outcome: rigOutcome(seats.map((s) => s.outcome)),
+      seats,
+      plan: planView,
+    };
   }
 
   const run = repos.runs.start(t.rig, snapshotId!, engine.deps.selfPid);
-  repos.event('restore.planned', { rig: t.rig }, { run, snapshot: snapshotId, plan: plans.map((p) => ({ seat: p.seat, action: p.action, why: p.why })) });
+  repos.event(
+    'restore.planned',
+    { rig: t.rig },
+    { run, snapshot: snapshotId, plan: plans.map((p) => ({ seat: p.seat, action: p.action, why: p.why })) },
+  );
   await restoreFault(engine, 'restore.after_plan');
 
   const ctx = execContext(engine, t.rig, snapshotId, opts.verify);
-  const results = await Promise.all(plans.map(async (p) => {
-    try {
-      return await executePlan(engine, p, ctx);
-    } catch (e) {
-      return { seat: p.seat, plan: p.action, outcome: 'failed' as const, code: 'INTERNAL', why: (e as Error).message };
-    }
-  }));
+  const results = await Promise.all(
+    plans.map(async (p) => {
+      try {
+        return await executePlan(engine, p, ctx);
+      } catch (e) {
+        return {
+          seat: p.seat,
+          plan: p.action,
+          outcome: 'failed' as const,
+          code: 'INTERNAL',
+          why: (e as Error).message,
+        };
+      }
+    }),
+  );
   const seats = [...missing, ...results];
   for (const s of seats) repos.event('restore.seat', { rig: t.rig, seat: s.seat }, { run, ...s });
   const outcome = rigOutcome(seats.map((s) => s.outcome));

@@ -14,7 +14,12 @@ import { ownPane, transcriptFact } from './facts';
 export type SnapshotReason = 'manual' | 'before_down' | 'timer' | 'restore';
 
 /** `bind: false` (a --plan) writes nothing, not even a conversation the live process proves. */
-export function snapshotSeats(engine: Engine, roster: Roster, rig: string, opts: { bind?: boolean } = {}): SnapshotSeat[] {
+export function snapshotSeats(
+  engine: Engine,
+  roster: Roster,
+  rig: string,
+  opts: { bind?: boolean } = {},
+): SnapshotSeat[] {
   const before = new Map(engine.store.rigs.seats(rig).map((s) => [s.seat, s.conversationId]));
   // What each seat's own process shows is written down first (the engine's binding, as `ps` does):
   // Codex names its thread only once it runs, and a reboot must not find the store without it.
@@ -27,9 +32,18 @@ export function snapshotSeats(engine: Engine, roster: Roster, rig: string, opts:
     // A running agent's own claim is fresher than the store (Claude's /clear moves it on).
     const liveId = agent?.conversationId;
     const conversationId = liveId ?? row.conversationId;
-    const evidence: Record<string, unknown> = { source: liveId ? `roster:${agent?.conversationSource}` : row.conversationId ? 'store' : 'none' };
-    if (agent) Object.assign(evidence, { pid: agent.pid, startTime: agent.startTime, paneId: own.pane?.paneId, sessionId: own.pane?.sessionId });
-    if (liveId && stored.conversationId && liveId !== stored.conversationId) evidence.storeConversationId = stored.conversationId;
+    const evidence: Record<string, unknown> = {
+      source: liveId ? `roster:${agent?.conversationSource}` : row.conversationId ? 'store' : 'none',
+    };
+    if (agent)
+      Object.assign(evidence, {
+        pid: agent.pid,
+        startTime: agent.startTime,
+        paneId: own.pane?.paneId,
+        sessionId: own.pane?.sessionId,
+      });
+    if (liveId && stored.conversationId && liveId !== stored.conversationId)
+      evidence.storeConversationId = stored.conversationId;
     if (bound) evidence.bound = true;
     if (conversationId && row.runtime !== 'shell') {
       const t = transcriptFact(engine, row, conversationId);
@@ -37,23 +51,41 @@ export function snapshotSeats(engine: Engine, roster: Roster, rig: string, opts:
       const known = engine.store.conversations.get(row.runtime, conversationId);
       if (known) evidence.recorded = { home: known.home, cwd: known.cwd, transcriptPath: known.transcriptPath };
     }
-    const state: SnapshotSeat['state'] = own.running === 'running' ? 'running' : own.running === 'unknown' ? 'unknown' : own.live ? 'gone' : 'stopped';
+    const state: SnapshotSeat['state'] =
+      own.running === 'running' ? 'running' : own.running === 'unknown' ? 'unknown' : own.live ? 'gone' : 'stopped';
     return {
-      seat: row.seat, runtime: row.runtime, cwd: row.cwd, restorePolicy: row.restorePolicy, conversationId,
-      evidence, stoppedOnPurpose: row.stoppedOnPurpose, state,
+      seat: row.seat,
+      runtime: row.runtime,
+      cwd: row.cwd,
+      restorePolicy: row.restorePolicy,
+      conversationId,
+      evidence,
+      stoppedOnPurpose: row.stoppedOnPurpose,
+      state,
     };
   });
 }
 
 /** `rigdesk snapshot <rig>`; also the hook `down` calls first (reason before_down). */
-export async function snapshotRig(engine: Engine, rig: string, reason: SnapshotReason = 'manual', roster?: Roster): Promise<Result<{ snapshot: Snapshot }>> {
+export async function snapshotRig(
+  engine: Engine,
+  rig: string,
+  reason: SnapshotReason = 'manual',
+  roster?: Roster,
+): Promise<Result<{ snapshot: Snapshot }>> {
   if (!engine.store.rigs.exists(rig)) {
-    return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, { hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.` });
+    return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, {
+      hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.`,
+    });
   }
   const r = roster ?? (await engine.roster());
   const repos = restoreRepos(engine.store);
   const snapshot = repos.snapshots.insert(rig, reason, snapshotSeats(engine, r, rig));
-  repos.event('snapshot.taken', { rig }, { snapshot: snapshot.id, reason, seats: snapshot.seats.length, problems: r.problems.length });
+  repos.event(
+    'snapshot.taken',
+    { rig },
+    { snapshot: snapshot.id, reason, seats: snapshot.seats.length, problems: r.problems.length },
+  );
   return { ok: true, snapshot };
 }
 
@@ -61,7 +93,11 @@ export async function snapshotRig(engine: Engine, rig: string, reason: SnapshotR
  * The timer the app (or `rigdesk serve`) runs: one roster per tick for every rig with a running
  * seat, never overlapping itself. Returns the function that stops it.
  */
-export function startSnapshotTimer(engine: Engine, everyMs: number, onError: (e: unknown) => void = () => undefined): () => void {
+export function startSnapshotTimer(
+  engine: Engine,
+  everyMs: number,
+  onError: (e: unknown) => void = () => undefined,
+): () => void {
   let busy = false;
   const tick = async () => {
     if (busy) return;

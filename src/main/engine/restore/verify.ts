@@ -44,7 +44,14 @@ export type Verdict =
   | { verdict: 'missing'; screen: string }
   | { verdict: 'exited'; screen: string }
   | { verdict: 'gone' }
-  | { verdict: 'attention'; reason: NeedsInputReason; screen: string; pid?: number; conversationId?: string; basis?: unknown }
+  | {
+      verdict: 'attention';
+      reason: NeedsInputReason;
+      screen: string;
+      pid?: number;
+      conversationId?: string;
+      basis?: unknown;
+    }
   | { verdict: 'unproven'; screen: string; agentConversation?: string };
 
 /** The pane wrapper's own line when the agent leaves (runtimes/env.ts PANE_WRAPPER). */
@@ -98,13 +105,17 @@ export function sharedObserver(engine: Engine, maxAgeMs = 150): ObserverSource {
     for (const row of rows) {
       const live = engine.store.sessions.live(row.seat);
       const pane = live ? engine.paneOf(roster, live) : undefined;
-      if (pane && !pane.paneDead) byServer.set(pane.server, [...(byServer.get(pane.server) ?? []), { seat: row.seat, paneId: pane.paneId }]);
+      if (pane && !pane.paneDead)
+        byServer.set(pane.server, [...(byServer.get(pane.server) ?? []), { seat: row.seat, paneId: pane.paneId }]);
     }
     const screens = new Map<string, string>();
     const [seen] = await Promise.all([
       observeSeats(engine, roster, rows),
       ...[...byServer].map(async ([server, panes]) => {
-        const got = await capturePanes(engine.client(server), panes.map((p) => p.paneId));
+        const got = await capturePanes(
+          engine.client(server),
+          panes.map((p) => p.paneId),
+        );
         for (const p of panes) {
           const text = got.get(p.paneId);
           if (text) screens.set(p.seat, text.plain.join('\n'));
@@ -124,7 +135,12 @@ export function sharedObserver(engine: Engine, maxAgeMs = 150): ObserverSource {
     },
     async observe(seat, roster) {
       const t = Date.now();
-      if (!current || t - at > maxAgeMs || !covered.has(seat) || (basis !== roster && basis!.takenAt < roster.takenAt)) {
+      if (
+        !current ||
+        t - at > maxAgeMs ||
+        !covered.has(seat) ||
+        (basis !== roster && basis!.takenAt < roster.takenAt)
+      ) {
         at = t;
         basis = roster;
         covered = new Set([...watching.keys(), seat]);
@@ -163,7 +179,13 @@ export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string):
   const proc = local ? engine.deps.proc : engine.procOf(pane.server);
   const wrapper = proc.read(pane.panePid);
   const me = proc.read(agent.pid);
-  if (!wrapper || !me || me.ppid !== wrapper.pid || (pane.panePidStart !== undefined && wrapper.startTime !== pane.panePidStart)) return undefined;
+  if (
+    !wrapper ||
+    !me ||
+    me.ppid !== wrapper.pid ||
+    (pane.panePidStart !== undefined && wrapper.startTime !== pane.panePidStart)
+  )
+    return undefined;
   const i = wrapper.argv.indexOf('rigdesk-seat');
   if (i < 0) return undefined;
   const argv = wrapper.argv.slice(i + 1);
@@ -188,14 +210,23 @@ export interface Expectation {
   missingId: string;
 }
 
-export const exactly = (conversationId: string): Expectation => ({ accept: (id) => id === conversationId, missingId: conversationId });
+export const exactly = (conversationId: string): Expectation => ({
+  accept: (id) => id === conversationId,
+  missingId: conversationId,
+});
 
 export interface VerifySources {
   roster: RosterSource;
   observer?: ObserverSource;
 }
 
-export async function verifyConversation(engine: Engine, live: SessionRow, expect: string | Expectation, opts: VerifyOptions = DEFAULT_VERIFY, sources: RosterSource | VerifySources = sharedRoster(engine)): Promise<Verdict> {
+export async function verifyConversation(
+  engine: Engine,
+  live: SessionRow,
+  expect: string | Expectation,
+  opts: VerifyOptions = DEFAULT_VERIFY,
+  sources: RosterSource | VerifySources = sharedRoster(engine),
+): Promise<Verdict> {
   const want = typeof expect === 'string' ? exactly(expect) : expect;
   const src: VerifySources = typeof sources === 'function' ? { roster: sources } : sources;
   const observer = src.observer ?? sharedObserver(engine);
@@ -207,7 +238,14 @@ export async function verifyConversation(engine: Engine, live: SessionRow, expec
   }
 }
 
-async function loop(engine: Engine, live: SessionRow, want: Expectation, opts: VerifyOptions, roster: RosterSource, observer: ObserverSource): Promise<Verdict> {
+async function loop(
+  engine: Engine,
+  live: SessionRow,
+  want: Expectation,
+  opts: VerifyOptions,
+  roster: RosterSource,
+  observer: ObserverSource,
+): Promise<Verdict> {
   const since = Date.now();
   const deadline = Date.now() + opts.timeoutMs;
   let namedSince: number | undefined;
@@ -219,7 +257,8 @@ async function loop(engine: Engine, live: SessionRow, want: Expectation, opts: V
     const r = await roster(since);
     const pane = engine.paneOf(r, live);
     if (!pane) {
-      const listed = engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
+      const listed =
+        engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
       if (listed) return { verdict: 'gone' };
     } else {
       const o = await observer.observe(live.seat, r);
@@ -234,18 +273,31 @@ async function loop(engine: Engine, live: SessionRow, want: Expectation, opts: V
       }
       lastAgentConversation = claim;
       const seen = agent ? o.seen : undefined;
-      const need = seen && seen.activity.session === 'present' && seen.activity.needsInput !== 'none' ? seen.activity.needsInput : undefined;
+      const need =
+        seen && seen.activity.session === 'present' && seen.activity.needsInput !== 'none'
+          ? seen.activity.needsInput
+          : undefined;
       // A dialog must be on screen on two reads in a row: a one-frame match is not a dialog.
       needSeen = need ? needSeen + 1 : 0;
       if (need && needSeen >= 2) {
-        return { verdict: 'attention', reason: need, screen: tail(screen), ...(agent ? { pid: agent.pid } : {}), ...(claim ? { conversationId: claim } : {}), basis: seen?.activity.basis };
+        return {
+          verdict: 'attention',
+          reason: need,
+          screen: tail(screen),
+          ...(agent ? { pid: agent.pid } : {}),
+          ...(claim ? { conversationId: claim } : {}),
+          basis: seen?.activity.basis,
+        };
       }
       if (agent && claim !== undefined && want.accept(claim)) {
-        if (named !== claim) (named = claim, namedSince = Date.now());
+        if (named !== claim) (named = claim), (namedSince = Date.now());
         const strong = source === 'live_state' || source === 'writer_lock';
         const known = seen?.activity.activity === 'working' || seen?.activity.activity === 'idle';
         const held = Date.now() - namedSince!;
-        if (!need && (strong ? known || held >= opts.settleMs : held >= opts.settleMs && (known || held >= opts.quietMs))) {
+        if (
+          !need &&
+          (strong ? known || held >= opts.settleMs : held >= opts.settleMs && (known || held >= opts.quietMs))
+        ) {
           return { verdict: 'resumed', pid: agent.pid, source: source ?? 'argv', conversationId: claim };
         }
       } else {
@@ -254,7 +306,12 @@ async function loop(engine: Engine, live: SessionRow, want: Expectation, opts: V
         if (!agent && WRAPPER_EXIT.test(screen)) return { verdict: 'exited', screen: tail(screen) };
       }
     }
-    if (Date.now() > deadline) return { verdict: 'unproven', screen: tail(screen), ...(lastAgentConversation ? { agentConversation: lastAgentConversation } : {}) };
+    if (Date.now() > deadline)
+      return {
+        verdict: 'unproven',
+        screen: tail(screen),
+        ...(lastAgentConversation ? { agentConversation: lastAgentConversation } : {}),
+      };
     await engine.deps.clock.sleep(opts.intervalMs);
   }
 }

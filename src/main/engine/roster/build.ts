@@ -47,9 +47,7 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     const key = pathKey(deps, path);
     if (!clients.has(key)) clients.set(key, deps.clientForPath(path));
   }
-  const listed = await Promise.all(
-    [...clients.values()].map(async (c) => ({ client: c, res: await c.listPanes() })),
-  );
+  const listed = await Promise.all([...clients.values()].map(async (c) => ({ client: c, res: await c.listPanes() })));
 
   const panes: RosterPane[] = [];
   const servers: Roster['servers'] = [];
@@ -63,7 +61,11 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     servers.push({ server: client.key, running: res.running });
     if (res.malformed > 0) {
       // A row we could not read may be a seat's pane: that server's panes are not fully known.
-      problems.push({ probe: 'tmux list-panes', server: client.key, error: `${res.malformed} pane row(s) did not parse` });
+      problems.push({
+        probe: 'tmux list-panes',
+        server: client.key,
+        error: `${res.malformed} pane row(s) did not parse`,
+      });
     }
     for (const row of res.panes) {
       const pane = paneFromRow(client.key, row, snap, agents);
@@ -125,12 +127,19 @@ function findAgents(snap: ProcSnapshot, deps: RosterDeps, problems: RosterProble
     // service (Codex's daemon, started by a TUI but serving the whole home) stands for its own.
     const chain = [pid, ...ancestors(snap, pid).map((a) => a.pid)];
     const cut = chain.findIndex((x) => serviceOf.has(x));
-    const top = chain.slice(0, cut < 0 ? chain.length : cut + 1).filter((x) => runtimeOf.get(x) === adapter).pop()!;
+    const top = chain
+      .slice(0, cut < 0 ? chain.length : cut + 1)
+      .filter((x) => runtimeOf.get(x) === adapter)
+      .pop()!;
     let entry = found.get(top);
     if (!entry) {
       const p = snap.byPid.get(top)!;
       const service = serviceOf.get(top);
-      entry = { adapter, pids: new Set([top]), agent: { runtime: adapter.id, pid: top, startTime: p.startTime, argv: p.argv, ...(service ? { service } : {}) } };
+      entry = {
+        adapter,
+        pids: new Set([top]),
+        agent: { runtime: adapter.id, pid: top, startTime: p.startTime, argv: p.argv, ...(service ? { service } : {}) },
+      };
       found.set(top, entry);
       readAgentContext(entry, deps, problems);
     }
@@ -145,7 +154,11 @@ function readAgentContext(entry: FoundAgent, deps: RosterDeps, problems: RosterP
     entry.env = deps.proc.environ(pid);
     entry.agent.cwd = deps.proc.cwd(pid);
   } catch (e) {
-    problems.push({ probe: 'process environment', runtime: entry.adapter.id, error: `pid ${pid}: ${(e as Error).message}` });
+    problems.push({
+      probe: 'process environment',
+      runtime: entry.adapter.id,
+      error: `pid ${pid}: ${(e as Error).message}`,
+    });
     return;
   }
   const env = entry.env ?? {};
@@ -160,9 +173,21 @@ function paneFromRow(server: string, row: PaneRow, snap: ProcSnapshot, agents: M
   const agentEntry = [self, ...tree].map((p) => (p ? agents.get(p.pid) : undefined)).find(Boolean);
   const fg = foregroundOf(snap, row.panePid);
   const pane: RosterPane = {
-    server, serverPid: row.serverPid, sessionId: row.sessionId, sessionName: row.sessionName, sessionCreated: row.sessionCreated,
-    paneId: row.paneId, panePid: row.panePid, panePidStart: self?.startTime, paneDead: row.paneDead, seatTag: row.seatTag,
-    attemptTag: row.attemptTag, pipe: row.pipe, currentCommand: row.currentCommand, currentPath: row.currentPath, title: row.title,
+    server,
+    serverPid: row.serverPid,
+    sessionId: row.sessionId,
+    sessionName: row.sessionName,
+    sessionCreated: row.sessionCreated,
+    paneId: row.paneId,
+    panePid: row.panePid,
+    panePidStart: self?.startTime,
+    paneDead: row.paneDead,
+    seatTag: row.seatTag,
+    attemptTag: row.attemptTag,
+    pipe: row.pipe,
+    currentCommand: row.currentCommand,
+    currentPath: row.currentPath,
+    title: row.title,
     lineage: tree.slice(0, 32).map((p) => ({ pid: p.pid, comm: p.comm, startTime: p.startTime })),
     foreground: fg ? { pid: fg.pid, comm: fg.comm } : undefined,
   };
@@ -173,18 +198,32 @@ function paneFromRow(server: string, row: PaneRow, snap: ProcSnapshot, agents: M
   return pane;
 }
 
-function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, FoundAgent>, problems: RosterProblem[]): HostClaim[] {
+function gatherClaims(
+  snap: ProcSnapshot,
+  deps: RosterDeps,
+  agents: Map<number, FoundAgent>,
+  problems: RosterProblem[],
+): HostClaim[] {
   const claims: ConversationClaim[] = [];
   for (const a of agents.values()) {
     for (const pid of a.pids) {
       const p = snap.byPid.get(pid)!;
       const id = a.adapter.conversationFromArgv(p.argv);
-      if (id) claims.push({ runtime: a.adapter.id, conversationId: id, pid: a.agent.pid, startTime: a.agent.startTime, source: 'argv', home: a.agent.home });
+      if (id)
+        claims.push({
+          runtime: a.adapter.id,
+          conversationId: id,
+          pid: a.agent.pid,
+          startTime: a.agent.startTime,
+          source: 'argv',
+          home: a.agent.home,
+        });
     }
   }
   const homes = new Map<string, { runtime: string; home: string }>();
   for (const h of deps.knownHomes) homes.set(`${h.runtime}\0${h.home}`, h);
-  for (const a of agents.values()) if (a.agent.home) homes.set(`${a.adapter.id}\0${a.agent.home}`, { runtime: a.adapter.id, home: a.agent.home });
+  for (const a of agents.values())
+    if (a.agent.home) homes.set(`${a.adapter.id}\0${a.agent.home}`, { runtime: a.adapter.id, home: a.agent.home });
 
   let locks: ReturnType<ProcReader['locks']> = [];
   const wantLocks = [...homes.values()].some(({ runtime, home }) => {
@@ -212,7 +251,9 @@ function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, 
     const adapter = AGENT_RUNTIMES.find((r) => r.id === runtime);
     if (!adapter?.liveClaims) continue;
     try {
-      const processes = [...agents.values()].filter((a) => a.adapter === adapter && a.agent.home === home).map(({ agent: { pid, startTime, argv, cwd } }) => ({ pid, startTime, argv, cwd }));
+      const processes = [...agents.values()]
+        .filter((a) => a.adapter === adapter && a.agent.home === home)
+        .map(({ agent: { pid, startTime, argv, cwd } }) => ({ pid, startTime, argv, cwd }));
       claims.push(...adapter.liveClaims({ home, io: deps.io, alive, locks, processes }));
     } catch (e) {
       problems.push({ probe: 'live state', runtime, home, error: (e as Error).message });
@@ -227,7 +268,11 @@ function gatherClaims(snap: ProcSnapshot, deps: RosterDeps, agents: Map<number, 
  * another, which its live-state file names. Where stronger evidence names a different conversation
  * for the same agent, the argv claim is history and is dropped.
  */
-function dropSupersededArgv(snap: ProcSnapshot, claims: ConversationClaim[], agents: Map<number, FoundAgent>): ConversationClaim[] {
+function dropSupersededArgv(
+  snap: ProcSnapshot,
+  claims: ConversationClaim[],
+  agents: Map<number, FoundAgent>,
+): ConversationClaim[] {
   const topOf = (pid: number) => [pid, ...ancestors(snap, pid).map((p) => p.pid)].find((p) => agents.has(p)) ?? pid;
   const strong = new Map<string, Set<string>>();
   for (const c of claims) {
@@ -245,7 +290,9 @@ function dropSupersededArgv(snap: ProcSnapshot, claims: ConversationClaim[], age
 /** Gives each agent the conversation named by its strongest claim (lock > live state > argv). */
 function attributeClaims(snap: ProcSnapshot, claims: ConversationClaim[], agents: Map<number, FoundAgent>): void {
   for (const c of claims) {
-    const owner = [c.pid, ...ancestors(snap, c.pid).map((p) => p.pid)].map((pid) => agents.get(pid)).find((a) => a && a.adapter.id === c.runtime);
+    const owner = [c.pid, ...ancestors(snap, c.pid).map((p) => p.pid)]
+      .map((pid) => agents.get(pid))
+      .find((a) => a && a.adapter.id === c.runtime);
     if (!owner) continue;
     c.pid = owner.agent.pid;
     c.startTime = owner.agent.startTime;
@@ -280,7 +327,16 @@ function wrapperClaims(snap: ProcSnapshot, panes: RosterPane[], deps: RosterDeps
     } catch {
       continue; // unreadable session file: no claim from it (the store row still binds the pane)
     }
-    if (id) out.push({ runtime: adapter.id, conversationId: id, pid: agent.pid, startTime: agent.startTime, source: 'argv', home: agent.home, detail: 'launch argv kept by the pane wrapper' });
+    if (id)
+      out.push({
+        runtime: adapter.id,
+        conversationId: id,
+        pid: agent.pid,
+        startTime: agent.startTime,
+        source: 'argv',
+        home: agent.home,
+        detail: 'launch argv kept by the pane wrapper',
+      });
   }
   return out;
 }

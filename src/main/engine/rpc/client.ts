@@ -6,7 +6,12 @@ import { readEngineInfo } from './server';
  * Talks to a running engine (the app or `rigdesk serve`) over its socket. Returns undefined when
  * no engine is listening, so the caller can run one in-process instead.
  */
-export async function callRunningEngine(engineInfoPath: string, method: string, params: unknown, timeoutMs = 120_000): Promise<Result<Record<string, unknown>> | undefined> {
+export async function callRunningEngine(
+  engineInfoPath: string,
+  method: string,
+  params: unknown,
+  timeoutMs = 120_000,
+): Promise<Result<Record<string, unknown>> | undefined> {
   const info = readEngineInfo(engineInfoPath);
   if (!info) return undefined;
   try {
@@ -25,9 +30,21 @@ export async function callRunningEngine(engineInfoPath: string, method: string, 
       sock.destroy();
       resolve(r);
     };
-    const timer = setTimeout(() => done(fail('ENGINE_UNREACHABLE', `the engine (pid ${info.pid}) did not answer ${method} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        done(
+          fail('ENGINE_UNREACHABLE', `the engine (pid ${info.pid}) did not answer ${method} within ${timeoutMs} ms`),
+        ),
+      timeoutMs,
+    );
     sock.setEncoding('utf8');
-    sock.on('error', (e: NodeJS.ErrnoException) => done(e.code === 'ENOENT' || e.code === 'ECONNREFUSED' ? undefined : fail('ENGINE_UNREACHABLE', `engine socket: ${e.message}`)));
+    sock.on('error', (e: NodeJS.ErrnoException) =>
+      done(
+        e.code === 'ENOENT' || e.code === 'ECONNREFUSED'
+          ? undefined
+          : fail('ENGINE_UNREACHABLE', `engine socket: ${e.message}`),
+      ),
+    );
     sock.on('connect', () => sock.write(JSON.stringify({ id: 1, token: info.token, method, params }) + '\n'));
     sock.on('data', (chunk: string) => {
       buf += chunk;

@@ -28,13 +28,17 @@ export function readEngineInfo(path: string): EngineInfo | undefined {
  * The engine's local socket: newline-delimited JSON, mode 0600, and a per-start token that a
  * client reads from engine.json (also 0600). Only the same user can connect or read the token.
  */
-export async function serveEngineSocket(engine: Engine): Promise<{ server: Server; info: EngineInfo; close: () => Promise<void> }> {
+export async function serveEngineSocket(
+  engine: Engine,
+): Promise<{ server: Server; info: EngineInfo; close: () => Promise<void> }> {
   const { socketPath, engineInfoPath } = engine.deps.layout;
   const prev = readEngineInfo(engineInfoPath);
   if (prev && prev.pid !== process.pid) {
     const p = engine.deps.proc.read(prev.pid);
     if (p && (!prev.startTime || p.startTime === prev.startTime)) {
-      throw Object.assign(new Error(`another Rigdesk engine (pid ${prev.pid}) already serves ${socketPath}`), { code: 'ENGINE_RUNNING' });
+      throw Object.assign(new Error(`another Rigdesk engine (pid ${prev.pid}) already serves ${socketPath}`), {
+        code: 'ENGINE_RUNNING',
+      });
     }
   }
   if (existsSync(socketPath)) unlinkSync(socketPath);
@@ -50,7 +54,13 @@ export async function serveEngineSocket(engine: Engine): Promise<{ server: Serve
     });
   });
   chmodSync(socketPath, 0o600);
-  const info: EngineInfo = { pid: process.pid, startTime: engine.deps.proc.read(process.pid)?.startTime, socket: socketPath, token, startedAt: Date.now() };
+  const info: EngineInfo = {
+    pid: process.pid,
+    startTime: engine.deps.proc.read(process.pid)?.startTime,
+    socket: socketPath,
+    token,
+    startedAt: Date.now(),
+  };
   writeFileSync(engineInfoPath, JSON.stringify(info), { mode: 0o600 });
   chmodSync(engineInfoPath, 0o600);
   const close = () =>
@@ -94,7 +104,8 @@ async function answer(engine: Engine, sock: Socket, token: Buffer, line: string)
     else {
       id = parsed.data.id;
       const given = Buffer.from(parsed.data.token);
-      if (given.length !== token.length || !timingSafeEqual(given, token)) result = fail('ENGINE_AUTH_FAILED', 'wrong engine token');
+      if (given.length !== token.length || !timingSafeEqual(given, token))
+        result = fail('ENGINE_AUTH_FAILED', 'wrong engine token');
       else result = await dispatch(engine, parsed.data.method, parsed.data.params);
     }
   } catch {

@@ -56,7 +56,9 @@ export const claudeCode: RuntimeAdapter = {
   },
   conversationFromArgv(argv) {
     // --fork-session reads the named conversation but writes a new one: not a claim on it.
-    const id = argv.includes('--fork-session') ? flagValue(argv, '--session-id') : flagValue(argv, '--session-id', '--resume', '-r');
+    const id = argv.includes('--fork-session')
+      ? flagValue(argv, '--session-id')
+      : flagValue(argv, '--session-id', '--resume', '-r');
     return id && UUID_RE.test(id) ? id : undefined;
   },
   liveClaims({ home, io, alive }) {
@@ -76,7 +78,14 @@ export const claudeCode: RuntimeAdapter = {
       }
       const pid = st.pid ?? Number(name.slice(0, -5));
       if (!st.sessionId || !alive(pid, st.procStart)) continue;
-      claims.push({ runtime: 'claude-code', conversationId: st.sessionId, pid, source: 'live_state', home, detail: st.status });
+      claims.push({
+        runtime: 'claude-code',
+        conversationId: st.sessionId,
+        pid,
+        source: 'live_state',
+        home,
+        detail: st.status,
+      });
     }
     return claims;
   },
@@ -92,7 +101,11 @@ export const claudeCode: RuntimeAdapter = {
 };
 
 /** Reads the status Claude keeps in its live-state file for one pid. */
-export function claudeLiveStatus(home: string, pid: number, io: { readFile(p: string): string }): { status: string; waitingFor?: string; sessionId?: string } | undefined {
+export function claudeLiveStatus(
+  home: string,
+  pid: number,
+  io: { readFile(p: string): string },
+): { status: string; waitingFor?: string; sessionId?: string } | undefined {
   try {
     const st = JSON.parse(io.readFile(join(home, 'sessions', `${pid}.json`))) as LiveStateFile;
     return st.status ? { status: st.status, waitingFor: st.waitingFor, sessionId: st.sessionId } : undefined;

@@ -11,7 +11,12 @@ export function codexDaemonAutoStart(configToml: string | undefined): boolean {
   if (configToml === undefined) return true;
   try {
     const features = parse(configToml).features;
-    return !(typeof features === 'object' && features !== null && 'daemon_auto_start' in features && features.daemon_auto_start === false);
+    return !(
+      typeof features === 'object' &&
+      features !== null &&
+      'daemon_auto_start' in features &&
+      features.daemon_auto_start === false
+    );
   } catch {
     return true;
   }

@@ -132,7 +132,9 @@ export const codex: RuntimeAdapter = {
     return codexTurnState(tail);
   },
   needsLocks(home, io) {
-    return io.listDir(join(home, CODEX_LAYOUT.locksDir)).some((n) => n.endsWith(CODEX_LAYOUT.lockSuffix) && !n.startsWith('.'));
+    return io
+      .listDir(join(home, CODEX_LAYOUT.locksDir))
+      .some((n) => n.endsWith(CODEX_LAYOUT.lockSuffix) && !n.startsWith('.'));
   },
   transcriptPath(home, _cwd, id, io) {
     return findCodexRollout(home, id, io);

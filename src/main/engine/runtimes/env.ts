@@ -3,7 +3,8 @@
  * or Codex, their session markers would otherwise leak into every seat and confuse the CLI there.
  * Config variables (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) are not markers and pass through.
  */
-export const IDENTITY_VAR_RE = /^(CLAUDECODE|CLAUDE_CODE_(ENTRYPOINT|SSE_PORT|SESSION[A-Z0-9_]*|AGENT[A-Z0-9_]*)|CODEX_(THREAD|SESSION|SANDBOX|INTERNAL|MANAGED)[A-Z0-9_]*|TMUX|TMUX_PANE|RIGDESK_TOKEN)$/;
+export const IDENTITY_VAR_RE =
+  /^(CLAUDECODE|CLAUDE_CODE_(ENTRYPOINT|SSE_PORT|SESSION[A-Z0-9_]*|AGENT[A-Z0-9_]*)|CODEX_(THREAD|SESSION|SANDBOX|INTERNAL|MANAGED)[A-Z0-9_]*|TMUX|TMUX_PANE|RIGDESK_TOKEN)$/;
 
 /**
  * A seat is an interactive terminal. Markers of a CI run in the environment that started Rigdesk

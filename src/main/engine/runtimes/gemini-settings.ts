@@ -40,7 +40,11 @@ export function userSettingsPath(home: string): string {
 }
 
 /** The settings files Gemini merges for a cwd, strongest first. `home` is GEMINI_CLI_HOME or HOME. */
-export function settingsFiles(home: string, cwd: string, env: Record<string, string | undefined>): { scope: SettingsScope; path: string }[] {
+export function settingsFiles(
+  home: string,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): { scope: SettingsScope; path: string }[] {
   const system = env[GEMINI_SETTINGS.systemEnv] || GEMINI_SETTINGS.systemDefault;
   const defaults = env[GEMINI_SETTINGS.systemDefaultsEnv] || join(dirname(system), 'system-defaults.json');
   return [
@@ -52,7 +56,10 @@ export function settingsFiles(home: string, cwd: string, env: Record<string, str
 }
 
 class UnreadableSettings extends Error {
-  constructor(readonly path: string, why: string) {
+  constructor(
+    readonly path: string,
+    why: string,
+  ) {
     super(`${path}: ${why}`);
   }
 }
@@ -70,9 +77,15 @@ function retentionIn(settings: Record<string, unknown> | undefined): boolean | u
 }
 
 /** What Gemini would decide for session cleanup, from the files it merges. Throws when one is unreadable. */
-export function effectiveRetention(home: string, cwd: string, env: Record<string, string | undefined>): RetentionVerdict {
+export function effectiveRetention(
+  home: string,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): RetentionVerdict {
   // The workspace file counts only where it is not the user file itself (cwd = home).
-  const files = settingsFiles(home, cwd, env).filter((f, _, all) => f.scope !== 'workspace' || f.path !== all.find((x) => x.scope === 'user')!.path);
+  const files = settingsFiles(home, cwd, env).filter(
+    (f, _, all) => f.scope !== 'workspace' || f.path !== all.find((x) => x.scope === 'user')!.path,
+  );
   for (const f of files) {
     const v = retentionIn(readSettings(f.path));
     if (v !== undefined) return { enabled: v, scope: f.scope, path: f.path };
@@ -84,8 +97,13 @@ export function effectiveRetention(home: string, cwd: string, env: Record<string
 export function writeRetentionOff(home: string): void {
   const path = userSettingsPath(home);
   const settings = readSettings(path) ?? {};
-  const general = (typeof settings.general === 'object' && settings.general !== null ? settings.general : {}) as Record<string, unknown>;
-  const retention = (typeof general.sessionRetention === 'object' && general.sessionRetention !== null ? general.sessionRetention : {}) as Record<string, unknown>;
+  const general = (typeof settings.general === 'object' && settings.general !== null ? settings.general : {}) as Record<
+    string,
+    unknown
+  >;
+  const retention = (
+    typeof general.sessionRetention === 'object' && general.sessionRetention !== null ? general.sessionRetention : {}
+  ) as Record<string, unknown>;
   if (retention.enabled === false) return;
   settings.general = { ...general, sessionRetention: { ...retention, enabled: false } };
   writeJsonAtomic(path, settings, 0o644);
@@ -105,7 +123,10 @@ export interface GeminiSeatInput {
  * Makes a Gemini seat safe to launch, or says why it is not: writes cleanup off into the seat's own
  * settings when it has them, then checks what Gemini will actually merge.
  */
-export function prepareGeminiSeat(input: GeminiSeatInput, opts: { write: boolean } = { write: true }): Result<{ retention: RetentionVerdict; wrote: boolean }> {
+export function prepareGeminiSeat(
+  input: GeminiSeatInput,
+  opts: { write: boolean } = { write: true },
+): Result<{ retention: RetentionVerdict; wrote: boolean }> {
   let wrote = false;
   try {
     if (input.isolatedHome && opts.write) {
@@ -114,20 +135,42 @@ export function prepareGeminiSeat(input: GeminiSeatInput, opts: { write: boolean
     }
     const verdict = effectiveRetention(input.home, input.cwd, input.env);
     // A dry run (doctor) counts the seat's own file as what Rigdesk will make it.
-    const willBeOff = !opts.write && input.isolatedHome && (verdict.scope === 'user' || verdict.scope === 'system defaults' || verdict.scope === 'default');
-    if (!verdict.enabled || willBeOff) return { ok: true, retention: willBeOff ? { enabled: false, scope: 'user', path: userSettingsPath(input.home) } : verdict, wrote };
-    const where = verdict.path ? `${verdict.scope} settings ${verdict.path}` : "Gemini's default (no settings file turns it off)";
-    return fail('RUNTIME_CONFIG_UNSAFE', `Gemini CLI would delete this seat's transcripts: session cleanup (general.sessionRetention.enabled) is on by ${where}, which Rigdesk does not write`, {
-      hint: input.isolatedHome
-        ? `Set "general": {"sessionRetention": {"enabled": false}} in ${verdict.path ?? 'that file'}, or remove the setting there.`
-        : `Give the seat its own GEMINI_CLI_HOME in the rig spec (Rigdesk turns cleanup off there), or set "general": {"sessionRetention": {"enabled": false}} in ${verdict.path ?? userSettingsPath(input.home)}.`,
-      evidence: { setting: 'general.sessionRetention.enabled', retention: verdict, isolatedHome: input.isolatedHome ?? null },
-    });
+    const willBeOff =
+      !opts.write &&
+      input.isolatedHome &&
+      (verdict.scope === 'user' || verdict.scope === 'system defaults' || verdict.scope === 'default');
+    if (!verdict.enabled || willBeOff)
+      return {
+        ok: true,
+        retention: willBeOff ? { enabled: false, scope: 'user', path: userSettingsPath(input.home) } : verdict,
+        wrote,
+      };
+    const where = verdict.path
+      ? `${verdict.scope} settings ${verdict.path}`
+      : "Gemini's default (no settings file turns it off)";
+    return fail(
+      'RUNTIME_CONFIG_UNSAFE',
+      `Gemini CLI would delete this seat's transcripts: session cleanup (general.sessionRetention.enabled) is on by ${where}, which Rigdesk does not write`,
+      {
+        hint: input.isolatedHome
+          ? `Set "general": {"sessionRetention": {"enabled": false}} in ${verdict.path ?? 'that file'}, or remove the setting there.`
+          : `Give the seat its own GEMINI_CLI_HOME in the rig spec (Rigdesk turns cleanup off there), or set "general": {"sessionRetention": {"enabled": false}} in ${verdict.path ?? userSettingsPath(input.home)}.`,
+        evidence: {
+          setting: 'general.sessionRetention.enabled',
+          retention: verdict,
+          isolatedHome: input.isolatedHome ?? null,
+        },
+      },
+    );
   } catch (e) {
     if (!(e instanceof UnreadableSettings)) throw e;
-    return fail('RUNTIME_CONFIG_UNSAFE', `cannot tell whether Gemini CLI would delete this seat's transcripts: ${e.message}`, {
-      hint: 'Make that settings file plain JSON (Rigdesk does not rewrite a file it cannot read), then try again.',
-      evidence: { setting: 'general.sessionRetention.enabled', unreadable: e.path },
-    });
+    return fail(
+      'RUNTIME_CONFIG_UNSAFE',
+      `cannot tell whether Gemini CLI would delete this seat's transcripts: ${e.message}`,
+      {
+        hint: 'Make that settings file plain JSON (Rigdesk does not rewrite a file it cannot read), then try again.',
+        evidence: { setting: 'general.sessionRetention.enabled', unreadable: e.path },
+      },
+    );
   }
 }

@@ -16,7 +16,8 @@ export const GEMINI_SIGNATURES = {
    * Exit code 42 with these words (interactive and `-p` alike); 42 alone is any input error. With no
    * resumable file in the project at all Gemini names no id: "No previous sessions found".
    */
-  missingConversation: /Error resuming session: (?:Invalid session identifier "([^"]+)"|No previous sessions found for this project)/,
+  missingConversation:
+    /Error resuming session: (?:Invalid session identifier "([^"]+)"|No previous sessions found for this project)/,
 } as const;
 
 /**
@@ -31,7 +32,8 @@ export const GEMINI_LAYOUT = {
   dir: '.gemini',
   projects: 'projects.json',
   chatsOf: (short: string): string => join('tmp', short, 'chats'),
-  fileFor: (name: string, id: string): boolean => name.startsWith('session-') && name.endsWith(`-${id.slice(0, 8)}.jsonl`),
+  fileFor: (name: string, id: string): boolean =>
+    name.startsWith('session-') && name.endsWith(`-${id.slice(0, 8)}.jsonl`),
   /** The script node runs for Gemini: the npm bin link, or the bundle it points to. */
   nodeScript: /(?:^|\/)gemini$|\/gemini-cli\/bundle\/gemini\.js$/,
 };
@@ -41,7 +43,8 @@ const NOT_AN_ID = /^(latest|\d+)$/;
 /** Subcommand-like flags that read or delete conversations but never write one. */
 const READ_ONLY = ['--list-sessions', '--delete-session', '--version', '-v', '--help', '-h'];
 
-const NODE_FLAGS_WITH_VALUE = /^(-[rep]|--require|--import|--loader|--experimental-loader|--eval|--print|-C|--conditions|--title|--env-file|--input-type)$/;
+const NODE_FLAGS_WITH_VALUE =
+  /^(-[rep]|--require|--import|--loader|--experimental-loader|--eval|--print|-C|--conditions|--title|--env-file|--input-type)$/;
 
 /** The arguments after node and its own flags, when argv runs Gemini's script under node. */
 function geminiArgs(argv: readonly string[]): string[] | undefined {
@@ -60,7 +63,9 @@ function geminiArgs(argv: readonly string[]): string[] | undefined {
 
 export function geminiShortName(home: string, cwd: string, io: EvidenceIO): string | undefined {
   try {
-    const map = JSON.parse(io.readFile(join(home, GEMINI_LAYOUT.dir, GEMINI_LAYOUT.projects))) as { projects?: Record<string, unknown> };
+    const map = JSON.parse(io.readFile(join(home, GEMINI_LAYOUT.dir, GEMINI_LAYOUT.projects))) as {
+      projects?: Record<string, unknown>;
+    };
     const v = map.projects?.[cwd];
     return typeof v === 'string' && v !== '' && !v.includes('/') ? v : undefined;
   } catch (e) {
@@ -90,7 +95,10 @@ export function findGeminiTranscript(home: string, cwd: string, id: string, io: 
   if (!short) return undefined;
   const dir = join(home, GEMINI_LAYOUT.dir, GEMINI_LAYOUT.chatsOf(short));
   let best: { path: string; size: number } | undefined;
-  for (const name of io.listDir(dir).filter((n) => GEMINI_LAYOUT.fileFor(n, id)).sort()) {
+  for (const name of io
+    .listDir(dir)
+    .filter((n) => GEMINI_LAYOUT.fileFor(n, id))
+    .sort()) {
     const path = join(dir, name);
     let text: string;
     try {
@@ -111,7 +119,10 @@ export const gemini: RuntimeAdapter = {
     const isolatedHome = input.seatEnv.GEMINI_CLI_HOME;
     const r = prepareGeminiSeat({ isolatedHome, home: input.home, cwd: input.cwd, env: input.env }, { write });
     if (!r.ok) return r;
-    return { ok: true, detail: `cleanup off (${isolatedHome ? "Rigdesk writes it into the seat's own settings" : `${r.retention.scope} settings`})` };
+    return {
+      ok: true,
+      detail: `cleanup off (${isolatedHome ? "Rigdesk writes it into the seat's own settings" : `${r.retention.scope} settings`})`,
+    };
   },
   id: 'gemini',
   displayName: 'Gemini CLI',
@@ -137,7 +148,14 @@ export const gemini: RuntimeAdapter = {
   readScreen: readGeminiScreen,
   readPrompt: ({ plain }) => {
     const p = readGeminiPrompt(plain);
-    return p && { ...p, ...(p.approveReady ? {} : { why: 'the highlighted option is not "1. Allow once" (it was moved in the terminal)' }) };
+    return (
+      p && {
+        ...p,
+        ...(p.approveReady
+          ? {}
+          : { why: 'the highlighted option is not "1. Allow once" (it was moved in the terminal)' }),
+      }
+    );
   },
   // A select list whose highlighted option (`●`) Enter takes; Escape cancels.
   promptKeys: { approve: ['Enter'], deny: ['Escape'] },

@@ -6,7 +6,9 @@ import { dirname } from 'node:path';
  * cleanup, Qwen's proxy): absent is `undefined`; anything that is not a plain JSON object is a
  * reason, never a guess (a file with comments is not rewritten).
  */
-export function readJsonObject(path: string): { ok: true; value?: Record<string, unknown> } | { ok: false; why: string; unreadable: boolean } {
+export function readJsonObject(
+  path: string,
+): { ok: true; value?: Record<string, unknown> } | { ok: false; why: string; unreadable: boolean } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -16,7 +18,8 @@ export function readJsonObject(path: string): { ok: true; value?: Record<string,
   }
   try {
     const v: unknown = JSON.parse(text);
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return { ok: true, value: v as Record<string, unknown> };
+    if (typeof v === 'object' && v !== null && !Array.isArray(v))
+      return { ok: true, value: v as Record<string, unknown> };
     return { ok: false, why: 'not a JSON object', unreadable: false };
   } catch (e) {
     return { ok: false, why: `not plain JSON (${(e as Error).message})`, unreadable: false };

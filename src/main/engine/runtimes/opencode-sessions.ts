@@ -34,7 +34,9 @@ export function readOpencodeSessions(dataHome: string, directories: readonly str
   try {
     const marks = directories.map(() => '?').join(',');
     const rows = db
-      .prepare(`SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE parent_id IS NULL AND directory IN (${marks}) ORDER BY time_updated DESC`)
+      .prepare(
+        `SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE parent_id IS NULL AND directory IN (${marks}) ORDER BY time_updated DESC`,
+      )
       .all(...directories) as OpencodeSessionRow[];
     return rows;
   } finally {
@@ -48,7 +50,11 @@ export function findOpencodeSession(dataHome: string, id: string): OpencodeSessi
   if (!existsSync(file)) return undefined;
   const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 2000 });
   try {
-    return db.prepare('SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE id = ?').get(id) as OpencodeSessionRow | undefined;
+    return db
+      .prepare(
+        'SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE id = ?',
+      )
+      .get(id) as OpencodeSessionRow | undefined;
   } finally {
     db.close();
   }
@@ -95,12 +101,19 @@ export interface OpencodeSessionClaimInput {
 export function opencodeSessionClaims({ home, processes, sessions }: OpencodeSessionClaimInput): ConversationClaim[] {
   const claims: ConversationClaim[] = [];
   for (const s of sessions) {
-    const creators = processes.filter((p) => p.cwd === s.directory && (p.startedAtMs === undefined || p.startedAtMs - START_SLACK_MS <= s.timeCreated));
+    const creators = processes.filter(
+      (p) => p.cwd === s.directory && (p.startedAtMs === undefined || p.startedAtMs - START_SLACK_MS <= s.timeCreated),
+    );
     if (creators.length !== 1) continue;
     const p = creators[0]!;
     if (p.startedAtMs === undefined) continue;
     claims.push({
-      runtime: 'opencode', conversationId: s.id, pid: p.pid, startTime: p.startTime, source: 'argv', home,
+      runtime: 'opencode',
+      conversationId: s.id,
+      pid: p.pid,
+      startTime: p.startTime,
+      source: 'argv',
+      home,
       detail: `opencode.db: created in ${s.directory} after this process started, when no other live OpenCode of this data dir ran there`,
     });
   }

@@ -1,7 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { basename, type ConversationClaim, type RuntimeAdapter } from './types';
-import { findOpencodeSession, OPENCODE_LAYOUT, opencodeSessionClaims, readOpencodeSessions, startedAtMs } from './opencode-sessions';
+import {
+  findOpencodeSession,
+  OPENCODE_LAYOUT,
+  opencodeSessionClaims,
+  readOpencodeSessions,
+  startedAtMs,
+} from './opencode-sessions';
 import { readOpencodePrompt, readOpencodeScreen } from './screens/opencode';
 
 /**

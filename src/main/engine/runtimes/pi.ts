@@ -98,7 +98,11 @@ function prepareFreshSession(ctx: LaunchContext): { path: string; id: string } |
   const path = join(dir, PI_LAYOUT.fileFor(at, id));
   try {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path, `${JSON.stringify({ type: 'session', version: PI_LAYOUT.headerVersion, id, timestamp: at, cwd })}\n`, { flag: 'wx' });
+    writeFileSync(
+      path,
+      `${JSON.stringify({ type: 'session', version: PI_LAYOUT.headerVersion, id, timestamp: at, cwd })}\n`,
+      { flag: 'wx' },
+    );
   } catch {
     return undefined;
   }

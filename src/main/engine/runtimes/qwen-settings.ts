@@ -44,9 +44,10 @@ export interface QwenSeatPlan {
 function readSettings(path: string): Result<{ settings: Record<string, unknown> | undefined }> {
   const r = readJsonObject(path);
   if (r.ok) return { ok: true, settings: r.value };
-  if (r.unreadable) return fail('RUNTIME_CONFIG_UNSAFE', `cannot read Qwen settings ${path}: ${r.why}`, { evidence: { path } });
+  if (r.unreadable)
+    return fail('RUNTIME_CONFIG_UNSAFE', `cannot read Qwen settings ${path}: ${r.why}`, { evidence: { path } });
   return fail('RUNTIME_CONFIG_UNSAFE', `Qwen settings ${path} is not a JSON object; Rigdesk will not rewrite it`, {
-    hint: 'Fix or remove that file (it is the seat\'s own, under its QWEN_HOME), then launch again.',
+    hint: "Fix or remove that file (it is the seat's own, under its QWEN_HOME), then launch again.",
     evidence: { path },
   });
 }
@@ -61,15 +62,22 @@ export function prepareQwenSeat(input: QwenSeatInput): Result<QwenSeatPlan> {
 
   if (!isolated) {
     if (want) {
-      return fail('RUNTIME_CONFIG_UNSAFE', `${QWEN_PROXY_VAR} is set, but the seat does not isolate Qwen's config (no QWEN_HOME in its env), and Rigdesk never writes a person's own ~/.qwen`, {
-        hint: 'Give the seat its own QWEN_HOME in the rig spec, or set "proxy" in your own Qwen settings and drop RIGDESK_QWEN_PROXY.',
-        evidence: { variable: QWEN_PROXY_VAR },
-      });
+      return fail(
+        'RUNTIME_CONFIG_UNSAFE',
+        `${QWEN_PROXY_VAR} is set, but the seat does not isolate Qwen's config (no QWEN_HOME in its env), and Rigdesk never writes a person's own ~/.qwen`,
+        {
+          hint: 'Give the seat its own QWEN_HOME in the rig spec, or set "proxy" in your own Qwen settings and drop RIGDESK_QWEN_PROXY.',
+          evidence: { variable: QWEN_PROXY_VAR },
+        },
+      );
     }
     if (!proxied || !noProxy) return { ok: true };
-    const own = input.userHome ? join(env.QWEN_HOME?.trim() || join(input.userHome, '.qwen'), 'settings.json') : undefined;
+    const own = input.userHome
+      ? join(env.QWEN_HOME?.trim() || join(input.userHome, '.qwen'), 'settings.json')
+      : undefined;
     const read = own ? readSettings(own) : undefined;
-    if (read?.ok && typeof read.settings?.proxy === 'string' && read.settings.proxy) return { ok: true, proxy: read.settings.proxy };
+    if (read?.ok && typeof read.settings?.proxy === 'string' && read.settings.proxy)
+      return { ok: true, proxy: read.settings.proxy };
     return noProxyRefusal(proxied, noProxy, own);
   }
 
@@ -78,7 +86,8 @@ export function prepareQwenSeat(input: QwenSeatInput): Result<QwenSeatPlan> {
   if (!read.ok) return read;
   const settings = read.settings ?? {};
   if (!want) {
-    if (proxied && noProxy && !(typeof settings.proxy === 'string' && settings.proxy)) return noProxyRefusal(proxied, noProxy, path);
+    if (proxied && noProxy && !(typeof settings.proxy === 'string' && settings.proxy))
+      return noProxyRefusal(proxied, noProxy, path);
     return { ok: true, ...(typeof settings.proxy === 'string' ? { proxy: settings.proxy } : {}) };
   }
   if (settings.proxy === want || input.dryRun) return { ok: true, proxy: want };
@@ -86,14 +95,24 @@ export function prepareQwenSeat(input: QwenSeatInput): Result<QwenSeatPlan> {
   try {
     writeJsonAtomic(path, next);
   } catch (e) {
-    return fail('RUNTIME_CONFIG_UNSAFE', `cannot write Qwen's proxy setting into ${path}: ${(e as Error).message}`, { evidence: { path } });
+    return fail('RUNTIME_CONFIG_UNSAFE', `cannot write Qwen's proxy setting into ${path}: ${(e as Error).message}`, {
+      evidence: { path },
+    });
   }
   return { ok: true, wrote: path, proxy: want };
 }
 
 function noProxyRefusal(proxied: string, noProxy: string, settingsPath: string | undefined) {
-  return fail('RUNTIME_CONFIG_UNSAFE', `the seat sets ${proxied} and ${noProxy}, but Qwen Code ignores ${noProxy} and would send every model call through ${proxied}`, {
-    hint: `Set ${QWEN_PROXY_VAR} in the seat's env (with its own QWEN_HOME) to a proxy that reaches the model endpoint, or set "proxy" in the seat's Qwen settings.`,
-    evidence: { proxyVariable: proxied, noProxyVariable: noProxy, ...(settingsPath ? { settings: settingsPath } : {}) },
-  });
+  return fail(
+    'RUNTIME_CONFIG_UNSAFE',
+    `the seat sets ${proxied} and ${noProxy}, but Qwen Code ignores ${noProxy} and would send every model call through ${proxied}`,
+    {
+      hint: `Set ${QWEN_PROXY_VAR} in the seat's env (with its own QWEN_HOME) to a proxy that reaches the model endpoint, or set "proxy" in the seat's Qwen settings.`,
+      evidence: {
+        proxyVariable: proxied,
+        noProxyVariable: noProxy,
+        ...(settingsPath ? { settings: settingsPath } : {}),
+      },
+    },
+  );
 }

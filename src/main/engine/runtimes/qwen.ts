@@ -47,7 +47,12 @@ export const qwen: RuntimeAdapter = {
   // Qwen ignores NO_PROXY: its proxy setting goes into the seat's own config, or the launch says why not.
   prepareCheckName: (seat) => `proxy for ${seat}'s qwen CLI`,
   prepareSeat(input, { write }) {
-    const q = prepareQwenSeat({ seatEnv: input.seatEnv, effectiveEnv: input.env, userHome: input.env.HOME ?? input.userHome, dryRun: !write });
+    const q = prepareQwenSeat({
+      seatEnv: input.seatEnv,
+      effectiveEnv: input.env,
+      userHome: input.env.HOME ?? input.userHome,
+      dryRun: !write,
+    });
     if (!q.ok) return q;
     return { ok: true, detail: q.proxy ? `Qwen uses ${q.proxy}` : 'no proxy variables' };
   },
@@ -60,7 +65,10 @@ export const qwen: RuntimeAdapter = {
   matches(p) {
     const a0 = basename((p.argv[0] ?? '').trim().split(/\s+/)[0] ?? '');
     if (p.comm === 'qwen' || a0 === 'qwen') return true;
-    return (p.comm === 'node' || basename(p.argv[0] ?? '') === 'node') && QWEN_LAYOUT.nodeScript.test(nodeScriptOf(p.argv) ?? '');
+    return (
+      (p.comm === 'node' || basename(p.argv[0] ?? '') === 'node') &&
+      QWEN_LAYOUT.nodeScript.test(nodeScriptOf(p.argv) ?? '')
+    );
   },
   conversationFromArgv(argv) {
     // `--resume` without an id opens a picker, and `-c` the latest: neither names a conversation.

@@ -209,7 +209,9 @@ export function startsDim(styled: string, after: string): boolean {
   const rest = styled.slice(i + after.length);
   const m = /^((?:\x1b\[[0-9;:]*m)*)/.exec(rest);
   active = m?.[1] ?? '';
-  return /\x1b\[(?:[0-9;]*;)?(2|90|37|38;5;(23[2-9]|24[0-9]|250|8|7)|38;2;1[0-5][0-9];1[0-5][0-9];1[0-5][0-9])(;[0-9;]*)?m/.test(active);
+  return /\x1b\[(?:[0-9;]*;)?(2|90|37|38;5;(23[2-9]|24[0-9]|250|8|7)|38;2;1[0-5][0-9];1[0-5][0-9];1[0-5][0-9])(;[0-9;]*)?m/.test(
+    active,
+  );
 }
 
 /** Index of the last line matching `re`, or -1. */

@@ -10,7 +10,10 @@ import { serveEngineSocket } from '../rpc/server';
 export const SNAPSHOT_EVERY_MS = 5 * 60_000;
 export const WAKE_EVERY_MS = 5_000;
 
-export type BackgroundReport = { kind: 'reconcile'; failure: Failure } | { kind: 'waker'; error: Error } | { kind: 'engine_elsewhere'; message: string };
+export type BackgroundReport =
+  | { kind: 'reconcile'; failure: Failure }
+  | { kind: 'waker'; error: Error }
+  | { kind: 'engine_elsewhere'; message: string };
 
 export interface Background {
   stop(): void;
@@ -51,12 +54,19 @@ export interface ClaimedEngine {
  * window still works, on the same store, but the background stays with that engine, and the
  * report says so.
  */
-export async function claimEngine(engine: Engine, report: (r: BackgroundReport) => void, serveSocket: typeof serveEngineSocket = serveEngineSocket): Promise<ClaimedEngine> {
+export async function claimEngine(
+  engine: Engine,
+  report: (r: BackgroundReport) => void,
+  serveSocket: typeof serveEngineSocket = serveEngineSocket,
+): Promise<ClaimedEngine> {
   let socket: Awaited<ReturnType<typeof serveEngineSocket>>;
   try {
     socket = await serveSocket(engine);
   } catch (e) {
-    report({ kind: 'engine_elsewhere', message: `${(e as Error).message}; the CLI will reach that engine, which also runs the activity monitor and the queue waker` });
+    report({
+      kind: 'engine_elsewhere',
+      message: `${(e as Error).message}; the CLI will reach that engine, which also runs the activity monitor and the queue waker`,
+    });
     return { close: async () => undefined };
   }
   let background: Background;

@@ -18,12 +18,25 @@ export function bindDiscoveredConversations(engine: Engine, roster: Roster): num
     if (row.conversationId === agent.conversationId) continue;
     if (row.conversationId && agent.conversationSource === 'argv') continue;
     const seat = engine.store.rigs.seat(row.seat);
-    engine.store.db.transaction(() => {
-      engine.store.sessions.setConversation(row.id, agent.conversationId!);
-      engine.store.rigs.setConversation(row.seat, agent.conversationId!);
-      engine.store.conversations.record({ runtime: row.runtime, id: agent.conversationId!, seat: row.seat, home: agent.home ?? null, cwd: agent.cwd ?? null, host: agent.host ?? 'local' });
-      engine.store.events.append('seat.conversation_bound', { rig: seat?.rig ?? null, seat: row.seat }, { from: row.conversationId, to: agent.conversationId, source: agent.conversationSource, pid: agent.pid });
-    }).immediate();
+    engine.store.db
+      .transaction(() => {
+        engine.store.sessions.setConversation(row.id, agent.conversationId!);
+        engine.store.rigs.setConversation(row.seat, agent.conversationId!);
+        engine.store.conversations.record({
+          runtime: row.runtime,
+          id: agent.conversationId!,
+          seat: row.seat,
+          home: agent.home ?? null,
+          cwd: agent.cwd ?? null,
+          host: agent.host ?? 'local',
+        });
+        engine.store.events.append(
+          'seat.conversation_bound',
+          { rig: seat?.rig ?? null, seat: row.seat },
+          { from: row.conversationId, to: agent.conversationId, source: agent.conversationSource, pid: agent.pid },
+        );
+      })
+      .immediate();
     changed++;
   }
   return changed;

@@ -26,13 +26,23 @@ export interface LaunchResult {
 }
 
 /** Chooses the agent's argv once the seat is known free to launch; custody checks belong here. */
-export type ArgvChooser = (input: { engine: Engine; seat: SeatRow; adapter: RuntimeAdapter; ctx: LaunchContext; roster: Roster }) => Result<{ argv: string[]; plan: LaunchPlan }>;
+export type ArgvChooser = (input: {
+  engine: Engine;
+  seat: SeatRow;
+  adapter: RuntimeAdapter;
+  ctx: LaunchContext;
+  roster: Roster;
+}) => Result<{ argv: string[]; plan: LaunchPlan }>;
 
 /**
  * Before a create: a reservation left by a launch that died is settled by census; a live row whose
  * session is gone becomes history; one whose session is there means the seat runs.
  */
-export async function settleEarlier(engine: Engine, seat: SeatRow, roster: Roster): Promise<Result<Record<never, never>>> {
+export async function settleEarlier(
+  engine: Engine,
+  seat: SeatRow,
+  roster: Roster,
+): Promise<Result<Record<never, never>>> {
   const on = seat.host === 'local' ? '' : ` on ${seat.host}`;
   const host = seat.host === 'local' ? {} : { host: seat.host };
   const stale = engine.store.reservations.active(seat.seat);
@@ -42,25 +52,50 @@ export async function settleEarlier(engine: Engine, seat: SeatRow, roster: Roste
   }
   const live = engine.store.sessions.live(seat.seat);
   if (!live) return { ok: true };
-  const running = () => fail('SEAT_ALREADY_RUNNING', `${seat.seat} is already running in pane ${live.paneId}${on}`, { evidence: { paneId: live.paneId, sessionId: live.sessionId, ...host } });
+  const running = () =>
+    fail('SEAT_ALREADY_RUNNING', `${seat.seat} is already running in pane ${live.paneId}${on}`, {
+      evidence: { paneId: live.paneId, sessionId: live.sessionId, ...host },
+    });
   if (engine.paneOf(roster, live)) return running();
   // Missing from the roster is not gone: another launch may have created it a moment ago.
   const state = await sessionGone(engine, live);
   if (state === 'present') return running();
-  if (state === 'unknown') return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s earlier session${on} still runs`, { evidence: { problems: roster.problems } });
+  if (state === 'unknown')
+    return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s earlier session${on} still runs`, {
+      evidence: { problems: roster.problems },
+    });
   engine.store.sessions.end(live.id, 'gone');
-  engine.store.events.append('seat.already_gone', { rig: seat.rig, seat: seat.seat }, { sessionId: live.sessionId, paneId: live.paneId, ...host, found: 'at launch' });
+  engine.store.events.append(
+    'seat.already_gone',
+    { rig: seat.rig, seat: seat.seat },
+    { sessionId: live.sessionId, paneId: live.paneId, ...host, found: 'at launch' },
+  );
   return { ok: true };
 }
 
 /** The create fence (docs/architecture.md invariant 3): reserved -> helper_invoked -> created -> released (or abandoned). */
-export async function createBehindFence(engine: Engine, seat: SeatRow, plan: LaunchPlan, paneArgv: string[], roster: Awaited<ReturnType<Engine['roster']>>, extraEnv: Record<string, string> = {}): Promise<Result<{ launched: LaunchResult }>> {
+export async function createBehindFence(
+  engine: Engine,
+  seat: SeatRow,
+  plan: LaunchPlan,
+  paneArgv: string[],
+  roster: Awaited<ReturnType<Engine['roster']>>,
+  extraEnv: Record<string, string> = {},
+): Promise<Result<{ launched: LaunchResult }>> {
   const { store, faults } = { store: engine.store, faults: engine.deps.faults };
   const self = engine.deps.proc.read(engine.deps.selfPid);
   const attempt = engine.deps.newId();
   const sessionName = seat.seat;
   const tmux = engine.ownOn(seat.host);
-  const input = { seat: seat.seat, attempt, holderPid: engine.deps.selfPid, holderStart: self?.startTime ?? null, server: tmux.key, sessionName, plan };
+  const input = {
+    seat: seat.seat,
+    attempt,
+    holderPid: engine.deps.selfPid,
+    holderStart: self?.startTime ?? null,
+    server: tmux.key,
+    sessionName,
+    plan,
+  };
   const precondition = () => (store.sessions.live(seat.seat) ? 'running' : undefined);
   let taken = store.reservations.reserve(input, precondition);
   if (!taken.ok && 'existing' in taken) {
@@ -69,56 +104,107 @@ export async function createBehindFence(engine: Engine, seat: SeatRow, plan: Lau
     taken = store.reservations.reserve(input, precondition);
   }
   if (!taken.ok) {
-    if ('refused' in taken) return fail('SEAT_ALREADY_RUNNING', `${seat.seat} was launched by someone else a moment ago`);
+    if ('refused' in taken)
+      return fail('SEAT_ALREADY_RUNNING', `${seat.seat} was launched by someone else a moment ago`);
     return launchInProgress(seat.seat, taken.existing);
   }
   const r = taken.row;
   store.events.append('fence.reserved', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, attempt, plan });
   await faults['fence.after_reserved']?.();
 
-  if (!store.reservations.advance(r.id, 'reserved', 'helper_invoked')) return fail('LAUNCH_IN_PROGRESS', `reservation ${r.id} for ${seat.seat} was taken over`);
-  store.events.append('fence.helper_invoked', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, attempt, sessionName });
+  if (!store.reservations.advance(r.id, 'reserved', 'helper_invoked'))
+    return fail('LAUNCH_IN_PROGRESS', `reservation ${r.id} for ${seat.seat} was taken over`);
+  store.events.append(
+    'fence.helper_invoked',
+    { rig: seat.rig, seat: seat.seat },
+    { reservation: r.id, attempt, sessionName },
+  );
   const created = await tmux.newSession({
-    name: sessionName, cwd: seat.cwd, seat: seat.seat, attempt,
+    name: sessionName,
+    cwd: seat.cwd,
+    seat: seat.seat,
+    attempt,
     env: { ...extraEnv, ...seat.env, RIGDESK_SEAT: seat.seat, RIGDESK_ATTEMPT: attempt },
     argv: paneArgv,
   });
   await faults['fence.after_helper_invoked']?.();
   if (!created.ok) {
     store.reservations.advance(r.id, 'helper_invoked', 'abandoned', { outcome: `create failed: ${created.code}` });
-    store.events.append('fence.abandoned', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, code: created.code, message: created.message });
+    store.events.append(
+      'fence.abandoned',
+      { rig: seat.rig, seat: seat.seat },
+      { reservation: r.id, code: created.code, message: created.message },
+    );
     return created;
   }
   const id = created.identity;
   const pp = await engine.procNow(id.server, id.panePid);
   const panePidStart = pp && pp !== 'unknown' ? pp.startTime : null;
-  store.db.transaction(() => {
-    store.reservations.advance(r.id, 'helper_invoked', 'created', { identity: id });
-    store.sessions.insertLive(seat.seat, plan.runtime, id, { panePidStart, conversationId: plan.conversationId ?? null });
-    if (plan.conversationId) {
-      store.rigs.setConversation(seat.seat, plan.conversationId);
-      store.conversations.record({ runtime: plan.runtime, id: plan.conversationId, seat: seat.seat, home: engine.seatHome(seat) ?? null, cwd: seat.cwd, host: seat.host });
-    }
-    store.rigs.setStoppedOnPurpose(seat.seat, false);
-    store.events.append('seat.identity_bound', { rig: seat.rig, seat: seat.seat }, { ...id, attempt, conversationId: plan.conversationId ?? null });
-  }).immediate();
+  store.db
+    .transaction(() => {
+      store.reservations.advance(r.id, 'helper_invoked', 'created', { identity: id });
+      store.sessions.insertLive(seat.seat, plan.runtime, id, {
+        panePidStart,
+        conversationId: plan.conversationId ?? null,
+      });
+      if (plan.conversationId) {
+        store.rigs.setConversation(seat.seat, plan.conversationId);
+        store.conversations.record({
+          runtime: plan.runtime,
+          id: plan.conversationId,
+          seat: seat.seat,
+          home: engine.seatHome(seat) ?? null,
+          cwd: seat.cwd,
+          host: seat.host,
+        });
+      }
+      store.rigs.setStoppedOnPurpose(seat.seat, false);
+      store.events.append(
+        'seat.identity_bound',
+        { rig: seat.rig, seat: seat.seat },
+        { ...id, attempt, conversationId: plan.conversationId ?? null },
+      );
+    })
+    .immediate();
   await faults['fence.after_created']?.();
   store.reservations.advance(r.id, 'created', 'released', { outcome: 'launched' });
-  store.events.append('seat.launch', { rig: seat.rig, seat: seat.seat }, { mode: plan.mode, runtime: plan.runtime, conversationId: plan.conversationId ?? null, sessionId: id.sessionId, paneId: id.paneId });
+  store.events.append(
+    'seat.launch',
+    { rig: seat.rig, seat: seat.seat },
+    {
+      mode: plan.mode,
+      runtime: plan.runtime,
+      conversationId: plan.conversationId ?? null,
+      sessionId: id.sessionId,
+      paneId: id.paneId,
+    },
+  );
   return {
     ok: true,
     launched: {
-      seat: seat.seat, mode: plan.mode, runtime: plan.runtime, conversationId: plan.conversationId, server: id.server,
-      sessionName, sessionId: id.sessionId, paneId: id.paneId, panePid: id.panePid, attach: attachArgv(engine, id.sessionId, id.server),
+      seat: seat.seat,
+      mode: plan.mode,
+      runtime: plan.runtime,
+      conversationId: plan.conversationId,
+      server: id.server,
+      sessionName,
+      sessionId: id.sessionId,
+      paneId: id.paneId,
+      panePid: id.panePid,
+      attach: attachArgv(engine, id.sessionId, id.server),
     },
   };
 }
 
 function launchInProgress(seat: string, row: { id: number; holderPid: number; phase: string }): Failure {
-  return fail('LAUNCH_IN_PROGRESS', `${seat} is being launched by another process (pid ${row.holderPid}, phase ${row.phase})`, {
-    hint: 'Wait for it to finish, then check with rigdesk ps.',
-    evidence: { reservation: row.id, holderPid: row.holderPid, phase: row.phase },
-  });
+  return fail(
+    'LAUNCH_IN_PROGRESS',
+    `${seat} is being launched by another process (pid ${row.holderPid}, phase ${row.phase})`,
+    {
+      hint: 'Wait for it to finish, then check with rigdesk ps.',
+      evidence: { reservation: row.id, holderPid: row.holderPid, phase: row.phase },
+    },
+  );
 }
 
 export function attachArgv(engine: Engine, sessionId: string, server: string = engine.ownKey): string[] {

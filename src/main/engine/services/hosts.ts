@@ -22,12 +22,26 @@ export function addHost(engine: Engine, p: RequestOf<'hostsAdd'>): Result<{ host
 }
 
 /** Known hosts with the seats that name them; health is what this engine last saw (none yet: unchecked). */
-export function listHosts(engine: Engine): Result<{ hosts: { name: string; source: string; ssh?: HostSpec['ssh']; tmuxSocket?: string; seats: string[]; health?: HostHealth }[] }> {
+export function listHosts(
+  engine: Engine,
+): Result<{
+  hosts: {
+    name: string;
+    source: string;
+    ssh?: HostSpec['ssh'];
+    tmuxSocket?: string;
+    seats: string[];
+    health?: HostHealth;
+  }[];
+}> {
   const seats = engine.store.rigs.seats();
   const hosts = engine.store.hosts.all().map((h) => {
     const live = engine.hosts.peek(h.name);
     return {
-      name: h.name, source: h.source, ssh: h.spec.ssh, ...(h.spec.tmuxSocket ? { tmuxSocket: h.spec.tmuxSocket } : {}),
+      name: h.name,
+      source: h.source,
+      ssh: h.spec.ssh,
+      ...(h.spec.tmuxSocket ? { tmuxSocket: h.spec.tmuxSocket } : {}),
       seats: seats.filter((s) => s.host === h.name).map((s) => s.seat),
       ...(live ? { health: live.health() } : {}),
     };
@@ -41,9 +55,14 @@ export function listHosts(engine: Engine): Result<{ hosts: { name: string; sourc
  */
 export async function checkHost(engine: Engine, name: string): Promise<Result<{ check: HostCheck }>> {
   const h = engine.hosts.get(name);
-  if (!h) return fail('HOST_NOT_FOUND', `no host named "${name}"`, { hint: 'rigdesk hosts list shows the known hosts; add one with rigdesk hosts add.', evidence: { host: name } });
+  if (!h)
+    return fail('HOST_NOT_FOUND', `no host named "${name}"`, {
+      hint: 'rigdesk hosts list shows the known hosts; add one with rigdesk hosts add.',
+      evidence: { host: name },
+    });
   const bins = AGENT_RUNTIMES.filter((r) => r.binary).map((r) => ({ runtime: r.id, binary: r.binary! }));
-  const script = 'echo rd-ok; tmux -V 2>/dev/null || echo "tmux: none"; shift; for b in "$@"; do printf "%s=%s\\n" "$b" "$(command -v "$b" 2>/dev/null)"; done';
+  const script =
+    'echo rd-ok; tmux -V 2>/dev/null || echo "tmux: none"; shift; for b in "$@"; do printf "%s=%s\\n" "$b" "$(command -v "$b" 2>/dev/null)"; done';
   const t0 = Date.now();
   const r = await h.exec('sh', ['-c', script, 'rd', 'x', ...bins.map((b) => b.binary)], { timeoutMs: 8_000 });
   const rttMs = Date.now() - t0;
@@ -58,14 +77,32 @@ export async function checkHost(engine: Engine, name: string): Promise<Result<{ 
   const tmuxLine = lines[1] ?? '';
   const m = /^tmux (\d+)\.(\d+)/.exec(tmuxLine);
   const tmuxOk = !!m && (Number(m[1]) > 3 || (Number(m[1]) === 3 && Number(m[2]) >= 2));
-  const found = new Map(lines.slice(2).filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const));
+  const found = new Map(
+    lines
+      .slice(2)
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
+  );
   const runtimes = bins.map((b) => ({ ...b, ...(found.get(b.binary) ? { found: found.get(b.binary) } : {}) }));
   const missing: string[] = [];
   if (!tmuxOk) missing.push(m ? `tmux 3.2 or newer (found ${tmuxLine.trim()})` : 'tmux');
-  const wanted = new Set(engine.store.rigs.seats().filter((s) => s.host === name).map((s) => s.runtime));
-  for (const rt of runtimes) if (!rt.found && wanted.has(rt.runtime)) missing.push(`${rt.binary} (runtime ${rt.runtime}, used by a seat on ${name})`);
+  const wanted = new Set(
+    engine.store.rigs
+      .seats()
+      .filter((s) => s.host === name)
+      .map((s) => s.runtime),
+  );
+  for (const rt of runtimes)
+    if (!rt.found && wanted.has(rt.runtime))
+      missing.push(`${rt.binary} (runtime ${rt.runtime}, used by a seat on ${name})`);
   return {
     ok: true,
-    check: { host: name, ssh: { ok: true, detail: 'connected', rttMs }, tmux: { ok: tmuxOk, detail: tmuxLine.trim() }, runtimes, missing },
+    check: {
+      host: name,
+      ssh: { ok: true, detail: 'connected', rttMs },
+      tmux: { ok: tmuxOk, detail: tmuxLine.trim() },
+      runtimes,
+      missing,
+    },
   };
 }

@@ -14,29 +14,56 @@ import { createBehindFence, settleEarlier, type ArgvChooser, type LaunchResult }
 
 export { attachArgv, createBehindFence, type ArgvChooser, type LaunchResult } from './fence';
 
-export async function launchSeat(engine: Engine, ref: unknown, opts: { fresh?: boolean } = {}): Promise<Result<{ launched: LaunchResult }>> {
+export async function launchSeat(
+  engine: Engine,
+  ref: unknown,
+  opts: { fresh?: boolean } = {},
+): Promise<Result<{ launched: LaunchResult }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const res = await launchRow(engine, found.seat, opts);
-  if (!res.ok) engine.store.events.append('seat.launch_refused', { rig: found.seat.rig, seat: found.seat.seat }, { code: res.code, message: res.message, evidence: res.evidence ?? {} });
+  if (!res.ok)
+    engine.store.events.append(
+      'seat.launch_refused',
+      { rig: found.seat.rig, seat: found.seat.seat },
+      { code: res.code, message: res.message, evidence: res.evidence ?? {} },
+    );
   return res;
 }
 
 /** The default: resume the seat's last conversation when it has one and the runtime can; else fresh. */
-const resumeOrFresh = (opts: { fresh?: boolean }): ArgvChooser => ({ engine, seat, adapter, ctx, roster }) => {
-  const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
-  if (resume) {
-    const conversationId = seat.conversationId!;
-    const cwd = seat.host === 'local' ? realpathSync(seat.cwd) : seat.cwd;
-    const free = checkConversationFree(roster, { runtime: adapter.id, conversationId, cwd, home: ctx.home, host: seat.host }, engine.store.sessions.liveBoundTo(adapter.id, conversationId));
-    if (!free.ok) return free;
-    return { ok: true, argv: adapter.resumeArgv(ctx, conversationId), plan: { mode: 'resume', runtime: adapter.id, conversationId } };
-  }
-  const f = adapter.freshArgv(ctx);
-  return { ok: true, argv: f.argv, plan: { mode: 'fresh', runtime: adapter.id, ...(f.conversationId ? { conversationId: f.conversationId } : {}) } };
-};
+const resumeOrFresh =
+  (opts: { fresh?: boolean }): ArgvChooser =>
+  ({ engine, seat, adapter, ctx, roster }) => {
+    const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
+    if (resume) {
+      const conversationId = seat.conversationId!;
+      const cwd = seat.host === 'local' ? realpathSync(seat.cwd) : seat.cwd;
+      const free = checkConversationFree(
+        roster,
+        { runtime: adapter.id, conversationId, cwd, home: ctx.home, host: seat.host },
+        engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+      );
+      if (!free.ok) return free;
+      return {
+        ok: true,
+        argv: adapter.resumeArgv(ctx, conversationId),
+        plan: { mode: 'resume', runtime: adapter.id, conversationId },
+      };
+    }
+    const f = adapter.freshArgv(ctx);
+    return {
+      ok: true,
+      argv: f.argv,
+      plan: { mode: 'fresh', runtime: adapter.id, ...(f.conversationId ? { conversationId: f.conversationId } : {}) },
+    };
+  };
 
-async function launchRow(engine: Engine, seat: SeatRow, opts: { fresh?: boolean }): Promise<Result<{ launched: LaunchResult }>> {
+async function launchRow(
+  engine: Engine,
+  seat: SeatRow,
+  opts: { fresh?: boolean },
+): Promise<Result<{ launched: LaunchResult }>> {
   return launchSeatWith(engine, seat, resumeOrFresh(opts));
 }
 
@@ -44,40 +71,67 @@ async function launchRow(engine: Engine, seat: SeatRow, opts: { fresh?: boolean 
  * Launches a seat with an argv of the caller's choosing (fork, restore) through the same checks
  * and the same create fence as every launch.
  */
-export async function launchSeatWith(engine: Engine, seat: SeatRow, choose: ArgvChooser): Promise<Result<{ launched: LaunchResult }>> {
+export async function launchSeatWith(
+  engine: Engine,
+  seat: SeatRow,
+  choose: ArgvChooser,
+): Promise<Result<{ launched: LaunchResult }>> {
   const adapter = runtimeById(seat.runtime);
-  if (!adapter) return fail('RUNTIME_UNKNOWN', `seat ${seat.seat} names runtime "${seat.runtime}", which this Rigdesk does not know`);
+  if (!adapter)
+    return fail(
+      'RUNTIME_UNKNOWN',
+      `seat ${seat.seat} names runtime "${seat.runtime}", which this Rigdesk does not know`,
+    );
   if (seat.host !== 'local') return launchRemote(engine, seat, adapter, choose);
   if (!existsSync(seat.cwd) || !statSync(seat.cwd).isDirectory()) {
-    return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist: ${seat.cwd}`, { hint: 'Create it, or fix cwd in the rig spec and run rigdesk up again.', evidence: { cwd: seat.cwd } });
+    return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist: ${seat.cwd}`, {
+      hint: 'Create it, or fix cwd in the rig spec and run rigdesk up again.',
+      evidence: { cwd: seat.cwd },
+    });
   }
   const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };
   const program = adapter.binary ?? seat.command ?? engine.deps.env.SHELL ?? '/bin/sh';
   const binary = whichOnPath(seat.command && adapter.id !== 'shell' ? seat.command : program, seatEnv.PATH);
   if (!binary) {
-    return fail('RUNTIME_NOT_INSTALLED', `${adapter.displayName} (${program}) is not on the PATH of seat ${seat.seat}`, {
-      hint: INSTALL_HINTS[adapter.id] ? `Install it (${INSTALL_HINTS[adapter.id]}) or set PATH in the seat's env.` : `Install ${program}, or set the seat's command to a full path.`,
-      evidence: { program, PATH: seatEnv.PATH ?? '' },
-    });
+    return fail(
+      'RUNTIME_NOT_INSTALLED',
+      `${adapter.displayName} (${program}) is not on the PATH of seat ${seat.seat}`,
+      {
+        hint: INSTALL_HINTS[adapter.id]
+          ? `Install it (${INSTALL_HINTS[adapter.id]}) or set PATH in the seat's env.`
+          : `Install ${program}, or set the seat's command to a full path.`,
+        evidence: { program, PATH: seatEnv.PATH ?? '' },
+      },
+    );
   }
 
   const roster = await engine.roster();
   const ownListing = roster.servers.find((s) => s.server === engine.ownKey);
-  if (!ownListing) return fail('TMUX_FAILED', 'could not list Rigdesk\'s tmux server', { evidence: { problems: roster.problems } });
+  if (!ownListing)
+    return fail('TMUX_FAILED', "could not list Rigdesk's tmux server", { evidence: { problems: roster.problems } });
 
   const earlier = await settleEarlier(engine, seat, roster);
   if (!earlier.ok) return earlier;
 
-  const ctx: LaunchContext = { binary, cwd: seat.cwd, args: seat.args, home: engine.seatHome(seat), newId: engine.deps.newId };
+  const ctx: LaunchContext = {
+    binary,
+    cwd: seat.cwd,
+    args: seat.args,
+    home: engine.seatHome(seat),
+    newId: engine.deps.newId,
+  };
   const chosen = choose({ engine, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
-  if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR) installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, engine.deps.layout.hooksDir, seat.seat);
-  if (adapter.id === 'codex' && seat.env.CODEX_HOME) installCodexNotify(seat.env.CODEX_HOME, engine.deps.layout.hooksDir, seat.seat);
+  if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR)
+    installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, engine.deps.layout.hooksDir, seat.seat);
+  if (adapter.id === 'codex' && seat.env.CODEX_HOME)
+    installCodexNotify(seat.env.CODEX_HOME, engine.deps.layout.hooksDir, seat.seat);
   const prepared = adapter.prepareSeat?.(seatPrepInput(engine, seat, seatEnv), { write: true });
   if (prepared && !prepared.ok) return prepared;
   const { argv, plan } = chosen;
-  const extraEnv = adapter.seatEnv?.({ seatDir: join(engine.deps.layout.home, 'seats', seat.seat), env: seat.env }) ?? {};
+  const extraEnv =
+    adapter.seatEnv?.({ seatDir: join(engine.deps.layout.home, 'seats', seat.seat), env: seat.env }) ?? {};
   return createBehindFence(engine, seat, plan, wrapForPane(argv), roster, extraEnv);
 }
 
@@ -89,5 +143,12 @@ export function seatPrepInput(engine: Engine, seat: SeatRow, env: Record<string,
   } catch {
     /* a missing folder is launch's to report */
   }
-  return { seat: seat.seat, seatEnv: seat.env, env, cwd, home: engine.seatHome(seat) ?? engine.deps.userHome, userHome: engine.deps.userHome };
+  return {
+    seat: seat.seat,
+    seatEnv: seat.env,
+    env,
+    cwd,
+    home: engine.seatHome(seat) ?? engine.deps.userHome,
+    userHome: engine.deps.userHome,
+  };
 }

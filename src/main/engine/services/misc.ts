@@ -10,7 +10,11 @@ import { hostOfServer } from '../tmux/identity';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 import { checkHost } from './hosts';
 
-export async function captureSeat(engine: Engine, ref: unknown, lines = 50): Promise<Result<{ seat: string; paneId: string; text: string }>> {
+export async function captureSeat(
+  engine: Engine,
+  ref: unknown,
+  lines = 50,
+): Promise<Result<{ seat: string; paneId: string; text: string }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const live = engine.store.sessions.live(found.seat.seat);
@@ -24,12 +28,25 @@ export async function captureSeat(engine: Engine, ref: unknown, lines = 50): Pro
   return { ok: true, seat: found.seat.seat, paneId: live.paneId, text: cap.text };
 }
 
-export async function attachCommand(engine: Engine, ref: unknown): Promise<Result<{ seat: string; argv: string[]; server: string; sessionId: string; host: string }>> {
+export async function attachCommand(
+  engine: Engine,
+  ref: unknown,
+): Promise<Result<{ seat: string; argv: string[]; server: string; sessionId: string; host: string }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const live = engine.store.sessions.live(found.seat.seat);
-  if (!live) return fail('SEAT_NOT_RUNNING', `${found.seat.seat} is not running`, { hint: `Start it with rigdesk launch ${found.seat.seat}.` });
-  return { ok: true, seat: found.seat.seat, argv: attachArgv(engine, live.sessionId, live.server), server: live.server, sessionId: live.sessionId, host: hostOfServer(live.server) };
+  if (!live)
+    return fail('SEAT_NOT_RUNNING', `${found.seat.seat} is not running`, {
+      hint: `Start it with rigdesk launch ${found.seat.seat}.`,
+    });
+  return {
+    ok: true,
+    seat: found.seat.seat,
+    argv: attachArgv(engine, live.sessionId, live.server),
+    server: live.server,
+    sessionId: live.sessionId,
+    host: hostOfServer(live.server),
+  };
 }
 
 export interface DoctorCheck {
@@ -60,8 +77,14 @@ function codexDaemonChecks(engine: Engine): DoctorCheck[] {
     return {
       check: `codex daemon (${seats.join(', ')})`,
       ok: true,
-      detail: on ? `on in ${home}: Codex's background daemon runs the turns and outlives the seat's TUI` : `off in ${home} (daemon_auto_start = false)`,
-      ...(on ? { hint: `To have each seat's TUI own its thread, add daemon_auto_start = false under [features] in ${codexConfigPath(home)}.` } : {}),
+      detail: on
+        ? `on in ${home}: Codex's background daemon runs the turns and outlives the seat's TUI`
+        : `off in ${home} (daemon_auto_start = false)`,
+      ...(on
+        ? {
+            hint: `To have each seat's TUI own its thread, add daemon_auto_start = false under [features] in ${codexConfigPath(home)}.`,
+          }
+        : {}),
     };
   });
 }
@@ -71,13 +94,29 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   const v = await engine.deps.exec('tmux', ['-V'], { timeoutMs: 5000 });
   const m = /tmux (?:next-)?(\d+)\.(\d+)/.exec(v.stdout);
   const tmuxOk = v.code === 0 && !!m && (Number(m[1]) > 3 || (Number(m[1]) === 3 && Number(m[2]) >= 2));
-  checks.push({ check: 'tmux', ok: tmuxOk, detail: v.code === 0 ? v.stdout.trim() : `not runnable (${v.spawnError ?? v.stderr.trim()})`, ...(tmuxOk ? {} : { hint: 'Install tmux 3.2 or newer (apt-get install tmux, brew install tmux).' }) });
+  checks.push({
+    check: 'tmux',
+    ok: tmuxOk,
+    detail: v.code === 0 ? v.stdout.trim() : `not runnable (${v.spawnError ?? v.stderr.trim()})`,
+    ...(tmuxOk ? {} : { hint: 'Install tmux 3.2 or newer (apt-get install tmux, brew install tmux).' }),
+  });
   const listing = await engine.own.listPanes();
-  checks.push({ check: 'tmux server', ok: listing.ok, detail: listing.ok ? `${engine.ownKey}: ${listing.running ? `running, ${listing.panes.length} pane(s)` : 'not started yet (starts with the first seat)'}` : listing.message });
+  checks.push({
+    check: 'tmux server',
+    ok: listing.ok,
+    detail: listing.ok
+      ? `${engine.ownKey}: ${listing.running ? `running, ${listing.panes.length} pane(s)` : 'not started yet (starts with the first seat)'}`
+      : listing.message,
+  });
   const env = scrubIdentity(engine.deps.env);
   for (const r of AGENT_RUNTIMES) {
     const p = whichOnPath(r.binary!, env.PATH);
-    checks.push({ check: `${r.id} CLI`, ok: !!p, detail: p ?? `${r.binary} not on PATH`, ...(p ? {} : { hint: INSTALL_HINTS[r.id] }) });
+    checks.push({
+      check: `${r.id} CLI`,
+      ok: !!p,
+      detail: p ?? `${r.binary} not on PATH`,
+      ...(p ? {} : { hint: INSTALL_HINTS[r.id] }),
+    });
   }
   // A runtime that must make a seat's config safe before launch says here what launch would do.
   for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local')) {
@@ -85,7 +124,11 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
     const r = adapter?.prepareSeat?.(seatPrepInput(engine, seat, { ...env, ...seat.env }), { write: false });
     if (!r) continue;
     const check = adapter!.prepareCheckName?.(seat.seat) ?? `${seat.runtime} config (${seat.seat})`;
-    checks.push(r.ok ? { check, ok: true, detail: r.detail } : { check, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) });
+    checks.push(
+      r.ok
+        ? { check, ok: true, detail: r.detail }
+        : { check, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) },
+    );
   }
   checks.push(...codexDaemonChecks(engine));
   // Every known host, checked at once (one round trip each): ssh, tmux, and the CLIs its seats need.
@@ -96,7 +139,12 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
     else {
       const c = h.r.check;
       const ok = c.missing.length === 0;
-      checks.push({ check, ok, detail: `ssh ${c.ssh.rttMs ?? '?'} ms, ${c.tmux.detail || 'no tmux'}${ok ? '' : `; missing: ${c.missing.join(', ')}`}`, ...(ok ? {} : { hint: `Install what is missing on ${h.name}; rigdesk hosts check ${h.name} says the same.` }) });
+      checks.push({
+        check,
+        ok,
+        detail: `ssh ${c.ssh.rttMs ?? '?'} ms, ${c.tmux.detail || 'no tmux'}${ok ? '' : `; missing: ${c.missing.join(', ')}`}`,
+        ...(ok ? {} : { hint: `Install what is missing on ${h.name}; rigdesk hosts check ${h.name} says the same.` }),
+      });
     }
   }
   const home = engine.deps.layout.home;
@@ -107,15 +155,30 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   } catch {
     homeOk = false;
   }
-  checks.push({ check: 'home', ok: homeOk, detail: home, ...(homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }) });
+  checks.push({
+    check: 'home',
+    ok: homeOk,
+    detail: home,
+    ...(homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }),
+  });
   try {
     const ver = schemaVersion(engine.store.db);
     const integrity = engine.store.db.pragma('quick_check', { simple: true });
-    checks.push({ check: 'database', ok: integrity === 'ok', detail: `${engine.deps.layout.dbPath} (schema ${ver}, ${String(integrity)})` });
+    checks.push({
+      check: 'database',
+      ok: integrity === 'ok',
+      detail: `${engine.deps.layout.dbPath} (schema ${ver}, ${String(integrity)})`,
+    });
   } catch (e) {
     checks.push({ check: 'database', ok: false, detail: (e as Error).message });
   }
-  checks.push({ check: 'engine socket', ok: true, detail: existsSync(engine.deps.layout.socketPath) ? `${engine.deps.layout.socketPath} present` : 'no engine running (the CLI runs one in-process)' });
+  checks.push({
+    check: 'engine socket',
+    ok: true,
+    detail: existsSync(engine.deps.layout.socketPath)
+      ? `${engine.deps.layout.socketPath} present`
+      : 'no engine running (the CLI runs one in-process)',
+  });
   // Agent CLIs are optional (a rig may use only some); tmux, the home and the store are not.
   const required = checks.filter((c) => !c.check.endsWith(' CLI'));
   if (required.some((c) => !c.ok)) return fail('INTERNAL', 'doctor found problems', { evidence: { checks } });

@@ -11,7 +11,12 @@ export function findSeat(engine: Engine, ref: unknown): Result<{ seat: SeatRow }
   const seat = engine.store.rigs.seat(parsed.seat);
   if (!seat) {
     return fail('SEAT_NOT_FOUND', `no seat ${parsed.seat}`, {
-      hint: engine.store.rigs.exists(parsed.rig) ? `Rig ${parsed.rig} has: ${engine.store.rigs.seats(parsed.rig).map((s) => s.seat).join(', ')}.` : `Bring the rig up first: rigdesk up <spec.yaml>.`,
+      hint: engine.store.rigs.exists(parsed.rig)
+        ? `Rig ${parsed.rig} has: ${engine.store.rigs
+            .seats(parsed.rig)
+            .map((s) => s.seat)
+            .join(', ')}.`
+        : `Bring the rig up first: rigdesk up <spec.yaml>.`,
       evidence: { seat: parsed.seat },
     });
   }

@@ -50,19 +50,24 @@ const APP_LOADER = [
 ].join('');
 
 export function shimScript(rt: ShimRuntime): string {
-  const run = rt.kind === 'app'
-    ? `ELECTRON_RUN_AS_NODE=1 exec ${q(rt.exec)} -e ${q(APP_LOADER)} -- "$@"`
-    : `exec ${q(rt.exec)} ${q(rt.cli!)} "$@"`;
+  const run =
+    rt.kind === 'app'
+      ? `ELECTRON_RUN_AS_NODE=1 exec ${q(rt.exec)} -e ${q(APP_LOADER)} -- "$@"`
+      : `exec ${q(rt.exec)} ${q(rt.cli!)} "$@"`;
   return `#!/bin/sh\n${MARK}\n# The rigdesk command, put here by \`rigdesk install-shim\`. Remove it with \`rigdesk install-shim --remove\` or rm.\n${run}\n`;
 }
 
 /** What this process would point a shim at. */
-export function currentRuntime(env: NodeJS.ProcessEnv = process.env, here = __dirname): Result<{ runtime: ShimRuntime }> {
+export function currentRuntime(
+  env: NodeJS.ProcessEnv = process.env,
+  here = __dirname,
+): Result<{ runtime: ShimRuntime }> {
   if (process.versions.electron) return { ok: true, runtime: { kind: 'app', exec: env.APPIMAGE || process.execPath } };
   // A checkout: bin/rigdesk.cjs above this file (src/main/shell or out/main).
   for (let d = resolve(here); ; d = dirname(d)) {
     const bin = join(d, 'bin', 'rigdesk.cjs');
-    if (existsSync(bin) && existsSync(join(d, 'package.json'))) return { ok: true, runtime: { kind: 'node', exec: process.execPath, cli: bin } };
+    if (existsSync(bin) && existsSync(join(d, 'package.json')))
+      return { ok: true, runtime: { kind: 'node', exec: process.execPath, cli: bin } };
     if (dirname(d) === d) return fail('INTERNAL', 'cannot find the rigdesk CLI (bin/rigdesk.cjs) above this install');
   }
 }
@@ -76,7 +81,9 @@ export function onPath(dir: string, env: NodeJS.ProcessEnv = process.env): boole
   return (env.PATH ?? '').split(delimiter).some((p) => p && resolve(p) === dir);
 }
 
-export function installShim(opts: { env?: NodeJS.ProcessEnv; dir?: string; remove?: boolean; plan?: boolean; runtime?: ShimRuntime } = {}): Result<{ shim: ShimAnswer }> {
+export function installShim(
+  opts: { env?: NodeJS.ProcessEnv; dir?: string; remove?: boolean; plan?: boolean; runtime?: ShimRuntime } = {},
+): Result<{ shim: ShimAnswer }> {
   const env = opts.env ?? process.env;
   const rt = opts.runtime ? { ok: true as const, runtime: opts.runtime } : currentRuntime(env);
   if (!rt.ok) return rt;
@@ -89,10 +96,21 @@ export function installShim(opts: { env?: NodeJS.ProcessEnv; dir?: string; remov
     return fail('BAD_USAGE', `cannot read ${path}: ${(e as Error).message}`);
   }
   const ours = existing !== undefined && existing.split('\n').includes(MARK);
-  const base = { path, dir, onPath: onPath(dir, env), runtime: rt.runtime, remove: `rigdesk install-shim --remove${opts.dir ? ` --dir ${q(dir)}` : ''}   (or: rm ${q(path)})` };
-  const hint = base.onPath ? {} : { pathHint: `${dir} is not on PATH; add it: echo 'export PATH="${dir}:$PATH"' >> ~/.profile` };
+  const base = {
+    path,
+    dir,
+    onPath: onPath(dir, env),
+    runtime: rt.runtime,
+    remove: `rigdesk install-shim --remove${opts.dir ? ` --dir ${q(dir)}` : ''}   (or: rm ${q(path)})`,
+  };
+  const hint = base.onPath
+    ? {}
+    : { pathHint: `${dir} is not on PATH; add it: echo 'export PATH="${dir}:$PATH"' >> ~/.profile` };
   if (existing !== undefined && !ours) {
-    return fail('SHIM_CONFLICT', `${path} exists and is not a Rigdesk shim; it was left as it is`, { hint: 'Remove or rename it yourself, or pick another folder with --dir.', evidence: { path } });
+    return fail('SHIM_CONFLICT', `${path} exists and is not a Rigdesk shim; it was left as it is`, {
+      hint: 'Remove or rename it yourself, or pick another folder with --dir.',
+      evidence: { path },
+    });
   }
   if (opts.remove) {
     if (!ours) return { ok: true, shim: { ...base, action: 'absent' } };
@@ -111,7 +129,9 @@ export function installShim(opts: { env?: NodeJS.ProcessEnv; dir?: string; remov
     chmodSync(tmp, 0o755);
     renameSync(tmp, path);
   } catch (e) {
-    return fail('BAD_USAGE', `cannot write ${path}: ${(e as Error).message}`, { hint: 'Pick a folder you can write with --dir.' });
+    return fail('BAD_USAGE', `cannot write ${path}: ${(e as Error).message}`, {
+      hint: 'Pick a folder you can write with --dir.',
+    });
   }
   return { ok: true, shim: { ...base, ...hint, action: ours ? 'updated' : 'installed' } };
 }

@@ -27,18 +27,28 @@ export interface LeftRunning {
  * A runtime's background service in the seat's home (Codex's daemon) is not the seat's: seats run
  * without it. It stays, and the stop says so rather than leaving it unmentioned.
  */
-async function leftInHome(engine: Engine, seat: { seat: string; runtime: string; env: Record<string, string>; host: string }): Promise<LeftRunning[]> {
+async function leftInHome(
+  engine: Engine,
+  seat: { seat: string; runtime: string; env: Record<string, string>; host: string },
+): Promise<LeftRunning[]> {
   const adapter = runtimeById(seat.runtime);
   const home = seat.host === 'local' && adapter?.serviceRole ? engine.seatHome(seat) : undefined;
   if (!home) return [];
   // The stop is done; a roster that cannot be read leaves this report empty, never the stop failed.
   const roster = await engine.roster().catch(() => undefined);
   if (!roster) return [];
-  return roster.agents.filter((a) => a.service === 'daemon' && a.runtime === seat.runtime && a.home === home && !a.host).map((a) => ({
-    what: 'daemon', runtime: a.runtime, pid: a.pid, home,
-    conversations: roster.claims.filter((c) => c.pid === a.pid && c.source === 'writer_lock').map((c) => c.conversationId),
-    why: `not ${seat.seat}'s (its seats run without the daemon): it serves the other ${adapter!.displayName} sessions of this home, so Rigdesk leaves it running`,
-  }));
+  return roster.agents
+    .filter((a) => a.service === 'daemon' && a.runtime === seat.runtime && a.home === home && !a.host)
+    .map((a) => ({
+      what: 'daemon',
+      runtime: a.runtime,
+      pid: a.pid,
+      home,
+      conversations: roster.claims
+        .filter((c) => c.pid === a.pid && c.source === 'writer_lock')
+        .map((c) => c.conversationId),
+      why: `not ${seat.seat}'s (its seats run without the daemon): it serves the other ${adapter!.displayName} sessions of this home, so Rigdesk leaves it running`,
+    }));
 }
 
 /**
@@ -57,7 +67,13 @@ export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ s
   }
   const out = await engine.client(live.server).killByIdentity(live);
   const where = { rig: seat.rig, seat: seat.seat };
-  const ident = { server: live.server, serverPid: live.serverPid, sessionId: live.sessionId, sessionCreated: live.sessionCreated, paneId: live.paneId };
+  const ident = {
+    server: live.server,
+    serverPid: live.serverPid,
+    sessionId: live.sessionId,
+    sessionCreated: live.sessionCreated,
+    paneId: live.paneId,
+  };
   if (out.outcome === 'not_removed') {
     store.events.append('seat.kill_not_removed', where, { ...ident, why: out.why });
     return fail('NOT_REMOVED', `${seat.seat}: session ${live.sessionId} was not removed (${out.why})`, {
@@ -65,20 +81,33 @@ export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ s
       evidence: { ...ident, why: out.why },
     });
   }
-  store.db.transaction(() => {
-    store.sessions.end(live.id, out.outcome === 'removed' ? 'stopped' : 'gone');
-    store.rigs.setStoppedOnPurpose(seat.seat, true);
-    if (out.outcome === 'removed') store.events.append('seat.kill', where, ident);
-    else store.events.append('seat.already_gone', where, { ...ident, why: out.why });
-    store.events.append('seat.stop', where, { outcome: out.outcome });
-  }).immediate();
+  store.db
+    .transaction(() => {
+      store.sessions.end(live.id, out.outcome === 'removed' ? 'stopped' : 'gone');
+      store.rigs.setStoppedOnPurpose(seat.seat, true);
+      if (out.outcome === 'removed') store.events.append('seat.kill', where, ident);
+      else store.events.append('seat.already_gone', where, { ...ident, why: out.why });
+      store.events.append('seat.stop', where, { outcome: out.outcome });
+    })
+    .immediate();
   const left = await leftInHome(engine, seat);
-  return { ok: true, stopped: { seat: seat.seat, outcome: out.outcome, sessionId: live.sessionId, ...(out.outcome === 'already_gone' ? { why: out.why } : {}), ...(left.length ? { leftRunning: left } : {}) } };
+  return {
+    ok: true,
+    stopped: {
+      seat: seat.seat,
+      outcome: out.outcome,
+      sessionId: live.sessionId,
+      ...(out.outcome === 'already_gone' ? { why: out.why } : {}),
+      ...(left.length ? { leftRunning: left } : {}),
+    },
+  };
 }
 
 export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ rig: string; seats: StopResult[] }>> {
   if (typeof rig !== 'string' || !engine.store.rigs.exists(rig)) {
-    return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, { hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.` });
+    return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, {
+      hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.`,
+    });
   }
   // A snapshot before taking a rig down is what restore works from later.
   await snapshotRig(engine, rig, 'before_down');
@@ -94,7 +123,9 @@ export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ ri
   }
   engine.store.events.append('rig.down', { rig }, { seats: results });
   if (failures.length > 0) {
-    return fail('NOT_REMOVED', `${failures.length} seat(s) of ${rig} were not removed`, { evidence: { seats: results } });
+    return fail('NOT_REMOVED', `${failures.length} seat(s) of ${rig} were not removed`, {
+      evidence: { seats: results },
+    });
   }
   return { ok: true, rig, seats: results };
 }

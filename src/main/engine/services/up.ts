@@ -13,10 +13,16 @@ export interface UpSeatResult {
 }
 
 /** Validates the spec (nothing starts when it is wrong), records the rig, launches every seat. */
-export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{ rig: string; seats: UpSeatResult[] }>> {
+export async function upRig(
+  engine: Engine,
+  specPath: unknown,
+): Promise<Result<{ rig: string; seats: UpSeatResult[] }>> {
   if (typeof specPath !== 'string' || specPath === '') return fail('BAD_USAGE', 'up needs the path of a rig spec');
   // Hosts added with `rigdesk hosts add` count as known, as well as the spec's own (hosts:).
-  const loaded = loadRigSpec(specPath, { knownRuntimes: RUNTIME_IDS, knownHosts: engine.store.hosts.all().map((h) => h.name) });
+  const loaded = loadRigSpec(specPath, {
+    knownRuntimes: RUNTIME_IDS,
+    knownHosts: engine.store.hosts.all().map((h) => h.name),
+  });
   if (!loaded.ok) return loaded;
   const { spec } = loaded;
   engine.store.rigs.upsert(spec);
@@ -32,6 +38,11 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
     }
   }
   const refused = seats.filter((s) => s.outcome === 'refused');
-  if (refused.length > 0) return fail(refused[0]!.code as never, `${refused.length} of ${seats.length} seats of ${spec.name} did not launch: ${refused[0]!.seat}: ${refused[0]!.message}`, { evidence: { rig: spec.name, seats } });
+  if (refused.length > 0)
+    return fail(
+      refused[0]!.code as never,
+      `${refused.length} of ${seats.length} seats of ${spec.name} did not launch: ${refused[0]!.seat}: ${refused[0]!.message}`,
+      { evidence: { rig: spec.name, seats } },
+    );
   return { ok: true, rig: spec.name, seats };
 }

@@ -33,14 +33,23 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
   const pods: PodSpec[] = data.pods.map((pod, pi) => {
     const podPath = ['pods', pi, 'id'];
     const earlier = firstPod.get(pod.id);
-    if (earlier) problems.push({ code: 'SPEC_INVALID', path: podPath, message: `duplicate pod id ${quote(pod.id)} (first used at ${seenAt(earlier)})` });
+    if (earlier)
+      problems.push({
+        code: 'SPEC_INVALID',
+        path: podPath,
+        message: `duplicate pod id ${quote(pod.id)} (first used at ${seenAt(earlier)})`,
+      });
     else firstPod.set(pod.id, podPath);
 
     const members = pod.members.map((m, mi): MemberSpec => {
       const at = ['pods', pi, 'members', mi];
       const prior = firstMember.get(m.id);
       if (prior) {
-        problems.push({ code: 'SPEC_INVALID', path: [...at, 'id'], message: `duplicate member id ${quote(m.id)}: member ids are unique across the whole rig (first used at ${seenAt(prior)})` });
+        problems.push({
+          code: 'SPEC_INVALID',
+          path: [...at, 'id'],
+          message: `duplicate member id ${quote(m.id)}: member ids are unique across the whole rig (first used at ${seenAt(prior)})`,
+        });
       } else firstMember.set(m.id, [...at, 'id']);
 
       if (!ctx.knownRuntimes.includes(m.runtime)) {
@@ -53,24 +62,43 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
       }
 
       // `here: local` entries are other names for this machine.
-      const localNames = new Set(['local', ...Object.entries(data.hosts ?? {}).filter(([, h]) => h === 'local').map(([n]) => n)]);
+      const localNames = new Set([
+        'local',
+        ...Object.entries(data.hosts ?? {})
+          .filter(([, h]) => h === 'local')
+          .map(([n]) => n),
+      ]);
       const host = m.host && !localNames.has(m.host) ? m.host : undefined;
       if (host && !hosts.some((h) => h.name === host) && !ctx.knownHosts.includes(host)) {
         const names = [...new Set(['local', ...hosts.map((h) => h.name), ...ctx.knownHosts])];
-        problems.push({ code: 'SPEC_INVALID', path: [...at, 'host'], message: `member names unknown host ${quote(host)} (hosts: ${names.join(', ')}); declare it under hosts: or add it with rigdesk hosts add` });
+        problems.push({
+          code: 'SPEC_INVALID',
+          path: [...at, 'host'],
+          message: `member names unknown host ${quote(host)} (hosts: ${names.join(', ')}); declare it under hosts: or add it with rigdesk hosts add`,
+        });
       }
       let cwd = ctx.specDir;
       if (host) {
         // A remote folder cannot be resolved or checked from here: it must be absolute, and
         // launch checks it on the host.
-        if (!m.cwd.startsWith('/')) problems.push({ code: 'SPEC_INVALID', path: [...at, 'cwd'], message: `cwd of a member on host ${quote(host)} must be an absolute path on that host` });
+        if (!m.cwd.startsWith('/'))
+          problems.push({
+            code: 'SPEC_INVALID',
+            path: [...at, 'cwd'],
+            message: `cwd of a member on host ${quote(host)} must be an absolute path on that host`,
+          });
         else cwd = m.cwd.replace(/\/+$/, '') || '/';
       }
       const expanded = expandPath(m.cwd, { env: ctx.deps.env, homeDir: ctx.deps.homeDir, baseDir: ctx.specDir });
       if (host) {
         /* checked above */
       } else if (!expanded.ok) {
-        problems.push({ code: 'SPEC_INVALID', path: [...at, 'cwd'], message: expanded.message, extra: expanded.evidence });
+        problems.push({
+          code: 'SPEC_INVALID',
+          path: [...at, 'cwd'],
+          message: expanded.message,
+          extra: expanded.evidence,
+        });
       } else {
         cwd = expanded.path;
         const missing = cwdProblem(cwd, ctx.deps);
@@ -80,7 +108,11 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
       const env: Record<string, string> = {};
       const rawEnv = valueAt(ctx.raw, [...at, 'env']);
       if (rawEnv && typeof rawEnv === 'object' && Object.prototype.hasOwnProperty.call(rawEnv, '__proto__')) {
-        problems.push({ code: 'SPEC_INVALID', path: [...at, 'env', '__proto__'], message: 'environment variable name "__proto__" is not allowed' });
+        problems.push({
+          code: 'SPEC_INVALID',
+          path: [...at, 'env', '__proto__'],
+          message: 'environment variable name "__proto__" is not allowed',
+        });
       }
       for (const [key, value] of Object.entries(m.env ?? {})) {
         const v = expandVars(value, ctx.deps.env);
@@ -107,11 +139,19 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
   const edges: EdgeSpec[] = (data.edges ?? []).map((e, ei) => {
     for (const end of ['from', 'to'] as const) {
       if (!firstMember.has(e[end])) {
-        problems.push({ code: 'SPEC_INVALID', path: ['edges', ei, end], message: `edge names unknown member ${quote(e[end])} (members: ${[...firstMember.keys()].join(', ')})` });
+        problems.push({
+          code: 'SPEC_INVALID',
+          path: ['edges', ei, end],
+          message: `edge names unknown member ${quote(e[end])} (members: ${[...firstMember.keys()].join(', ')})`,
+        });
       }
     }
     if (e.from === e.to) {
-      problems.push({ code: 'SPEC_INVALID', path: ['edges', ei, 'to'], message: `edge from ${quote(e.from)} to itself` });
+      problems.push({
+        code: 'SPEC_INVALID',
+        path: ['edges', ei, 'to'],
+        message: `edge from ${quote(e.from)} to itself`,
+      });
     }
     return { from: e.from, to: e.to, kind: e.kind };
   });
@@ -126,20 +166,34 @@ function buildHosts(data: RawRig, ctx: CheckContext, problems: Problem[]): HostS
   const out: HostSpec[] = [];
   for (const [name, h] of Object.entries(data.hosts ?? {})) {
     if (name === 'local') {
-      if (h !== 'local') problems.push({ code: 'SPEC_INVALID', path: ['hosts', name], message: 'the host name "local" means this machine and cannot name an ssh target' });
+      if (h !== 'local')
+        problems.push({
+          code: 'SPEC_INVALID',
+          path: ['hosts', name],
+          message: 'the host name "local" means this machine and cannot name an ssh target',
+        });
       continue;
     }
     if (!/^[a-z0-9][a-z0-9._-]{0,62}$/i.test(name)) {
-      problems.push({ code: 'SPEC_INVALID', path: ['hosts', name], message: `invalid host name ${quote(name)}: use letters, digits, ".", "_" and "-"` });
+      problems.push({
+        code: 'SPEC_INVALID',
+        path: ['hosts', name],
+        message: `invalid host name ${quote(name)}: use letters, digits, ".", "_" and "-"`,
+      });
       continue;
     }
     if (h === 'local') continue;
-    const file = (v: string | null | undefined) => (v ? expandPath(v, { env: ctx.deps.env, homeDir: ctx.deps.homeDir, baseDir: ctx.specDir }) : undefined);
+    const file = (v: string | null | undefined) =>
+      v ? expandPath(v, { env: ctx.deps.env, homeDir: ctx.deps.homeDir, baseDir: ctx.specDir }) : undefined;
     const ssh: HostSpec['ssh'] = { host: h.ssh.host };
     if (h.ssh.user) ssh.user = h.ssh.user;
     if (h.ssh.port) ssh.port = h.ssh.port;
     if (h.ssh.strict_host_key_checking) ssh.strictHostKeyChecking = h.ssh.strict_host_key_checking;
-    for (const [key, field] of [['identity_file', 'identityFile'], ['known_hosts_file', 'knownHostsFile'], ['config_file', 'configFile']] as const) {
+    for (const [key, field] of [
+      ['identity_file', 'identityFile'],
+      ['known_hosts_file', 'knownHostsFile'],
+      ['config_file', 'configFile'],
+    ] as const) {
       const r = file(h.ssh[key]);
       if (!r) continue;
       if (!r.ok) problems.push({ code: 'SPEC_INVALID', path: ['hosts', name, 'ssh', key], message: r.message });

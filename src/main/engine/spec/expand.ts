@@ -42,7 +42,10 @@ export function expandVars(text: string, env: Env): Result<{ value: string }> {
       const close = text.indexOf('}', i + 2);
       name = close < 0 ? '' : text.slice(i + 2, close);
       if (close < 0 || !ENV_NAME_RE.test(name)) {
-        return fail('SPEC_INVALID', `malformed variable reference ${quote(text.slice(i, close < 0 ? i + 20 : close + 1))}: expected \${NAME} (use $$ for a literal $)`);
+        return fail(
+          'SPEC_INVALID',
+          `malformed variable reference ${quote(text.slice(i, close < 0 ? i + 20 : close + 1))}: expected \${NAME} (use $$ for a literal $)`,
+        );
       }
       i = close + 1;
     } else if (next !== undefined && VAR_START.test(next)) {
@@ -91,6 +94,7 @@ export function expandPath(raw: string, ctx: PathContext): Result<{ path: string
   if (!vars.ok) return vars;
   const expanded = prefix + vars.value;
   if (expanded === '') return fail('SPEC_INVALID', `${quote(raw)} expands to an empty path`);
-  if (expanded.includes('\0')) return fail('SPEC_INVALID', `${quote(raw)} expands to a path containing a NUL character`);
+  if (expanded.includes('\0'))
+    return fail('SPEC_INVALID', `${quote(raw)} expands to a path containing a NUL character`);
   return { ok: true, path: path.resolve(ctx.baseDir, expanded) };
 }

@@ -29,7 +29,8 @@ export function liveSpecDeps(): SpecDeps {
 function readBounded(p: string, limit: number): string {
   const fd = fs.openSync(p, 'r');
   try {
-    if (fs.fstatSync(fd).isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${p}'`), { code: 'EISDIR' });
+    if (fs.fstatSync(fd).isDirectory())
+      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${p}'`), { code: 'EISDIR' });
     const buf = Buffer.alloc(limit);
     let n = 0;
     while (n < limit) {
@@ -44,7 +45,10 @@ function readBounded(p: string, limit: number): string {
 }
 
 /** Reads a spec file and parses it (cwds are checked against `deps`, the live fs by default). */
-export function loadRigSpec(specPath: string, opts: { knownRuntimes: readonly string[]; knownHosts?: readonly string[]; deps?: SpecDeps }): Result<{ spec: RigSpec }> {
+export function loadRigSpec(
+  specPath: string,
+  opts: { knownRuntimes: readonly string[]; knownHosts?: readonly string[]; deps?: SpecDeps },
+): Result<{ spec: RigSpec }> {
   if (typeof specPath !== 'string' || specPath === '' || specPath.includes('\0')) {
     return fail('SPEC_NOT_FOUND', `invalid spec path ${JSON.stringify(String(specPath).slice(0, 80))}`, {
       hint: 'Pass the path of a rig spec YAML file.',
@@ -58,14 +62,21 @@ export function loadRigSpec(specPath: string, opts: { knownRuntimes: readonly st
   } catch (e) {
     const code = (e as { code?: unknown } | null)?.code;
     const why =
-      code === 'ENOENT' ? 'no such file'
-      : code === 'EISDIR' ? 'is a folder, not a spec file'
-      : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-      : `cannot read the spec (${typeof code === 'string' ? code : e instanceof Error ? e.message : String(e)})`;
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a folder, not a spec file'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'permission denied'
+            : `cannot read the spec (${typeof code === 'string' ? code : e instanceof Error ? e.message : String(e)})`;
     return fail('SPEC_NOT_FOUND', `${specPath}: ${why}`, {
       hint: 'Check the path of the rig spec file.',
       evidence: { file: absolute, errno: typeof code === 'string' ? code : null },
     });
   }
-  return parseRigSpec(text, specPath, { knownRuntimes: opts.knownRuntimes, deps, ...(opts.knownHosts ? { knownHosts: opts.knownHosts } : {}) });
+  return parseRigSpec(text, specPath, {
+    knownRuntimes: opts.knownRuntimes,
+    deps,
+    ...(opts.knownHosts ? { knownHosts: opts.knownHosts } : {}),
+  });
 }

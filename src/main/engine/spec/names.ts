@@ -93,7 +93,10 @@ export function parseSeatRef(text: unknown): Result<{ member: string; rig: strin
     return fail('SEAT_NAME_INVALID', `invalid seat ${quote(text)}: expected member@rig, but ${why}`, { hint });
   }
   const [member = '', rig = ''] = parts;
-  for (const [kind, name] of [['member', member], ['rig', rig]] as const) {
+  for (const [kind, name] of [
+    ['member', member],
+    ['rig', rig],
+  ] as const) {
     const problem = nameProblem(name);
     if (problem !== undefined) {
       return fail('SEAT_NAME_INVALID', `invalid seat ${quote(text)}: the ${kind} name ${problem}`, {

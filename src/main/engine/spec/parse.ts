@@ -36,11 +36,15 @@ function parseUnguarded(text: string, specPath: string, opts: ParseOptions): Res
   const shown = typeof specPath === 'string' && specPath !== '' ? specPath : '<spec>';
   const file: SpecFile = { shown, absolute: path.resolve(typeof specPath === 'string' ? specPath : '') };
   if (typeof text !== 'string') {
-    return specFailure(file, [{ code: 'SPEC_INVALID', message: `spec text must be a string, got ${describeType(text)}` }]);
+    return specFailure(file, [
+      { code: 'SPEC_INVALID', message: `spec text must be a string, got ${describeType(text)}` },
+    ]);
   }
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_SPEC_BYTES) {
-    return specFailure(file, [{ code: 'SPEC_INVALID', message: `spec is ${bytes} bytes; the limit is ${MAX_SPEC_BYTES} (256 KiB)` }]);
+    return specFailure(file, [
+      { code: 'SPEC_INVALID', message: `spec is ${bytes} bytes; the limit is ${MAX_SPEC_BYTES} (256 KiB)` },
+    ]);
   }
 
   const lineCounter = new LineCounter();
@@ -68,7 +72,9 @@ function parseUnguarded(text: string, specPath: string, opts: ParseOptions): Res
     raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    const why = /alias/i.test(msg) ? `too many alias expansions (limit ${MAX_ALIAS_COUNT}): ${msg}` : `cannot convert YAML: ${msg}`;
+    const why = /alias/i.test(msg)
+      ? `too many alias expansions (limit ${MAX_ALIAS_COUNT}): ${msg}`
+      : `cannot convert YAML: ${msg}`;
     return specFailure(file, [{ code: 'SPEC_INVALID', message: why, line: 1 }]);
   }
 
@@ -119,8 +125,16 @@ function issueMessage(issue: z.core.$ZodIssue, raw: unknown): string {
           : `the spec must be a mapping with name and pods, got ${describeType(raw)}`;
       }
       if (!present) return 'is required';
-      const quoteHint = issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean') ? ` (quote it: "${String(value)}")` : '';
-      const expected = issue.expected === 'array' ? 'a list' : issue.expected === 'object' || issue.expected === 'record' ? 'a mapping' : `a ${issue.expected}`;
+      const quoteHint =
+        issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')
+          ? ` (quote it: "${String(value)}")`
+          : '';
+      const expected =
+        issue.expected === 'array'
+          ? 'a list'
+          : issue.expected === 'object' || issue.expected === 'record'
+            ? 'a mapping'
+            : `a ${issue.expected}`;
       return `expected ${expected}, got ${describeType(value)}${quoteHint}`;
     }
     case 'invalid_key': {
@@ -137,5 +151,10 @@ function issueMessage(issue: z.core.$ZodIssue, raw: unknown): string {
 function hasPath(root: unknown, p: readonly PropertyKey[]): boolean {
   const parent = valueAt(root, p.slice(0, -1));
   const last = p[p.length - 1];
-  return parent !== null && typeof parent === 'object' && last !== undefined && Object.prototype.hasOwnProperty.call(parent, last);
+  return (
+    parent !== null &&
+    typeof parent === 'object' &&
+    last !== undefined &&
+    Object.prototype.hasOwnProperty.call(parent, last)
+  );
 }

@@ -28,7 +28,11 @@ export interface SpecFile {
 }
 
 /** Builds the Failure; `lineOf` maps a field path to a line when the problem has none. */
-export function specFailure(file: SpecFile, problems: readonly Problem[], lineOf?: (path: readonly PropertyKey[]) => number): Failure {
+export function specFailure(
+  file: SpecFile,
+  problems: readonly Problem[],
+  lineOf?: (path: readonly PropertyKey[]) => number,
+): Failure {
   const placed = problems.map((p, index) => {
     const line = p.line ?? (p.path && lineOf ? lineOf(p.path) : undefined);
     const field = p.path && p.path.length > 0 ? formatPath(p.path) : null;

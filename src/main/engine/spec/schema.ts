@@ -13,14 +13,16 @@ import { EDGE_KINDS, RESTORE_POLICIES } from './types';
 function name(kind: NameKind, field = 'id') {
   return z.string().superRefine((value, ctx) => {
     const problem = nameProblem(value);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `invalid ${kind} ${field} ${JSON.stringify(value.slice(0, 40))}: it ${problem}` });
+    if (problem !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        message: `invalid ${kind} ${field} ${JSON.stringify(value.slice(0, 40))}: it ${problem}`,
+      });
   });
 }
 
 const noNul = (what: string) =>
-  z
-    .string()
-    .refine((s) => !s.includes('\0'), { error: `${what} must not contain a NUL character` });
+  z.string().refine((s) => !s.includes('\0'), { error: `${what} must not contain a NUL character` });
 
 const nonEmpty = (what: string) => noNul(what).refine((s) => s.length > 0, { error: `${what} must not be empty` });
 

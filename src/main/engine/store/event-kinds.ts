@@ -4,9 +4,21 @@
  */
 
 export const RESTORE_EVENT_KINDS = [
-  'snapshot.taken', 'restore.started', 'restore.planned', 'restore.seat', 'restore.finished', 'restore.rolled_back',
-  'decision.opened', 'decision.answered', 'seat.restart', 'seat.fresh_with_reason', 'seat.fork', 'reconcile.ended_gone', 'reconcile.run_interrupted',
-  'reconcile.unexplained', 'reconcile.done',
+  'snapshot.taken',
+  'restore.started',
+  'restore.planned',
+  'restore.seat',
+  'restore.finished',
+  'restore.rolled_back',
+  'decision.opened',
+  'decision.answered',
+  'seat.restart',
+  'seat.fresh_with_reason',
+  'seat.fork',
+  'reconcile.ended_gone',
+  'reconcile.run_interrupted',
+  'reconcile.unexplained',
+  'reconcile.done',
 ] as const;
 export type RestoreEventKind = (typeof RESTORE_EVENT_KINDS)[number];
 

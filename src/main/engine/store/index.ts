@@ -20,7 +20,10 @@ export class Store {
   readonly events: EventLog;
   readonly conversations: ConversationRepo;
   readonly hosts: HostRepo;
-  constructor(readonly db: Db, now: () => number) {
+  constructor(
+    readonly db: Db,
+    now: () => number,
+  ) {
     this.rigs = new RigRepo(db, now);
     this.sessions = new SessionRepo(db, now);
     this.reservations = new ReservationRepo(db, now);

@@ -117,4 +117,9 @@ const CORE: readonly Migration[] = [
  * Every migration, in version order. Each domain keeps its own list so that work on one never
  * edits another's: activity and delivery take version 2, restore takes version 3, and so on.
  */
-export const MIGRATIONS: readonly Migration[] = [...CORE, ...ACTIVITY_MIGRATIONS, ...RESTORE_MIGRATIONS, ...HOSTS_MIGRATIONS].sort((a, b) => a.version - b.version);
+export const MIGRATIONS: readonly Migration[] = [
+  ...CORE,
+  ...ACTIVITY_MIGRATIONS,
+  ...RESTORE_MIGRATIONS,
+  ...HOSTS_MIGRATIONS,
+].sort((a, b) => a.version - b.version);

@@ -19,18 +19,42 @@ export interface SeatRow {
 }
 
 interface RawSeat {
-  seat: string; rig: string; pod: string; member: string; runtime: string; cwd: string; command: string | null;
-  args_json: string; env_json: string; restore_policy: string; conversation_id: string | null; stopped_on_purpose: number; host?: string;
+  seat: string;
+  rig: string;
+  pod: string;
+  member: string;
+  runtime: string;
+  cwd: string;
+  command: string | null;
+  args_json: string;
+  env_json: string;
+  restore_policy: string;
+  conversation_id: string | null;
+  stopped_on_purpose: number;
+  host?: string;
 }
 
 const toSeat = (r: RawSeat): SeatRow => ({
-  seat: r.seat, rig: r.rig, pod: r.pod, member: r.member, runtime: r.runtime, cwd: r.cwd, command: r.command,
-  args: JSON.parse(r.args_json) as string[], env: JSON.parse(r.env_json) as Record<string, string>,
-  restorePolicy: r.restore_policy, conversationId: r.conversation_id, stoppedOnPurpose: r.stopped_on_purpose === 1, host: r.host ?? 'local',
+  seat: r.seat,
+  rig: r.rig,
+  pod: r.pod,
+  member: r.member,
+  runtime: r.runtime,
+  cwd: r.cwd,
+  command: r.command,
+  args: JSON.parse(r.args_json) as string[],
+  env: JSON.parse(r.env_json) as Record<string, string>,
+  restorePolicy: r.restore_policy,
+  conversationId: r.conversation_id,
+  stoppedOnPurpose: r.stopped_on_purpose === 1,
+  host: r.host ?? 'local',
 });
 
 export class RigRepo {
-  constructor(private readonly db: Db, private readonly now: () => number) {}
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {}
 
   /**
    * Records a rig from its spec. Seats that already exist keep their conversation and stop flag:
@@ -39,7 +63,8 @@ export class RigRepo {
   upsert(spec: RigSpec): void {
     const t = this.now();
     const tx = this.db.transaction(() => {
-      this.db.prepare(`INSERT INTO rigs (name, spec_path, spec_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+      this.db
+        .prepare(`INSERT INTO rigs (name, spec_path, spec_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT(name) DO UPDATE SET spec_path = excluded.spec_path, spec_json = excluded.spec_json, updated_at = excluded.updated_at`)
         .run(spec.name, spec.specPath, JSON.stringify(spec), t, t);
       this.db.prepare('DELETE FROM pods WHERE rig = ?').run(spec.name);
@@ -47,16 +72,37 @@ export class RigRepo {
       for (const pod of spec.pods) {
         this.db.prepare('INSERT INTO pods (rig, id) VALUES (?, ?)').run(spec.name, pod.id);
         for (const m of pod.members) {
-          this.db.prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host)
+          this.db
+            .prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(seat) DO UPDATE SET pod = excluded.pod, runtime = excluded.runtime, cwd = excluded.cwd, command = excluded.command,
               args_json = excluded.args_json, env_json = excluded.env_json, restore_policy = excluded.restore_policy, updated_at = excluded.updated_at, host = excluded.host`)
-            .run(`${m.id}@${spec.name}`, spec.name, pod.id, m.id, m.runtime, m.cwd, m.command ?? null, JSON.stringify(m.args), JSON.stringify(m.env), m.restorePolicy, t, t, m.host ?? 'local');
+            .run(
+              `${m.id}@${spec.name}`,
+              spec.name,
+              pod.id,
+              m.id,
+              m.runtime,
+              m.cwd,
+              m.command ?? null,
+              JSON.stringify(m.args),
+              JSON.stringify(m.env),
+              m.restorePolicy,
+              t,
+              t,
+              m.host ?? 'local',
+            );
         }
       }
-      for (const h of spec.hosts ?? []) this.db.prepare(`INSERT INTO hosts (name, spec_json, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT(name) DO UPDATE SET spec_json = excluded.spec_json, source = excluded.source, updated_at = excluded.updated_at`).run(h.name, JSON.stringify(h), `spec:${spec.name}`, t, t);
-      for (const e of spec.edges) this.db.prepare('INSERT OR IGNORE INTO edges (rig, src, dst, kind) VALUES (?, ?, ?, ?)').run(spec.name, e.from, e.to, e.kind);
+      for (const h of spec.hosts ?? [])
+        this.db
+          .prepare(`INSERT INTO hosts (name, spec_json, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(name) DO UPDATE SET spec_json = excluded.spec_json, source = excluded.source, updated_at = excluded.updated_at`)
+          .run(h.name, JSON.stringify(h), `spec:${spec.name}`, t, t);
+      for (const e of spec.edges)
+        this.db
+          .prepare('INSERT OR IGNORE INTO edges (rig, src, dst, kind) VALUES (?, ?, ?, ?)')
+          .run(spec.name, e.from, e.to, e.kind);
     });
     tx.immediate();
   }
@@ -70,7 +116,9 @@ export class RigRepo {
   }
 
   edges(rig: string): { from: string; to: string; kind: string }[] {
-    return this.db.prepare('SELECT src AS "from", dst AS "to", kind FROM edges WHERE rig = ? ORDER BY src, dst').all(rig) as { from: string; to: string; kind: string }[];
+    return this.db
+      .prepare('SELECT src AS "from", dst AS "to", kind FROM edges WHERE rig = ? ORDER BY src, dst')
+      .all(rig) as { from: string; to: string; kind: string }[];
   }
 
   seat(seat: string): SeatRow | undefined {
@@ -79,34 +127,78 @@ export class RigRepo {
   }
 
   seats(rig?: string): SeatRow[] {
-    const rows = (rig
-      ? this.db.prepare('SELECT * FROM seats WHERE rig = ? ORDER BY pod, member').all(rig)
-      : this.db.prepare('SELECT * FROM seats ORDER BY rig, pod, member').all()) as RawSeat[];
+    const rows = (
+      rig
+        ? this.db.prepare('SELECT * FROM seats WHERE rig = ? ORDER BY pod, member').all(rig)
+        : this.db.prepare('SELECT * FROM seats ORDER BY rig, pod, member').all()
+    ) as RawSeat[];
     return rows.map(toSeat);
   }
 
   setConversation(seat: string, conversationId: string | null): void {
-    this.db.prepare('UPDATE seats SET conversation_id = ?, updated_at = ? WHERE seat = ?').run(conversationId, this.now(), seat);
+    this.db
+      .prepare('UPDATE seats SET conversation_id = ?, updated_at = ? WHERE seat = ?')
+      .run(conversationId, this.now(), seat);
   }
 
   setStoppedOnPurpose(seat: string, stopped: boolean): void {
-    this.db.prepare('UPDATE seats SET stopped_on_purpose = ?, updated_at = ? WHERE seat = ?').run(stopped ? 1 : 0, this.now(), seat);
+    this.db
+      .prepare('UPDATE seats SET stopped_on_purpose = ?, updated_at = ? WHERE seat = ?')
+      .run(stopped ? 1 : 0, this.now(), seat);
   }
 }
 
 /** Conversations Rigdesk has seen a seat write: (runtime, id) with where its evidence lives. */
 export class ConversationRepo {
-  constructor(private readonly db: Db, private readonly now: () => number) {}
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {}
 
-  record(c: { runtime: string; id: string; seat?: string | null; home?: string | null; cwd?: string | null; transcriptPath?: string | null; host?: string }): void {
+  record(c: {
+    runtime: string;
+    id: string;
+    seat?: string | null;
+    home?: string | null;
+    cwd?: string | null;
+    transcriptPath?: string | null;
+    host?: string;
+  }): void {
     const t = this.now();
-    this.db.prepare(`INSERT INTO conversations (runtime, id, seat, home, cwd, transcript_path, first_seen_at, last_seen_at, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    this.db
+      .prepare(`INSERT INTO conversations (runtime, id, seat, home, cwd, transcript_path, first_seen_at, last_seen_at, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(runtime, id) DO UPDATE SET seat = COALESCE(excluded.seat, seat), home = COALESCE(excluded.home, home), cwd = COALESCE(excluded.cwd, cwd),
         transcript_path = COALESCE(excluded.transcript_path, transcript_path), last_seen_at = excluded.last_seen_at, host = excluded.host`)
-      .run(c.runtime, c.id, c.seat ?? null, c.home ?? null, c.cwd ?? null, c.transcriptPath ?? null, t, t, c.host ?? 'local');
+      .run(
+        c.runtime,
+        c.id,
+        c.seat ?? null,
+        c.home ?? null,
+        c.cwd ?? null,
+        c.transcriptPath ?? null,
+        t,
+        t,
+        c.host ?? 'local',
+      );
   }
 
-  get(runtime: string, id: string): { runtime: string; id: string; seat: string | null; home: string | null; cwd: string | null; transcriptPath: string | null } | undefined {
-    return this.db.prepare('SELECT runtime, id, seat, home, cwd, transcript_path AS transcriptPath FROM conversations WHERE runtime = ? AND id = ?').get(runtime, id) as never;
+  get(
+    runtime: string,
+    id: string,
+  ):
+    | {
+        runtime: string;
+        id: string;
+        seat: string | null;
+        home: string | null;
+        cwd: string | null;
+        transcriptPath: string | null;
+      }
+    | undefined {
+    return this.db
+      .prepare(
+        'SELECT runtime, id, seat, home, cwd, transcript_path AS transcriptPath FROM conversations WHERE runtime = ? AND id = ?',
+      )
+      .get(runtime, id) as never;
   }
 }

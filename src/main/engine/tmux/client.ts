@@ -53,13 +53,18 @@ export class TmuxClient {
   /** One spawn: every pane on this server. A server that is not running is an empty list. */
   async listPanes(): Promise<Result<{ running: boolean; panes: PaneRow[]; malformed: number }>> {
     const r = await this.run(['list-panes', '-a', '-F', PANE_FORMAT]);
-    if (r.spawnError) return fail('TMUX_UNAVAILABLE', `tmux could not be started (${r.spawnError})`, { hint: 'Install tmux 3.2 or newer and make sure it is on PATH.' });
+    if (r.spawnError)
+      return fail('TMUX_UNAVAILABLE', `tmux could not be started (${r.spawnError})`, {
+        hint: 'Install tmux 3.2 or newer and make sure it is on PATH.',
+      });
     if (r.code === 0) {
       const parsed = parsePaneRows(r.stdout);
       return { ok: true, running: true, panes: parsed.rows, malformed: parsed.malformed };
     }
     if (serverAbsent(r.stderr)) return { ok: true, running: false, panes: [], malformed: 0 };
-    return fail('TMUX_FAILED', `tmux list-panes failed on ${this.key}: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, { evidence: { server: this.key } });
+    return fail('TMUX_FAILED', `tmux list-panes failed on ${this.key}: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, {
+      evidence: { server: this.key },
+    });
   }
 
   /**
@@ -70,34 +75,81 @@ export class TmuxClient {
     const envArgs = Object.entries(input.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const fmt = ['#{pid}', '#{session_id}', '#{session_created}', '#{pane_id}', '#{pane_pid}'].join(SEP);
     const r = await this.run([
-      'new-session', '-d', '-s', input.name, '-x', String(input.width ?? 200), '-y', String(input.height ?? 50),
-      '-c', input.cwd, ...envArgs, '-P', '-F', fmt, '--', ...input.argv,
-      ';', 'set-option', '@rigdesk_seat', input.seat,
-      ';', 'set-option', '@rigdesk_attempt', input.attempt,
+      'new-session',
+      '-d',
+      '-s',
+      input.name,
+      '-x',
+      String(input.width ?? 200),
+      '-y',
+      String(input.height ?? 50),
+      '-c',
+      input.cwd,
+      ...envArgs,
+      '-P',
+      '-F',
+      fmt,
+      '--',
+      ...input.argv,
+      ';',
+      'set-option',
+      '@rigdesk_seat',
+      input.seat,
+      ';',
+      'set-option',
+      '@rigdesk_attempt',
+      input.attempt,
     ]);
-    if (r.spawnError) return fail('TMUX_UNAVAILABLE', `tmux could not be started (${r.spawnError})`, { hint: 'Install tmux 3.2 or newer.' });
+    if (r.spawnError)
+      return fail('TMUX_UNAVAILABLE', `tmux could not be started (${r.spawnError})`, {
+        hint: 'Install tmux 3.2 or newer.',
+      });
     if (r.code !== 0) {
       if (/duplicate session/.test(r.stderr)) {
-        return fail('TMUX_NAME_TAKEN', `a tmux session named "${input.name}" already exists on ${this.key} and is not this seat's`, {
-          hint: `Rename or end that session (tmux ${serverArgs(this.ref).join(' ')} kill-session -t '${input.name}') after checking what runs in it.`,
-          evidence: { server: this.key, sessionName: input.name },
-        });
+        return fail(
+          'TMUX_NAME_TAKEN',
+          `a tmux session named "${input.name}" already exists on ${this.key} and is not this seat's`,
+          {
+            hint: `Rename or end that session (tmux ${serverArgs(this.ref).join(' ')} kill-session -t '${input.name}') after checking what runs in it.`,
+            evidence: { server: this.key, sessionName: input.name },
+          },
+        );
       }
-      return fail('TMUX_FAILED', `tmux new-session failed: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, { evidence: { server: this.key } });
+      return fail('TMUX_FAILED', `tmux new-session failed: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, {
+        evidence: { server: this.key },
+      });
     }
     const [pid, sid, created, pane, panePid] = r.stdout.trim().split('\n')[0]!.split(SEP);
     const identity: SessionIdentity = {
-      server: this.key, serverPid: Number(pid), sessionId: sid!, sessionCreated: Number(created),
-      sessionName: input.name, paneId: pane!, panePid: Number(panePid),
+      server: this.key,
+      serverPid: Number(pid),
+      sessionId: sid!,
+      sessionCreated: Number(created),
+      sessionName: input.name,
+      paneId: pane!,
+      panePid: Number(panePid),
     };
-    if (!/^\$\d+$/.test(identity.sessionId) || !/^%\d+$/.test(identity.paneId) || !Number.isFinite(identity.serverPid)) {
-      return fail('TMUX_FAILED', `tmux new-session printed an identity that does not parse: ${JSON.stringify(r.stdout)}`);
+    if (
+      !/^\$\d+$/.test(identity.sessionId) ||
+      !/^%\d+$/.test(identity.paneId) ||
+      !Number.isFinite(identity.serverPid)
+    ) {
+      return fail(
+        'TMUX_FAILED',
+        `tmux new-session printed an identity that does not parse: ${JSON.stringify(r.stdout)}`,
+      );
     }
     return { ok: true, identity };
   }
 
   /** Reads one session's identity fields, or says it is absent; anything else is indeterminate. */
-  async probeSession(sessionId: string): Promise<{ state: 'present'; serverPid: number; sessionCreated: number } | { state: 'absent'; why: string } | { state: 'indeterminate'; why: string }> {
+  async probeSession(
+    sessionId: string,
+  ): Promise<
+    | { state: 'present'; serverPid: number; sessionCreated: number }
+    | { state: 'absent'; why: string }
+    | { state: 'indeterminate'; why: string }
+  > {
     const has = await this.run(['has-session', '-t', sessionId]);
     if (has.spawnError) return { state: 'indeterminate', why: `tmux not runnable: ${has.spawnError}` };
     if (has.timedOut) return { state: 'indeterminate', why: 'has-session timed out' };
@@ -121,7 +173,15 @@ export class TmuxClient {
    */
   async killByIdentity(id: SessionIdentity): Promise<KillOutcome> {
     const pred = `#{&&:#{==:#{pid},${id.serverPid}},#{&&:#{==:#{session_id},${id.sessionId}},#{==:#{session_created},${id.sessionCreated}}}}`;
-    const r = await this.run(['if-shell', '-F', '-t', id.sessionId, pred, `kill-session -t ${id.sessionId}`, 'display-message -p rigdesk:not-ours']);
+    const r = await this.run([
+      'if-shell',
+      '-F',
+      '-t',
+      id.sessionId,
+      pred,
+      `kill-session -t ${id.sessionId}`,
+      'display-message -p rigdesk:not-ours',
+    ]);
     if (r.spawnError) return { outcome: 'not_removed', why: `tmux not runnable: ${r.spawnError}` };
     if (r.timedOut) return { outcome: 'not_removed', why: 'tmux timed out; the session may still exist' };
     if (r.code !== 0) {
@@ -129,7 +189,11 @@ export class TmuxClient {
       if (sessionAbsent(r.stderr)) return { outcome: 'already_gone', why: 'no session with its id' };
       return { outcome: 'not_removed', why: r.stderr.trim() || `tmux exited ${r.code}` };
     }
-    if (r.stdout.includes('rigdesk:not-ours')) return { outcome: 'already_gone', why: `${id.sessionId} now belongs to another session (server restarted or id reused)` };
+    if (r.stdout.includes('rigdesk:not-ours'))
+      return {
+        outcome: 'already_gone',
+        why: `${id.sessionId} now belongs to another session (server restarted or id reused)`,
+      };
     // Killing a server's last session makes the server exit; a probe that lands while it shuts
     // down can read "lost server". Ask again briefly before calling it indeterminate.
     let after = await this.probeSession(id.sessionId);
@@ -138,13 +202,20 @@ export class TmuxClient {
       after = await this.probeSession(id.sessionId);
     }
     if (after.state === 'absent') return { outcome: 'removed' };
-    if (after.state === 'present' && (after.serverPid !== id.serverPid || after.sessionCreated !== id.sessionCreated)) return { outcome: 'removed' };
-    return { outcome: 'not_removed', why: after.state === 'indeterminate' ? after.why : 'the session is still there after kill-session' };
+    if (after.state === 'present' && (after.serverPid !== id.serverPid || after.sessionCreated !== id.sessionCreated))
+      return { outcome: 'removed' };
+    return {
+      outcome: 'not_removed',
+      why: after.state === 'indeterminate' ? after.why : 'the session is still there after kill-session',
+    };
   }
 
   async capture(paneId: string, lines: number): Promise<Result<{ text: string }>> {
     const r = await this.run(['capture-pane', '-p', '-J', '-t', paneId, '-S', String(-Math.max(0, lines))]);
-    if (r.code !== 0) return fail('TMUX_FAILED', `capture-pane failed: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, { evidence: { pane: paneId } });
+    if (r.code !== 0)
+      return fail('TMUX_FAILED', `capture-pane failed: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, {
+        evidence: { pane: paneId },
+      });
     return { ok: true, text: r.stdout };
   }
 
@@ -154,24 +225,42 @@ export class TmuxClient {
    */
   async paste(paneId: string, text: string, bufferName: string): Promise<Result> {
     const load = await this.run(['load-buffer', '-b', bufferName, '-'], { input: text });
-    if (load.code !== 0) return fail('TMUX_FAILED', `load-buffer failed: ${load.timedOut ? 'timed out' : load.stderr.trim()}`);
+    if (load.code !== 0)
+      return fail('TMUX_FAILED', `load-buffer failed: ${load.timedOut ? 'timed out' : load.stderr.trim()}`);
     const paste = await this.run(['paste-buffer', '-p', '-d', '-r', '-b', bufferName, '-t', paneId]);
     if (paste.code !== 0) {
       await this.run(['delete-buffer', '-b', bufferName]);
-      return fail('TMUX_FAILED', `paste-buffer failed: ${paste.timedOut ? 'timed out' : paste.stderr.trim()}`, { evidence: { pane: paneId } });
+      return fail('TMUX_FAILED', `paste-buffer failed: ${paste.timedOut ? 'timed out' : paste.stderr.trim()}`, {
+        evidence: { pane: paneId },
+      });
     }
     return { ok: true };
   }
 
   async sendKeys(paneId: string, keys: string[]): Promise<Result> {
     const r = await this.run(['send-keys', '-t', paneId, ...keys]);
-    if (r.code !== 0) return fail('TMUX_FAILED', `send-keys failed: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, { evidence: { pane: paneId } });
+    if (r.code !== 0)
+      return fail('TMUX_FAILED', `send-keys failed: ${r.timedOut ? 'timed out' : r.stderr.trim()}`, {
+        evidence: { pane: paneId },
+      });
     return { ok: true };
   }
 
   /** One pane's pid and owning session, read fresh for revalidation before a write. */
-  async paneNow(paneId: string): Promise<{ state: 'present'; panePid: number; sessionId: string; serverPid: number; dead: boolean } | { state: 'absent' } | { state: 'indeterminate'; why: string }> {
-    const r = await this.run(['display-message', '-p', '-t', paneId, ['#{pane_id}', '#{pane_pid}', '#{session_id}', '#{pid}', '#{pane_dead}'].join(SEP)]);
+  async paneNow(
+    paneId: string,
+  ): Promise<
+    | { state: 'present'; panePid: number; sessionId: string; serverPid: number; dead: boolean }
+    | { state: 'absent' }
+    | { state: 'indeterminate'; why: string }
+  > {
+    const r = await this.run([
+      'display-message',
+      '-p',
+      '-t',
+      paneId,
+      ['#{pane_id}', '#{pane_pid}', '#{session_id}', '#{pid}', '#{pane_dead}'].join(SEP),
+    ]);
     if (r.code !== 0 || r.timedOut) {
       if (!r.timedOut && (serverAbsent(r.stderr) || sessionAbsent(r.stderr))) return { state: 'absent' };
       return { state: 'indeterminate', why: r.timedOut ? 'timed out' : r.stderr.trim() };

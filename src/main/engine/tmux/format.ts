@@ -66,12 +66,32 @@ export function parsePaneRows(stdout: string): { rows: PaneRow[]; malformed: num
     const f = [...parts.slice(0, PANE_FIELDS.length - 1), parts.slice(PANE_FIELDS.length - 1).join(SEP)];
     const num = (s: string | undefined) => (s !== undefined && /^-?\d+$/.test(s) ? Number(s) : NaN);
     const row: PaneRow = {
-      serverPid: num(f[0]), sessionId: f[1]!, sessionCreated: num(f[2]), paneId: f[3]!, panePid: num(f[4]),
-      paneDead: f[5] === '1', paneActive: f[6] === '1', windowIndex: num(f[7]), paneIndex: num(f[8]),
-      width: num(f[9]), height: num(f[10]), currentCommand: f[11]!, seatTag: f[12]!, attemptTag: f[13]!,
-      pipe: f[14] === '1', sessionName: f[15]!, title: f[16]!, currentPath: f[17]!,
+      serverPid: num(f[0]),
+      sessionId: f[1]!,
+      sessionCreated: num(f[2]),
+      paneId: f[3]!,
+      panePid: num(f[4]),
+      paneDead: f[5] === '1',
+      paneActive: f[6] === '1',
+      windowIndex: num(f[7]),
+      paneIndex: num(f[8]),
+      width: num(f[9]),
+      height: num(f[10]),
+      currentCommand: f[11]!,
+      seatTag: f[12]!,
+      attemptTag: f[13]!,
+      pipe: f[14] === '1',
+      sessionName: f[15]!,
+      title: f[16]!,
+      currentPath: f[17]!,
     };
-    if (!/^\$\d+$/.test(row.sessionId) || !/^%\d+$/.test(row.paneId) || Number.isNaN(row.serverPid) || Number.isNaN(row.panePid) || Number.isNaN(row.sessionCreated)) {
+    if (
+      !/^\$\d+$/.test(row.sessionId) ||
+      !/^%\d+$/.test(row.paneId) ||
+      Number.isNaN(row.serverPid) ||
+      Number.isNaN(row.panePid) ||
+      Number.isNaN(row.sessionCreated)
+    ) {
       malformed++;
       continue;
     }

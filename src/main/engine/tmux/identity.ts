@@ -50,6 +50,14 @@ export interface SessionIdentity {
   panePid: number;
 }
 
-export function sameSession(a: Pick<SessionIdentity, 'server' | 'serverPid' | 'sessionId' | 'sessionCreated'>, b: Pick<SessionIdentity, 'server' | 'serverPid' | 'sessionId' | 'sessionCreated'>): boolean {
-  return a.server === b.server && a.serverPid === b.serverPid && a.sessionId === b.sessionId && a.sessionCreated === b.sessionCreated;
+export function sameSession(
+  a: Pick<SessionIdentity, 'server' | 'serverPid' | 'sessionId' | 'sessionCreated'>,
+  b: Pick<SessionIdentity, 'server' | 'serverPid' | 'sessionId' | 'sessionCreated'>,
+): boolean {
+  return (
+    a.server === b.server &&
+    a.serverPid === b.serverPid &&
+    a.sessionId === b.sessionId &&
+    a.sessionCreated === b.sessionCreated
+  );
 }

@@ -20,7 +20,10 @@ declare global {
      * `onParsed` calls back each time xterm has parsed a write (a bench waits on it instead of
      * polling every frame, which would itself cost the page a frame a vsync).
      */
-    __rigdeskScreens?: Record<string, { text: () => string; renderer: string; term: number | undefined; onParsed: (fn: () => void) => () => void }>;
+    __rigdeskScreens?: Record<
+      string,
+      { text: () => string; renderer: string; term: number | undefined; onParsed: (fn: () => void) => () => void }
+    >;
   }
 }
 
@@ -30,7 +33,13 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
 
   useEffect(() => {
     const el = box.current!;
-    const term = new Terminal({ fontSize: 13, fontFamily: 'ui-monospace, Menlo, Consolas, monospace', cursorBlink: true, scrollback: 5000, theme: { background: '#0d1117' } });
+    const term = new Terminal({
+      fontSize: 13,
+      fontFamily: 'ui-monospace, Menlo, Consolas, monospace',
+      cursorBlink: true,
+      scrollback: 5000,
+      theme: { background: '#0d1117' },
+    });
     const fit = loadFit(term);
     const serialize = loadSerialize(term);
     term.open(el);
@@ -59,21 +68,33 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
       },
     };
 
-    void transport.request<{ term: number }>('terminal.open', { seat, cols: Math.max(2, term.cols), rows: Math.max(1, term.rows) }).then((r) => {
-      if (!r.ok) return setStatus(`${r.code}: ${r.message}`);
-      if (disposed) return void transport.request('terminal.close', { term: r.term });
-      termId = r.term;
-      setStatus('live');
-      // Ack from xterm's write callback: the host's flow control counts bytes the parser has done.
-      const pacer = new WritePacer((data, parsed) => term.write(data, parsed), (n) => transport.sendFrame(encodeAck(r.term, n)));
-      const unclaim = frames.claim(r.term, (payload) => pacer.push(payload));
-      release = () => (unclaim(), pacer.dispose());
-    });
+    void transport
+      .request<{ term: number }>('terminal.open', { seat, cols: Math.max(2, term.cols), rows: Math.max(1, term.rows) })
+      .then((r) => {
+        if (!r.ok) return setStatus(`${r.code}: ${r.message}`);
+        if (disposed) return void transport.request('terminal.close', { term: r.term });
+        termId = r.term;
+        setStatus('live');
+        // Ack from xterm's write callback: the host's flow control counts bytes the parser has done.
+        const pacer = new WritePacer(
+          (data, parsed) => term.write(data, parsed),
+          (n) => transport.sendFrame(encodeAck(r.term, n)),
+        );
+        const unclaim = frames.claim(r.term, (payload) => pacer.push(payload));
+        release = () => (unclaim(), pacer.dispose());
+      });
     const input = term.onData((d) => {
       if (termId !== undefined) transport.sendFrame(encodeFrame(FRAME.INPUT, termId, enc.encode(d)));
     });
     const binary = term.onBinary((d) => {
-      if (termId !== undefined) transport.sendFrame(encodeFrame(FRAME.INPUT, termId, Uint8Array.from(d, (c) => c.charCodeAt(0) & 0xff)));
+      if (termId !== undefined)
+        transport.sendFrame(
+          encodeFrame(
+            FRAME.INPUT,
+            termId,
+            Uint8Array.from(d, (c) => c.charCodeAt(0) & 0xff),
+          ),
+        );
     });
     let settle: ReturnType<typeof setTimeout> | undefined;
     let last = `${term.cols}x${term.rows}`;
@@ -117,7 +138,9 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
 
   return (
     <div className="terminal-wrap">
-      <div className="terminal-status" data-testid="terminal-status">{status}</div>
+      <div className="terminal-status" data-testid="terminal-status">
+        {status}
+      </div>
       <div className="terminal" ref={box} data-testid="terminal" />
     </div>
   );

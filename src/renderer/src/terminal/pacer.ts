@@ -23,7 +23,10 @@ export class WritePacer {
     private readonly acked: (bytes: number) => void,
     private readonly pace: { gapMs: number; floodGapMs: number; floodAfterMs: number; quietMs: number } = PACE,
     private readonly now: () => number = () => performance.now(),
-    private readonly timers: { set(fn: () => void, ms: number): unknown; clear(h: unknown): void } = { set: (fn, ms) => setTimeout(fn, ms), clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) },
+    private readonly timers: { set(fn: () => void, ms: number): unknown; clear(h: unknown): void } = {
+      set: (fn, ms) => setTimeout(fn, ms),
+      clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    },
   ) {}
 
   push(bytes: Uint8Array): void {

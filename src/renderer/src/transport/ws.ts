@@ -5,7 +5,9 @@ import type { Transport } from './types';
 /** Browser mode: the same contract over `ws://<host>/ws?token=…` (token from the page URL). */
 export function wsTransport(loc: Location): Transport {
   const token = new URLSearchParams(loc.search).get('token') ?? '';
-  const ws = new WebSocket(`${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws?token=${encodeURIComponent(token)}`);
+  const ws = new WebSocket(
+    `${loc.protocol === 'https:' ? 'wss' : 'ws'}://${loc.host}/ws?token=${encodeURIComponent(token)}`,
+  );
   ws.binaryType = 'arraybuffer';
   let nextId = 1;
   const pending = new Map<number, (r: Result<Record<string, unknown>>) => void>();

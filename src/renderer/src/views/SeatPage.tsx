@@ -19,7 +19,12 @@ export function SeatPage({ seat, transport, frames }: { seat: string; transport:
     const r = await transport.request(method, params);
     setNote(r.ok ? `${method}: done` : `${method}: ${r.code}: ${r.message}`);
   };
-  if (!known) return <p className="empty" role="alert">No seat named {seat}.</p>;
+  if (!known)
+    return (
+      <p className="empty" role="alert">
+        No seat named {seat}.
+      </p>
+    );
   return (
     <div className="seat-page" data-seat-page={seat}>
       <header>
@@ -27,23 +32,63 @@ export function SeatPage({ seat, transport, frames }: { seat: string; transport:
         <span className={`badge ${badge.tone}`}>{badge.label}</span>
       </header>
       <dl className="facts">
-        <dt>runtime</dt><dd>{row?.runtime ?? '—'}</dd>
-        <dt>host</dt><dd data-testid="seat-host">{row?.host ?? 'local'}{row?.reason === 'host_unreachable' ? ' (unreachable)' : ''}</dd>
-        <dt>conversation</dt><dd>{row?.conversationId ?? '—'}</dd>
-        <dt>cwd</dt><dd>{row?.cwd ?? '—'}</dd>
-        <dt>pid</dt><dd>{row?.pid ?? '—'}</dd>
-        <dt>pane</dt><dd>{row?.paneId ?? '—'}</dd>
+        <dt>runtime</dt>
+        <dd>{row?.runtime ?? '—'}</dd>
+        <dt>host</dt>
+        <dd data-testid="seat-host">
+          {row?.host ?? 'local'}
+          {row?.reason === 'host_unreachable' ? ' (unreachable)' : ''}
+        </dd>
+        <dt>conversation</dt>
+        <dd>{row?.conversationId ?? '—'}</dd>
+        <dt>cwd</dt>
+        <dd>{row?.cwd ?? '—'}</dd>
+        <dt>pid</dt>
+        <dd>{row?.pid ?? '—'}</dd>
+        <dt>pane</dt>
+        <dd>{row?.paneId ?? '—'}</dd>
       </dl>
       <div className="actions">
-        {attach && <button onClick={() => void navigator.clipboard?.writeText(attach).then(() => setNote('attach command copied'), () => setNote(attach))} title={attach}>Copy attach command</button>}
-        {row?.state === 'running' ? <button className="danger" onClick={() => void act('stop', { seat })}>Stop</button> : <button onClick={() => void act('launch', { seat })}>Launch</button>}
+        {attach && (
+          <button
+            onClick={() =>
+              void navigator.clipboard?.writeText(attach).then(
+                () => setNote('attach command copied'),
+                () => setNote(attach),
+              )
+            }
+            title={attach}
+          >
+            Copy attach command
+          </button>
+        )}
+        {row?.state === 'running' ? (
+          <button className="danger" onClick={() => void act('stop', { seat })}>
+            Stop
+          </button>
+        ) : (
+          <button onClick={() => void act('launch', { seat })}>Launch</button>
+        )}
         <form onSubmit={(e) => (e.preventDefault(), void act('send', { seat, text }).then(() => setText('')))}>
-          <input aria-label="text to send" placeholder="send to the agent (safe delivery)" value={text} onChange={(e) => setText(e.target.value)} />
-          <button type="submit" disabled={!text}>Send</button>
+          <input
+            aria-label="text to send"
+            placeholder="send to the agent (safe delivery)"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
+          <button type="submit" disabled={!text}>
+            Send
+          </button>
         </form>
-        <span className="note" role="status">{note}</span>
+        <span className="note" role="status">
+          {note}
+        </span>
       </div>
-      {row?.state === 'running' ? <SeatTerminal seat={seat} transport={transport} frames={frames} /> : <p className="empty">Not running.</p>}
+      {row?.state === 'running' ? (
+        <SeatTerminal seat={seat} transport={transport} frames={frames} />
+      ) : (
+        <p className="empty">Not running.</p>
+      )}
       <SeatQueue seat={seat} transport={transport} />
     </div>
   );

@@ -28,7 +28,9 @@ export function SeatQueue({ seat, transport }: { seat: string; transport: Transp
   return (
     <section className="seat-queue" aria-label={`queue of ${seat}`}>
       <h3>Queue</h3>
-      {items.length === 0 ? <p className="empty">Nothing queued.</p> : (
+      {items.length === 0 ? (
+        <p className="empty">Nothing queued.</p>
+      ) : (
         <ol>
           {items.map((i) => (
             <li key={i.id} data-queue-item={i.id}>
@@ -39,9 +41,18 @@ export function SeatQueue({ seat, transport }: { seat: string; transport: Transp
         </ol>
       )}
       <form onSubmit={(e) => (e.preventDefault(), void add())}>
-        <input aria-label="work to queue" placeholder="queue work for this seat" value={text} onChange={(e) => setText(e.target.value)} />
-        <button type="submit" disabled={!text.trim()}>Queue</button>
-        <span className="note" role="status">{note}</span>
+        <input
+          aria-label="work to queue"
+          placeholder="queue work for this seat"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+        <button type="submit" disabled={!text.trim()}>
+          Queue
+        </button>
+        <span className="note" role="status">
+          {note}
+        </span>
       </form>
     </section>
   );

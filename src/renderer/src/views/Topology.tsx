@@ -27,16 +27,31 @@ export function TopologyView({ transport }: { transport: Transport }) {
   return (
     <div className="topology" ref={root} onKeyDown={onKey}>
       <form className="bar" onSubmit={(e) => (e.preventDefault(), void act('up', { spec }))}>
-        <input aria-label="rig spec path" placeholder="/path/to/rig.yaml" value={spec} onChange={(e) => setSpec(e.target.value)} />
-        <button type="submit" disabled={!spec}>Bring up</button>
-        <span className="note" role="status">{note}</span>
+        <input
+          aria-label="rig spec path"
+          placeholder="/path/to/rig.yaml"
+          value={spec}
+          onChange={(e) => setSpec(e.target.value)}
+        />
+        <button type="submit" disabled={!spec}>
+          Bring up
+        </button>
+        <span className="note" role="status">
+          {note}
+        </span>
       </form>
       {hosts.length > 0 && (
         <ul className="hosts" aria-label="hosts">
           {hosts.map((h) => (
             <li key={h.host} data-host={h.host} className={`host ${h.state}`} title={h.reason ?? ''}>
               <span className="name">{h.host}</span>{' '}
-              <span className="health" data-testid="host-health">{h.state === 'reachable' ? `reachable${h.rttMs !== undefined ? ` (${h.rttMs} ms)` : ''}` : h.state === 'unreachable' ? 'unreachable' : h.state}</span>
+              <span className="health" data-testid="host-health">
+                {h.state === 'reachable'
+                  ? `reachable${h.rttMs !== undefined ? ` (${h.rttMs} ms)` : ''}`
+                  : h.state === 'unreachable'
+                    ? 'unreachable'
+                    : h.state}
+              </span>
             </li>
           ))}
         </ul>
@@ -46,7 +61,9 @@ export function TopologyView({ transport }: { transport: Transport }) {
         <section key={rig.name} className="rig" aria-label={`rig ${rig.name}`} data-rig={rig.name}>
           <header>
             <h2>{rig.name}</h2>
-            <button className="danger" onClick={() => void act('down', { rig: rig.name })}>Take down</button>
+            <button className="danger" onClick={() => void act('down', { rig: rig.name })}>
+              Take down
+            </button>
           </header>
           {rig.pods.map((pod) => (
             <div key={pod.id} className="pod" data-pod={pod.id}>
@@ -55,11 +72,23 @@ export function TopologyView({ transport }: { transport: Transport }) {
                 {pod.seats.map((s) => {
                   const b = badgeOf(seats[s.seat]);
                   return (
-                    <button key={s.seat} className="seat" data-seat={s.seat} aria-label={`seat ${s.seat}, ${b.label}`} onClick={() => setRoute({ page: 'seat', seat: s.seat })}>
+                    <button
+                      key={s.seat}
+                      className="seat"
+                      data-seat={s.seat}
+                      aria-label={`seat ${s.seat}, ${b.label}`}
+                      onClick={() => setRoute({ page: 'seat', seat: s.seat })}
+                    >
                       <span className="member">{s.member}</span>
                       <span className="runtime">{s.runtime}</span>
-                      {seats[s.seat]?.host && seats[s.seat]!.host !== 'local' && <span className="host" data-testid="seat-host">@{seats[s.seat]!.host}</span>}
-                      <span className={`badge ${b.tone}`} data-testid="badge">{b.label}</span>
+                      {seats[s.seat]?.host && seats[s.seat]!.host !== 'local' && (
+                        <span className="host" data-testid="seat-host">
+                          @{seats[s.seat]!.host}
+                        </span>
+                      )}
+                      <span className={`badge ${b.tone}`} data-testid="badge">
+                        {b.label}
+                      </span>
                     </button>
                   );
                 })}

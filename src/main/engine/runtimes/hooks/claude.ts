@@ -7,7 +7,14 @@ import { join } from 'node:path';
  * hands it (JSON on stdin: hook_event_name, session_id, …) to one file per seat, atomically; the
  * engine reads it as the strongest activity evidence and watches the folder for changes.
  */
-export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Notification', 'Stop'] as const;
+export const CLAUDE_HOOK_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Notification',
+  'Stop',
+] as const;
 
 /** Marks our entries so a later install replaces them and never touches anyone else's hooks. */
 const MARK = 'rigdesk-activity-hook';
@@ -20,7 +27,10 @@ export function hookFileFor(hooksDir: string, seat: string): string {
   return join(hooksDir, `${seat}.json`);
 }
 
-interface HookEntry { matcher?: string; hooks: { type: string; command: string }[] }
+interface HookEntry {
+  matcher?: string;
+  hooks: { type: string; command: string }[];
+}
 
 export function installClaudeHooks(configDir: string, hooksDir: string, seat: string): void {
   mkdirSync(hooksDir, { recursive: true, mode: 0o700 });
@@ -38,7 +48,13 @@ export function installClaudeHooks(configDir: string, hooksDir: string, seat: st
   const hooks = (settings.hooks ?? {}) as Record<string, HookEntry[]>;
   for (const ev of CLAUDE_HOOK_EVENTS) {
     const kept = (hooks[ev] ?? []).filter((h) => !h.hooks?.some((x) => x.command?.includes(MARK)));
-    hooks[ev] = [...kept, { ...(ev === 'PreToolUse' || ev === 'PostToolUse' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command }] }];
+    hooks[ev] = [
+      ...kept,
+      {
+        ...(ev === 'PreToolUse' || ev === 'PostToolUse' ? { matcher: '*' } : {}),
+        hooks: [{ type: 'command', command }],
+      },
+    ];
   }
   settings.hooks = hooks;
   mkdirSync(configDir, { recursive: true });
@@ -47,7 +63,12 @@ export function installClaudeHooks(configDir: string, hooksDir: string, seat: st
 }
 
 /** What the last hook event says about the seat. */
-export function readClaudeHook(raw: string): { activity?: 'working' | 'idle'; needsInput?: 'permission' | 'question'; sessionId?: string; event?: string } {
+export function readClaudeHook(raw: string): {
+  activity?: 'working' | 'idle';
+  needsInput?: 'permission' | 'question';
+  sessionId?: string;
+  event?: string;
+} {
   let e: { hook_event_name?: string; session_id?: string; message?: string; notification_type?: string };
   try {
     e = JSON.parse(raw) as typeof e;
@@ -64,8 +85,10 @@ export function readClaudeHook(raw: string): { activity?: 'working' | 'idle'; ne
     case 'SessionStart':
       return { ...base, activity: 'idle' };
     case 'Notification':
-      if (/permission/i.test(`${e.message ?? ''} ${e.notification_type ?? ''}`)) return { ...base, needsInput: 'permission' };
-      if (/waiting for your input|idle/i.test(`${e.message ?? ''} ${e.notification_type ?? ''}`)) return { ...base, activity: 'idle' };
+      if (/permission/i.test(`${e.message ?? ''} ${e.notification_type ?? ''}`))
+        return { ...base, needsInput: 'permission' };
+      if (/waiting for your input|idle/i.test(`${e.message ?? ''} ${e.notification_type ?? ''}`))
+        return { ...base, activity: 'idle' };
       return base;
     default:
       return base;

@@ -12,7 +12,11 @@ import { hookFileFor } from './claude';
  */
 const MARK = '# rigdesk-activity-hook';
 
-export function installCodexNotify(codexHome: string, hooksDir: string, seat: string): 'installed' | 'kept_theirs' | 'unreadable' {
+export function installCodexNotify(
+  codexHome: string,
+  hooksDir: string,
+  seat: string,
+): 'installed' | 'kept_theirs' | 'unreadable' {
   mkdirSync(hooksDir, { recursive: true, mode: 0o700 });
   const file = hookFileFor(hooksDir, seat);
   const script = 'printf "%s" "$1" > "$0.tmp" && mv "$0.tmp" "$0"';
@@ -43,4 +47,3 @@ export function installCodexNotify(codexHome: string, hooksDir: string, seat: st
   renameSync(path + '.rigdesk.tmp', path);
   return 'installed';
 }
-

@@ -1,4 +1,12 @@
-import { firstIndexFrom, lastIndexMatching, startsDim, tidyLines, type PromptRead, type ScreenReading, type ScreenText } from '../types';
+import {
+  firstIndexFrom,
+  lastIndexMatching,
+  startsDim,
+  tidyLines,
+  type PromptRead,
+  type ScreenReading,
+  type ScreenText,
+} from '../types';
 
 /**
  * Claude Code's screen (observed on 2.1.197, 200x50): the input box is a `❯ ` line between two
@@ -15,12 +23,14 @@ export const CLAUDE_SCREEN = {
   permissionFooter: /Esc to cancel/,
   trust: /Is this a project you created or one you trust\?|Yes, I trust this folder/,
   login: /Detected a custom API key|Select login method|Please run \/login|Invalid API key/,
-  usageLimit: /API Error: Request rejected \(429\)|API Error: 429|usage limit reached|hit your (monthly )?(usage|spend) limit/i,
+  usageLimit:
+    /API Error: Request rejected \(429\)|API Error: 429|usage limit reached|hit your (monthly )?(usage|spend) limit/i,
 } as const;
 
 export function readClaudeScreen({ plain, styled }: ScreenText): ScreenReading {
   const text = plain.join('\n');
-  if (CLAUDE_SCREEN.permission.test(text) && CLAUDE_SCREEN.permissionFooter.test(text)) return { needsInput: 'permission', matched: ['Do you want to proceed?'] };
+  if (CLAUDE_SCREEN.permission.test(text) && CLAUDE_SCREEN.permissionFooter.test(text))
+    return { needsInput: 'permission', matched: ['Do you want to proceed?'] };
   if (CLAUDE_SCREEN.trust.test(text)) return { needsInput: 'trust_dialog', matched: ['workspace trust dialog'] };
   if (CLAUDE_SCREEN.login.test(text)) return { needsInput: 'login', matched: ['API key / login dialog'] };
 
@@ -32,12 +42,20 @@ export function readClaudeScreen({ plain, styled }: ScreenText): ScreenReading {
   const first = box[0] ?? '';
   let draft: string | undefined;
   if (CLAUDE_SCREEN.prompt.test(first)) {
-    const typed = [first.replace(CLAUDE_SCREEN.prompt, ''), ...box.slice(1).map((l) => l.replace(/^ {2}/, ''))].join('\n').trim();
+    const typed = [first.replace(CLAUDE_SCREEN.prompt, ''), ...box.slice(1).map((l) => l.replace(/^ {2}/, ''))]
+      .join('\n')
+      .trim();
     // A suggestion is drawn dim right after the prompt: it is not the person's text.
     draft = typed && !startsDim(styled[a + 1] ?? '', '❯ ') ? typed : '';
   }
-  const working = CLAUDE_SCREEN.working.test(footer) || plain.slice(Math.max(0, a - 3), a).some((l) => CLAUDE_SCREEN.spinner.test(l));
-  const reading: ScreenReading = { activity: working ? 'working' : 'idle', matched: [working ? 'esc to interrupt' : CLAUDE_SCREEN.idle.test(footer) ? '? for shortcuts' : 'input box, no spinner'] };
+  const working =
+    CLAUDE_SCREEN.working.test(footer) || plain.slice(Math.max(0, a - 3), a).some((l) => CLAUDE_SCREEN.spinner.test(l));
+  const reading: ScreenReading = {
+    activity: working ? 'working' : 'idle',
+    matched: [
+      working ? 'esc to interrupt' : CLAUDE_SCREEN.idle.test(footer) ? '? for shortcuts' : 'input box, no spinner',
+    ],
+  };
   if (draft !== undefined) reading.draft = draft;
   if (!working) {
     // Only what came after the last prompt the person sent counts: an old error is history.
@@ -68,7 +86,10 @@ export function readClaudePrompt({ plain }: ScreenText): PromptRead | undefined 
   const call = rule > 0 ? lastIndexMatching(plain.slice(Math.max(0, rule - 4), rule), PROMPT.call) : -1;
   const start = call >= 0 ? Math.max(0, rule - 4) + call : top;
   const asked = plain.slice(start, ask + 1).filter((l) => !PROMPT.rule.test(l));
-  const approveReady = plain.slice(ask + 1, foot).filter((l) => PROMPT.option.test(l)).some((l) => PROMPT.selectedFirst.test(l));
+  const approveReady = plain
+    .slice(ask + 1, foot)
+    .filter((l) => PROMPT.option.test(l))
+    .some((l) => PROMPT.selectedFirst.test(l));
   return {
     lines: tidyLines(plain.slice(start, foot + 1).filter((l) => !PROMPT.rule.test(l))),
     asked,

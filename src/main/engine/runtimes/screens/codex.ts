@@ -1,4 +1,12 @@
-import { firstIndexFrom, lastIndexMatching, startsDim, tidyLines, type PromptRead, type ScreenReading, type ScreenText } from '../types';
+import {
+  firstIndexFrom,
+  lastIndexMatching,
+  startsDim,
+  tidyLines,
+  type PromptRead,
+  type ScreenReading,
+  type ScreenText,
+} from '../types';
 
 /**
  * Codex's screen (observed on 0.171.0): the composer is the last `› ` line; its placeholder
@@ -20,17 +28,23 @@ export const CODEX_SCREEN = {
 
 export function readCodexScreen({ plain, styled }: ScreenText): ScreenReading {
   const text = plain.join('\n');
-  if (CODEX_SCREEN.permission.test(text) && CODEX_SCREEN.permissionFooter.test(text)) return { needsInput: 'permission', matched: [text.match(CODEX_SCREEN.permission)![0]] };
+  if (CODEX_SCREEN.permission.test(text) && CODEX_SCREEN.permissionFooter.test(text))
+    return { needsInput: 'permission', matched: [text.match(CODEX_SCREEN.permission)![0]] };
   if (CODEX_SCREEN.trust.test(text)) return { needsInput: 'trust_dialog', matched: ['trust dialog'] };
   if (CODEX_SCREEN.login.test(text)) return { needsInput: 'login', matched: ['login dialog'] };
-  if (CODEX_SCREEN.conversationBusy.test(text)) return { needsInput: 'error', matched: ['This conversation is open in another app'] };
+  if (CODEX_SCREEN.conversationBusy.test(text))
+    return { needsInput: 'error', matched: ['This conversation is open in another app'] };
   const c = lastIndexMatching(plain, CODEX_SCREEN.composer);
   if (c < 0) return CODEX_SCREEN.working.test(text) ? { activity: 'working', matched: ['Working'] } : {};
   const line = plain[c]!;
   const typed = line.replace(CODEX_SCREEN.composer, '').trim();
   const draft = typed && !CODEX_SCREEN.placeholder.test(line) && !startsDim(styled[c] ?? '', '› ') ? typed : '';
   const working = plain.slice(Math.max(0, c - 4), c).some((l) => CODEX_SCREEN.working.test(l));
-  const reading: ScreenReading = { activity: working ? 'working' : 'idle', draft, matched: [working ? 'Working (… esc to interrupt)' : 'composer'] };
+  const reading: ScreenReading = {
+    activity: working ? 'working' : 'idle',
+    draft,
+    matched: [working ? 'Working (… esc to interrupt)' : 'composer'],
+  };
   if (!working) {
     const lastUser = lastIndexMatching(plain.slice(0, c), /^› \S/);
     const since = plain.slice(lastUser < 0 ? 0 : lastUser, c).join('\n');
@@ -54,6 +68,8 @@ export function readCodexPrompt({ plain }: ScreenText): PromptRead | undefined {
   const run = lastIndexMatching(plain.slice(Math.max(0, ask - 4), ask), /^\s*•\s/);
   const start = run >= 0 ? Math.max(0, ask - 4) + run : ask;
   const firstOption = firstIndexFrom(plain, /^\s*(›\s*)?\d+\.\s/, ask + 1);
-  const asked = plain.slice(start, firstOption < 0 || firstOption > foot ? foot : firstOption).filter((l) => l.trim() !== '');
+  const asked = plain
+    .slice(start, firstOption < 0 || firstOption > foot ? foot : firstOption)
+    .filter((l) => l.trim() !== '');
   return { lines: tidyLines(plain.slice(start, foot + 1)), asked, approveReady: true };
 }

@@ -29,7 +29,8 @@ export const GEMINI_SCREEN = {
   footer: /^\s*workspace \(\/directory\)|^\s*Shift\+Tab to accept edits|^\s*\? for shortcuts/,
   permission: /Allow execution of|Apply this change\?|Allow (?:execution|modification)|Do you want to proceed\?/,
   allowOnce: /^\s*│?\s*(●)?\s*1\.\s+(Allow once|Yes, allow once)/,
-  usageLimit: /\[API Error: [^\]]*(?:429|RESOURCE_EXHAUSTED|Resource has been exhausted|[Qq]uota)|Usage limit reached|You have exhausted your (?:daily )?quota/,
+  usageLimit:
+    /\[API Error: [^\]]*(?:429|RESOURCE_EXHAUSTED|Resource has been exhausted|[Qq]uota)|Usage limit reached|You have exhausted your (?:daily )?quota/,
   userLine: /^\s*> \S/,
   /** `(esc to cancel, 3s)`, `(esc to cancel, 4m 53s)`, `(esc to cancel, 1h 2m 3s)`: elapsed. */
   elapsed: /\(esc to cancel, (?:(\d+)h ?)?(?:(\d+)m ?)?(?:(\d+)s)?\)/,
@@ -54,7 +55,8 @@ function inputBox(plain: readonly string[], styled: readonly string[]): { at: nu
     // The placeholder is drawn grey after the cursor; a person's text is not.
     if (!first || GEMINI_SCREEN.placeholder.test(first)) return { at: i, draft: '' };
     const rest: string[] = [];
-    for (let j = i + 1; j < plain.length && plain[j]!.trim() !== '' && !GEMINI_SCREEN.footer.test(plain[j]!); j++) rest.push(plain[j]!.trim());
+    for (let j = i + 1; j < plain.length && plain[j]!.trim() !== '' && !GEMINI_SCREEN.footer.test(plain[j]!); j++)
+      rest.push(plain[j]!.trim());
     const dim = startsDim(styled[i] ?? '', '> ');
     return { at: i, draft: dim ? '' : [first, ...rest].join('\n') };
   }
@@ -65,9 +67,11 @@ export function readGeminiScreen({ plain, styled, title }: ScreenText): ScreenRe
   const text = plain.join('\n');
   const t = title ?? '';
   const prompt = readGeminiPrompt(plain);
-  if (GEMINI_SCREEN.titleAction.test(t)) return { needsInput: prompt ? 'permission' : 'question', matched: ['title ✋ Action Required'] };
+  if (GEMINI_SCREEN.titleAction.test(t))
+    return { needsInput: prompt ? 'permission' : 'question', matched: ['title ✋ Action Required'] };
   // Without a title (a pane that has not set one yet), the box itself, which hides the input box.
-  if (prompt && !t && inputBox(plain, styled) === undefined) return { needsInput: 'permission', matched: ['Allow execution of …?'] };
+  if (prompt && !t && inputBox(plain, styled) === undefined)
+    return { needsInput: 'permission', matched: ['Allow execution of …?'] };
   const retry = GEMINI_SCREEN.retrying.exec(text);
   if (retry) return { matched: [`model unreachable, Gemini is retrying behind its spinner: ${retry[0]}`] };
   const box = inputBox(plain, styled);
@@ -75,7 +79,8 @@ export function readGeminiScreen({ plain, styled, title }: ScreenText): ScreenRe
   let activity: 'working' | 'idle' | undefined;
   let why: string;
   if (GEMINI_SCREEN.titleWorking.test(t)) [activity, why] = ['working', 'title ✦ Working…'];
-  else if (GEMINI_SCREEN.titleIdle.test(t)) [activity, why] = spinner ? ['working', 'Thinking... (esc to cancel'] : ['idle', 'title ◇ Ready'];
+  else if (GEMINI_SCREEN.titleIdle.test(t))
+    [activity, why] = spinner ? ['working', 'Thinking... (esc to cancel'] : ['idle', 'title ◇ Ready'];
   else if (spinner) [activity, why] = ['working', 'Thinking... (esc to cancel'];
   else if (box) [activity, why] = ['idle', 'input box, no spinner'];
   else return {};
@@ -87,7 +92,11 @@ export function readGeminiScreen({ plain, styled, title }: ScreenText): ScreenRe
     const lastUser = lastIndexMatching(above, GEMINI_SCREEN.userLine);
     const drawn = lastUser >= 0 && above.slice(lastUser + 1).some((l) => GEMINI_SCREEN.progress.test(l));
     if (secs !== undefined && secs >= GEMINI_SCREEN.silentAfterS && lastUser >= 0 && !drawn) {
-      return { matched: [`spinner for ${secs}s with nothing drawn since the prompt: a rate limit (429) Gemini retries silently cannot be told from a slow model`] };
+      return {
+        matched: [
+          `spinner for ${secs}s with nothing drawn since the prompt: a rate limit (429) Gemini retries silently cannot be told from a slow model`,
+        ],
+      };
     }
   }
   const reading: ScreenReading = { activity, matched: [why] };
@@ -109,7 +118,9 @@ export function readGeminiScreen({ plain, styled, title }: ScreenText): ScreenRe
  * Gemini's tool confirmation box as the person sees it: from the `? <Tool>  <args>` line to the
  * last option; Enter takes the highlighted option (`●`), which must be `1. Allow once`.
  */
-export function readGeminiPrompt(plain: readonly string[]): { lines: string[]; asked: string[]; approveReady: boolean } | undefined {
+export function readGeminiPrompt(
+  plain: readonly string[],
+): { lines: string[]; asked: string[]; approveReady: boolean } | undefined {
   const ask = lastIndexMatching(plain, GEMINI_SCREEN.permission);
   if (ask < 0) return undefined;
   const head = lastIndexMatching(plain.slice(0, ask), /^\s*│\s*\?\s+\S/);
@@ -120,5 +131,9 @@ export function readGeminiPrompt(plain: readonly string[]): { lines: string[]; a
   const options = plain.slice(ask + 1, end + 1).filter((l) => /\d+\.\s/.test(l));
   const approveReady = options.some((l) => /●\s*1\.\s/.test(l));
   const tidy = (ls: readonly string[]) => ls.map((l) => l.trimEnd());
-  return { lines: tidy(plain.slice(start, end + 1)), asked: tidy(plain.slice(start, ask + 1)).filter((l) => l.trim() !== ''), approveReady };
+  return {
+    lines: tidy(plain.slice(start, end + 1)),
+    asked: tidy(plain.slice(start, ask + 1)).filter((l) => l.trim() !== ''),
+    approveReady,
+  };
 }

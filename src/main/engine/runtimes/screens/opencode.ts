@@ -25,13 +25,17 @@ export const OPENCODE_SCREEN = {
 export function opencodePromptBlock(plain: readonly string[]): { start: number; end: number } | undefined {
   const start = lastIndexMatching(plain, OPENCODE_SCREEN.permission);
   if (start < 0) return undefined;
-  for (let i = start + 1; i < plain.length && i <= start + 40; i++) if (OPENCODE_SCREEN.permissionOptions.test(plain[i]!)) return { start, end: i };
+  for (let i = start + 1; i < plain.length && i <= start + 40; i++)
+    if (OPENCODE_SCREEN.permissionOptions.test(plain[i]!)) return { start, end: i };
   return undefined;
 }
 
 /** A prompt line without its `┃` bar and without what a sidebar draws to its right. */
 function promptText(line: string): string {
-  return line.replace(/^\s*┃\s*/, '').replace(/\s{3,}\S.*$/, '').trimEnd();
+  return line
+    .replace(/^\s*┃\s*/, '')
+    .replace(/\s{3,}\S.*$/, '')
+    .trimEnd();
 }
 
 /**
@@ -40,15 +44,25 @@ function promptText(line: string): string {
  * once), which is where the prompt opens; the selection is drawn only as colour, so whether a
  * person moved it is read from the styled line (see opencodeApproveReady).
  */
-export function readOpencodePrompt(plain: readonly string[], styled: readonly string[] = []): { lines: string[]; asked: string[]; approveReady: boolean; why?: string } | undefined {
+export function readOpencodePrompt(
+  plain: readonly string[],
+  styled: readonly string[] = [],
+): { lines: string[]; asked: string[]; approveReady: boolean; why?: string } | undefined {
   const block = opencodePromptBlock(plain);
   if (!block) return undefined;
   // The options line keeps its three choices; only the key hints after them go.
-  const options = plain[block.end]!.replace(/^\s*┃\s*/, '').replace(/\s{3,}ctrl\+f.*$/, '').trimEnd();
+  const options = plain[block.end]!.replace(/^\s*┃\s*/, '')
+    .replace(/\s{3,}ctrl\+f.*$/, '')
+    .trimEnd();
   const lines = [...plain.slice(block.start, block.end).map(promptText), options];
   const asked = lines.slice(0, -1).filter((l) => l.trim() !== '');
   const ready = opencodeApproveReady(styled[block.end]);
-  return { lines, asked, approveReady: ready, ...(ready ? {} : { why: 'the highlighted option is not "Allow once" (it was moved in the terminal)' }) };
+  return {
+    lines,
+    asked,
+    approveReady: ready,
+    ...(ready ? {} : { why: 'the highlighted option is not "Allow once" (it was moved in the terminal)' }),
+  };
 }
 
 /**
@@ -86,10 +100,16 @@ export function readOpencodeScreen({ plain }: ScreenText): ScreenReading {
   if (opencodePromptBlock(plain)) return { needsInput: 'permission', matched: ['△ Permission required'] };
   const bottom = lastIndexMatching(plain, OPENCODE_SCREEN.boxBottom);
   if (bottom < 0) return {};
-  const footer = plain.slice(bottom + 1).filter((l) => l.trim() !== '').join('\n');
+  const footer = plain
+    .slice(bottom + 1)
+    .filter((l) => l.trim() !== '')
+    .join('\n');
   const working = OPENCODE_SCREEN.working.test(footer);
   if (!working && !OPENCODE_SCREEN.idle.test(footer)) return {};
-  const reading: ScreenReading = { activity: working ? 'working' : 'idle', matched: [working ? 'esc interrupt' : 'ctrl+p commands, no esc interrupt'] };
+  const reading: ScreenReading = {
+    activity: working ? 'working' : 'idle',
+    matched: [working ? 'esc interrupt' : 'ctrl+p commands, no esc interrupt'],
+  };
   // OpenCode retries a 429 for as long as the server's Retry-After says (an hour), showing why in
   // the footer: the turn runs, but only a person (or the limit's end) moves it on.
   const limit = footer.match(OPENCODE_SCREEN.usageLimit);
@@ -109,7 +129,12 @@ function readDraft(plain: readonly string[], bottom: number): string | undefined
   const box = plain.slice(top, bottom);
   if (box.length < 2) return undefined;
   const width = plain[bottom]!.lastIndexOf('▀') + 1;
-  const inner = box.slice(0, -1).map((l) => l.slice(0, width).replace(/^\s*┃ {0,2}/, '').trimEnd());
+  const inner = box.slice(0, -1).map((l) =>
+    l
+      .slice(0, width)
+      .replace(/^\s*┃ {0,2}/, '')
+      .trimEnd(),
+  );
   const first = inner.findIndex((l) => l.trim() !== '');
   if (first < 0) return '';
   // The placeholder (`Ask anything… "Fix a TODO in the codebase"`, with its own ellipsis and quotes)

@@ -15,10 +15,17 @@ export function readPiScreen({ plain }: ScreenText): ScreenReading {
   const b = lastIndexMatching(plain, PI_SCREEN.rule);
   const a = b > 0 ? lastIndexMatching(plain.slice(0, b), PI_SCREEN.rule) : -1;
   if (a < 0) return {};
-  const draft = plain.slice(a + 1, b).join('\n').trim();
+  const draft = plain
+    .slice(a + 1, b)
+    .join('\n')
+    .trim();
   const above = plain.slice(0, a).filter((l) => l.trim() !== '');
   const working = above.slice(-3).some((l) => PI_SCREEN.working.test(l));
-  const reading: ScreenReading = { activity: working ? 'working' : 'idle', draft, matched: [working ? 'Working...' : 'editor, no working line'] };
+  const reading: ScreenReading = {
+    activity: working ? 'working' : 'idle',
+    draft,
+    matched: [working ? 'Working...' : 'editor, no working line'],
+  };
   if (!working && above.slice(-3).some((l) => PI_SCREEN.usageLimit.test(l))) {
     reading.needsInput = 'usage_limit';
     reading.matched = ['Error: 429'];

@@ -35,7 +35,10 @@ export const QWEN_SCREEN = {
 
 export function readQwenScreen({ plain, styled }: ScreenText): ScreenReading {
   const tail = plain.slice(-25);
-  if (tail.some((l) => QWEN_SCREEN.permission.test(l)) || (tail.some((l) => QWEN_SCREEN.permissionAsk.test(l)) && !tail.some((l) => QWEN_SCREEN.idle.test(l)))) {
+  if (
+    tail.some((l) => QWEN_SCREEN.permission.test(l)) ||
+    (tail.some((l) => QWEN_SCREEN.permissionAsk.test(l)) && !tail.some((l) => QWEN_SCREEN.idle.test(l)))
+  ) {
     return { activity: 'working', needsInput: 'permission', matched: ['Waiting for user confirmation...'] };
   }
   const b = lastIndexMatching(plain, QWEN_SCREEN.rule);
@@ -46,7 +49,10 @@ export function readQwenScreen({ plain, styled }: ScreenText): ScreenReading {
   let draft: string | undefined;
   if (QWEN_SCREEN.prompt.test(first)) {
     const placeholder = QWEN_SCREEN.placeholder.test(first) || startsDim(styled[a + 1] ?? '', '>');
-    const typed = [first.replace(QWEN_SCREEN.prompt, ''), ...box.slice(1).map((l) => l.replace(/^ {2}/, ''))].join('\n').replace(QWEN_SCREEN.cursor, '').trim();
+    const typed = [first.replace(QWEN_SCREEN.prompt, ''), ...box.slice(1).map((l) => l.replace(/^ {2}/, ''))]
+      .join('\n')
+      .replace(QWEN_SCREEN.cursor, '')
+      .trim();
     draft = placeholder ? '' : typed;
   }
   // The spinner sits just above the box (a line or two of padding between).
@@ -54,13 +60,25 @@ export function readQwenScreen({ plain, styled }: ScreenText): ScreenReading {
   const spin = above.find((l) => QWEN_SCREEN.working.test(l));
   // Only what came after the last turn the person sent counts: an old error is history.
   const lastUser = lastIndexMatching(plain.slice(0, a), QWEN_SCREEN.userTurn);
-  const limit = plain.slice(lastUser < 0 ? 0 : lastUser, a).join('\n').match(QWEN_SCREEN.usageLimit);
+  const limit = plain
+    .slice(lastUser < 0 ? 0 : lastUser, a)
+    .join('\n')
+    .match(QWEN_SCREEN.usageLimit);
   const silent = spin ? silentSeconds(spin) : undefined;
   if (!limit && silent !== undefined && silent >= QWEN_SCREEN.silentAfterS) {
     const why = `spinner for ${silent}s with no token count: a rate limit (429) Qwen retries silently cannot be told from a slow model`;
     return draft !== undefined ? { draft, matched: [why] } : { matched: [why] };
   }
-  const reading: ScreenReading = { activity: spin ? 'working' : 'idle', matched: [spin ? '· esc to cancel)' : QWEN_SCREEN.idle.test(plain.slice(b + 1).join('\n')) ? '? for shortcuts' : 'input box, no spinner'] };
+  const reading: ScreenReading = {
+    activity: spin ? 'working' : 'idle',
+    matched: [
+      spin
+        ? '· esc to cancel)'
+        : QWEN_SCREEN.idle.test(plain.slice(b + 1).join('\n'))
+          ? '? for shortcuts'
+          : 'input box, no spinner',
+    ],
+  };
   if (draft !== undefined) reading.draft = draft;
   if (limit) {
     reading.needsInput = 'usage_limit';
@@ -90,7 +108,9 @@ export const QWEN_PROMPT = {
   keys: { approve: ['Enter'], deny: ['Escape'] },
 } as const;
 
-export function readQwenPrompt(plain: readonly string[]): { lines: string[]; asked: string[]; approveReady: boolean; why?: string } | undefined {
+export function readQwenPrompt(
+  plain: readonly string[],
+): { lines: string[]; asked: string[]; approveReady: boolean; why?: string } | undefined {
   const wait = lastIndexMatching(plain, QWEN_SCREEN.permission);
   if (wait < 0) return undefined;
   const bottom = lastIndexMatching(plain.slice(0, wait), QWEN_PROMPT.bottom);
@@ -98,7 +118,10 @@ export function readQwenPrompt(plain: readonly string[]): { lines: string[]; ask
   if (top < 0) return undefined;
   const inner = plain.slice(top + 1, bottom).map((l) => l.replace(/^\s*│/, '').replace(/│\s*$/, '').trimEnd());
   const firstOption = inner.findIndex((l) => QWEN_PROMPT.option.test(l));
-  const asked = inner.slice(0, firstOption < 0 ? inner.length : firstOption).filter((l) => l.trim() !== '').map((l) => l.replace(/\s+←$/, ''));
+  const asked = inner
+    .slice(0, firstOption < 0 ? inner.length : firstOption)
+    .filter((l) => l.trim() !== '')
+    .map((l) => l.replace(/\s+←$/, ''));
   const approveReady = inner.some((l) => QWEN_PROMPT.yesSelected.test(l));
   return {
     lines: plain.slice(top, wait + 1).map((l) => l.trimEnd()),
