@@ -5,7 +5,7 @@ import { startServe } from '../server/serve';
 import { PushHub } from '../main/host/pushes';
 import { startBackground } from '../main/engine/services/background';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
-import { dispatch } from '../main/engine/api';
+import { dispatchWire } from '../main/engine/api';
 import { liveEngineDeps } from '../main/engine/context';
 import { Engine } from '../main/engine/engine';
 import { resolveHome } from '../main/engine/home';
@@ -39,7 +39,7 @@ async function execute(
   mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const engine = new Engine(liveEngineDeps(env, { layout }));
   try {
-    return await dispatch(engine, method, params);
+    return await dispatchWire(engine, method, params);
   } finally {
     engine.store.close();
   }

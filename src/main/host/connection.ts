@@ -1,4 +1,3 @@
-import { METHODS } from '../../shared/contract';
 import {
   decodeFrame,
   FRAME,
@@ -11,7 +10,7 @@ import {
   type WindowMethod,
 } from '../../shared/contract/app';
 import { fail, type Result } from '../../shared/errors';
-import { dispatch } from '../engine/api';
+import { dispatch, isMethod } from '../engine/api';
 import type { Engine } from '../engine/engine';
 import type { TerminalHub } from '../terminal/hub';
 import type { PushHub } from './pushes';
@@ -28,7 +27,6 @@ export interface ConnectionSink {
   frame(bytes: Uint8Array): void;
 }
 
-const ENGINE_METHODS = new Set<string>(METHODS);
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 /**
@@ -100,7 +98,7 @@ export class WindowConnection {
     if (hasOwn(WINDOW_REQUESTS, method)) return this.window(method as WindowMethod, params);
     if (WINDOW_REFUSED.has(method))
       return fail('BAD_USAGE', `${method} is not available to a window; use the rigdesk command or the app's menu`);
-    if (ENGINE_METHODS.has(method)) return dispatch(this.ctx.engine, method, params);
+    if (isMethod(method)) return dispatch(this.ctx.engine, method, params);
     return fail('BAD_USAGE', `unknown method ${JSON.stringify(method).slice(0, 80)}`);
   }
 

@@ -1,3 +1,4 @@
+import type { DecisionChoice } from '../../shared/contract';
 import { create } from 'zustand';
 import type { HostHealthRow, PromptItem, PsRow, Topology } from '../../shared/contract';
 import type { Transport } from './transport';
@@ -9,7 +10,7 @@ export interface DecisionItem {
   seat: string;
   rig: string;
   reason: string;
-  choices: string[];
+  choices: DecisionChoice[];
   evidence?: Record<string, unknown>;
   conversationId?: string | null;
   state?: string;
@@ -76,10 +77,10 @@ export function badgeOf(row: PsRow | undefined): { label: string; tone: string }
 
 /** Loads topology and decisions; `decisions` may not exist on an older engine, which reads as none. */
 export async function reload(t: Transport): Promise<void> {
-  const topo = await t.request<Topology>('topology', {});
+  const topo = await t.request('topology', {});
   if (topo.ok) useApp.setState({ topology: { rigs: topo.rigs } });
   else useApp.setState({ lastError: topo.message });
-  const d = await t.request<{ decisions: DecisionItem[] }>('decisions', {});
+  const d = await t.request('decisions', {});
   useApp.setState({
     decisions: d.ok ? d.decisions : d.code === 'BAD_USAGE' && /unknown method/.test(d.message) ? 'unavailable' : [],
   });

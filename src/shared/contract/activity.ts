@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AnswerSchemas, untypedAnswer } from './answer';
 import { seatRef } from './engine';
 
 /** Activity, safe delivery and the queue. */
@@ -33,6 +34,18 @@ export const ACTIVITY_REQUESTS = {
   /** One wake pass now (the engine also runs one on a timer). */
   'queue.wake': z.strictObject({ seat: seatRef.optional() }),
 } as const;
+
+/** What each request answers beside `ok: true`. */
+export const ACTIVITY_ANSWERS = {
+  'queue.add': untypedAnswer,
+  'queue.list': untypedAnswer,
+  'queue.show': untypedAnswer,
+  'queue.claim': untypedAnswer,
+  'queue.handoff': untypedAnswer,
+  'queue.done': untypedAnswer,
+  'queue.block': untypedAnswer,
+  'queue.wake': untypedAnswer,
+} as const satisfies AnswerSchemas<typeof ACTIVITY_REQUESTS>;
 
 /** One queued work item as the engine returns it (queue.list, queue.show). */
 export interface QueueItem {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AnswerSchemas, untypedAnswer } from './answer';
 import { rigName, seatRef } from './engine';
 
 /**
@@ -42,6 +43,15 @@ export const APP_REQUESTS = {
   }),
 } as const;
 
+/** What each request answers beside `ok: true`. */
+export const APP_ANSWERS = {
+  topology: untypedAnswer,
+  open: untypedAnswer,
+  prompts: untypedAnswer,
+  answerPrompt: untypedAnswer,
+  installShim: untypedAnswer,
+} as const satisfies AnswerSchemas<typeof APP_REQUESTS>;
+
 /** Engine requests a window (renderer) may not send: they touch the person's files, not the rig. */
 export const WINDOW_REFUSED: ReadonlySet<string> = new Set(['installShim']);
 
@@ -75,6 +85,11 @@ export const WINDOW_REQUESTS = {
   'terminal.close': z.strictObject({ term: termId }),
 } as const;
 export type WindowMethod = keyof typeof WINDOW_REQUESTS;
+export const WINDOW_ANSWERS = {
+  'terminal.open': untypedAnswer,
+  'terminal.resize': untypedAnswer,
+  'terminal.close': untypedAnswer,
+} as const satisfies AnswerSchemas<typeof WINDOW_REQUESTS>;
 
 /** A request on either transport: the id pairs the answer; `method` names an engine or window request. */
 export const windowMessage = z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AnswerSchemas, untypedAnswer } from './answer';
 
 /** Engine core: rigs, seats, sessions. */
 
@@ -34,6 +35,20 @@ export const ENGINE_REQUESTS = {
     limit: z.number().int().min(1).max(10_000).optional(),
   }),
 } as const;
+
+/** What each request answers beside `ok: true`. */
+export const ENGINE_ANSWERS = {
+  up: untypedAnswer,
+  ps: untypedAnswer,
+  launch: untypedAnswer,
+  stop: untypedAnswer,
+  down: untypedAnswer,
+  send: untypedAnswer,
+  capture: untypedAnswer,
+  attach: untypedAnswer,
+  doctor: untypedAnswer,
+  events: untypedAnswer,
+} as const satisfies AnswerSchemas<typeof ENGINE_REQUESTS>;
 
 export const ACTIVITIES = ['working', 'idle', 'needs_input', 'exited', 'unknown'] as const;
 export type Activity = (typeof ACTIVITIES)[number];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AnswerSchemas, untypedAnswer } from './answer';
 
 /** Hosts over SSH: known hosts, their health, and what each one lacks. */
 
@@ -25,6 +26,13 @@ export const HOSTS_REQUESTS = {
   hostsList: z.strictObject({}),
   hostsCheck: z.strictObject({ name: hostName }),
 } as const;
+
+/** What each request answers beside `ok: true`. */
+export const HOSTS_ANSWERS = {
+  hostsAdd: untypedAnswer,
+  hostsList: untypedAnswer,
+  hostsCheck: untypedAnswer,
+} as const satisfies AnswerSchemas<typeof HOSTS_REQUESTS>;
 
 export interface HostCheck {
   host: string;

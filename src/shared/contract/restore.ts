@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type AnswerSchemas, untypedAnswer } from './answer';
 
 /** Snapshots, restore, decisions and the seat lifecycle. */
 
@@ -7,6 +8,7 @@ const rig = z.string().min(1).max(200);
 const reason = z.string().trim().min(1).max(2000);
 
 export const DECISION_CHOICE = z.enum(['resume', 'fresh', 'leave_stopped']);
+export type DecisionChoice = z.output<typeof DECISION_CHOICE>;
 
 export const RESTORE_REQUESTS = {
   snapshot: z.strictObject({ rig }),
@@ -20,3 +22,16 @@ export const RESTORE_REQUESTS = {
   fork: z.strictObject({ seat, as: z.string().min(1).max(100), plan: z.boolean().optional() }),
   reconcile: z.strictObject({}),
 } as const;
+
+/** What each request answers beside `ok: true`. */
+export const RESTORE_ANSWERS = {
+  snapshot: untypedAnswer,
+  snapshots: untypedAnswer,
+  restore: untypedAnswer,
+  decisions: untypedAnswer,
+  decide: untypedAnswer,
+  restart: untypedAnswer,
+  fresh: untypedAnswer,
+  fork: untypedAnswer,
+  reconcile: untypedAnswer,
+} as const satisfies AnswerSchemas<typeof RESTORE_REQUESTS>;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dispatch } from '../../../src/main/engine/api';
+import { dispatch, dispatchWire } from '../../../src/main/engine/api';
 import type { Engine } from '../../../src/main/engine/engine';
 import { METHODS, REQUESTS, type Method } from '../../../src/shared/contract';
 import { isFailure } from '../../../src/shared/errors';
@@ -45,7 +45,7 @@ describe('dispatch validates before it touches the engine', () => {
       'x'.repeat(500),
     ]) {
       const t = trapEngine();
-      const r = await dispatch(t.engine, m, {});
+      const r = await dispatchWire(t.engine, m, {});
       expect(r, m).toMatchObject({ ok: false, code: 'BAD_USAGE' });
       expect(r.ok ? '' : r.message.length).toBeLessThan(120);
       expect(t.touched(), m).toBe(false);
@@ -105,7 +105,7 @@ describe('dispatch validates before it touches the engine', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...METHODS, 'nope', '__proto__'), params, async (method, p) => {
         const t = trapEngine();
-        const r = await dispatch(t.engine, method, p);
+        const r = await dispatchWire(t.engine, method, p);
         expect(isFailure(r) || r.ok === true).toBe(true);
         const valid = (METHODS as string[]).includes(method) && REQUESTS[method as Method].safeParse(p ?? {}).success;
         if (t.touched()) {

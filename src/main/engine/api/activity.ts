@@ -1,10 +1,10 @@
-import { ACTIVITY_REQUESTS } from '../../../shared/contract/activity';
+import { ACTIVITY_ANSWERS, ACTIVITY_REQUESTS } from '../../../shared/contract/activity';
 import { moveItem, addItem, listItems, showItem } from '../queue/service';
 import { queueTick } from '../queue/waker';
 import { findSeat } from '../services/resolve';
 import type { Handlers } from './types';
 
-export const ACTIVITY_HANDLERS: Handlers<typeof ACTIVITY_REQUESTS> = {
+export const ACTIVITY_HANDLERS: Handlers<typeof ACTIVITY_REQUESTS, typeof ACTIVITY_ANSWERS> = {
   'queue.add': (e, p) => addItem(e, p),
   'queue.list': (e, p) => listItems(e, p),
   'queue.show': (e, p) => showItem(e, p.id),

@@ -1,4 +1,4 @@
-import { APP_REQUESTS, parseDeepLink, type Topology } from '../../../shared/contract/app';
+import { APP_ANSWERS, APP_REQUESTS, parseDeepLink, type Topology } from '../../../shared/contract/app';
 import { fail } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { answerPrompt } from '../prompts/answer';
@@ -33,7 +33,7 @@ function topology(engine: Engine, rig?: string): Topology {
   };
 }
 
-export const APP_HANDLERS: Handlers<typeof APP_REQUESTS> = {
+export const APP_HANDLERS: Handlers<typeof APP_REQUESTS, typeof APP_ANSWERS> = {
   topology: async (e, p) => {
     if (p.rig && !e.store.rigs.exists(p.rig)) return fail('RIG_NOT_FOUND', `no rig named ${p.rig}`);
     return { ok: true, ...topology(e, p.rig) };

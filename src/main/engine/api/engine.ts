@@ -1,4 +1,4 @@
-import { ENGINE_REQUESTS } from '../../../shared/contract/engine';
+import { ENGINE_ANSWERS, ENGINE_REQUESTS } from '../../../shared/contract/engine';
 import { sendToSeat } from '../delivery/send';
 import { launchSeat } from '../services/launch';
 import { attachCommand, captureSeat, doctor } from '../services/misc';
@@ -7,7 +7,7 @@ import { downRig, stopSeat } from '../services/stop';
 import { upRig } from '../services/up';
 import type { Handlers } from './types';
 
-export const ENGINE_HANDLERS: Handlers<typeof ENGINE_REQUESTS> = {
+export const ENGINE_HANDLERS: Handlers<typeof ENGINE_REQUESTS, typeof ENGINE_ANSWERS> = {
   up: (e, p) => upRig(e, p.spec),
   ps: (e, p) => ps(e, p),
   launch: (e, p) => launchSeat(e, p.seat, { fresh: p.fresh }),

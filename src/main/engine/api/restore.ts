@@ -1,4 +1,4 @@
-import { RESTORE_REQUESTS } from '../../../shared/contract/restore';
+import { RESTORE_ANSWERS, RESTORE_REQUESTS } from '../../../shared/contract/restore';
 import { answerDecision, listDecisions } from '../restore/decisions';
 import { forkSeat } from '../restore/fork';
 import { reconcile } from '../restore/reconcile';
@@ -8,7 +8,7 @@ import { freshSeat, restartSeat } from '../services/lifecycle';
 import { restoreRepos } from '../store/restore-repos';
 import type { Handlers } from './types';
 
-export const RESTORE_HANDLERS: Handlers<typeof RESTORE_REQUESTS> = {
+export const RESTORE_HANDLERS: Handlers<typeof RESTORE_REQUESTS, typeof RESTORE_ANSWERS> = {
   snapshot: (e, p) => snapshotRig(e, p.rig, 'manual'),
   snapshots: async (e, p) => ({ ok: true, snapshots: restoreRepos(e.store).snapshots.list(p.rig, p.limit) }),
   restore: async (e, p) => {

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } from '
 import { createServer, type Server, type Socket } from 'node:net';
 import { rpcRequest } from '../../../shared/contract';
 import { fail } from '../../../shared/errors';
-import { dispatch } from '../api';
+import { dispatchWire } from '../api';
 import type { Engine } from '../engine';
 
 export interface EngineInfo {
@@ -106,7 +106,7 @@ async function answer(engine: Engine, sock: Socket, token: Buffer, line: string)
       const given = Buffer.from(parsed.data.token);
       if (given.length !== token.length || !timingSafeEqual(given, token))
         result = fail('ENGINE_AUTH_FAILED', 'wrong engine token');
-      else result = await dispatch(engine, parsed.data.method, parsed.data.params);
+      else result = await dispatchWire(engine, parsed.data.method, parsed.data.params);
     }
   } catch {
     result = fail('BAD_USAGE', 'request is not JSON');

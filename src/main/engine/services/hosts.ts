@@ -22,9 +22,7 @@ export function addHost(engine: Engine, p: RequestOf<'hostsAdd'>): Result<{ host
 }
 
 /** Known hosts with the seats that name them; health is what this engine last saw (none yet: unchecked). */
-export function listHosts(
-  engine: Engine,
-): Result<{
+export function listHosts(engine: Engine): Result<{
   hosts: {
     name: string;
     source: string;

@@ -69,7 +69,7 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
     };
 
     void transport
-      .request<{ term: number }>('terminal.open', { seat, cols: Math.max(2, term.cols), rows: Math.max(1, term.rows) })
+      .request('terminal.open', { seat, cols: Math.max(2, term.cols), rows: Math.max(1, term.rows) })
       .then((r) => {
         if (!r.ok) return setStatus(`${r.code}: ${r.message}`);
         if (disposed) return void transport.request('terminal.close', { term: r.term });

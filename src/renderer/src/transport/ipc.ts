@@ -1,5 +1,6 @@
 import type { RigdeskBridge } from '../../../shared/contract/app';
-import { fail, type Result } from '../../../shared/errors';
+import { answerFromWire } from '../../../shared/contract/wire';
+import { fail } from '../../../shared/errors';
 import type { Transport } from './types';
 
 /** Desktop mode: the preload's bridge, which only forwards to the main process. */
@@ -7,10 +8,10 @@ export function ipcTransport(bridge: RigdeskBridge): Transport {
   let nextId = 1;
   return {
     kind: 'ipc',
-    request: async (method, params = {}) => {
+    request: async (method, params) => {
       try {
         const r = await bridge.request({ id: nextId++, method, params });
-        return r.result as Result<never>;
+        return answerFromWire(method, r.result);
       } catch (e) {
         return fail('ENGINE_UNREACHABLE', `the app did not answer: ${(e as Error).message}`);
       }

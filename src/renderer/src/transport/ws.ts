@@ -1,5 +1,6 @@
 import type { PushMessage } from '../../../shared/contract/app';
-import { fail, type Result } from '../../../shared/errors';
+import { answerFromWire, pushFromWire } from '../../../shared/contract/wire';
+import { fail } from '../../../shared/errors';
 import type { Transport } from './types';
 
 /** Browser mode: the same contract over `ws://<host>/ws?token=…` (token from the page URL). */
@@ -10,7 +11,7 @@ export function wsTransport(loc: Location): Transport {
   );
   ws.binaryType = 'arraybuffer';
   let nextId = 1;
-  const pending = new Map<number, (r: Result<Record<string, unknown>>) => void>();
+  const pending = new Map<number, (raw: unknown) => void>();
   const pushes = new Set<(m: PushMessage) => void>();
   const frames = new Set<(b: Uint8Array) => void>();
   const statuses = new Set<(s: 'connecting' | 'open' | 'closed') => void>();
@@ -36,26 +37,27 @@ export function wsTransport(loc: Location): Transport {
       for (const f of frames) f(b);
       return;
     }
-    let m: { id?: number | null; result?: Result<Record<string, unknown>>; push?: string };
+    let m: { id?: unknown; result?: unknown };
     try {
       m = JSON.parse(String(ev.data));
     } catch {
       return;
     }
-    if (m.push) for (const f of pushes) f(m as PushMessage);
+    const push = pushFromWire(m);
+    if (push) for (const f of pushes) f(push);
     else if (typeof m.id === 'number' && pending.has(m.id)) {
-      pending.get(m.id)!(m.result!);
+      pending.get(m.id)?.(m.result);
       pending.delete(m.id);
     }
   };
 
   return {
     kind: 'ws',
-    request: (method, params = {}) =>
+    request: (method, params) =>
       new Promise((resolve) => {
         if (status === 'closed') return resolve(fail('ENGINE_UNREACHABLE', 'not connected to rigdesk serve'));
         const id = nextId++;
-        pending.set(id, resolve as (r: Result<Record<string, unknown>>) => void);
+        pending.set(id, (raw) => resolve(answerFromWire(method, raw)));
         const msg = JSON.stringify({ id, method, params });
         if (status === 'open') ws.send(msg);
         else queue.push(msg);

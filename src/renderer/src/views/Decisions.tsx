@@ -1,3 +1,4 @@
+import type { DecisionChoice } from '../../../shared/contract';
 import { useState } from 'react';
 import type { PromptItem } from '../../../shared/contract';
 import { hashFor, reload, useApp, type DecisionItem } from '../store';
@@ -85,7 +86,7 @@ function LivePrompt({ p, transport }: { p: PromptItem; transport: Transport }) {
 function Decision({ d, transport }: { d: DecisionItem; transport: Transport }) {
   const [reason, setReason] = useState('answered from the Rigdesk window');
   const [note, setNote] = useState('');
-  const answer = async (choice: string) => {
+  const answer = async (choice: DecisionChoice) => {
     const r = await transport.request('decide', { id: d.id, choice, reason });
     setNote(r.ok ? `answered: ${choice}` : `${r.code}: ${r.message}`);
     await reload(transport);

@@ -1,3 +1,4 @@
+import type { ClientMethod, ClientParams } from '../../../shared/contract';
 import { useState } from 'react';
 import { badgeOf, useApp } from '../store';
 import type { FrameRouter } from '../terminal/frames';
@@ -15,7 +16,7 @@ export function SeatPage({ seat, transport, frames }: { seat: string; transport:
   const [note, setNote] = useState('');
   const badge = badgeOf(row);
   const attach = row?.attach ? row.attach.map(shellQuote).join(' ') : undefined;
-  const act = async (method: string, params: Record<string, unknown>) => {
+  const act = async <M extends ClientMethod>(method: M, params: ClientParams<M>) => {
     const r = await transport.request(method, params);
     setNote(r.ok ? `${method}: done` : `${method}: ${r.code}: ${r.message}`);
   };

@@ -1,3 +1,4 @@
+import type { ClientMethod, ClientParams } from '../../../shared/contract';
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { badgeOf, reload, useApp } from '../store';
 import type { Transport } from '../transport';
@@ -17,7 +18,7 @@ export function TopologyView({ transport }: { transport: Transport }) {
     next?.focus();
     e.preventDefault();
   };
-  const act = async (method: string, params: Record<string, unknown>) => {
+  const act = async <M extends ClientMethod>(method: M, params: ClientParams<M>) => {
     setNote(`${method}…`);
     const r = await transport.request(method, params);
     setNote(r.ok ? `${method}: done` : `${method}: ${r.code}: ${r.message}`);
