@@ -5,7 +5,8 @@ import { startServe } from '../server/serve';
 import { PushHub } from '../main/host/pushes';
 import { startBackground } from '../main/engine/services/background';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
-import { dispatchWire } from '../main/engine/api';
+import { dispatch, isMethod } from '../main/engine/api';
+import type { EngineCall } from '../shared/contract';
 import { liveEngineDeps } from '../main/engine/context';
 import { Engine } from '../main/engine/engine';
 import { resolveHome } from '../main/engine/home';
@@ -13,6 +14,7 @@ import { callRunningEngine } from '../main/engine/rpc/client';
 import { serveEngineSocket } from '../main/engine/rpc/server';
 import { parseArgs, USAGE_HEAD, USAGE_TAIL } from './args';
 import { COMMANDS } from './commands';
+import type { LegacyCommandSpec } from './commands/types';
 import { formatFailure, reportLine } from './format';
 
 function usage(): string {
@@ -21,28 +23,37 @@ function usage(): string {
 
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
 
-/** Runs the request on a running engine if there is one, else on an engine in this process. */
-async function execute(
-  method: string,
-  params: Record<string, unknown>,
+/** Runs a request on a running engine if there is one, else on an engine in this process. */
+function engineCall(env: NodeJS.ProcessEnv): EngineCall {
+  return async (method, params) => {
+    const layout = resolveHome(env);
+    const remote = await callRunningEngine(layout.engineInfoPath, method, params);
+    if (remote) return remote;
+    // Scripts that must act through the app's engine (and never start their own) say so.
+    if (env.RIGDESK_REQUIRE_ENGINE === '1') {
+      return fail('ENGINE_UNREACHABLE', `no Rigdesk engine is running for ${layout.home}`, {
+        hint: 'Start the app or `rigdesk serve`, or unset RIGDESK_REQUIRE_ENGINE to run one in this process.',
+      });
+    }
+    mkdirSync(layout.home, { recursive: true, mode: 0o700 });
+    const engine = new Engine(liveEngineDeps(env, { layout }));
+    try {
+      return await dispatch(engine, method, params);
+    } finally {
+      engine.store.close();
+    }
+  };
+}
+
+/** A command still in the untyped form: its method is any string until the engine knows it. */
+async function runLegacy(
+  req: { method: string; params: Record<string, unknown> },
+  human: (r: Record<string, unknown>) => string,
   env: NodeJS.ProcessEnv,
-): Promise<Result<Record<string, unknown>>> {
-  const layout = resolveHome(env);
-  const remote = await callRunningEngine(layout.engineInfoPath, method, params);
-  if (remote) return remote;
-  // Scripts that must act through the app's engine (and never start their own) say so.
-  if (env.RIGDESK_REQUIRE_ENGINE === '1') {
-    return fail('ENGINE_UNREACHABLE', `no Rigdesk engine is running for ${layout.home}`, {
-      hint: 'Start the app or `rigdesk serve`, or unset RIGDESK_REQUIRE_ENGINE to run one in this process.',
-    });
-  }
-  mkdirSync(layout.home, { recursive: true, mode: 0o700 });
-  const engine = new Engine(liveEngineDeps(env, { layout }));
-  try {
-    return await dispatchWire(engine, method, params);
-  } finally {
-    engine.store.close();
-  }
+): Promise<{ result: Result; human?: string }> {
+  if (!isMethod(req.method)) return { result: fail('BAD_USAGE', `unknown method ${req.method}`) };
+  const result: Result<Record<string, unknown>> = await engineCall(env)(req.method, req.params as never);
+  return result.ok ? { result, human: human(result) } : { result };
 }
 
 async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: number): Promise<number> {
@@ -123,15 +134,20 @@ export async function runCli(
     return serve(env, out, json, port);
   }
   if (!req.ok) return report(req);
-  const res = await execute(req.method, req.params, env);
+  const method = 'prepared' in req ? req.prepared.method : req.method;
+  const done =
+    'prepared' in req
+      ? await req.prepared.run(engineCall(env))
+      : await runLegacy(req, (cmd as LegacyCommandSpec).human, env);
+  const res = done.result;
   if (!res.ok) return report(res);
-  if (req.method === 'attach' && !json && !a.flags.print) {
+  if (method === 'attach' && !json && !a.flags.print && 'argv' in res && Array.isArray(res.argv)) {
     // Hand this terminal to tmux; the printed form is for people who want to paste it elsewhere.
-    const argvAttach = res.argv as string[];
+    const argvAttach = res.argv.map(String);
     const r = spawnSync(argvAttach[0]!, argvAttach.slice(1), { stdio: 'inherit', env: { ...env, TMUX: '' } });
     return r.status ?? 1;
   }
-  out.stdout((json ? JSON.stringify(res) : cmd!.human(res)) + '\n');
+  out.stdout((json ? JSON.stringify(res) : (done.human ?? '')) + '\n');
   return 0;
 }
 

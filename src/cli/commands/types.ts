@@ -1,12 +1,45 @@
-import type { Result } from '../../shared/errors';
+import type { z } from 'zod';
+import type { AnswerOf, EngineCall, Method, REQUESTS } from '../../shared/contract';
+import type { Ok, Result } from '../../shared/errors';
 import type { ParsedArgs } from '../args';
 
-/** One CLI command: how its argv becomes a contract request, and how its answer reads to a person. */
+/** A request the CLI is about to make, bound to how its answer reads to a person. */
+export interface Prepared {
+  readonly method: Method;
+  /** Runs the request through `call`; `human` is how a successful answer reads to a person. */
+  run(call: EngineCall): Promise<{ result: Result; human?: string }>;
+}
+
+/**
+ * Binds a method, its params and its reader, so the params and the answer are typed by the
+ * method name from the contract: no answer is read as a loose record.
+ */
+export function prepare<M extends Method>(
+  method: M,
+  params: z.input<(typeof REQUESTS)[M]>,
+  human: (answer: Ok<AnswerOf<M>>) => string,
+): Prepared {
+  return {
+    method,
+    run: async (call) => {
+      const result = await call(method, params);
+      return result.ok ? { result, human: human(result) } : { result };
+    },
+  };
+}
+
+/** One CLI command: how its argv becomes a prepared, typed request. */
 export interface CommandSpec {
   /** One line for `rigdesk --help`, starting with the command's synopsis. */
+  usage: string;
+  toRequest(a: ParsedArgs): Result<{ prepared: Prepared }>;
+}
+
+/** The form every command had before the answers were typed; goes once each domain has moved. */
+export interface LegacyCommandSpec {
   usage: string;
   toRequest(a: ParsedArgs): Result<{ method: string; params: Record<string, unknown> }>;
   human(result: Record<string, unknown>): string;
 }
 
-export type CommandTable = Record<string, CommandSpec>;
+export type CommandTable = Record<string, CommandSpec | LegacyCommandSpec>;

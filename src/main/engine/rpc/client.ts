@@ -1,17 +1,19 @@
 import { connect } from 'node:net';
-import { fail, type Result } from '../../../shared/errors';
+import type { Method, ResultOf } from '../../../shared/contract';
+import { answerFromWire } from '../../../shared/contract/wire';
+import { fail } from '../../../shared/errors';
 import { readEngineInfo } from './server';
 
 /**
  * Talks to a running engine (the app or `rigdesk serve`) over its socket. Returns undefined when
  * no engine is listening, so the caller can run one in-process instead.
  */
-export async function callRunningEngine(
+export async function callRunningEngine<M extends Method>(
   engineInfoPath: string,
-  method: string,
+  method: M,
   params: unknown,
   timeoutMs = 120_000,
-): Promise<Result<Record<string, unknown>> | undefined> {
+): Promise<ResultOf<M> | undefined> {
   const info = readEngineInfo(engineInfoPath);
   if (!info) return undefined;
   try {
@@ -23,7 +25,7 @@ export async function callRunningEngine(
     const sock = connect(info.socket);
     let buf = '';
     let settled = false;
-    const done = (r: Result<Record<string, unknown>> | undefined) => {
+    const done = (r: ResultOf<M> | undefined) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -51,7 +53,7 @@ export async function callRunningEngine(
       const nl = buf.indexOf('\n');
       if (nl < 0) return;
       try {
-        done((JSON.parse(buf.slice(0, nl)) as { result: Result<Record<string, unknown>> }).result);
+        done(answerFromWire(method, (JSON.parse(buf.slice(0, nl)) as { result?: unknown }).result));
       } catch {
         done(fail('ENGINE_UNREACHABLE', 'the engine answered something that is not JSON'));
       }
