@@ -1,4 +1,4 @@
-import type { PsRow } from '../../shared/contract';
+import type { HostHealthRow, PsRow } from '../../shared/contract';
 import type { PromptItem, PushMessage } from '../../shared/contract/app';
 import { dispatch } from '../engine/api';
 import { onFocusRequest } from '../engine/api/app';
@@ -56,10 +56,8 @@ export class PushHub {
   subscribe(fn: PushListener): () => void {
     this.listeners.add(fn);
     if (this.listeners.size === 1) this.start();
-    if (this.latestSeats.length)
-      fn({ push: 'seats', data: { seats: this.latestSeats as unknown as Record<string, unknown>[] } });
-    if (this.latestPrompts.length)
-      fn({ push: 'prompts', data: { prompts: this.latestPrompts as unknown as Record<string, unknown>[] } });
+    if (this.latestSeats.length) fn({ push: 'seats', data: { seats: this.latestSeats } });
+    if (this.latestPrompts.length) fn({ push: 'prompts', data: { prompts: this.latestPrompts } });
     return () => {
       this.listeners.delete(fn);
       if (this.listeners.size === 0) this.stop();
@@ -144,8 +142,8 @@ export class PushHub {
         // Pushed only when something changed: every window re-renders its seats on a push, and
         // most seconds nothing has (a late subscriber gets the latest rows when it subscribes).
         const data = {
-          seats: r.seats as Record<string, unknown>[],
-          ...(Array.isArray(r.hosts) && r.hosts.length ? { hosts: r.hosts as Record<string, unknown>[] } : {}),
+          seats: this.latestSeats,
+          ...(Array.isArray(r.hosts) && r.hosts.length ? { hosts: r.hosts as HostHealthRow[] } : {}),
         };
         const key = JSON.stringify(data);
         if (key !== this.seatsKey) {
@@ -175,7 +173,7 @@ export class PushHub {
     if (key === this.promptsKey) return;
     this.promptsKey = key;
     this.latestPrompts = items;
-    this.broadcast({ push: 'prompts', data: { prompts: items as unknown as Record<string, unknown>[] } });
+    this.broadcast({ push: 'prompts', data: { prompts: items } });
   }
 
   private broadcast(msg: PushMessage): void {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type AnswerSchemas, untypedAnswer } from './answer';
-import { rigName, seatRef } from './engine';
+import { eventRow, psRow, rigName, seatRef } from './engine';
+import { hostHealthRow } from './hosts';
 
 /**
  * The window's contract. Three parts, all declared here so both transports (Electron IPC
@@ -43,36 +44,29 @@ export const APP_REQUESTS = {
   }),
 } as const;
 
-/** What each request answers beside `ok: true`. */
-export const APP_ANSWERS = {
-  topology: untypedAnswer,
-  open: untypedAnswer,
-  prompts: untypedAnswer,
-  answerPrompt: untypedAnswer,
-  installShim: untypedAnswer,
-} as const satisfies AnswerSchemas<typeof APP_REQUESTS>;
-
 /** Engine requests a window (renderer) may not send: they touch the person's files, not the rig. */
 export const WINDOW_REFUSED: ReadonlySet<string> = new Set(['installShim']);
 
-export type PromptChoice = 'approve' | 'deny';
+export const promptChoice = z.enum(['approve', 'deny']);
+export type PromptChoice = z.output<typeof promptChoice>;
 
 /** A live item of the Decisions view: a seat at needs_input, not a stored decision. */
-export interface PromptItem {
-  seat: string;
-  rig: string;
-  runtime: string;
+export const promptItem = z.strictObject({
+  seat: z.string(),
+  rig: z.string(),
+  runtime: z.string(),
   /** The needs_input reason: permission, question, usage_limit, login, trust_dialog, error. */
-  reason: string;
+  reason: z.string(),
   /** What can be answered from the window; empty when only the terminal can (a question, a limit). */
-  choices: PromptChoice[];
+  choices: z.array(promptChoice),
   /** The prompt as on screen (or the screen's last lines): the evidence. */
-  screen: string[];
-  fingerprint?: string;
-  paneId?: string;
+  screen: z.array(z.string()),
+  fingerprint: z.string().optional(),
+  paneId: z.string().optional(),
   /** Why a button is missing. */
-  note?: string;
-}
+  note: z.string().optional(),
+});
+export type PromptItem = z.output<typeof promptItem>;
 
 export const TERM_ID_MAX = 0x7fff_ffff;
 const termId = z.number().int().min(1).max(TERM_ID_MAX);
@@ -104,35 +98,33 @@ export const MAX_TEXT_MESSAGE = 2_500_000;
 /** A binary input frame carries at most one paste; larger ones are dropped. */
 export const MAX_INPUT_FRAME = 1_048_576;
 
-export interface SeatNode {
-  seat: string;
-  member: string;
-  runtime: string;
-  cwd: string;
-}
-export interface Topology {
-  rigs: {
-    name: string;
-    pods: { id: string; seats: SeatNode[] }[];
-    edges: { from: string; to: string; kind: string }[];
-  }[];
-}
+export const seatNode = z.strictObject({ seat: z.string(), member: z.string(), runtime: z.string(), cwd: z.string() });
+export type SeatNode = z.output<typeof seatNode>;
+export const topologyAnswer = z.strictObject({
+  rigs: z.array(
+    z.strictObject({
+      name: z.string(),
+      pods: z.array(z.strictObject({ id: z.string(), seats: z.array(seatNode) })),
+      edges: z.array(z.strictObject({ from: z.string(), to: z.string(), kind: z.string() })),
+    }),
+  ),
+});
+export type Topology = z.output<typeof topologyAnswer>;
+
+/** What each request answers beside `ok: true`. */
+export const APP_ANSWERS = {
+  topology: topologyAnswer,
+  open: untypedAnswer,
+  prompts: untypedAnswer,
+  answerPrompt: untypedAnswer,
+  installShim: untypedAnswer,
+} as const satisfies AnswerSchemas<typeof APP_REQUESTS>;
 
 /** Pushed from the host to the window. `seats` carries `ps` rows; `focus` comes from a deep link. */
 export const PUSHES = {
-  event: z.strictObject({
-    seq: z.number(),
-    at: z.number(),
-    kind: z.string(),
-    rig: z.string().nullable(),
-    seat: z.string().nullable(),
-    data: z.record(z.string(), z.unknown()),
-  }),
-  seats: z.strictObject({
-    seats: z.array(z.record(z.string(), z.unknown())),
-    hosts: z.array(z.record(z.string(), z.unknown())).optional(),
-  }),
-  prompts: z.strictObject({ prompts: z.array(z.record(z.string(), z.unknown())) }),
+  event: eventRow,
+  seats: z.strictObject({ seats: z.array(psRow), hosts: z.array(hostHealthRow).optional() }),
+  prompts: z.strictObject({ prompts: z.array(promptItem) }),
   focus: z.strictObject({ seat: seatRef }),
   'terminal.exit': z.strictObject({ term: termId, reason: z.string().max(500) }),
 } as const;

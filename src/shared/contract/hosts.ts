@@ -44,12 +44,13 @@ export interface HostCheck {
 }
 
 /** A remote host's health as the window shows it (pushed with the seats). */
-export interface HostHealthRow {
-  host: string;
-  state: 'local' | 'reachable' | 'unreachable';
-  checkedAt?: number;
-  rttMs?: number;
-  reason?: string;
-  retryAt?: number;
-  failures?: number;
-}
+export const hostHealthRow = z.strictObject({
+  host: z.string(),
+  state: z.enum(['local', 'reachable', 'unreachable']),
+  checkedAt: z.number().optional(),
+  rttMs: z.number().optional(),
+  reason: z.string().optional(),
+  retryAt: z.number().optional(),
+  failures: z.number().int().optional(),
+});
+export type HostHealthRow = z.output<typeof hostHealthRow>;

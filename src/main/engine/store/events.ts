@@ -1,16 +1,10 @@
+import type { EventRow } from '../../../shared/contract/engine';
 import type { Db } from './db';
 import type { EventKind } from './event-kinds';
 
 export type { EventKind };
 
-export interface EventRow {
-  seq: number;
-  at: number;
-  kind: string;
-  rig: string | null;
-  seat: string | null;
-  data: Record<string, unknown>;
-}
+export type { EventRow };
 
 export class EventLog {
   private readonly insert;
