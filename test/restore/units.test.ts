@@ -57,17 +57,17 @@ const seat = (member: string, rig = 'crew') => ({
 describe('restore-seats', () => {
   it('insertSeat adds a seat to an existing rig with the columns upsert writes, and never overwrites one', () => {
     const s = store();
-    expect(insertSeat(s, seat('b'))).toBe(true);
+    expect(insertSeat(s, seat('b'), 1)).toBe(true);
     expect(s.rigs.seat('b@crew')).toEqual({
       ...seat('b'),
       conversationId: null,
       stoppedOnPurpose: false,
       host: 'local',
     });
-    expect(insertSeat(s, { ...seat('b'), cwd: '/other' })).toBe(false);
+    expect(insertSeat(s, { ...seat('b'), cwd: '/other' }, 1)).toBe(false);
     expect(s.rigs.seat('b@crew')!.cwd).toBe('/w');
-    expect(insertSeat(s, seat('a'))).toBe(false);
-    expect(insertSeat(s, seat('c', 'nope'))).toBe(false);
+    expect(insertSeat(s, seat('a'), 1)).toBe(false);
+    expect(insertSeat(s, seat('c', 'nope'), 1)).toBe(false);
     // A later `up` of the spec keeps the added seat (upsert never deletes seats).
     s.rigs.upsert(spec as never);
     expect(s.rigs.seats('crew').map((x) => x.seat)).toEqual(['a@crew', 'b@crew']);
@@ -75,8 +75,8 @@ describe('restore-seats', () => {
 
   it('removeUnusedSeat removes only a seat with no session and no reservation', () => {
     const s = store();
-    insertSeat(s, seat('b'));
-    insertSeat(s, seat('c'));
+    insertSeat(s, seat('b'), 1);
+    insertSeat(s, seat('c'), 1);
     const id = {
       server: 'L:x',
       serverPid: 1,
@@ -90,7 +90,7 @@ describe('restore-seats', () => {
     expect(removeUnusedSeat(s, 'c@crew')).toBe(false);
     expect(removeUnusedSeat(s, 'b@crew')).toBe(true);
     expect(s.rigs.seat('b@crew')).toBeUndefined();
-    insertSeat(s, seat('d'));
+    insertSeat(s, seat('d'), 1);
     s.reservations.reserve({
       seat: 'd@crew',
       attempt: 'x',
