@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { Store } from '../../src/main/engine/store';
 import { insertSeat, movePanePid, removeUnusedSeat } from '../../src/main/engine/store/restore-seats';
 import { gateArgv } from '../../src/main/engine/services/lifecycle';
+import { waitGone } from '../../src/main/engine/services/restart-pane';
+import { RigWorld } from '../support/rig';
 import { exactly, missingReported, wrapperClaim } from '../../src/main/engine/restore/verify';
 import type { Engine } from '../../src/main/engine/engine';
 import type { RosterPane } from '../../src/main/engine/roster/types';
@@ -225,5 +227,32 @@ describe("a claim from the pane's wrapper (Pi rewrites its own command line)", (
     ).toBeUndefined();
     expect(wrapperClaim(engine(wrapped('/x/pi', '--session', P), {}, 555), pane, 'pi')).toBeUndefined();
     expect(wrapperClaim(engine(['/bin/bash', '/x/pi', '--session', P]), pane, 'pi')).toBeUndefined();
+  });
+});
+
+describe('the restart wait reads the engine clock', () => {
+  it('a fake clock ends the wait for a process that outlives it at its deadline, in clock time, without spinning', async () => {
+    const w = new RigWorld();
+    try {
+      let now = 1_000;
+      let sleeps = 0;
+      const clock = {
+        now: () => now,
+        sleep: async (ms: number) => {
+          sleeps++;
+          now += ms;
+        },
+      };
+      const e = w.engine({ clock });
+      // This test's own process: alive, with its own start time, for the whole wait.
+      const me = e.deps.proc.read(process.pid);
+      expect(me).toBeDefined();
+      expect(await waitGone(e, e.ownKey, process.pid, me!.startTime, 10_000)).toBe(false);
+      // One sleep per 100 ms of clock time: the deadline came from the same clock the sleeps move.
+      expect(sleeps).toBeLessThanOrEqual(101);
+      expect(now - 1_000).toBeGreaterThanOrEqual(10_000);
+    } finally {
+      w.cleanup();
+    }
   });
 });
