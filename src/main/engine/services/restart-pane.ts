@@ -162,23 +162,7 @@ async function respawn(
   const release = await engine.beforeRespawn(live.server, live.paneId);
   const res = await engine
     .client(live.server)
-    .run([
-      'respawn-pane',
-      '-k',
-      '-t',
-      live.paneId,
-      '-c',
-      seat.cwd,
-      ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-      '--',
-      ...program,
-      ';',
-      'display-message',
-      '-p',
-      '-t',
-      live.paneId,
-      '#{pane_pid}',
-    ])
+    .run(respawnArgs(live.paneId, seat.cwd, env, program))
     .finally(release);
   const newPid = Number(res.stdout.trim().split('\n').pop());
   if (res.code === 0 && Number.isInteger(newPid) && newPid > 1) return { ok: true, newPid, old };
@@ -195,6 +179,27 @@ async function respawn(
     `tmux respawn-pane failed for ${seat.seat}: ${res.timedOut ? 'timed out' : res.stderr.trim()}; check the pane (rigdesk ps)`,
     { evidence: { paneId: live.paneId } },
   );
+}
+
+/** Replaces the pane's program in place (`-k`), and prints the pane's new pid in the same tmux call. */
+function respawnArgs(paneId: string, cwd: string, env: Record<string, string>, program: string[]): string[] {
+  return [
+    'respawn-pane',
+    '-k',
+    '-t',
+    paneId,
+    '-c',
+    cwd,
+    ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    '--',
+    ...program,
+    ';',
+    'display-message',
+    '-p',
+    '-t',
+    paneId,
+    '#{pane_pid}',
+  ];
 }
 
 /** Records the pane's new pid, waits for every old process to go, then proves the conversation. */
