@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RESTORE_REQUESTS } from '../../src/shared/contract/restore';
 import { RESTORE_COMMANDS } from '../../src/cli/commands/restore';
 import { parseArgs } from '../../src/cli/args';
+import type { EngineCall } from '../../src/shared/contract';
+import { fail } from '../../src/shared/errors';
 
 /** Issue 5's requests: strict objects, and the CLI's argv -> request for each command. */
 const VALID: { [M in keyof typeof RESTORE_REQUESTS]: Record<string, unknown> } = {
@@ -31,36 +33,46 @@ describe('restore contract', () => {
   it('restart only exists with keepConversation: true', () => {
     expect(RESTORE_REQUESTS.restart.safeParse({ seat: 'a@crew', keepConversation: false }).success).toBe(false);
   });
-  it('the CLI turns argv into those requests', () => {
-    const req = (argv: string[]) => {
+  it('the CLI turns argv into those requests', async () => {
+    // The prepared request is run against a call that records what it would send and sends nothing.
+    const req = async (argv: string[]) => {
       const a = parseArgs(argv);
-      return RESTORE_COMMANDS[a.command!]!.toRequest(a);
+      const r = RESTORE_COMMANDS[a.command!]!.toRequest(a);
+      if (!r.ok) return r;
+      let sent: { method: string; params: unknown } | undefined;
+      const record: EngineCall = async (method, params) => {
+        sent = { method, params };
+        return fail('INTERNAL', 'not sent: this test only reads the request');
+      };
+      await r.prepared.run(record);
+      return { ok: true, ...sent };
     };
-    expect(req(['restore', 'crew', '--plan'])).toMatchObject({
+    expect(await req(['restore', 'crew', '--plan'])).toMatchObject({
       ok: true,
       method: 'restore',
       params: { target: 'crew', plan: true },
     });
-    expect(req(['decide', '4', 'resume', '--reason', 'it is there'])).toMatchObject({
+    expect(await req(['decide', '4', 'resume', '--reason', 'it is there'])).toMatchObject({
       ok: true,
       params: { id: 4, choice: 'resume', reason: 'it is there' },
     });
-    expect(req(['decide', '4', 'resume'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    expect(req(['restart', 'a@crew'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
-    expect(req(['fresh', 'a@crew', '--reason=why', '--plan'])).toMatchObject({
+    expect(await req(['decide', '4', 'resume'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    expect(await req(['decide', '4', 'guess', '--reason', 'x'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    expect(await req(['restart', 'a@crew'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    expect(await req(['fresh', 'a@crew', '--reason=why', '--plan'])).toMatchObject({
       ok: true,
       params: { seat: 'a@crew', reason: 'why', plan: true },
     });
-    expect(req(['fork', 'a@crew', '--as', 'b'])).toMatchObject({
+    expect(await req(['fork', 'a@crew', '--as', 'b'])).toMatchObject({
       ok: true,
       method: 'fork',
       params: { seat: 'a@crew', as: 'b' },
     });
-    expect(req(['fork', 'a@crew', '--as=b', '--plan'])).toMatchObject({
+    expect(await req(['fork', 'a@crew', '--as=b', '--plan'])).toMatchObject({
       ok: true,
       params: { seat: 'a@crew', as: 'b', plan: true },
     });
-    expect(req(['fork', 'a@crew'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    expect(await req(['fork', 'a@crew'])).toMatchObject({ ok: false, code: 'BAD_USAGE' });
     for (const [m, v] of Object.entries(VALID))
       expect(RESTORE_REQUESTS[m as keyof typeof RESTORE_REQUESTS].safeParse(v).success).toBe(true);
   });

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { Store } from '../../src/main/engine/store';
 import { insertSeat, movePanePid, removeUnusedSeat } from '../../src/main/engine/store/restore-seats';
 import { gateArgv } from '../../src/main/engine/services/lifecycle';
+import { waitGone } from '../../src/main/engine/services/restart-pane';
+import { RigWorld } from '../support/rig';
 import { exactly, missingReported, wrapperClaim } from '../../src/main/engine/restore/verify';
 import type { Engine } from '../../src/main/engine/engine';
 import type { RosterPane } from '../../src/main/engine/roster/types';
@@ -57,17 +59,17 @@ const seat = (member: string, rig = 'crew') => ({
 describe('restore-seats', () => {
   it('insertSeat adds a seat to an existing rig with the columns upsert writes, and never overwrites one', () => {
     const s = store();
-    expect(insertSeat(s, seat('b'))).toBe(true);
+    expect(insertSeat(s, seat('b'), 1)).toBe(true);
     expect(s.rigs.seat('b@crew')).toEqual({
       ...seat('b'),
       conversationId: null,
       stoppedOnPurpose: false,
       host: 'local',
     });
-    expect(insertSeat(s, { ...seat('b'), cwd: '/other' })).toBe(false);
+    expect(insertSeat(s, { ...seat('b'), cwd: '/other' }, 1)).toBe(false);
     expect(s.rigs.seat('b@crew')!.cwd).toBe('/w');
-    expect(insertSeat(s, seat('a'))).toBe(false);
-    expect(insertSeat(s, seat('c', 'nope'))).toBe(false);
+    expect(insertSeat(s, seat('a'), 1)).toBe(false);
+    expect(insertSeat(s, seat('c', 'nope'), 1)).toBe(false);
     // A later `up` of the spec keeps the added seat (upsert never deletes seats).
     s.rigs.upsert(spec as never);
     expect(s.rigs.seats('crew').map((x) => x.seat)).toEqual(['a@crew', 'b@crew']);
@@ -75,8 +77,8 @@ describe('restore-seats', () => {
 
   it('removeUnusedSeat removes only a seat with no session and no reservation', () => {
     const s = store();
-    insertSeat(s, seat('b'));
-    insertSeat(s, seat('c'));
+    insertSeat(s, seat('b'), 1);
+    insertSeat(s, seat('c'), 1);
     const id = {
       server: 'L:x',
       serverPid: 1,
@@ -90,7 +92,7 @@ describe('restore-seats', () => {
     expect(removeUnusedSeat(s, 'c@crew')).toBe(false);
     expect(removeUnusedSeat(s, 'b@crew')).toBe(true);
     expect(s.rigs.seat('b@crew')).toBeUndefined();
-    insertSeat(s, seat('d'));
+    insertSeat(s, seat('d'), 1);
     s.reservations.reserve({
       seat: 'd@crew',
       attempt: 'x',
@@ -225,5 +227,32 @@ describe("a claim from the pane's wrapper (Pi rewrites its own command line)", (
     ).toBeUndefined();
     expect(wrapperClaim(engine(wrapped('/x/pi', '--session', P), {}, 555), pane, 'pi')).toBeUndefined();
     expect(wrapperClaim(engine(['/bin/bash', '/x/pi', '--session', P]), pane, 'pi')).toBeUndefined();
+  });
+});
+
+describe('the restart wait reads the engine clock', () => {
+  it('a fake clock ends the wait for a process that outlives it at its deadline, in clock time, without spinning', async () => {
+    const w = new RigWorld();
+    try {
+      let now = 1_000;
+      let sleeps = 0;
+      const clock = {
+        now: () => now,
+        sleep: async (ms: number) => {
+          sleeps++;
+          now += ms;
+        },
+      };
+      const e = w.engine({ clock });
+      // This test's own process: alive, with its own start time, for the whole wait.
+      const me = e.deps.proc.read(process.pid);
+      expect(me).toBeDefined();
+      expect(await waitGone(e, e.ownKey, process.pid, me!.startTime, 10_000)).toBe(false);
+      // One sleep per 100 ms of clock time: the deadline came from the same clock the sleeps move.
+      expect(sleeps).toBeLessThanOrEqual(101);
+      expect(now - 1_000).toBeGreaterThanOrEqual(10_000);
+    } finally {
+      w.cleanup();
+    }
   });
 });

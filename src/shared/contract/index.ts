@@ -60,6 +60,8 @@ export type RpcRequest = z.output<typeof rpcRequest>;
 
 export * from './engine';
 export * from './restore';
+export * from './restore-results';
+export * from './restore-records';
 export * from './activity';
 export * from './hosts';
 export * from './app';

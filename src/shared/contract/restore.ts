@@ -1,14 +1,24 @@
 import { z } from 'zod';
-import { type AnswerSchemas, untypedAnswer } from './answer';
+import type { AnswerSchemas } from './answer';
+import {
+  answeredDecisionItem,
+  DECISION_CHOICE,
+  decisionItem,
+  decisionOutcome,
+  forkAnswer,
+  freshAnswer,
+  reconcileReport,
+  restartAnswer,
+  snapshotHead,
+  snapshotRecord,
+} from './restore-records';
+import { restoreReport } from './restore-results';
 
 /** Snapshots, restore, decisions and the seat lifecycle. */
 
 const seat = z.string().min(1).max(200);
 const rig = z.string().min(1).max(200);
 const reason = z.string().trim().min(1).max(2000);
-
-export const DECISION_CHOICE = z.enum(['resume', 'fresh', 'leave_stopped']);
-export type DecisionChoice = z.output<typeof DECISION_CHOICE>;
 
 export const RESTORE_REQUESTS = {
   snapshot: z.strictObject({ rig }),
@@ -25,13 +35,16 @@ export const RESTORE_REQUESTS = {
 
 /** What each request answers beside `ok: true`. */
 export const RESTORE_ANSWERS = {
-  snapshot: untypedAnswer,
-  snapshots: untypedAnswer,
-  restore: untypedAnswer,
-  decisions: untypedAnswer,
-  decide: untypedAnswer,
-  restart: untypedAnswer,
-  fresh: untypedAnswer,
-  fork: untypedAnswer,
-  reconcile: untypedAnswer,
+  snapshot: z.strictObject({ snapshot: snapshotRecord }),
+  /** Newest first, without their seats (`snapshot`/`restore N` read one whole). */
+  snapshots: z.strictObject({ snapshots: z.array(snapshotHead) }),
+  restore: restoreReport,
+  /** Open ones, or every one with `all`. */
+  decisions: z.strictObject({ decisions: z.array(decisionItem) }),
+  /** The decision as answered, and what its answer did (a refused launch opens a new decision). */
+  decide: z.strictObject({ decision: answeredDecisionItem, result: decisionOutcome }),
+  restart: restartAnswer,
+  fresh: freshAnswer,
+  fork: forkAnswer,
+  reconcile: z.strictObject({ report: reconcileReport }),
 } as const satisfies AnswerSchemas<typeof RESTORE_REQUESTS>;

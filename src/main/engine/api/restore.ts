@@ -1,4 +1,4 @@
-import { RESTORE_ANSWERS, RESTORE_REQUESTS } from '../../../shared/contract/restore';
+import type { RESTORE_ANSWERS, RESTORE_REQUESTS } from '../../../shared/contract/restore';
 import { answerDecision, listDecisions } from '../restore/decisions';
 import { forkSeat } from '../restore/fork';
 import { reconcile } from '../restore/reconcile';
@@ -10,11 +10,8 @@ import type { Handlers } from './types';
 
 export const RESTORE_HANDLERS: Handlers<typeof RESTORE_REQUESTS, typeof RESTORE_ANSWERS> = {
   snapshot: (e, p) => snapshotRig(e, p.rig, 'manual'),
-  snapshots: async (e, p) => ({ ok: true, snapshots: restoreRepos(e.store).snapshots.list(p.rig, p.limit) }),
-  restore: async (e, p) => {
-    const r = await restore(e, p.target, { plan: p.plan });
-    return r.ok ? { ...r } : r;
-  },
+  snapshots: async (e, p) => ({ ok: true, snapshots: restoreRepos(e).snapshots.list(p.rig, p.limit) }),
+  restore: (e, p) => restore(e, p.target, { plan: p.plan }),
   decisions: async (e, p) => listDecisions(e, p),
   decide: (e, p) => answerDecision(e, p.id, p.choice, p.reason),
   restart: (e, p) => restartSeat(e, p.seat, { plan: p.plan }),

@@ -1,23 +1,27 @@
+import type {
+  DecisionChoice,
+  DecisionReason,
+  RigOutcome,
+  SeatOutcome,
+  SeatPlan,
+  TranscriptFact,
+} from '../../../shared/contract';
+import type { ErrorCode } from '../../../shared/errors';
+
 /**
  * The restore decision table (docs/architecture.md invariant 7): pure, no tmux, no files. The live adapter
  * (./facts.ts) turns a snapshot and a fresh roster into `SeatFacts`; this module says what to do
  * with each seat. Rows are checked in order; the first that matches decides. Every row has a
- * test in test/restore/decide.test.ts.
+ * test in test/restore/decide.test.ts. Its answer (SeatPlan) and the outcomes are the contract's.
  */
 
-export type TranscriptFact =
-  | { state: 'present'; path: string }
-  | { state: 'missing'; looked: string }
-  /** The runtime keeps no findable transcript: only its own resume can tell. */
-  | { state: 'unknown' }
-  /** A probe failed (permissions, I/O): fail closed. */
-  | { state: 'unreadable'; error: string };
+export type { DecisionChoice, DecisionReason, RigOutcome, SeatOutcome, SeatPlan, TranscriptFact };
 
 export type LiveFact =
   | { state: 'free' }
   | { state: 'owned_elsewhere'; evidence: Record<string, unknown>; message: string }
   /** The guard could not prove who writes it (EVIDENCE_UNREADABLE, CONVERSATION_OWNER_UNKNOWN). */
-  | { state: 'unprovable'; code: string; evidence: Record<string, unknown>; message: string };
+  | { state: 'unprovable'; code: ErrorCode; evidence: Record<string, unknown>; message: string };
 
 export interface SeatFacts {
   seat: string;
@@ -36,28 +40,6 @@ export interface SeatFacts {
   transcript: TranscriptFact;
   live: LiveFact;
 }
-
-export type DecisionReason =
-  | 'transcript_missing'
-  | 'runtime_cannot_resume'
-  | 'conversation_unrecorded'
-  | 'evidence_unreadable'
-  | 'conversation_missing_reported';
-
-export type SeatPlan =
-  | { seat: string; action: 'resume'; conversationId: string; why: string }
-  | { seat: string; action: 'fresh'; why: string }
-  | { seat: string; action: 'verify_running'; conversationId: string | null; why: string }
-  | { seat: string; action: 'awaiting_decision'; reason: DecisionReason; conversationId: string | null; why: string }
-  | { seat: string; action: 'skipped_stopped'; why: string }
-  | { seat: string; action: 'skipped_policy'; why: string }
-  | {
-      seat: string;
-      action: 'refused';
-      code: 'CONVERSATION_LIVE_ELSEWHERE' | 'EVIDENCE_UNREADABLE' | 'CONVERSATION_OWNER_UNKNOWN' | 'RUNTIME_UNKNOWN';
-      why: string;
-      evidence?: Record<string, unknown>;
-    };
 
 export function decideSeat(f: SeatFacts): SeatPlan {
   const seat = f.seat;
@@ -145,19 +127,6 @@ export function decideSeat(f: SeatFacts): SeatPlan {
   }
 }
 
-/** What became of a seat after the plan ran. */
-export type SeatOutcome =
-  | 'resumed'
-  | 'fresh'
-  | 'running'
-  | 'awaiting_decision'
-  | 'attention_required'
-  | 'failed'
-  | 'refused'
-  | 'skipped_stopped'
-  | 'skipped_policy';
-export type RigOutcome = 'fully_restored' | 'partially_restored' | 'failed';
-
 const RESTORED: ReadonlySet<SeatOutcome> = new Set(['resumed', 'fresh', 'running']);
 const NOT_COUNTED: ReadonlySet<SeatOutcome> = new Set(['skipped_stopped', 'skipped_policy']);
 
@@ -186,9 +155,6 @@ export function plannedOutcome(p: SeatPlan): SeatOutcome | undefined {
       return undefined;
   }
 }
-
-export const DECISION_CHOICES = ['resume', 'fresh', 'leave_stopped'] as const;
-export type DecisionChoice = (typeof DECISION_CHOICES)[number];
 
 /** Which answers make sense for a reason: resume only when there is an id to resume. */
 export function choicesFor(

@@ -1,8 +1,8 @@
+import type { AnsweredDecision, DecisionChoice, DecisionItem, DecisionOutcome } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
-import { restoreRepos, type DecisionRow } from '../store/restore-repos';
-import type { DecisionChoice } from './decide';
-import { execContext, launchFresh, launchResume, type SeatResult } from './execute';
+import { restoreRepos } from '../store/restore-repos';
+import { execContext, launchFresh, launchResume } from './execute';
 import type { VerifyOptions } from './verify';
 
 /**
@@ -14,8 +14,8 @@ import type { VerifyOptions } from './verify';
 export function listDecisions(
   engine: Engine,
   filter: { rig?: string; all?: boolean },
-): Result<{ decisions: DecisionRow[] }> {
-  return { ok: true, decisions: restoreRepos(engine.store).decisions.list(filter) };
+): Result<{ decisions: DecisionItem[] }> {
+  return { ok: true, decisions: restoreRepos(engine).decisions.list(filter) };
 }
 
 export async function answerDecision(
@@ -24,8 +24,8 @@ export async function answerDecision(
   choice: DecisionChoice,
   reason: string,
   verify: Partial<VerifyOptions> = {},
-): Promise<Result<{ decision: DecisionRow; result: SeatResult | { seat: string; outcome: 'left_stopped' } }>> {
-  const repos = restoreRepos(engine.store);
+): Promise<Result<{ decision: AnsweredDecision; result: DecisionOutcome }>> {
+  const repos = restoreRepos(engine);
   const d = repos.decisions.get(id);
   if (!d) return fail('DECISION_NOT_FOUND', `no decision ${id}`, { hint: 'rigdesk decisions lists the open ones.' });
   if (d.state !== 'open')
@@ -50,7 +50,7 @@ export async function answerDecision(
     plan: choice === 'resume' ? ('resume' as const) : ('fresh' as const),
     why: `decision ${id}: ${reason}`,
   };
-  let result: SeatResult | { seat: string; outcome: 'left_stopped' };
+  let result: DecisionOutcome;
   if (choice === 'leave_stopped') {
     engine.store.rigs.setStoppedOnPurpose(d.seat, true);
     result = { seat: d.seat, outcome: 'left_stopped' };
@@ -60,7 +60,7 @@ export async function answerDecision(
   } else {
     result = await launchFresh(engine, seat, base, execContext(engine, d.rig, d.snapshotId, verify));
   }
-  repos.decisions.setOutcome(id, result as unknown as Record<string, unknown>);
+  repos.decisions.setOutcome(id, result);
   // A refused launch is not an answer to the situation: ask again, with the refusal as evidence.
   if (result.outcome === 'refused') {
     const again = repos.decisions.open({
@@ -73,10 +73,13 @@ export async function answerDecision(
       choices: d.choices,
       evidence: {
         ...d.evidence,
-        refusedAnswer: { decision: id, choice, code: (result as SeatResult).code, why: (result as SeatResult).why },
+        refusedAnswer: { decision: id, choice, code: result.code, why: result.why },
       },
     });
     if (again.created) repos.event('decision.opened', where, { decision: again.row.id, reason: d.reason, after: id });
   }
-  return { ok: true, decision: repos.decisions.get(id)!, result };
+  const answered = repos.decisions.get(id);
+  if (answered?.state !== 'answered')
+    return fail('STORE_FAILED', `decision ${id} was answered but does not read back as answered`);
+  return { ok: true, decision: answered, result };
 }

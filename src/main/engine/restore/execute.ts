@@ -1,17 +1,16 @@
+import type { DecisionItem, DecisionReason, SeatAction, SeatPlan, SeatResult } from '../../../shared/contract';
 import type { Engine } from '../engine';
 import { runtimeById } from '../runtimes';
 import { launchSeat } from '../services/launch';
 import type { SeatRow, SessionRow } from '../store';
-import { restoreRepos, type DecisionRow } from '../store/restore-repos';
-import { choicesFor, plannedOutcome, type DecisionReason, type SeatOutcome, type SeatPlan } from './decide';
+import { restoreRepos } from '../store/restore-repos';
+import { choicesFor } from './decide';
 import { restoreFault } from './faults';
-import { bindDiscoveredConversations } from '../services/bind';
+import { watchStart } from './watch-start';
 import {
   DEFAULT_VERIFY,
-  WRAPPER_EXIT,
   sharedObserver,
   sharedRoster,
-  tail,
   verifyConversation,
   type ObserverSource,
   type RosterSource,
@@ -19,21 +18,12 @@ import {
   type VerifyOptions,
 } from './verify';
 
-/** Carries one seat's plan out: launch behind the fence, prove the resume, roll back or keep the pane. */
+/**
+ * Carries one seat's plan out: launch behind the fence, prove the resume, roll back or keep the
+ * pane. What each seat ends as is the contract's SeatResult (shared/contract/restore-results.ts).
+ */
 
-export interface SeatResult {
-  seat: string;
-  plan: SeatPlan['action'];
-  outcome: SeatOutcome;
-  why: string;
-  code?: string;
-  conversationId?: string;
-  paneId?: string;
-  sessionId?: string;
-  pid?: number;
-  decisionId?: number;
-  evidence?: Record<string, unknown>;
-}
+export type { SeatResult };
 
 export interface ExecContext {
   rig: string;
@@ -67,8 +57,8 @@ export function openDecision(
   conversationId: string | null,
   snapshotId: number | null,
   evidence: Record<string, unknown>,
-): DecisionRow {
-  const repos = restoreRepos(engine.store);
+): DecisionItem {
+  const repos = restoreRepos(engine);
   const adapter = runtimeById(seat.runtime);
   const { row, created } = repos.decisions.open({
     seat: seat.seat,
@@ -95,7 +85,6 @@ export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecConte
   const seat = engine.store.rigs.seat(plan.seat);
   const base = { seat: plan.seat, plan: plan.action, why: plan.why };
   if (!seat) return { ...base, outcome: 'failed', code: 'SEAT_NOT_FOUND', why: 'the seat is no longer in the store' };
-  const done = plannedOutcome(plan);
   if (plan.action === 'awaiting_decision') {
     const d = openDecision(engine, seat, plan.reason, plan.conversationId, ctx.snapshotId, { why: plan.why });
     return {
@@ -114,12 +103,13 @@ export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecConte
       return launchFresh(engine, seat, base, ctx);
     case 'resume':
       return launchResume(engine, seat, plan.conversationId, ctx, base);
-    default:
-      return { ...base, outcome: done ?? 'failed' };
+    case 'skipped_stopped':
+    case 'skipped_policy':
+      return { ...base, outcome: plan.action };
   }
 }
 
-type Base = Pick<SeatResult, 'seat' | 'plan' | 'why'>;
+type Base = { seat: string; plan: SeatAction; why: string };
 
 export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx?: ExecContext): Promise<SeatResult> {
   const l = await launchSeat(engine, seat.seat, { fresh: true });
@@ -163,82 +153,6 @@ export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx
   return { ...base, outcome: 'failed', code: w.code, why: w.why, ...at, evidence: { screen: w.screen } };
 }
 
-type StartWatch =
-  | { outcome: 'fresh'; conversationId?: string; evidence?: Record<string, unknown> }
-  | { outcome: 'attention_required'; reason: string; screen: string }
-  | { outcome: 'failed'; code: 'AGENT_EXITED' | 'SEAT_NOT_RUNNING'; why: string; screen: string };
-
-/**
- * Watches a freshly started agent until its screen shows it idle or working (started), a dialog
- * on two reads in a row (attention), or it exits. A screen that shows neither counts as started
- * after `quietMs` with the agent present. A conversation the agent proves (writer lock, live
- * state) is bound to the seat on the way.
- */
-async function watchStart(engine: Engine, seat: SeatRow, live: SessionRow, ctx: ExecContext): Promise<StartWatch> {
-  const since = Date.now();
-  const deadline = since + ctx.verify.timeoutMs;
-  const unwatch = ctx.observer.watch(seat.seat);
-  let agentSince: number | undefined;
-  let needSeen = 0;
-  let screen = '';
-  let bound: string | undefined;
-  try {
-    for (;;) {
-      const r = await ctx.roster(since);
-      const pane = engine.paneOf(r, live);
-      if (!pane) {
-        const listed =
-          engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
-        if (listed)
-          return {
-            outcome: 'failed',
-            code: 'SEAT_NOT_RUNNING',
-            why: "the seat's session vanished right after it started",
-            screen,
-          };
-      } else {
-        const o = await ctx.observer.observe(seat.seat, r);
-        const a = o.seen?.activity;
-        if (o.screen !== undefined) screen = tail(o.screen);
-        const claim = pane.agent?.conversationId;
-        if (
-          claim &&
-          (pane.agent!.conversationSource === 'writer_lock' || pane.agent!.conversationSource === 'live_state') &&
-          engine.store.sessions.get(live.id)?.conversationId !== claim
-        ) {
-          bindDiscoveredConversations(engine, r);
-          if (engine.store.sessions.get(live.id)?.conversationId === claim) bound = claim;
-        }
-        // Before the wrapper has started the agent the pane reads "exited" too; only its exit line says so.
-        if (!pane.agent && WRAPPER_EXIT.test(screen))
-          return {
-            outcome: 'failed',
-            code: 'AGENT_EXITED',
-            why: 'the agent exited right after it started; the pane is kept',
-            screen,
-          };
-        const need = a?.session === 'present' && a.needsInput !== 'none' ? a.needsInput : undefined;
-        needSeen = need ? needSeen + 1 : 0;
-        if (need && needSeen >= 2) return { outcome: 'attention_required', reason: need, screen };
-        if (pane.agent) agentSince ??= Date.now();
-        if (!need && a?.session === 'present' && (a.activity === 'idle' || a.activity === 'working'))
-          return { outcome: 'fresh', ...(bound ? { conversationId: bound } : {}) };
-        if (!need && agentSince !== undefined && Date.now() - agentSince >= ctx.verify.quietMs)
-          return {
-            outcome: 'fresh',
-            ...(bound ? { conversationId: bound } : {}),
-            evidence: { screenState: 'unknown' },
-          };
-      }
-      if (Date.now() > deadline)
-        return { outcome: 'fresh', evidence: { screenState: 'unknown', agentSeen: agentSince !== undefined } };
-      await engine.deps.clock.sleep(ctx.verify.intervalMs);
-    }
-  } finally {
-    unwatch();
-  }
-}
-
 export async function launchResume(
   engine: Engine,
   seat: SeatRow,
@@ -249,7 +163,7 @@ export async function launchResume(
   if (seat.conversationId !== conversationId) {
     // Restoring a snapshot whose conversation differs from the seat's latest: the snapshot wins, on record.
     engine.store.rigs.setConversation(seat.seat, conversationId);
-    restoreRepos(engine.store).event(
+    restoreRepos(engine).event(
       'restore.seat',
       { rig: seat.rig, seat: seat.seat },
       { step: 'conversation_set', from: seat.conversationId, to: conversationId },
@@ -383,7 +297,7 @@ async function rollback(
   await restoreFault(engine, 'restore.before_rollback');
   const kill = await engine.client(live.server).killByIdentity(live);
   const where = { rig: seat.rig, seat: seat.seat };
-  const repos = restoreRepos(engine.store);
+  const repos = restoreRepos(engine);
   if (kill.outcome === 'not_removed') {
     repos.event('restore.rolled_back', where, {
       sessionId: live.sessionId,

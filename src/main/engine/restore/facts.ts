@@ -124,7 +124,7 @@ export function seatFacts(
     restorePolicy: row.restorePolicy,
     conversationId: cid,
     stoppedOnPurpose: snap.stoppedOnPurpose,
-    everRan: restoreRepos(engine.store).everRan(row.seat),
+    everRan: restoreRepos(engine).everRan(row.seat),
     running: own.running,
     transcript:
       cid === null || !hasConversations

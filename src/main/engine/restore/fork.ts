@@ -1,4 +1,5 @@
-import { fail, type Failure, type Result } from '../../../shared/errors';
+import type { ForkAnswer, ForkPlan, ForkResult, TranscriptFact } from '../../../shared/contract';
+import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
 import { launchSeatWith, type ArgvChooser } from '../services/launch';
@@ -9,11 +10,10 @@ import { validateName, seatAddress } from '../spec/names';
 import type { SeatRow } from '../store';
 import { restoreRepos } from '../store/restore-repos';
 import { insertSeat, removeUnusedSeat } from '../store/restore-seats';
-import { bindDiscoveredConversations } from '../services/bind';
-import { execContext } from './execute';
 import { cwdOn, ownPane, transcriptFact } from './facts';
+import { type ForkEnd, proveFork } from './fork-prove';
 import { forkHostGate, sourceTranscript } from './fork-remote';
-import { verifyConversation, type VerifyOptions } from './verify';
+import type { VerifyOptions } from './verify';
 
 /**
  * `rigdesk fork <seat> --as <member>`: a new seat in the same rig and pod, with the source's
@@ -50,32 +50,7 @@ import { verifyConversation, type VerifyOptions } from './verify';
 
 const FORKABLE = new Set(['claude-code', 'codex']);
 
-export interface ForkPlan {
-  source: string;
-  seat: string;
-  runtime: string;
-  /** The source conversation the fork copies. */
-  from: string;
-  /** Where X's id came from: the source's live process, or the store when it is not running. */
-  fromEvidence: Record<string, unknown>;
-  /** Claude: chosen at launch. Codex: known once its process holds the new thread's lock. */
-  conversationId?: string;
-  transcript: string;
-  sourceRunning: boolean;
-}
-
-export interface ForkResult {
-  seat: string;
-  outcome: 'forked' | 'attention_required' | 'failed';
-  why: string;
-  from: string;
-  conversationId?: string;
-  paneId?: string;
-  sessionId?: string;
-  pid?: number;
-  code?: string;
-  evidence?: Record<string, unknown>;
-}
+export type { ForkPlan, ForkResult };
 
 /** Why each other runtime is not forked, in the words a person needs. */
 const NOT_FORKABLE_WHY: Readonly<Record<string, string>> = {
@@ -99,7 +74,7 @@ function sourceConversation(
   source: SeatRow,
 ): Result<{
   id: string;
-  evidence: Record<string, unknown>;
+  evidence: ForkPlan['fromEvidence'];
   agentPid?: number;
   liveSessionRow?: number;
   running: boolean;
@@ -173,7 +148,53 @@ export async function forkSeat(
   ref: unknown,
   as: unknown,
   opts: { plan?: boolean; verify?: Partial<VerifyOptions> } = {},
-): Promise<Result<{ plan: ForkPlan; result?: ForkResult }>> {
+): Promise<Result<ForkAnswer>> {
+  const target = forkTarget(engine, ref, as);
+  if (!target.ok) return target;
+  const { source, adapter } = target;
+  const roster = await engine.roster();
+  const down = forkHostGate(engine, source, roster);
+  if (down) return down;
+  const from = sourceConversation(engine, roster, source);
+  if (!from.ok) return from;
+  const read = await sourceTranscript(engine, roster, source, from.id);
+  if (!read.ok) return read;
+  const t = read.fact;
+  if (t.state === 'unreadable' || t.state === 'unknown') {
+    return fail(
+      'EVIDENCE_UNREADABLE',
+      `cannot read the transcript of ${from.id}${t.state === 'unreadable' ? `: ${t.error}` : ''}; nothing was created`,
+      { evidence: { transcript: t } },
+    );
+  }
+  if (t.state === 'missing')
+    return fail(
+      'CONVERSATION_MISSING',
+      `no transcript for ${from.id} (looked in ${t.looked}); there is nothing to fork`,
+      { evidence: { transcript: t } },
+    );
+  const free = custody(engine, roster, source, from);
+  if (!free.ok) return free;
+
+  const plan: ForkPlan = {
+    source: source.seat,
+    seat: target.seat,
+    runtime: adapter.id,
+    from: from.id,
+    fromEvidence: from.evidence,
+    transcript: t.path,
+    sourceRunning: from.running,
+  };
+  if (opts.plan) return { ok: true, plan };
+  return launchFork(engine, { ...target, plan, transcript: t }, opts);
+}
+
+/** The source seat, the new seat's address and the runtime, each checked; nothing is read live yet. */
+function forkTarget(
+  engine: Engine,
+  ref: unknown,
+  as: unknown,
+): Result<{ source: SeatRow; seat: string; member: string; adapter: RuntimeAdapter }> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const source = found.seat;
@@ -204,48 +225,31 @@ export async function forkSeat(
       },
     );
   }
+  return { ok: true, source, seat, member: name.name, adapter };
+}
 
-  const roster = await engine.roster();
-  const down = forkHostGate(engine, source, roster);
-  if (down) return down;
-  const from = sourceConversation(engine, roster, source);
-  if (!from.ok) return from;
-  const read = await sourceTranscript(engine, roster, source, from.id);
-  if (!read.ok) return read;
-  const t = read.fact;
-  if (t.state === 'unreadable' || t.state === 'unknown') {
-    return fail(
-      'EVIDENCE_UNREADABLE',
-      `cannot read the transcript of ${from.id}${t.state === 'unreadable' ? `: ${t.error}` : ''}; nothing was created`,
-      { evidence: { transcript: t } },
-    );
-  }
-  if (t.state === 'missing')
-    return fail(
-      'CONVERSATION_MISSING',
-      `no transcript for ${from.id} (looked in ${t.looked}); there is nothing to fork`,
-      { evidence: { transcript: t } },
-    );
-  const free = custody(engine, roster, source, from);
-  if (!free.ok) return free;
+interface ForkLaunch {
+  source: SeatRow;
+  seat: string;
+  member: string;
+  adapter: RuntimeAdapter;
+  plan: ForkPlan;
+  transcript: TranscriptFact;
+}
 
-  const plan: ForkPlan = {
-    source: source.seat,
-    seat,
-    runtime: adapter.id,
-    from: from.id,
-    fromEvidence: from.evidence,
-    transcript: t.path,
-    sourceRunning: from.running,
-  };
-  if (opts.plan) return { ok: true, plan };
-
+/** Records the new seat, launches the fork behind the fence and proves it; a refused launch leaves no seat. */
+async function launchFork(
+  engine: Engine,
+  f: ForkLaunch,
+  opts: { verify?: Partial<VerifyOptions> },
+): Promise<Result<ForkAnswer>> {
+  const { source, seat, plan } = f;
   const row: Omit<SeatRow, 'conversationId' | 'stoppedOnPurpose'> = {
     host: source.host,
     seat,
     rig: source.rig,
     pod: source.pod,
-    member: name.name,
+    member: f.member,
     runtime: source.runtime,
     cwd: source.cwd,
     command: source.command,
@@ -257,45 +261,20 @@ export async function forkSeat(
     return fail('SEAT_EXISTS', `${seat} was created by someone else a moment ago`, {
       evidence: { seat, exists: true },
     });
-  const repos = restoreRepos(engine.store);
+  const repos = restoreRepos(engine);
   const where = { rig: source.rig, seat };
   repos.event('seat.fork', where, {
     step: 'begin',
     source: source.seat,
-    from: from.id,
-    fromEvidence: from.evidence,
-    transcript: t.path,
+    from: plan.from,
+    fromEvidence: plan.fromEvidence,
+    transcript: plan.transcript,
   });
-
-  // Checked again on the launch's own fresh roster: X may have changed hands since.
-  const choose: ArgvChooser = ({ engine: e, ctx, roster: r }) => {
-    const again = sourceConversation(e, r, source);
-    if (!again.ok) return again;
-    if (again.id !== from.id)
-      return fail(
-        'TARGET_CHANGED',
-        `${source.seat} moved from ${from.id} to ${again.id} while the fork was prepared; nothing was created`,
-        { evidence: { was: from.id, now: again.id } },
-      );
-    // On a host the transcript was read a moment ago (one round trip; this step cannot wait on
-    // another): a file gone since makes Claude report X missing, which verification catches.
-    const tt = source.host === 'local' ? transcriptFact(e, source, from.id) : t;
-    if (tt.state !== 'present')
-      return fail(
-        'EVIDENCE_UNREADABLE',
-        `the transcript of ${from.id} is no longer readable (${tt.state}); nothing was created`,
-        { evidence: { transcript: tt } },
-      );
-    const ok = custody(e, r, source, again);
-    if (!ok.ok) return ok;
-    const newId = adapter.choosesIdUpFront ? ctx.newId() : undefined;
-    return {
-      ok: true,
-      argv: forkArgv(adapter, ctx.binary, ctx.args, from.id, newId),
-      plan: { mode: 'fresh', runtime: adapter.id, ...(newId ? { conversationId: newId } : {}) },
-    };
-  };
-  const launched = await launchSeatWith(engine, { ...row, conversationId: null, stoppedOnPurpose: false }, choose);
+  const launched = await launchSeatWith(
+    engine,
+    { ...row, conversationId: null, stoppedOnPurpose: false },
+    forkChooser(f),
+  );
   if (!launched.ok) {
     const removed = removeUnusedSeat(engine.store, seat);
     repos.event('seat.fork', where, {
@@ -304,128 +283,63 @@ export async function forkSeat(
       message: launched.message,
       seatRemoved: removed,
     });
-    return { ...launched, message: `${launched.message}${removed ? ` (${seat} was not kept)` : ''}` } as Failure;
+    return { ...launched, message: `${launched.message}${removed ? ` (${seat} was not kept)` : ''}` };
   }
   const l = launched.launched;
   const live = engine.store.sessions.live(seat);
-  const at = { paneId: l.paneId, sessionId: l.sessionId };
-  const finish = (result: ForkResult): Result<{ plan: ForkPlan; result?: ForkResult }> => {
-    repos.event('seat.fork', where, { step: 'end', source: source.seat, ...result });
-    if (result.outcome === 'failed')
-      return fail((result.code ?? 'INTERNAL') as never, `${seat}: ${result.why}`, { evidence: { result } });
+  const result: ForkEnd =
+    !live || live.sessionId !== l.sessionId
+      ? {
+          seat,
+          outcome: 'failed',
+          code: 'TARGET_CHANGED',
+          why: 'the session row changed under the fork',
+          from: plan.from,
+          paneId: l.paneId,
+          sessionId: l.sessionId,
+        }
+      : await proveFork(
+          engine,
+          { seat, rig: source.rig, from: plan.from, adapter: f.adapter, live, launched: l },
+          opts,
+        );
+  repos.event('seat.fork', where, { step: 'end', source: source.seat, ...result });
+  if (result.outcome === 'failed') return fail(result.code, `${seat}: ${result.why}`, { evidence: { result } });
+  return {
+    ok: true,
+    plan: { ...plan, ...(result.conversationId ? { conversationId: result.conversationId } : {}) },
+    result,
+  };
+}
+
+/** Checked again on the launch's own fresh roster: X may have changed hands since. */
+function forkChooser({ source, plan, adapter, transcript: t }: ForkLaunch): ArgvChooser {
+  const from = plan.from;
+  return ({ engine: e, ctx, roster: r }) => {
+    const again = sourceConversation(e, r, source);
+    if (!again.ok) return again;
+    if (again.id !== from)
+      return fail(
+        'TARGET_CHANGED',
+        `${source.seat} moved from ${from} to ${again.id} while the fork was prepared; nothing was created`,
+        { evidence: { was: from, now: again.id } },
+      );
+    // On a host the transcript was read a moment ago (one round trip; this step cannot wait on
+    // another): a file gone since makes Claude report X missing, which verification catches.
+    const tt = source.host === 'local' ? transcriptFact(e, source, from) : t;
+    if (tt.state !== 'present')
+      return fail(
+        'EVIDENCE_UNREADABLE',
+        `the transcript of ${from} is no longer readable (${tt.state}); nothing was created`,
+        { evidence: { transcript: tt } },
+      );
+    const ok = custody(e, r, source, again);
+    if (!ok.ok) return ok;
+    const newId = adapter.choosesIdUpFront ? ctx.newId() : undefined;
     return {
       ok: true,
-      plan: { ...plan, ...(result.conversationId ? { conversationId: result.conversationId } : {}) },
-      result,
+      argv: forkArgv(adapter, ctx.binary, ctx.args, from, newId),
+      plan: { mode: 'fresh', runtime: adapter.id, ...(newId ? { conversationId: newId } : {}) },
     };
   };
-  if (!live || live.sessionId !== l.sessionId)
-    return finish({
-      seat,
-      outcome: 'failed',
-      code: 'TARGET_CHANGED',
-      why: 'the session row changed under the fork',
-      from: from.id,
-      ...at,
-    });
-
-  // Proof: a process in the new pane names a conversation that is not X (Claude: the id chosen;
-  // Codex: whatever thread its lock holds), with no "conversation missing" report about X.
-  const ctx = execContext(engine, source.rig, null, opts.verify);
-  const expect = l.conversationId
-    ? { accept: (id: string) => id === l.conversationId, missingId: from.id }
-    : { accept: (id: string) => id !== from.id, missingId: from.id };
-  const v = await verifyConversation(engine, live, expect, ctx.verify, ctx);
-  switch (v.verdict) {
-    case 'resumed': {
-      const id = v.conversationId;
-      if (!l.conversationId) {
-        // Codex: only a writer lock names the new thread; bind it to the new seat now.
-        const r = await engine.roster();
-        const pane = engine.paneOf(r, live);
-        if (pane?.agent?.conversationSource !== 'writer_lock' || pane.agent.conversationId !== id) {
-          return finish({
-            seat,
-            outcome: 'failed',
-            code: 'RESUME_UNPROVEN',
-            why: `the fork's process named ${id} but no writer lock confirms it; the pane is kept`,
-            from: from.id,
-            ...at,
-            pid: v.pid,
-          });
-        }
-        bindDiscoveredConversations(engine, r);
-        if (engine.store.rigs.seat(seat)?.conversationId !== id) {
-          return finish({
-            seat,
-            outcome: 'failed',
-            code: 'INTERNAL',
-            why: `the fork holds ${id} but it could not be bound to ${seat}; the pane is kept`,
-            from: from.id,
-            ...at,
-            pid: v.pid,
-          });
-        }
-      }
-      return finish({
-        seat,
-        outcome: 'forked',
-        why: `forked from ${from.id}`,
-        from: from.id,
-        conversationId: id,
-        ...at,
-        pid: v.pid,
-        evidence: { source: v.source },
-      });
-    }
-    case 'attention':
-      return finish({
-        seat,
-        outcome: 'attention_required',
-        why: `the fork is up but waiting on a ${v.reason.replace('_', ' ')}; the pane is kept`,
-        from: from.id,
-        ...(l.conversationId ? { conversationId: l.conversationId } : {}),
-        ...at,
-        evidence: { reason: v.reason, screen: v.screen },
-      });
-    case 'missing':
-      return finish({
-        seat,
-        outcome: 'failed',
-        code: 'AGENT_EXITED',
-        why: `${adapter.displayName} reported ${from.id} missing; the pane is kept`,
-        from: from.id,
-        ...at,
-        evidence: { screen: v.screen },
-      });
-    case 'exited':
-      return finish({
-        seat,
-        outcome: 'failed',
-        code: 'AGENT_EXITED',
-        why: 'the fork exited without naming its conversation; the pane is kept',
-        from: from.id,
-        ...at,
-        evidence: { screen: v.screen },
-      });
-    case 'gone':
-      return finish({
-        seat,
-        outcome: 'failed',
-        code: 'SEAT_NOT_RUNNING',
-        why: "the fork's session vanished while it was verified",
-        from: from.id,
-        ...at,
-      });
-    case 'unproven':
-      return finish({
-        seat,
-        outcome: 'failed',
-        code: 'RESUME_UNPROVEN',
-        why: `no process in the pane named a new conversation within ${ctx.verify.timeoutMs} ms; the pane is kept`,
-        from: from.id,
-        ...at,
-        evidence: { screen: v.screen, agentConversation: v.agentConversation },
-      });
-  }
 }

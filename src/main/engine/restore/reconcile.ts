@@ -1,3 +1,4 @@
+import type { ReconcileReport } from '../../../shared/contract';
 import type { Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
@@ -12,16 +13,11 @@ import { restoreRepos } from '../store/restore-repos';
  * explain is recorded as `reconcile.unexplained` and left alone: never deleted, never killed.
  */
 
-export interface ReconcileReport {
-  ended: { seat: string; sessionId: string; paneId: string }[];
-  reservations: { seat: string; reservation: number; outcome: string }[];
-  interruptedRuns: number[];
-  unexplained: { what: string; detail: Record<string, unknown> }[];
-}
+export type { ReconcileReport };
 
 export async function reconcile(engine: Engine): Promise<Result<{ report: ReconcileReport }>> {
   const { store } = engine;
-  const repos = restoreRepos(store);
+  const repos = restoreRepos(engine);
   const roster = await engine.roster();
   const report: ReconcileReport = { ended: [], reservations: [], interruptedRuns: [], unexplained: [] };
   const listed = (server: string) =>

@@ -1,10 +1,21 @@
-import { fail, type Result } from '../../../shared/errors';
+import type {
+  RestoreReport,
+  SeatOutcome,
+  SeatPlan,
+  SeatPlanView,
+  SeatPreview,
+  SeatResult,
+  Snapshot,
+  SnapshotSeat,
+} from '../../../shared/contract';
+import { fail, type Ok, type Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
 import { sessionGone } from '../custody/gone';
-import { restoreRepos, type Snapshot } from '../store/restore-repos';
-import { decideSeat, plannedOutcome, rigOutcome, type RigOutcome, type SeatOutcome, type SeatPlan } from './decide';
-import { execContext, executePlan, type SeatResult } from './execute';
+import type { Roster } from '../roster/types';
+import { restoreRepos } from '../store/restore-repos';
+import { decideSeat, plannedOutcome, rigOutcome } from './decide';
+import { execContext, executePlan } from './execute';
 import { ownPane, seatFacts } from './facts';
 import { restoreFault } from './faults';
 import { remoteGates } from './remote-facts';
@@ -18,20 +29,11 @@ import type { VerifyOptions } from './verify';
  * refreshed, not duplicated; a stale reservation is settled by census inside launchSeat.
  */
 
-export interface RestoreReport {
-  rig: string;
-  snapshotId: number | null;
-  planOnly: boolean;
-  outcome: RigOutcome;
-  seats: SeatResult[];
-  plan: (SeatPlan & { planned?: SeatOutcome })[];
-}
-
 /** `<rig>` wins when a rig has that name; otherwise `N` or `snap-N` names a snapshot. */
 export function resolveTarget(engine: Engine, target: string): Result<{ rig: string; snapshot?: Snapshot }> {
   if (engine.store.rigs.exists(target)) return { ok: true, rig: target };
   const m = /^(?:snap-)?(\d+)$/.exec(target);
-  const snap = m ? restoreRepos(engine.store).snapshots.get(Number(m[1])) : undefined;
+  const snap = m ? restoreRepos(engine).snapshots.get(Number(m[1])) : undefined;
   if (snap) {
     if (!engine.store.rigs.exists(snap.rig))
       return fail('RIG_NOT_FOUND', `snapshot ${snap.id} is of rig ${snap.rig}, which is no longer recorded`);
@@ -49,12 +51,19 @@ export async function restore(
 ): Promise<Result<RestoreReport>> {
   const t = resolveTarget(engine, target);
   if (!t.ok) return t;
-  const repos = restoreRepos(engine.store);
+  const repos = restoreRepos(engine);
   const roster = await engine.roster();
+  if (opts.plan) {
+    // A preview writes nothing: it plans from the given snapshot, or from the store as it is.
+    const seats = t.snapshot?.seats ?? snapshotSeats(engine, roster, t.rig, { bind: false });
+    await restoreFault(engine, 'restore.after_snapshot');
+    const { plans, missing } = await planSeats(engine, roster, seats, { plan: true });
+    return preview(t.rig, t.snapshot?.id ?? null, plans, missing);
+  }
   // Restoring a rig by name restores its latest recorded state; that state is frozen first, so the
   // report says exactly what it was based on.
   let snapshot = t.snapshot;
-  if (!snapshot && !opts.plan) {
+  if (!snapshot) {
     snapshot = repos.snapshots.insert(t.rig, 'restore', snapshotSeats(engine, roster, t.rig));
     repos.event(
       'snapshot.taken',
@@ -62,9 +71,21 @@ export async function restore(
       { snapshot: snapshot.id, reason: 'restore', seats: snapshot.seats.length },
     );
   }
-  const seatsOf = snapshot?.seats ?? snapshotSeats(engine, roster, t.rig, { bind: !opts.plan });
   await restoreFault(engine, 'restore.after_snapshot');
+  const { plans, missing } = await planSeats(engine, roster, snapshot.seats, { plan: false });
+  return runPlans(engine, t.rig, snapshot.id, plans, missing, opts.verify);
+}
 
+type Refused = Extract<SeatResult, { outcome: 'failed' | 'refused' }>;
+
+/** The decision table for every seat of the snapshot; seats refused before any plan are `missing`. */
+async function planSeats(
+  engine: Engine,
+  roster: Roster,
+  seatsOf: readonly SnapshotSeat[],
+  opts: { plan: boolean },
+): Promise<{ plans: SeatPlan[]; missing: Refused[] }> {
+  const repos = restoreRepos(engine);
   // Seats on other hosts: each host asked once, for all its seats, before anything is planned.
   const gates = await remoteGates(
     engine,
@@ -75,9 +96,11 @@ export async function restore(
     }),
   );
   const plans: SeatPlan[] = [];
-  const missing: SeatResult[] = [];
+  const missing: Refused[] = [];
   for (const s of seatsOf) {
     const row = engine.store.rigs.seat(s.seat);
+    const refuse = (code: Refused['code'], why: string, evidence?: Record<string, unknown>) =>
+      missing.push({ seat: s.seat, plan: 'refused', outcome: 'refused', code, why, ...(evidence ? { evidence } : {}) });
     if (!row) {
       missing.push({
         seat: s.seat,
@@ -90,14 +113,7 @@ export async function restore(
     }
     const gate = gates.get(row.seat);
     if (gate?.refusal) {
-      missing.push({
-        seat: s.seat,
-        plan: 'refused',
-        outcome: 'refused',
-        code: gate.refusal.code,
-        why: gate.refusal.why,
-        evidence: gate.refusal.evidence,
-      });
+      refuse(gate.refusal.code, gate.refusal.why, gate.refusal.evidence);
       continue;
     }
     // A launch that died mid-fence (an earlier restore killed) left a reservation: census first, so
@@ -106,14 +122,7 @@ export async function restore(
     if (stale) {
       const settled = await resolveStaleReservation(engine, stale, roster);
       if (!settled.ok) {
-        missing.push({
-          seat: s.seat,
-          plan: 'refused',
-          outcome: 'refused',
-          code: settled.code,
-          why: settled.message,
-          ...(settled.evidence ? { evidence: settled.evidence } : {}),
-        });
+        refuse(settled.code, settled.message, settled.evidence);
         continue;
       }
     }
@@ -130,56 +139,68 @@ export async function restore(
       );
     }
   }
-  const snapshotId = snapshot?.id ?? null;
-  const planView = plans.map((p) => ({ ...p, ...(plannedOutcome(p) ? { planned: plannedOutcome(p) } : {}) }));
-  if (opts.plan) {
-    // A preview reports what each seat would end as if every launch succeeded.
-    const expected = (p: SeatPlan): SeatOutcome =>
-      plannedOutcome(p) ?? (p.action === 'resume' ? 'resumed' : p.action === 'fresh' ? 'fresh' : 'running');
-    const seats: SeatResult[] = [
-      ...missing,
-      ...plans.map((p) => ({ seat: p.seat, plan: p.action, outcome: expected(p), why: p.why })),
-    ];
-    return {
-      ok: true,
-      rig: t.rig,
-      snapshotId,
-      planOnly: true,
-      outcome: rigOutcome(seats.map((s) => s.outcome)),
-      seats,
-      plan: planView,
-    };
-  }
+  return { plans, missing };
+}
 
-  const run = repos.runs.start(t.rig, snapshotId!, engine.deps.selfPid);
+function planView(plans: readonly SeatPlan[]): SeatPlanView[] {
+  return plans.map((p) => {
+    const planned = plannedOutcome(p);
+    return planned ? { ...p, planned } : p;
+  });
+}
+
+/** A preview reports what each seat would end as if every launch succeeded. */
+function preview(rig: string, snapshotId: number | null, plans: SeatPlan[], missing: Refused[]): Ok<RestoreReport> {
+  const expected = (p: SeatPlan): SeatOutcome =>
+    plannedOutcome(p) ?? (p.action === 'resume' ? 'resumed' : p.action === 'fresh' ? 'fresh' : 'running');
+  const seats: SeatPreview[] = [
+    ...missing,
+    ...plans.map((p) => ({ seat: p.seat, plan: p.action, outcome: expected(p), why: p.why })),
+  ];
+  return {
+    ok: true,
+    rig,
+    snapshotId,
+    planOnly: true,
+    outcome: rigOutcome(seats.map((s) => s.outcome)),
+    seats,
+    plan: planView(plans),
+  };
+}
+
+/** Every seat in parallel, each behind the create fence; the run is a row until it finishes. */
+async function runPlans(
+  engine: Engine,
+  rig: string,
+  snapshotId: number,
+  plans: SeatPlan[],
+  missing: Refused[],
+  verify: Partial<VerifyOptions> | undefined,
+): Promise<Ok<RestoreReport>> {
+  const repos = restoreRepos(engine);
+  const run = repos.runs.start(rig, snapshotId, engine.deps.selfPid);
   repos.event(
     'restore.planned',
-    { rig: t.rig },
+    { rig },
     { run, snapshot: snapshotId, plan: plans.map((p) => ({ seat: p.seat, action: p.action, why: p.why })) },
   );
   await restoreFault(engine, 'restore.after_plan');
 
-  const ctx = execContext(engine, t.rig, snapshotId, opts.verify);
+  const ctx = execContext(engine, rig, snapshotId, verify);
   const results = await Promise.all(
-    plans.map(async (p) => {
+    plans.map(async (p): Promise<SeatResult> => {
       try {
         return await executePlan(engine, p, ctx);
       } catch (e) {
-        return {
-          seat: p.seat,
-          plan: p.action,
-          outcome: 'failed' as const,
-          code: 'INTERNAL',
-          why: (e as Error).message,
-        };
+        return { seat: p.seat, plan: p.action, outcome: 'failed', code: 'INTERNAL', why: (e as Error).message };
       }
     }),
   );
-  const seats = [...missing, ...results];
-  for (const s of seats) repos.event('restore.seat', { rig: t.rig, seat: s.seat }, { run, ...s });
+  const seats: SeatResult[] = [...missing, ...results];
+  for (const s of seats) repos.event('restore.seat', { rig, seat: s.seat }, { run, ...s });
   const outcome = rigOutcome(seats.map((s) => s.outcome));
   await restoreFault(engine, 'restore.before_finish');
   repos.runs.finish(run, outcome, seats);
-  repos.event('restore.finished', { rig: t.rig }, { run, snapshot: snapshotId, outcome });
-  return { ok: true, rig: t.rig, snapshotId, planOnly: false, outcome, seats, plan: planView };
+  repos.event('restore.finished', { rig }, { run, snapshot: snapshotId, outcome });
+  return { ok: true, rig, snapshotId, planOnly: false, outcome, seats, plan: planView(plans) };
 }

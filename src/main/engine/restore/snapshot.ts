@@ -1,7 +1,8 @@
+import type { Snapshot, SnapshotReason, SnapshotSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import type { Roster } from '../roster/types';
-import { restoreRepos, type Snapshot, type SnapshotSeat } from '../store/restore-repos';
+import { restoreRepos } from '../store/restore-repos';
 import { bindDiscoveredConversations } from '../services/bind';
 import { ownPane, transcriptFact } from './facts';
 
@@ -10,8 +11,6 @@ import { ownPane, transcriptFact } from './facts';
  * it was stopped on purpose. The store already holds the latest of each; a snapshot freezes them
  * with what the live system showed at that moment, so a restore can say what it was based on.
  */
-
-export type SnapshotReason = 'manual' | 'before_down' | 'timer' | 'restore';
 
 /** `bind: false` (a --plan) writes nothing, not even a conversation the live process proves. */
 export function snapshotSeats(
@@ -32,16 +31,11 @@ export function snapshotSeats(
     // A running agent's own claim is fresher than the store (Claude's /clear moves it on).
     const liveId = agent?.conversationId;
     const conversationId = liveId ?? row.conversationId;
-    const evidence: Record<string, unknown> = {
+    const evidence: SnapshotSeat['evidence'] = {
       source: liveId ? `roster:${agent?.conversationSource}` : row.conversationId ? 'store' : 'none',
+      ...(agent ? { pid: agent.pid, startTime: agent.startTime } : {}),
+      ...(agent && own.pane ? { paneId: own.pane.paneId, sessionId: own.pane.sessionId } : {}),
     };
-    if (agent)
-      Object.assign(evidence, {
-        pid: agent.pid,
-        startTime: agent.startTime,
-        paneId: own.pane?.paneId,
-        sessionId: own.pane?.sessionId,
-      });
     if (liveId && stored.conversationId && liveId !== stored.conversationId)
       evidence.storeConversationId = stored.conversationId;
     if (bound) evidence.bound = true;
@@ -79,7 +73,7 @@ export async function snapshotRig(
     });
   }
   const r = roster ?? (await engine.roster());
-  const repos = restoreRepos(engine.store);
+  const repos = restoreRepos(engine);
   const snapshot = repos.snapshots.insert(rig, reason, snapshotSeats(engine, r, rig));
   repos.event(
     'snapshot.taken',

@@ -68,7 +68,7 @@ export function sharedRoster(engine: Engine, maxAgeMs = 150): RosterSource {
   let at = 0;
   let current: Promise<Roster> | undefined;
   return (notBefore = 0) => {
-    const t = Date.now();
+    const t = engine.now();
     if (!current || t - at > maxAgeMs || at < notBefore) {
       at = t;
       current = engine.roster();
@@ -134,7 +134,7 @@ export function sharedObserver(engine: Engine, maxAgeMs = 150): ObserverSource {
       };
     },
     async observe(seat, roster) {
-      const t = Date.now();
+      const t = engine.now();
       if (
         !current ||
         t - at > maxAgeMs ||
@@ -246,8 +246,8 @@ async function loop(
   roster: RosterSource,
   observer: ObserverSource,
 ): Promise<Verdict> {
-  const since = Date.now();
-  const deadline = Date.now() + opts.timeoutMs;
+  const since = engine.now();
+  const deadline = since + opts.timeoutMs;
   let namedSince: number | undefined;
   let named: string | undefined;
   let needSeen = 0;
@@ -290,10 +290,10 @@ async function loop(
         };
       }
       if (agent && claim !== undefined && want.accept(claim)) {
-        if (named !== claim) (named = claim), (namedSince = Date.now());
+        if (named !== claim) (named = claim), (namedSince = engine.now());
         const strong = source === 'live_state' || source === 'writer_lock';
         const known = seen?.activity.activity === 'working' || seen?.activity.activity === 'idle';
-        const held = Date.now() - namedSince!;
+        const held = engine.now() - namedSince!;
         if (
           !need &&
           (strong ? known || held >= opts.settleMs : held >= opts.settleMs && (known || held >= opts.quietMs))
@@ -306,7 +306,7 @@ async function loop(
         if (!agent && WRAPPER_EXIT.test(screen)) return { verdict: 'exited', screen: tail(screen) };
       }
     }
-    if (Date.now() > deadline)
+    if (engine.now() > deadline)
       return {
         verdict: 'unproven',
         screen: tail(screen),

@@ -1,28 +1,43 @@
+import { z } from 'zod';
+import {
+  DECISION_CHOICE,
+  type DecisionChoice,
+  type DecisionItem,
+  type DecisionOutcome,
+  type DecisionReason,
+  decisionItem,
+  decisionReason,
+  type Snapshot,
+  type SnapshotHead,
+  snapshotEvidence,
+  snapshotHead,
+  type SnapshotReason,
+  type SnapshotSeat,
+  snapshotSeat,
+} from '../../../shared/contract';
 import type { Db } from './db';
-import type { EventKind } from './events';
 import type { Store } from './index';
 import { RESTORE_EVENT_KINDS, type RestoreEventKind } from './event-kinds';
 
-/** Repositories for restore's tables (migration 3), built over `store.db` without touching Store. */
+/**
+ * Repositories for restore's tables (migration 3), built over `store.db` without touching Store.
+ * Rows are the contract's types (shared/contract/restore-records.ts); each row read is parsed
+ * against its schema, JSON columns included, so a row the contract does not describe fails loudly.
+ */
 
-export interface SnapshotSeat {
-  seat: string;
-  runtime: string;
-  cwd: string;
-  restorePolicy: string;
-  conversationId: string | null;
-  evidence: Record<string, unknown>;
-  stoppedOnPurpose: boolean;
-  state: 'running' | 'stopped' | 'gone' | 'unknown';
-}
+export type { DecisionItem, Snapshot, SnapshotHead, SnapshotSeat };
 
-export interface Snapshot {
-  id: number;
-  rig: string;
-  reason: string;
-  takenAt: number;
-  seats: SnapshotSeat[];
-}
+const int = z.number().int();
+const snapshotSeatRow = z.object({
+  seat: z.string(),
+  runtime: z.string(),
+  cwd: z.string(),
+  restore_policy: z.string(),
+  conversation_id: z.string().nullable(),
+  evidence_json: z.string(),
+  stopped_on_purpose: int,
+  state: snapshotSeat.shape.state,
+});
 
 export class SnapshotRepo {
   constructor(
@@ -30,7 +45,7 @@ export class SnapshotRepo {
     private readonly now: () => number,
   ) {}
 
-  insert(rig: string, reason: string, seats: readonly SnapshotSeat[]): Snapshot {
+  insert(rig: string, reason: SnapshotReason, seats: readonly SnapshotSeat[]): Snapshot {
     const t = this.now();
     const id = this.db
       .transaction(() => {
@@ -56,64 +71,56 @@ export class SnapshotRepo {
         return sid;
       })
       .immediate();
-    return this.get(id)!;
+    const taken = this.get(id);
+    if (!taken) throw new Error(`snapshot ${id} was written but cannot be read back`);
+    return taken;
   }
 
   get(id: number): Snapshot | undefined {
-    const head = this.db.prepare('SELECT id, rig, reason, taken_at AS takenAt FROM snapshots WHERE id = ?').get(id) as
-      | Omit<Snapshot, 'seats'>
-      | undefined;
-    if (!head) return undefined;
-    const rows = this.db.prepare('SELECT * FROM snapshot_seats WHERE snapshot_id = ? ORDER BY seat').all(id) as {
-      seat: string;
-      runtime: string;
-      cwd: string;
-      restore_policy: string;
-      conversation_id: string | null;
-      evidence_json: string;
-      stopped_on_purpose: number;
-      state: SnapshotSeat['state'];
-    }[];
+    const row = this.db.prepare('SELECT id, rig, reason, taken_at AS takenAt FROM snapshots WHERE id = ?').get(id);
+    if (row === undefined) return undefined;
+    const rows = this.db.prepare('SELECT * FROM snapshot_seats WHERE snapshot_id = ? ORDER BY seat').all(id);
     return {
-      ...head,
-      seats: rows.map((r) => ({
-        seat: r.seat,
-        runtime: r.runtime,
-        cwd: r.cwd,
-        restorePolicy: r.restore_policy,
-        conversationId: r.conversation_id,
-        evidence: JSON.parse(r.evidence_json) as Record<string, unknown>,
-        stoppedOnPurpose: r.stopped_on_purpose === 1,
-        state: r.state,
-      })),
+      ...snapshotHead.parse(row),
+      seats: rows.map((raw) => {
+        const r = snapshotSeatRow.parse(raw);
+        return {
+          seat: r.seat,
+          runtime: r.runtime,
+          cwd: r.cwd,
+          restorePolicy: r.restore_policy,
+          conversationId: r.conversation_id,
+          evidence: snapshotEvidence.parse(JSON.parse(r.evidence_json)),
+          stoppedOnPurpose: r.stopped_on_purpose === 1,
+          state: r.state,
+        };
+      }),
     };
   }
 
-  list(rig?: string, limit = 50): Omit<Snapshot, 'seats'>[] {
-    return (
-      rig
-        ? this.db
-            .prepare(
-              'SELECT id, rig, reason, taken_at AS takenAt FROM snapshots WHERE rig = ? ORDER BY id DESC LIMIT ?',
-            )
-            .all(rig, limit)
-        : this.db
-            .prepare('SELECT id, rig, reason, taken_at AS takenAt FROM snapshots ORDER BY id DESC LIMIT ?')
-            .all(limit)
-    ) as Omit<Snapshot, 'seats'>[];
+  list(rig?: string, limit = 50): SnapshotHead[] {
+    const rows = rig
+      ? this.db
+          .prepare('SELECT id, rig, reason, taken_at AS takenAt FROM snapshots WHERE rig = ? ORDER BY id DESC LIMIT ?')
+          .all(rig, limit)
+      : this.db
+          .prepare('SELECT id, rig, reason, taken_at AS takenAt FROM snapshots ORDER BY id DESC LIMIT ?')
+          .all(limit);
+    return rows.map((r) => snapshotHead.parse(r));
   }
 }
 
-export interface RestoreRun {
-  id: number;
-  rig: string;
-  snapshotId: number;
-  holderPid: number;
-  state: 'running' | 'finished' | 'interrupted';
-  outcome: string | null;
-  startedAt: number;
-  finishedAt: number | null;
-}
+const restoreRun = z.object({
+  id: int,
+  rig: z.string(),
+  snapshotId: int,
+  holderPid: int,
+  state: z.enum(['running', 'finished', 'interrupted']),
+  outcome: z.string().nullable(),
+  startedAt: z.number(),
+  finishedAt: z.number().nullable(),
+});
+export type RestoreRun = z.output<typeof restoreRun>;
 
 export class RestoreRunRepo {
   constructor(
@@ -151,66 +158,52 @@ export class RestoreRunRepo {
     return this.db
       .prepare(`SELECT id, rig, snapshot_id AS snapshotId, holder_pid AS holderPid, state, outcome, started_at AS startedAt, finished_at AS finishedAt
       FROM restore_runs WHERE state = 'running' ORDER BY id`)
-      .all() as RestoreRun[];
+      .all()
+      .map((r) => restoreRun.parse(r));
   }
 }
 
-export interface DecisionRow {
-  id: number;
-  seat: string;
-  rig: string;
-  kind: 'restore';
-  reason: string;
-  runtime: string;
-  conversationId: string | null;
-  snapshotId: number | null;
-  choices: string[];
-  evidence: Record<string, unknown>;
-  state: 'open' | 'answered';
-  answer: string | null;
-  answerReason: string | null;
-  outcome: Record<string, unknown> | null;
-  createdAt: number;
-  answeredAt: number | null;
-}
-
-interface RawDecision {
-  id: number;
-  seat: string;
-  rig: string;
-  kind: 'restore';
-  reason: string;
-  runtime: string;
-  conversation_id: string | null;
-  snapshot_id: number | null;
-  choices_json: string;
-  evidence_json: string;
-  state: 'open' | 'answered';
-  answer: string | null;
-  answer_reason: string | null;
-  outcome_json: string | null;
-  created_at: number;
-  answered_at: number | null;
-}
-
-const toDecision = (r: RawDecision): DecisionRow => ({
-  id: r.id,
-  seat: r.seat,
-  rig: r.rig,
-  kind: r.kind,
-  reason: r.reason,
-  runtime: r.runtime,
-  conversationId: r.conversation_id,
-  snapshotId: r.snapshot_id,
-  choices: JSON.parse(r.choices_json) as string[],
-  evidence: JSON.parse(r.evidence_json) as Record<string, unknown>,
-  state: r.state,
-  answer: r.answer,
-  answerReason: r.answer_reason,
-  outcome: r.outcome_json ? (JSON.parse(r.outcome_json) as Record<string, unknown>) : null,
-  createdAt: r.created_at,
-  answeredAt: r.answered_at,
+const decisionRow = z.object({
+  id: int,
+  seat: z.string(),
+  rig: z.string(),
+  kind: z.literal('restore'),
+  reason: decisionReason,
+  runtime: z.string(),
+  conversation_id: z.string().nullable(),
+  snapshot_id: int.nullable(),
+  choices_json: z.string(),
+  evidence_json: z.string(),
+  state: z.enum(['open', 'answered']),
+  answer: DECISION_CHOICE.nullable(),
+  answer_reason: z.string().nullable(),
+  outcome_json: z.string().nullable(),
+  created_at: z.number(),
+  answered_at: z.number().nullable(),
 });
+
+/** A row as the contract's decision: the JSON columns parsed, the open/answered shape checked. */
+const toDecision = (raw: unknown): DecisionItem => {
+  const r = decisionRow.parse(raw);
+  return decisionItem.parse({
+    id: r.id,
+    seat: r.seat,
+    rig: r.rig,
+    kind: r.kind,
+    reason: r.reason,
+    runtime: r.runtime,
+    conversationId: r.conversation_id,
+    snapshotId: r.snapshot_id,
+    choices: JSON.parse(r.choices_json),
+    evidence: JSON.parse(r.evidence_json),
+    state: r.state,
+    answer: r.answer,
+    answerReason: r.answer_reason,
+    outcome: r.outcome_json === null ? null : JSON.parse(r.outcome_json),
+    createdAt: r.created_at,
+    answeredAt: r.answered_at,
+  });
+};
 
 export class DecisionRepo {
   constructor(
@@ -225,13 +218,13 @@ export class DecisionRepo {
   open(d: {
     seat: string;
     rig: string;
-    reason: string;
+    reason: DecisionReason;
     runtime: string;
     conversationId: string | null;
     snapshotId: number | null;
-    choices: string[];
+    choices: DecisionChoice[];
     evidence: Record<string, unknown>;
-  }): { row: DecisionRow; created: boolean } {
+  }): { row: DecisionItem; created: boolean } {
     const t = this.now();
     return this.db
       .transaction(() => {
@@ -250,7 +243,7 @@ export class DecisionRepo {
               t,
               existing.id,
             );
-          return { row: this.get(existing.id)!, created: false };
+          return { row: this.must(existing.id), created: false };
         }
         const info = this.db
           .prepare(`INSERT INTO decisions (seat, rig, kind, reason, runtime, conversation_id, snapshot_id, choices_json, evidence_json, state, created_at, updated_at)
@@ -267,37 +260,41 @@ export class DecisionRepo {
             t,
             t,
           );
-        return { row: this.get(Number(info.lastInsertRowid))!, created: true };
+        return { row: this.must(Number(info.lastInsertRowid)), created: true };
       })
       .immediate();
   }
 
-  get(id: number): DecisionRow | undefined {
-    const r = this.db.prepare('SELECT * FROM decisions WHERE id = ?').get(id) as RawDecision | undefined;
-    return r ? toDecision(r) : undefined;
+  get(id: number): DecisionItem | undefined {
+    const r = this.db.prepare('SELECT * FROM decisions WHERE id = ?').get(id);
+    return r === undefined ? undefined : toDecision(r);
   }
 
-  openFor(seat: string): DecisionRow | undefined {
-    const r = this.db.prepare("SELECT * FROM decisions WHERE seat = ? AND state = 'open'").get(seat) as
-      | RawDecision
-      | undefined;
-    return r ? toDecision(r) : undefined;
+  /** A row this repository has just written. */
+  private must(id: number): DecisionItem {
+    const d = this.get(id);
+    if (!d) throw new Error(`decision ${id} was written but cannot be read back`);
+    return d;
   }
 
-  list(filter: { rig?: string; all?: boolean } = {}): DecisionRow[] {
+  openFor(seat: string): DecisionItem | undefined {
+    const r = this.db.prepare("SELECT * FROM decisions WHERE seat = ? AND state = 'open'").get(seat);
+    return r === undefined ? undefined : toDecision(r);
+  }
+
+  list(filter: { rig?: string; all?: boolean } = {}): DecisionItem[] {
     const where: string[] = [];
     const args: unknown[] = [];
     if (filter.rig) where.push('rig = ?'), args.push(filter.rig);
     if (!filter.all) where.push("state = 'open'");
-    return (
-      this.db
-        .prepare(`SELECT * FROM decisions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id`)
-        .all(...args) as RawDecision[]
-    ).map(toDecision);
+    return this.db
+      .prepare(`SELECT * FROM decisions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id`)
+      .all(...args)
+      .map(toDecision);
   }
 
   /** Compare-and-set open -> answered; false when someone answered it first. */
-  answer(id: number, answer: string, reason: string): boolean {
+  answer(id: number, answer: DecisionChoice, reason: string): boolean {
     const t = this.now();
     return (
       this.db
@@ -308,7 +305,7 @@ export class DecisionRepo {
     );
   }
 
-  setOutcome(id: number, outcome: Record<string, unknown>): void {
+  setOutcome(id: number, outcome: DecisionOutcome): void {
     this.db
       .prepare('UPDATE decisions SET outcome_json = ?, updated_at = ? WHERE id = ?')
       .run(JSON.stringify(outcome), this.now(), id);
@@ -333,19 +330,23 @@ export { RESTORE_EVENT_KINDS, type RestoreEventKind };
 
 const cache = new WeakMap<Store, RestoreRepos>();
 
-/** One set of repositories per Store; the clock is the events table's own (the store's `now`). */
-export function restoreRepos(store: Store, now: () => number = Date.now): RestoreRepos {
+/**
+ * One set of repositories per Store, on the engine's clock (the one its store's other tables
+ * use), so a test's clock reaches snapshots, runs and decisions too.
+ */
+export function restoreRepos(owner: { readonly store: Store; now(): number }): RestoreRepos {
+  const { store } = owner;
   let r = cache.get(store);
   if (!r) {
     const db = store.db;
+    const now = () => owner.now();
     const ran = db.prepare('SELECT 1 FROM sessions WHERE seat = ? LIMIT 1');
     r = {
       snapshots: new SnapshotRepo(db, now),
       runs: new RestoreRunRepo(db, now),
       decisions: new DecisionRepo(db, now),
       everRan: (seat) => ran.get(seat) !== undefined,
-      // EventKind is a closed union in store/events.ts (not ours to edit); the kinds above extend it.
-      event: (kind, where, data = {}) => store.events.append(kind as unknown as EventKind, where, data),
+      event: (kind, where, data = {}) => store.events.append(kind, where, data),
     };
     cache.set(store, r);
   }

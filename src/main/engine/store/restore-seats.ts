@@ -14,7 +14,7 @@ import type { SessionRow } from './sessions';
 export function insertSeat(
   store: Store,
   seat: Omit<SeatRow, 'conversationId' | 'stoppedOnPurpose' | 'host'> & { host?: string },
-  now: number = Date.now(),
+  now: number,
 ): boolean {
   return store.db
     .transaction(() => {
