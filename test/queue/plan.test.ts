@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SeatActivity } from '../../src/main/engine/activity/decide';
-import { QueueRepo } from '../../src/main/engine/queue/items';
 import { checkMove, QUEUE_MOVES, type QueueState } from '../../src/main/engine/queue/moves';
 import {
   ladderDelay,
@@ -113,7 +112,7 @@ describe('the move table against the store (property)', () => {
         let t = 1000;
         const store = Store.open(':memory:', () => t);
         try {
-          const repo = new QueueRepo(store, () => t);
+          const repo = store.queue;
           let item = repo.create('a@r', 'body', {});
           let legal = 0;
           let wasDone = false;

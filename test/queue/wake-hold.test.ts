@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { observeSeats } from '../../src/main/engine/activity/observe';
 import type { Clock } from '../../src/main/engine/deps';
-import { queueTick, type ObserveFn } from '../../src/main/engine/queue/waker';
+import { queueTick, type ObserveFn, type WakeOutcome, type WakeReport } from '../../src/main/engine/queue/waker';
 import { RigWorld, shellRigYaml } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { add, notices, settleNotices, teeWorld } from './helpers';
@@ -15,6 +15,14 @@ function handClock(start = Date.now()): Clock & { t: number } {
   };
   return c;
 }
+
+/** The report, asserted to have outcome `o`, as that outcome's own shape (its token, its nextAt). */
+function expectOutcome<O extends WakeOutcome>(r: WakeReport, o: O): Extract<WakeReport, { outcome: O }> {
+  if (!hasOutcome(r, o)) throw new Error(`expected a ${o} wake, got ${JSON.stringify(r)}`);
+  return r;
+}
+const hasOutcome = <O extends WakeOutcome>(r: WakeReport, o: O): r is Extract<WakeReport, { outcome: O }> =>
+  r.outcome === o;
 
 const activityOf = async (w: RigWorld, seat: string) =>
   (await w.cli(['ps', '--json'])).json.seats.find((s: { seat: string }) => s.seat === seat)?.activity;
@@ -39,7 +47,7 @@ describe('held and parked wakes (injected clock)', () => {
     for (let attempt = 1; attempt <= 5; attempt++) {
       const r = await tick();
       expect(r, `attempt ${attempt}`).toMatchObject({ outcome: 'held', why: 'held:working', attempt });
-      const gap = r.nextAt! - clock.t;
+      const gap = expectOutcome(r, 'held').nextAt - clock.t;
       gaps.push(gap);
       clock.t += gap - 1;
       expect((await tick()).outcome, `still waiting before attempt ${attempt + 1}`).toBe('not_due');
@@ -49,15 +57,15 @@ describe('held and parked wakes (injected clock)', () => {
 
     w.tmux.run(['send-keys', '-t', 'lead@b', 'C-c']);
     await waitFor(async () => (await activityOf(w, 'lead@b')) === 'idle', { what: 'sleep interrupted' });
-    const woken = await tick();
-    expect(woken).toMatchObject({ outcome: 'woken', attempt: 6 });
+    const woken = expectOutcome(await tick(), 'woken');
+    expect(woken).toMatchObject({ attempt: 6 });
     expect((await tick()).outcome).toBe('already_woken');
-    await waitFor(() => w.tmux.capture('lead@b').includes(woken.token!), { what: 'notice on screen' });
+    await waitFor(() => w.tmux.capture('lead@b').includes(woken.token), { what: 'notice on screen' });
     expect(
       w.tmux
         .capture('lead@b')
         .split('\n')
-        .filter((l) => l.includes(woken.token!)),
+        .filter((l) => l.includes(woken.token)),
     ).toHaveLength(1);
     const held = e.store.events.list({ seat: 'lead@b', kind: 'queue.wake_held' });
     expect(held.map((h) => h.data.attempt)).toEqual([1, 2, 3, 4, 5]);
@@ -81,7 +89,7 @@ describe('held and parked wakes (injected clock)', () => {
     };
     const r = (await queueTick(e, { observe: staleIdle }))[0]!;
     expect(r).toMatchObject({ outcome: 'held', why: 'held:working', attempt: 1, nextAt: clock.t + 5_000 });
-    expect(w.tmux.capture('lead@b')).not.toContain(r.token!);
+    expect(w.tmux.capture('lead@b')).not.toContain(expectOutcome(r, 'held').token);
     expect(e.store.events.list({ seat: 'lead@b', kind: 'seat.send_held' })).toHaveLength(1);
     clock.t += 5_000;
     expect((await queueTick(e, { observe: staleIdle }))[0]).toMatchObject({ outcome: 'held', attempt: 2 });
@@ -114,10 +122,9 @@ describe('held and parked wakes (injected clock)', () => {
 
     limited = false;
     clock.t += 30_000;
-    const woken = await tick();
-    expect(woken.outcome).toBe('woken');
+    const woken = expectOutcome(await tick(), 'woken');
     expect(await settleNotices(w, 1)).toHaveLength(1);
-    expect(notices(w)[0]).toContain(woken.token!);
+    expect(notices(w)[0]).toContain(woken.token);
     expect(e.store.events.list({ seat: 'sink@q', kind: 'queue.wake' })[0]!.data).toMatchObject({ afterPark: true });
   });
 });

@@ -1,47 +1,25 @@
+import type { AnswerOf, QueueItem, QueueTransition, WakeReport } from '../../shared/contract';
 import { fail, type Result } from '../../shared/errors';
 import type { ParsedArgs } from '../args';
-import type { CommandTable } from './types';
+import { type CommandTable, type Prepared, prepare } from './types';
 
 /** The queue's commands: `rigdesk queue <verb> ...`. */
 
-type Req = Result<{ method: string; params: Record<string, unknown> }>;
-
-interface Item {
-  id: number;
-  seat: string;
-  state: string;
-  body: string;
-  claimedBy: string | null;
-  note: string | null;
-  forNextResume: boolean;
-}
-interface Move {
-  move: string | null;
-  from: string | null;
-  to: string;
-  fromSeat: string | null;
-  toSeat: string | null;
-  actor: string | null;
-  note: string | null;
-  at: number;
-}
-interface Wake {
-  seat: string;
-  outcome: string;
-  items: number[];
-  token?: string;
-  why?: string;
-  attempt?: number;
-  nextAt?: number;
-}
+type Req = Result<{ prepared: Prepared }>;
 
 const VERBS = 'add | list | show | claim | handoff | done | block | wake';
 
 const bad = (message: string): Req =>
   fail('BAD_USAGE', message, { hint: `rigdesk queue ${VERBS}; rigdesk --help shows each.` });
-const str = (a: ParsedArgs, flag: string) =>
-  typeof a.flags[flag] === 'string' ? (a.flags[flag] as string) : undefined;
-const by = (a: ParsedArgs) => (str(a, 'by') !== undefined ? { by: str(a, 'by') } : {});
+const str = (a: ParsedArgs, flag: string) => {
+  const v = a.flags[flag];
+  return typeof v === 'string' ? v : undefined;
+};
+const ok = (prepared: Prepared): Req => ({ ok: true, prepared });
+const by = (a: ParsedArgs) => {
+  const v = str(a, 'by');
+  return v !== undefined ? { by: v } : {};
+};
 const nextResume = (a: ParsedArgs) => (a.flags['for-next-resume'] ? { forNextResume: true } : {});
 
 function idArg(v: string | undefined): number | undefined {
@@ -52,57 +30,47 @@ function idArg(v: string | undefined): number | undefined {
 function queueRequest(a: ParsedArgs): Req {
   const [verb, ...rest] = a.positionals;
   const id = idArg(rest[0]);
-  const needId = () =>
-    id === undefined
-      ? bad(`queue ${verb} needs an item id (a whole number; rigdesk queue list shows them)`)
-      : undefined;
+  const noId = () => bad(`queue ${verb} needs an item id (a whole number; rigdesk queue list shows them)`);
   switch (verb) {
     case 'add': {
-      if (rest.length < 2) return bad('queue add needs a seat and the text: rigdesk queue add <member@rig> <text...>');
-      return {
-        ok: true,
-        method: 'queue.add',
-        params: { seat: rest[0], text: rest.slice(1).join(' '), ...nextResume(a), ...by(a) },
-      };
+      const [seat, ...words] = rest;
+      if (seat === undefined || words.length === 0)
+        return bad('queue add needs a seat and the text: rigdesk queue add <member@rig> <text...>');
+      return ok(prepare('queue.add', { seat, text: words.join(' '), ...nextResume(a), ...by(a) }, addedLine));
     }
-    case 'list':
-      return {
-        ok: true,
-        method: 'queue.list',
-        params: { ...(str(a, 'seat') ? { seat: str(a, 'seat') } : {}), ...(a.flags.all ? { all: true } : {}) },
-      };
+    case 'list': {
+      const seat = str(a, 'seat');
+      return ok(prepare('queue.list', { ...(seat ? { seat } : {}), ...(a.flags.all ? { all: true } : {}) }, listText));
+    }
     case 'show':
-      return needId() ?? { ok: true, method: 'queue.show', params: { id } };
+      return id === undefined ? noId() : ok(prepare('queue.show', { id }, showText));
     case 'claim':
-      return needId() ?? { ok: true, method: 'queue.claim', params: { id, ...by(a) } };
+      return id === undefined ? noId() : ok(prepare('queue.claim', { id, ...by(a) }, movedLine));
     case 'handoff': {
-      if (rest.length < 2)
+      const seat = rest[1];
+      if (seat === undefined)
         return bad('queue handoff needs an item id and a seat: rigdesk queue handoff <id> <member@rig>');
+      if (id === undefined) return noId();
       const note = str(a, 'note');
-      return (
-        needId() ?? {
-          ok: true,
-          method: 'queue.handoff',
-          params: { id, seat: rest[1], ...nextResume(a), ...by(a), ...(note ? { note } : {}) },
-        }
-      );
+      const params = { id, seat, ...nextResume(a), ...by(a), ...(note ? { note } : {}) };
+      return ok(prepare('queue.handoff', params, movedLine));
     }
     case 'done':
     case 'block': {
       const note = str(a, 'note');
+      if (id === undefined) return noId();
       if (!note?.trim())
-        return (
-          needId() ??
-          bad(
-            verb === 'done'
-              ? 'queue done needs --note "<how it ended>": every closed item says so'
-              : 'queue block needs --note "<why>"',
-          )
+        return bad(
+          verb === 'done'
+            ? 'queue done needs --note "<how it ended>": every closed item says so'
+            : 'queue block needs --note "<why>"',
         );
-      return needId() ?? { ok: true, method: `queue.${verb}`, params: { id, note, ...by(a) } };
+      return ok(prepare(verb === 'done' ? 'queue.done' : 'queue.block', { id, note, ...by(a) }, movedLine));
     }
-    case 'wake':
-      return { ok: true, method: 'queue.wake', params: str(a, 'seat') ? { seat: str(a, 'seat') } : {} };
+    case 'wake': {
+      const seat = str(a, 'seat');
+      return ok(prepare('queue.wake', seat ? { seat } : {}, wakeText));
+    }
     default:
       return bad(verb ? `unknown queue verb "${verb}"` : 'queue needs a verb');
   }
@@ -112,11 +80,11 @@ const firstLine = (s: string, n = 72) => {
   const l = s.split('\n')[0]!;
   return l.length > n ? `${l.slice(0, n - 1)}…` : l;
 };
-const itemLine = (i: Item) =>
+const itemLine = (i: QueueItem) =>
   `#${i.id}\t${i.seat}\t${i.state}${i.claimedBy ? ` (${i.claimedBy})` : ''}${i.forNextResume ? ' [next resume]' : ''}\t${firstLine(i.body)}`;
+const nextTry = (nextAt: number) => `; next try ${new Date(nextAt).toISOString()}`;
 
-function wakeLine(w: Wake): string {
-  const when = w.nextAt ? `; next try ${new Date(w.nextAt).toISOString()}` : '';
+function wakeLine(w: WakeReport): string {
   const what = `${w.items.length} item(s)`;
   switch (w.outcome) {
     case 'woken':
@@ -124,36 +92,36 @@ function wakeLine(w: Wake): string {
     case 'recovered':
       return `${w.seat}: already on its screen from an interrupted pass; recorded as woken (wake ${w.token})`;
     case 'held':
-      return `${w.seat}: held (${w.why}), attempt ${w.attempt}${when}`;
+      return `${w.seat}: held (${w.why}), attempt ${w.attempt}${nextTry(w.nextAt)}`;
     case 'parked':
-      return `${w.seat}: parked at its usage limit${when}`;
+      return `${w.seat}: parked at its usage limit${nextTry(w.nextAt)}`;
     case 'already_woken':
       return `${w.seat}: already woken about these ${what}`;
     case 'not_due':
-      return `${w.seat}: waiting to retry${when}`;
+      return `${w.seat}: waiting to retry${nextTry(w.nextAt)}`;
     case 'in_flight':
       return `${w.seat}: another waker is on it`;
     case 'not_running':
       return `${w.seat}: not running; ${what} wait for its next run`;
-    default:
-      return `${w.seat}: ${w.outcome}`;
   }
 }
 
-function queueHuman(r: Record<string, unknown>): string {
-  if (Array.isArray(r.items)) return (r.items as Item[]).map(itemLine).join('\n') || '(no queued items)';
-  if (Array.isArray(r.wakes)) return (r.wakes as Wake[]).map(wakeLine).join('\n') || '(no seat has open items)';
-  const item = r.item as Item;
-  if (Array.isArray(r.transitions)) {
-    const moves = (r.transitions as Move[]).map(
-      (t) =>
-        `  ${new Date(t.at).toISOString()}  ${t.move ?? '?'}: ${t.from ?? '-'} → ${t.to}${t.fromSeat && t.toSeat && t.fromSeat !== t.toSeat ? ` (${t.fromSeat} → ${t.toSeat})` : ''}${t.actor ? ` by ${t.actor}` : ''}${t.note ? ` — ${t.note}` : ''}`,
-    );
-    return [itemLine(item), `  ${item.body}`, ...moves].join('\n');
-  }
-  if (r.from === undefined)
-    return `queued #${item.id} for ${item.seat}${r.writer === 'none' ? ' (to be read on its next run)' : ''}`;
-  return `#${item.id}: ${String(r.from)} → ${item.state}${r.fromSeat !== item.seat ? ` (${String(r.fromSeat)} → ${item.seat})` : ''}${item.state === 'claimed' && item.claimedBy ? ` by ${item.claimedBy}` : ''}`;
+function moveLine(t: QueueTransition): string {
+  const seats = t.fromSeat && t.toSeat && t.fromSeat !== t.toSeat ? ` (${t.fromSeat} → ${t.toSeat})` : '';
+  return `  ${new Date(t.at).toISOString()}  ${t.move ?? '?'}: ${t.from ?? '-'} → ${t.to}${seats}${t.actor ? ` by ${t.actor}` : ''}${t.note ? ` — ${t.note}` : ''}`;
+}
+
+const addedLine = (r: AnswerOf<'queue.add'>) =>
+  `queued #${r.item.id} for ${r.item.seat}${r.writer === 'none' ? ' (to be read on its next run)' : ''}`;
+const listText = (r: AnswerOf<'queue.list'>) => r.items.map(itemLine).join('\n') || '(no queued items)';
+const showText = (r: AnswerOf<'queue.show'>) =>
+  [itemLine(r.item), `  ${r.item.body}`, ...r.transitions.map(moveLine)].join('\n');
+const wakeText = (r: AnswerOf<'queue.wake'>) => r.wakes.map(wakeLine).join('\n') || '(no seat has open items)';
+
+/** Any move (claim, handoff, done, block): where the item was and where it is now. */
+function movedLine({ item, from, fromSeat }: AnswerOf<'queue.claim'>): string {
+  const seats = fromSeat !== item.seat ? ` (${fromSeat} → ${item.seat})` : '';
+  return `#${item.id}: ${from} → ${item.state}${seats}${item.state === 'claimed' && item.claimedBy ? ` by ${item.claimedBy}` : ''}`;
 }
 
 export const ACTIVITY_COMMANDS: CommandTable = {
@@ -165,6 +133,5 @@ export const ACTIVITY_COMMANDS: CommandTable = {
       '  queue wake [--seat S]        tell idle seats about their open items (once per occupant and set of items)',
     ].join('\n'),
     toRequest: queueRequest,
-    human: queueHuman,
   },
 };

@@ -1,11 +1,12 @@
+import { type AnswerOf, type ClientParams, type HostListing, strictHostKeyChecking } from '../../shared/contract';
 import { fail, type Result } from '../../shared/errors';
-import type { HostCheck } from '../../shared/contract';
 import type { ParsedArgs } from '../args';
-import type { CommandTable } from './types';
+import { type CommandTable, type Prepared, prepare } from './types';
 
 /** `rigdesk hosts add|list|check`. */
 
-type Req = Result<{ method: string; params: Record<string, unknown> }>;
+type Req = Result<{ prepared: Prepared }>;
+const ok = (prepared: Prepared): Req => ({ ok: true, prepared });
 
 /** `[user@]host[:port]`, the way people write an ssh destination. */
 export function parseDestination(d: string): { host: string; user?: string; port?: number } | undefined {
@@ -19,28 +20,16 @@ export function parseDestination(d: string): { host: string; user?: string; port
 
 function toRequest(a: ParsedArgs): Req {
   const [sub, name, dest] = a.positionals;
-  const str = (k: string) => (typeof a.flags[k] === 'string' ? (a.flags[k] as string) : undefined);
   switch (sub) {
     case 'list':
-      return { ok: true, method: 'hostsList', params: {} };
+      return ok(prepare('hostsList', {}, listText));
     case 'check':
       if (!name) return fail('BAD_USAGE', 'hosts check needs a host name');
-      return { ok: true, method: 'hostsCheck', params: { name } };
+      return ok(prepare('hostsCheck', { name }, checkText));
     case 'add': {
       if (!name || !dest) return fail('BAD_USAGE', 'hosts add needs a name and a destination ([user@]host[:port])');
-      const d = parseDestination(dest);
-      if (!d)
-        return fail('BAD_USAGE', `not an ssh destination: ${dest}`, {
-          hint: 'Write it as user@host, host or user@host:2222.',
-        });
-      const params: Record<string, unknown> = { name, ...d };
-      if (str('port')) params.port = Number(str('port'));
-      if (str('identity')) params.identityFile = str('identity');
-      if (str('known-hosts')) params.knownHostsFile = str('known-hosts');
-      if (str('strict')) params.strictHostKeyChecking = str('strict');
-      if (str('ssh-config')) params.configFile = str('ssh-config');
-      if (str('tmux-socket')) params.tmuxSocket = str('tmux-socket');
-      return { ok: true, method: 'hostsAdd', params };
+      const params = addParams(a, name, dest);
+      return params.ok ? ok(prepare('hostsAdd', params.params, (r) => `added host ${r.host.name}`)) : params;
     }
     default:
       return fail('BAD_USAGE', sub ? `unknown hosts command "${sub}"` : 'hosts needs add, list or check', {
@@ -49,29 +38,50 @@ function toRequest(a: ParsedArgs): Req {
   }
 }
 
-function human(r: Record<string, unknown>): string {
-  if (r.check) {
-    const c = r.check as HostCheck;
-    const lines = [
-      `${c.host}: ssh ok (${c.ssh.rttMs ?? '?'} ms), ${c.tmux.ok ? c.tmux.detail : `tmux NOT OK: ${c.tmux.detail || 'missing'}`}`,
-    ];
-    for (const rt of c.runtimes) lines.push(`  ${rt.runtime.padEnd(12)} ${rt.found ?? '-'}`);
-    lines.push(c.missing.length ? `missing: ${c.missing.join('; ')}` : 'nothing missing');
-    return lines.join('\n');
+function addParams(a: ParsedArgs, name: string, dest: string): Result<{ params: ClientParams<'hostsAdd'> }> {
+  const str = (k: string) => {
+    const v = a.flags[k];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const d = parseDestination(dest);
+  if (!d)
+    return fail('BAD_USAGE', `not an ssh destination: ${dest}`, {
+      hint: 'Write it as user@host, host or user@host:2222.',
+    });
+  const params: ClientParams<'hostsAdd'> = { name, ...d };
+  if (str('port')) params.port = Number(str('port'));
+  if (str('identity')) params.identityFile = str('identity');
+  if (str('known-hosts')) params.knownHostsFile = str('known-hosts');
+  const strict = str('strict');
+  if (strict) {
+    const mode = strictHostKeyChecking.safeParse(strict);
+    if (!mode.success)
+      return fail('BAD_USAGE', `--strict takes yes, accept-new or no, not ${JSON.stringify(strict).slice(0, 40)}`);
+    params.strictHostKeyChecking = mode.data;
   }
-  if (r.host) return `added host ${(r.host as { name: string }).name}`;
-  const hosts = (r.hosts ?? []) as {
-    name: string;
-    source: string;
-    ssh?: { host: string; user?: string; port?: number };
-    seats: string[];
-    health?: { state: string };
-  }[];
+  if (str('ssh-config')) params.configFile = str('ssh-config');
+  if (str('tmux-socket')) params.tmuxSocket = str('tmux-socket');
+  return { ok: true, params };
+}
+
+function checkText({ check: c }: AnswerOf<'hostsCheck'>): string {
+  const lines = [
+    `${c.host}: ssh ok (${c.ssh.rttMs} ms), ${c.tmux.ok ? c.tmux.detail : `tmux NOT OK: ${c.tmux.detail || 'missing'}`}`,
+  ];
+  for (const rt of c.runtimes) lines.push(`  ${rt.runtime.padEnd(12)} ${rt.found ?? '-'}`);
+  lines.push(c.missing.length ? `missing: ${c.missing.join('; ')}` : 'nothing missing');
+  return lines.join('\n');
+}
+
+const destinationOf = ({ ssh }: HostListing) =>
+  ssh ? `${ssh.user ? `${ssh.user}@` : ''}${ssh.host}${ssh.port ? `:${ssh.port}` : ''}` : 'local';
+
+function listText({ hosts }: AnswerOf<'hostsList'>): string {
   if (hosts.length === 0) return 'no hosts (add one with: rigdesk hosts add <name> <[user@]host[:port]>)';
   return hosts
     .map(
       (h) =>
-        `${h.name}\t${h.ssh ? `${h.ssh.user ? `${h.ssh.user}@` : ''}${h.ssh.host}${h.ssh.port ? `:${h.ssh.port}` : ''}` : 'local'}\t${h.source}\t${h.health?.state ?? 'unchecked'}\t${h.seats.join(',') || '-'}`,
+        `${h.name}\t${destinationOf(h)}\t${h.source}\t${h.health?.state ?? 'unchecked'}\t${h.seats.join(',') || '-'}`,
     )
     .join('\n');
 }
@@ -81,6 +91,5 @@ export const HOSTS_COMMANDS: CommandTable = {
     usage:
       'hosts add <name> <[user@]host[:port]> [--identity=F --known-hosts=F --strict=yes|accept-new|no --ssh-config=F --tmux-socket=N] | hosts list | hosts check <name>',
     toRequest,
-    human,
   },
 };

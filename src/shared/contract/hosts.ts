@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type AnswerSchemas, untypedAnswer } from './answer';
+import type { AnswerSchemas } from './answer';
 
 /** Hosts over SSH: known hosts, their health, and what each one lacks. */
 
@@ -7,6 +7,9 @@ export const hostName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, { message: 'use letters, digits, ".", "_" and "-"' })
   .refine((n) => n !== 'local', { message: '"local" is this machine' });
+
+const tmuxSocketName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/);
+export const strictHostKeyChecking = z.enum(['yes', 'accept-new', 'no']);
 
 export const HOSTS_REQUESTS = {
   hostsAdd: z.strictObject({
@@ -16,32 +19,90 @@ export const HOSTS_REQUESTS = {
     port: z.number().int().min(1).max(65535).optional(),
     identityFile: z.string().min(1).max(4096).optional(),
     knownHostsFile: z.string().min(1).max(4096).optional(),
-    strictHostKeyChecking: z.enum(['yes', 'accept-new', 'no']).optional(),
+    strictHostKeyChecking: strictHostKeyChecking.optional(),
     configFile: z.string().min(1).max(4096).optional(),
-    tmuxSocket: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/)
-      .optional(),
+    tmuxSocket: tmuxSocketName.optional(),
   }),
   hostsList: z.strictObject({}),
   hostsCheck: z.strictObject({ name: hostName }),
 } as const;
 
+/** How the engine reaches a host with OpenSSH (files are absolute once recorded). */
+export const sshTarget = z.strictObject({
+  host: z.string(),
+  user: z.string().optional(),
+  port: z.number().int().optional(),
+  identityFile: z.string().optional(),
+  /** Known-hosts file for this host; tests point it at their own file, never the person's. */
+  knownHostsFile: z.string().optional(),
+  /** Passed to StrictHostKeyChecking; `yes` when absent. */
+  strictHostKeyChecking: strictHostKeyChecking.optional(),
+  /** ssh client config file; `/dev/null` keeps the person's ~/.ssh/config out (tests). */
+  configFile: z.string().optional(),
+});
+export type SshTarget = z.output<typeof sshTarget>;
+
+/** A machine seats run on, as recorded: `ssh` is absent only for this machine. */
+export const hostSpec = z.strictObject({
+  name: z.string(),
+  ssh: sshTarget.optional(),
+  /** The tmux server the engine owns on that host (`-L name`); default `rigdesk`. */
+  tmuxSocket: z.string().optional(),
+});
+export type HostSpec = z.output<typeof hostSpec>;
+
+/**
+ * A host's health as the engine last saw it, by state. (`hostHealthRow` below is the same read
+ * as one flat row, the form the window's push carries.)
+ */
+export const hostHealth = z.discriminatedUnion('state', [
+  z.strictObject({ host: z.string(), state: z.literal('local') }),
+  z.strictObject({ host: z.string(), state: z.literal('reachable'), checkedAt: z.number(), rttMs: z.number() }),
+  z.strictObject({
+    host: z.string(),
+    state: z.literal('unreachable'),
+    checkedAt: z.number(),
+    reason: z.string(),
+    /** When the next try may connect (reconnect back-off). */
+    retryAt: z.number(),
+    failures: z.number().int().min(1),
+  }),
+]);
+export type HostHealth = z.output<typeof hostHealth>;
+
+/** One known host in `hosts list`. */
+export const hostListing = z.strictObject({
+  name: z.string(),
+  /** Who recorded it: `cli` (rigdesk hosts add) or the rig spec that declares it. */
+  source: z.string(),
+  ssh: sshTarget.optional(),
+  tmuxSocket: z.string().optional(),
+  /** Seats that name this host. */
+  seats: z.array(z.string()),
+  /** Absent until this engine has talked to the host. */
+  health: hostHealth.optional(),
+});
+export type HostListing = z.output<typeof hostListing>;
+
+/** What `hosts check` found on a host that answered (one that does not is HOST_UNREACHABLE). */
+export const hostCheck = z.strictObject({
+  host: z.string(),
+  ssh: z.strictObject({ ok: z.boolean(), detail: z.string(), rttMs: z.number() }),
+  /** ok: tmux 3.2 or newer; detail: what `tmux -V` said. */
+  tmux: z.strictObject({ ok: z.boolean(), detail: z.string() }),
+  /** Every runtime's CLI, and where the host's login PATH has it (absent: not found). */
+  runtimes: z.array(z.strictObject({ runtime: z.string(), binary: z.string(), found: z.string().optional() })),
+  /** One line per thing to install or fix, empty when the host has everything. */
+  missing: z.array(z.string()),
+});
+export type HostCheck = z.output<typeof hostCheck>;
+
 /** What each request answers beside `ok: true`. */
 export const HOSTS_ANSWERS = {
-  hostsAdd: untypedAnswer,
-  hostsList: untypedAnswer,
-  hostsCheck: untypedAnswer,
+  hostsAdd: z.strictObject({ host: hostSpec }),
+  hostsList: z.strictObject({ hosts: z.array(hostListing) }),
+  hostsCheck: z.strictObject({ check: hostCheck }),
 } as const satisfies AnswerSchemas<typeof HOSTS_REQUESTS>;
-
-export interface HostCheck {
-  host: string;
-  ssh: { ok: boolean; detail: string; rttMs?: number };
-  tmux: { ok: boolean; detail: string };
-  runtimes: { runtime: string; binary: string; found?: string }[];
-  /** One line per thing to install or fix, empty when the host has everything. */
-  missing: string[];
-}
 
 /** A remote host's health as the window shows it (pushed with the seats). */
 export const hostHealthRow = z.strictObject({

@@ -13,7 +13,6 @@ import type { Result } from '../../../shared/errors';
 import { SshHost } from './transport';
 import { parseProbeAnswers, probeArgs, probeKey, replayIO, type Probe, type ProbeAnswer } from './evidence-batch';
 import { scanProcReader, type HostScan } from './remote-proc';
-import type { HostSpec, SshTarget } from './types';
 
 /** Environment variables the roster reads from a remote agent: tmux placement, seat tag, homes. */
 export const ROSTER_ENV_NAMES: readonly string[] = [
@@ -58,16 +57,12 @@ export class HostSet {
 
   get(name: string): SshHost | undefined {
     const row = this.deps.store.hosts.get(name);
-    if (!row?.spec.ssh) return undefined;
+    const ssh = row?.spec.ssh;
+    if (!row || !ssh) return undefined;
     const json = JSON.stringify(row.spec);
     const have = this.byName.get(name);
     if (have && have.json === json) return have.host;
-    const host = new SshHost(
-      row.spec as HostSpec & { ssh: SshTarget },
-      this.deps.layout.home,
-      this.deps.clock,
-      this.deps.exec,
-    );
+    const host = new SshHost({ ...row.spec, ssh }, this.deps.layout.home, this.deps.clock, this.deps.exec);
     this.byName.set(name, { json, host });
     return host;
   }

@@ -3,11 +3,10 @@
  * `done` is final: a closed item is history, and reopening would hide the closing note's meaning.
  */
 
-export const QUEUE_STATES = ['open', 'claimed', 'done', 'blocked'] as const;
-export type QueueState = (typeof QUEUE_STATES)[number];
+import type { QueueMove, QueueState } from '../../../shared/contract/activity';
 
-export const QUEUE_MOVES = ['claim', 'handoff', 'done', 'block'] as const;
-export type QueueMove = (typeof QUEUE_MOVES)[number];
+// The states and moves are the contract's (an item's answer names them); the rules are here.
+export { QUEUE_MOVES, QUEUE_STATES, type QueueMove, type QueueState } from '../../../shared/contract/activity';
 
 const TABLE: Record<QueueMove, { from: readonly QueueState[]; to: QueueState; needsNote: boolean }> = {
   // Claiming a blocked item is how it is taken up again once the blocker is gone.

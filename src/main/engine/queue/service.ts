@@ -1,12 +1,13 @@
+import type { AnswerOf, QueueItem, QueueMove, RequestOf } from '../../../shared/contract';
 import { fail, type Failure, type Result } from '../../../shared/errors';
 import { observeSeats } from '../activity/observe';
 import type { Engine } from '../engine';
 import { findSeat } from '../services/resolve';
 import type { SeatRow } from '../store';
-import { QueueRepo, type QueueItem, type QueueTransition } from './items';
-import { checkMove, type QueueMove } from './moves';
+import { checkMove } from './moves';
 
-export const queueRepo = (engine: Engine) => new QueueRepo(engine.store, () => engine.now());
+/** What a move answers (claim, handoff, done and block answer alike). */
+type Moved = AnswerOf<'queue.claim'>;
 
 /**
  * Whether a seat has a live writer now: its recorded session is there in tmux and its program
@@ -43,22 +44,19 @@ function noWriter(seat: string, why: string, session: string, retry: string): Fa
   );
 }
 
-export async function addItem(
-  engine: Engine,
-  p: { seat: string; text: string; forNextResume?: boolean; by?: string },
-): Promise<Result<{ item: QueueItem; writer: 'live' | 'none' }>> {
+export async function addItem(engine: Engine, p: RequestOf<'queue.add'>): Promise<Result<AnswerOf<'queue.add'>>> {
   const found = findSeat(engine, p.seat);
   if (!found.ok) return found;
   const { seat } = found;
   const w = await writerOf(engine, seat);
   if (!w.live && !p.forNextResume)
     return noWriter(seat.seat, w.why, w.session, `rigdesk queue add ${seat.seat} --for-next-resume <text>`);
-  const item = queueRepo(engine).create(seat.seat, p.text, { by: p.by, forNextResume: p.forNextResume && !w.live });
+  const item = engine.store.queue.create(seat.seat, p.text, { by: p.by, forNextResume: p.forNextResume && !w.live });
   return { ok: true, item, writer: w.live ? 'live' : 'none' };
 }
 
 function findItem(engine: Engine, id: number): Result<{ item: QueueItem }> {
-  const item = queueRepo(engine).get(id);
+  const item = engine.store.queue.get(id);
   if (!item)
     return fail('QUEUE_ITEM_NOT_FOUND', `no queue item ${id}`, {
       hint: 'rigdesk queue list --all lists every item.',
@@ -72,7 +70,7 @@ export async function moveItem(
   id: number,
   move: QueueMove,
   p: { by?: string; note?: string; seat?: string; forNextResume?: boolean },
-): Promise<Result<{ item: QueueItem; from: string; fromSeat: string }>> {
+): Promise<Result<Moved>> {
   const found = findItem(engine, id);
   if (!found.ok) return found;
   const { item } = found;
@@ -90,10 +88,10 @@ export async function moveItem(
     if (!w.live && !p.forNextResume)
       return noWriter(toSeat!, w.why, w.session, `rigdesk queue handoff ${id} ${toSeat} --for-next-resume`);
   }
-  const moved = queueRepo(engine).move(item, move, check.to, { by: p.by, note: p.note, toSeat });
+  const moved = engine.store.queue.move(item, move, check.to, { by: p.by, note: p.note, toSeat });
   if (!moved) {
     // Another writer moved it between our read and our write: report what it is now.
-    const now = queueRepo(engine).get(id);
+    const now = engine.store.queue.get(id);
     return illegal(
       now ?? item,
       move,
@@ -111,23 +109,17 @@ function illegal(item: QueueItem, move: QueueMove, why: string, allowedFrom?: re
   });
 }
 
-export async function listItems(
-  engine: Engine,
-  p: { seat?: string; all?: boolean },
-): Promise<Result<{ items: QueueItem[] }>> {
+export async function listItems(engine: Engine, p: RequestOf<'queue.list'>): Promise<Result<AnswerOf<'queue.list'>>> {
   if (p.seat !== undefined) {
     const found = findSeat(engine, p.seat);
     // A seat removed from its rig can still own items: list them by name rather than refuse.
-    if (!found.ok && queueRepo(engine).list({ seat: p.seat, all: true }).length === 0) return found;
+    if (!found.ok && engine.store.queue.list({ seat: p.seat, all: true }).length === 0) return found;
   }
-  return { ok: true, items: queueRepo(engine).list(p) };
+  return { ok: true, items: engine.store.queue.list(p) };
 }
 
-export async function showItem(
-  engine: Engine,
-  id: number,
-): Promise<Result<{ item: QueueItem; transitions: QueueTransition[] }>> {
+export async function showItem(engine: Engine, id: number): Promise<Result<AnswerOf<'queue.show'>>> {
   const found = findItem(engine, id);
   if (!found.ok) return found;
-  return { ok: true, item: found.item, transitions: queueRepo(engine).transitions(id) };
+  return { ok: true, item: found.item, transitions: engine.store.queue.transitions(id) };
 }

@@ -1,32 +1,12 @@
+import type { QueueItem, WakeReport } from '../../../shared/contract/activity';
 import { observeSeats, type ObservedSeat } from '../activity/observe';
 import { sendToSeat } from '../delivery/send';
 import type { Engine } from '../engine';
-import type { SeatRow, SessionRow } from '../store';
+import type { Holder, SeatRow, SessionRow, WakeRepo, WakeRow } from '../store';
 import { queueFault } from './faults';
-import type { QueueItem } from './items';
-import { queueRepo } from './service';
 import { ladderDelay, PARK_RECHECK_MS, planWake, wakeDigest, wakeGate, wakeNotice, type WakeStep } from './wake-plan';
-import { WakeRepo, type Holder, type WakeRow } from './wakes';
 
-export type WakeOutcome =
-  | 'woken'
-  | 'recovered'
-  | 'held'
-  | 'parked'
-  | 'already_woken'
-  | 'not_due'
-  | 'in_flight'
-  | 'not_running';
-
-export interface WakeReport {
-  seat: string;
-  outcome: WakeOutcome;
-  items: number[];
-  token?: string;
-  why?: string;
-  attempt?: number;
-  nextAt?: number;
-}
+export type { WakeOutcome, WakeReport } from '../../../shared/contract/activity';
 
 /** How a pass sees the seats it may wake; tests inject one to stand a seat at its usage limit. */
 export type ObserveFn = (engine: Engine, seats: SeatRow[]) => Promise<Map<string, ObservedSeat>>;
@@ -51,7 +31,7 @@ export async function queueTick(
   engine: Engine,
   opts: { seat?: string; observe?: ObserveFn } = {},
 ): Promise<WakeReport[]> {
-  const wakes = new WakeRepo(engine.store.db, () => engine.now());
+  const wakes = engine.store.queue.wakes;
   const self: Holder = {
     pid: engine.deps.selfPid,
     start: engine.deps.proc.read(engine.deps.selfPid)?.startTime ?? null,
@@ -62,7 +42,7 @@ export async function queueTick(
     return p !== undefined && (h.start === null || p.startTime === h.start);
   };
   const open = new Map<string, QueueItem[]>();
-  for (const it of queueRepo(engine).list({ seat: opts.seat, states: ['open'] }))
+  for (const it of engine.store.queue.list({ seat: opts.seat, states: ['open'] }))
     open.set(it.seat, [...(open.get(it.seat) ?? []), it]);
   const seats = new Set([...open.keys(), ...wakeSeats(engine, opts.seat)]);
 
@@ -85,15 +65,9 @@ export async function queueTick(
     }
     const row = wakes.find(name, live.id, digest);
     const step = planWake(row, engine.now(), alive(row?.holder ?? null));
-    if (step.kind === 'skip')
-      reports.push({
-        seat: name,
-        outcome: step.why,
-        items: ids,
-        token: row?.token,
-        nextAt: step.why === 'not_due' ? row?.nextAt : undefined,
-      });
-    else due.push({ seat, live, items, digest, row, step });
+    if (step.kind === 'attempt') due.push({ seat, live, items, digest, row, step });
+    // planWake skips only a row it was given.
+    else reports.push(skipped(name, ids, step.why, row!));
   }
   if (!due.length) return reports;
   const observed = await (opts.observe ?? liveObserve)(
@@ -104,11 +78,24 @@ export async function queueTick(
   return reports;
 }
 
+/** A seat this pass leaves alone, with what its wake row says. */
+function skipped(
+  seat: string,
+  items: number[],
+  why: Extract<WakeStep, { kind: 'skip' }>['why'],
+  row: WakeRow,
+): WakeReport {
+  switch (why) {
+    case 'not_due':
+      return { seat, outcome: why, items, token: row.token, nextAt: row.nextAt };
+    case 'already_woken':
+    case 'in_flight':
+      return { seat, outcome: why, items, token: row.token };
+  }
+}
+
 function wakeSeats(engine: Engine, seat: string | undefined): string[] {
-  const rows = engine.store.db
-    .prepare("SELECT DISTINCT seat FROM queue_wakes WHERE state IN ('pending', 'parked')")
-    .all() as { seat: string }[];
-  return rows.map((r) => r.seat).filter((s) => seat === undefined || s === seat);
+  return engine.store.queue.wakes.seatsWithUnfinished().filter((s) => seat === undefined || s === seat);
 }
 
 async function attempt(
@@ -182,7 +169,7 @@ async function attempt(
     : wakes.insert(key, { state: 'pending', attempts: 1, nextAt: now, lastResult: 'typing', holder: self });
   if (!taken) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
   await queueFault(engine, 'queue.after_wake_row');
-  let sent;
+  let sent: Awaited<ReturnType<typeof sendToSeat>>;
   try {
     // Through sendToSeat: custody, the per-seat lease and every hold apply to a wake as to a send.
     sent = await sendToSeat(engine, d.seat.seat, wakeNotice(d.seat.seat, ids.length, taken.token), {});

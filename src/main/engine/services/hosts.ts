@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { fail, type Result } from '../../../shared/errors';
-import type { HostCheck, RequestOf } from '../../../shared/contract';
+import type { AnswerOf, HostListing, RequestOf } from '../../../shared/contract';
 import type { Engine } from '../engine';
-import type { HostHealth, HostSpec } from '../hosts/types';
+import type { HostSpec } from '../hosts/types';
 import { AGENT_RUNTIMES } from '../runtimes';
 
 /** `rigdesk hosts add`: records an ssh host; a spec's hosts: entry of the same name replaces it at the next up. */
-export function addHost(engine: Engine, p: RequestOf<'hostsAdd'>): Result<{ host: HostSpec }> {
+export function addHost(engine: Engine, p: RequestOf<'hostsAdd'>): Result<AnswerOf<'hostsAdd'>> {
   const abs = (f?: string) => (f ? resolve(f) : undefined);
   const ssh: NonNullable<HostSpec['ssh']> = { host: p.host };
   if (p.user) ssh.user = p.user;
@@ -22,23 +22,14 @@ export function addHost(engine: Engine, p: RequestOf<'hostsAdd'>): Result<{ host
 }
 
 /** Known hosts with the seats that name them; health is what this engine last saw (none yet: unchecked). */
-export function listHosts(engine: Engine): Result<{
-  hosts: {
-    name: string;
-    source: string;
-    ssh?: HostSpec['ssh'];
-    tmuxSocket?: string;
-    seats: string[];
-    health?: HostHealth;
-  }[];
-}> {
+export function listHosts(engine: Engine): Result<AnswerOf<'hostsList'>> {
   const seats = engine.store.rigs.seats();
-  const hosts = engine.store.hosts.all().map((h) => {
+  const hosts = engine.store.hosts.all().map((h): HostListing => {
     const live = engine.hosts.peek(h.name);
     return {
       name: h.name,
       source: h.source,
-      ssh: h.spec.ssh,
+      ...(h.spec.ssh ? { ssh: h.spec.ssh } : {}),
       ...(h.spec.tmuxSocket ? { tmuxSocket: h.spec.tmuxSocket } : {}),
       seats: seats.filter((s) => s.host === h.name).map((s) => s.seat),
       ...(live ? { health: live.health() } : {}),
@@ -51,7 +42,7 @@ export function listHosts(engine: Engine): Result<{
  * `rigdesk hosts check <name>`: one round trip that proves ssh works, reads tmux's version and
  * looks up every runtime's CLI on the host's login PATH, then says what is missing.
  */
-export async function checkHost(engine: Engine, name: string): Promise<Result<{ check: HostCheck }>> {
+export async function checkHost(engine: Engine, name: string): Promise<Result<AnswerOf<'hostsCheck'>>> {
   const h = engine.hosts.get(name);
   if (!h)
     return fail('HOST_NOT_FOUND', `no host named "${name}"`, {
@@ -61,9 +52,9 @@ export async function checkHost(engine: Engine, name: string): Promise<Result<{ 
   const bins = AGENT_RUNTIMES.filter((r) => r.binary).map((r) => ({ runtime: r.id, binary: r.binary! }));
   const script =
     'echo rd-ok; tmux -V 2>/dev/null || echo "tmux: none"; shift; for b in "$@"; do printf "%s=%s\\n" "$b" "$(command -v "$b" 2>/dev/null)"; done';
-  const t0 = Date.now();
+  const t0 = engine.now();
   const r = await h.exec('sh', ['-c', script, 'rd', 'x', ...bins.map((b) => b.binary)], { timeoutMs: 8_000 });
-  const rttMs = Date.now() - t0;
+  const rttMs = engine.now() - t0;
   if (r.spawnError || !r.stdout.startsWith('rd-ok')) {
     const why = r.spawnError ?? (r.stderr.trim() || `exit ${r.code}`);
     return fail('HOST_UNREACHABLE', `host ${name} does not answer over ssh: ${why}`, {

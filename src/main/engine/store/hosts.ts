@@ -1,5 +1,8 @@
+import { type HostSpec, hostSpec } from '../../../shared/contract/hosts';
 import type { Db } from './db';
-import type { HostSpec } from '../hosts/types';
+
+/** A recorded spec, read back through its schema rather than trusted as one. */
+const specOf = (json: string): HostSpec => hostSpec.parse(JSON.parse(json));
 
 export interface HostRow {
   name: string;
@@ -27,7 +30,7 @@ export class HostRepo {
     const r = this.db.prepare('SELECT * FROM hosts WHERE name = ?').get(name) as
       | { name: string; spec_json: string; source: string; updated_at: number }
       | undefined;
-    return r && { name: r.name, spec: JSON.parse(r.spec_json) as HostSpec, source: r.source, updatedAt: r.updated_at };
+    return r && { name: r.name, spec: specOf(r.spec_json), source: r.source, updatedAt: r.updated_at };
   }
 
   /** The last recorded health of a host (from the event log), to record only transitions. */
@@ -50,7 +53,7 @@ export class HostRepo {
       }[]
     ).map((r) => ({
       name: r.name,
-      spec: JSON.parse(r.spec_json) as HostSpec,
+      spec: specOf(r.spec_json),
       source: r.source,
       updatedAt: r.updated_at,
     }));

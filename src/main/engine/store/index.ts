@@ -4,11 +4,13 @@ import { ConversationRepo, RigRepo } from './seats';
 import { SessionRepo } from './sessions';
 import { ReservationRepo } from './reservations';
 import { HostRepo } from './hosts';
+import { QueueRepo } from './queue-repo';
 
 export type { Db } from './db';
 export type { EventRow, EventKind } from './events';
 export type { SeatRow } from './seats';
 export type { HostRow } from './hosts';
+export type { WakeRow, WakeRepo, Holder } from './queue-repo';
 export type { SessionRow } from './sessions';
 export type { ReservationRow, ReservationPhase, LaunchPlan } from './reservations';
 
@@ -20,6 +22,7 @@ export class Store {
   readonly events: EventLog;
   readonly conversations: ConversationRepo;
   readonly hosts: HostRepo;
+  readonly queue: QueueRepo;
   constructor(
     readonly db: Db,
     now: () => number,
@@ -30,6 +33,7 @@ export class Store {
     this.events = new EventLog(db, now);
     this.conversations = new ConversationRepo(db, now);
     this.hosts = new HostRepo(db, now);
+    this.queue = new QueueRepo(db, now, this.events);
   }
   static open(path: string, now: () => number = Date.now): Store {
     return new Store(openDb(path), now);
