@@ -79,10 +79,12 @@ describe('the built main process (Electron stand-in: no binary here)', () => {
     const spec = world.spec('duo.yaml', shellRigYaml('duo', ['lead', 'worker']));
     expect((await world.cli(['up', spec, '--json'])).code).toBe(0);
     run = new MainRun(world, 'first', ['rigdesk://seat/duo/worker']);
-    await waitFor(() => readEngineInfo(join(world.home, 'engine.json'))?.pid === run.child.pid, {
-      what: `the app's engine socket (stderr: ${run.stderr})`,
+    // Up once the window has loaded; each test below waits for what it checks beyond that.
+    await waitFor(() => run.calls('window.loadURL').length > 0 || run.child.exitCode !== null, {
+      what: 'the window to load',
       timeoutMs: 60_000,
     });
+    expect(run.child.exitCode, run.stderr).toBeNull();
   }, 90_000);
   afterAll(async () => {
     await run?.stop();
@@ -176,6 +178,10 @@ describe('the built main process (Electron stand-in: no binary here)', () => {
   });
 
   it("serves the engine socket: the CLI, told to need a running engine, is answered by the app's engine", async () => {
+    await waitFor(() => readEngineInfo(join(world.home, 'engine.json'))?.pid === run.child.pid, {
+      what: `the app's engine socket (stderr: ${run.stderr})`,
+      timeoutMs: 30_000,
+    });
     const ps = await world.cli(['ps', '--json'], { RIGDESK_REQUIRE_ENGINE: '1' });
     expect(ps.code, ps.stderr).toBe(0);
     expect(JSON.stringify(ps.json)).toContain('worker@duo');
@@ -208,5 +214,6 @@ describe('the built main process (Electron stand-in: no binary here)', () => {
     await run.stop();
     expect(await run.exited).toBe(0);
     expect(existsSync(join(world.home, 'engine.json'))).toBe(false);
+    expect(existsSync(join(world.home, 'engine.sock'))).toBe(false);
   });
 });
