@@ -110,8 +110,8 @@ async function fetchElectron(root) {
   return { ok: false, why };
 }
 
-async function buildElectronSqlite(root) {
-  const target = electronSqliteFile(root);
+/** better-sqlite3 for Electron's ABI at `target` (this tree's by default), made in a scratch copy. */
+export async function buildElectronSqlite(root = ROOT, target = electronSqliteFile(root)) {
   if (existsSync(target)) return { ok: true };
   const src = pkgDir(root, 'better-sqlite3');
   const scratch = mkdtempSync(join(tmpdir(), 'rigdesk-sqlite-electron-'));
