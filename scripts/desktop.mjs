@@ -140,10 +140,12 @@ export async function buildElectronSqlite(root = ROOT, target = electronSqliteFi
     const v = electronVersion(root);
     if (why) {
       const gyp = join(pkgDir(root, 'node-gyp'), 'bin', 'node-gyp.js');
-      const dist = ['--runtime=electron', '--dist-url=https://electronjs.org/headers', ...flags];
+      // RIGDESK_ELECTRON_HEADERS_URL: a mirror of Electron's headers (node-gyp's --dist-url).
+      const headersUrl = process.env.RIGDESK_ELECTRON_HEADERS_URL ?? 'https://electronjs.org/headers';
+      const dist = ['--runtime=electron', `--dist-url=${headersUrl}`, ...flags];
       const headers = run(process.execPath, [gyp, 'install', ...dist], { cwd: work, env, timeout: 10 * 60_000 });
       // node-gyp says only "network connectivity"; one HEAD says what failed.
-      const url = `https://electronjs.org/headers/v${v}/node-v${v}-headers.tar.gz`;
+      const url = `${headersUrl}/v${v}/node-v${v}-headers.tar.gz`;
       if (!headers.ok)
         why += `; headers: ${/network connectivity/.test(headers.out) ? await fetchCause(url) : reasonIn(headers.out)}`;
       else {
