@@ -23,6 +23,9 @@ interface Call {
   [k: string]: unknown;
 }
 
+/** Every run this file started, stopped by its pid in teardown even when its test failed. */
+const runs: MainRun[] = [];
+
 /** One run of the built main bundle, with the stand-in's call log and its control channel. */
 class MainRun {
   readonly child: ChildProcess;
@@ -41,6 +44,7 @@ class MainRun {
     this.child.stderr!.on('data', (d) => (this.stderr += String(d)));
     this.child.on('message', (m: { id: number }) => this.waiting.get(m.id)?.(m));
     this.exited = new Promise((r) => this.child.on('exit', (code) => r(code)));
+    runs.push(this);
   }
 
   calls(what?: string): Call[] {
@@ -87,7 +91,7 @@ describe('the built main process (Electron stand-in: no binary here)', () => {
     expect(run.child.exitCode, run.stderr).toBeNull();
   }, 90_000);
   afterAll(async () => {
-    await run?.stop();
+    await Promise.all(runs.map((r) => r.stop()));
     world?.cleanup();
   });
 
@@ -208,6 +212,21 @@ describe('the built main process (Electron stand-in: no binary here)', () => {
     for (const never of ['new BrowserWindow', 'new Tray', 'protocol.handle', 'ipcMain.handle'])
       expect(whats).not.toContain(never);
     expect(readEngineInfo(join(world.home, 'engine.json'))?.pid).toBe(run.child.pid);
+  });
+
+  it("under Electron without better-sqlite3's build for its ABI, it says which file is missing and how to get it, before opening anything", async () => {
+    // ABI 9999 has no build anywhere: the process reads as that Electron (process.versions).
+    const odd = new MainRun(world, 'no-binding', [], { RIGDESK_STAND_IN_ELECTRON: '45.5.0:9999' });
+    expect(await odd.exited).toBe(1);
+    const box = odd.calls('dialog.showErrorBox');
+    expect(box).toEqual([expect.objectContaining({ title: 'Rigdesk cannot open its store' })]);
+    expect(box[0]!.content).toContain(
+      join('node_modules', 'better-sqlite3', 'lib', 'binding', `electron-v9999-${process.platform}-${process.arch}`),
+    );
+    expect(box[0]!.content).toContain('./scripts/setup');
+    const whats = odd.calls().map((c) => c.what);
+    for (const never of ['app.requestSingleInstanceLock', 'new BrowserWindow', 'new Tray'])
+      expect(whats).not.toContain(never);
   });
 
   it('quitting gives the engine socket back before the process ends', async () => {
