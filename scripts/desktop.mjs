@@ -79,7 +79,7 @@ export function reasonIn(text) {
     .map((l) => l.trim())
     .filter(Boolean);
   const net = lines.filter((l) =>
-    /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|certificate|HTTP\s?\d{3}|status code \d{3}/i.test(l),
+    /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|certificate|HTTP\s?[45]\d\d|status code [45]\d\d/i.test(l),
   );
   const pick = net.at(-1) ?? lines.filter((l) => /error|fail/i.test(l)).at(-1) ?? lines.at(-1) ?? 'no output';
   return pick.replace(/^(prebuild-install (warn|info) \w+|gyp ERR! \w+)\s*/, '').slice(0, 200);
