@@ -2,23 +2,26 @@
 // (src/main/shell), starts the engine in this process and serves its socket so the `rigdesk`
 // CLI (and `rigdesk open <seat>`) talks to this app's engine, which then runs what `rigdesk serve`
 // runs besides requests (reconcile, snapshots, the queue waker, the activity monitor).
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { app, BrowserWindow, ipcMain, Menu, Notification, protocol, Tray } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, Tray } from 'electron';
 import { liveEngineDeps } from './engine/context';
 import { Engine } from './engine/engine';
 import { resolveHome } from './engine/home';
+import { sqliteNativeBinding } from './engine/store/sqlite-binding';
 import { claimEngine } from './engine/services/background';
 import { reportLine } from '../cli/format';
 import { PushHub } from './host/pushes';
-import { startShell } from './shell/app';
+import { type Shell, startShell } from './shell/app';
 import type { ElectronApi } from './shell/types';
 import { TerminalHub } from './terminal/hub';
 
+// The real Electron behind the shell's injected API: the modules and classes themselves, no cast, so
+// tsc checks them against src/main/shell/types.ts (the tests' fakes are checked against the same).
 const api: ElectronApi = {
-  app: app as unknown as ElectronApi['app'],
-  ipcMain: ipcMain as unknown as ElectronApi['ipcMain'],
-  protocol: protocol as unknown as ElectronApi['protocol'],
+  app,
+  ipcMain,
+  protocol,
   // webPreferences spelled out at the constructor (same values as windowOptions(), which the
   // wiring tests check) so electronegativity's static checks can see them.
   createWindow: (o) =>
@@ -27,7 +30,7 @@ const api: ElectronApi = {
       webPreferences: {
         // Reviewed (electronegativity asks for a review of every preload): sandboxed, no Node; it
         // exposes the contract's four forwarding functions through contextBridge and nothing else.
-        preload: (o.webPreferences as { preload: string }).preload, // eng-disable PRELOAD_JS_CHECK
+        preload: o.webPreferences?.preload, // eng-disable PRELOAD_JS_CHECK
         contextIsolation: true,
         sandbox: true,
         nodeIntegration: false,
@@ -41,14 +44,32 @@ const api: ElectronApi = {
         disableBlinkFeatures: 'Auxclick',
         spellcheck: false,
       },
-    }) as unknown as ReturnType<ElectronApi['createWindow']>,
-  createTray: (image) => new Tray(image) as unknown as ReturnType<ElectronApi['createTray']>,
+    }),
+  createTray: (image) => new Tray(image),
   createNotification: (o) => new Notification(o),
   notificationsSupported: () => Notification.isSupported(),
   createMenu: (template) => Menu.buildFromTemplate(template),
 };
 
-async function main(): Promise<void> {
+/** Started at load; resolves to the shell (undefined when another instance has the lock and got our link). */
+export const started: Promise<Shell | undefined> = main().catch((e: unknown) => {
+  dialog.showErrorBox('Rigdesk could not start', e instanceof Error ? (e.stack ?? e.message) : String(e));
+  app.exit(1);
+  return undefined;
+});
+
+async function main(): Promise<Shell | undefined> {
+  // The store needs better-sqlite3 built for this Electron (scripts/desktop.mjs builds it beside
+  // Node's); without it say so, rather than fail on the first query with an ABI error.
+  const binding = sqliteNativeBinding();
+  if (binding && !existsSync(binding)) {
+    dialog.showErrorBox(
+      'Rigdesk cannot open its store',
+      `better-sqlite3 has no build for this Electron (ABI ${process.versions.modules}): ${binding} is missing.\nRun ./scripts/setup where github.com and electronjs.org answer, then start Rigdesk again.`,
+    );
+    app.exit(1);
+    return undefined;
+  }
   const layout = resolveHome(process.env);
   mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const engine = new Engine(liveEngineDeps(process.env, { layout }));
@@ -66,13 +87,17 @@ async function main(): Promise<void> {
     iconPath: join(resources, 'icon.png'),
     ...(app.isPackaged ? {} : { protocolClient: { path: process.execPath, args: [app.getAppPath()] } }),
   });
-  if (!shell) return; // another instance has the lock and got our deep link
+  if (!shell) return undefined;
   const claimed = await claimEngine(engine, (r) => process.stderr.write(reportLine(r)));
   app.on('window-all-closed', () => app.quit());
-  app.on('before-quit', () => {
+  // Electron does not wait for async work in before-quit: the first quit is held until the engine
+  // socket is given back (so the next start finds no stale one), then quits for good.
+  let closing: Promise<void> | undefined;
+  app.on('before-quit', (e) => {
+    if (closing) return;
+    e.preventDefault();
     ctx.pushes.close();
-    void claimed.close();
+    closing = claimed.close().finally(() => app.quit());
   });
+  return shell;
 }
-
-void main();

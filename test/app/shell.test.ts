@@ -5,8 +5,8 @@ import { startShell } from '../../src/main/shell/app';
 import { deepLinkInArgv } from '../../src/main/shell/deeplink';
 import { IPC } from '../../src/preload/channels';
 import { trayState } from '../../src/main/shell/tray';
-import type { ElectronApi } from '../../src/main/shell/types';
 import { windowOptions } from '../../src/main/shell/window';
+import { fakeElectron, type Listener } from './electron-fake';
 import { RENDERER_SCHEME, RENDERER_URL, WINDOW_CSP } from '../../src/main/shell/renderer-protocol';
 import { TerminalHub } from '../../src/main/terminal/hub';
 import type { Engine } from '../../src/main/engine/engine';
@@ -20,116 +20,6 @@ const RENDERER = RENDERER_URL;
 /** The built renderer (npm test builds first). */
 const ROOT = join(REPO, 'out', 'renderer');
 const IMAGES = { idle: '/r/tray.png', attention: '/r/tray-attention.png' };
-
-/** A recording fake of the Electron API slice the shell uses. */
-function fakeElectron(opts: { lock?: boolean } = {}) {
-  const log: string[] = [];
-  const appHandlers: Record<string, ((...a: any[]) => void)[]> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const wcHandlers: Record<string, ((...a: any[]) => void)[]> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const ipcHandle: Record<string, (...a: any[]) => unknown> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const sent: { channel: string; args: unknown[] }[] = [];
-  const notifications: { title: string; body: string; click(): void }[] = [];
-  let windowOpts: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
-  let openHandler: ((d: { url: string }) => { action: string }) | undefined;
-  let permission: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | undefined;
-  let headers:
-    | ((
-        d: { responseHeaders?: Record<string, string[]> },
-        cb: (r: { responseHeaders: Record<string, string[]> }) => void,
-      ) => void)
-    | undefined;
-  const tray = { image: '', tooltip: '', menu: undefined as unknown };
-  const schemes: { scheme: string; privileges: Record<string, boolean> }[] = [];
-  const protocolHandlers: Record<string, (req: { url: string; method: string }) => Promise<Response>> = {};
-  let ready = false;
-  const api: ElectronApi = {
-    protocol: {
-      registerSchemesAsPrivileged: (list) => {
-        // Electron only honours this before the app is ready.
-        if (ready) throw new Error('registerSchemesAsPrivileged after ready');
-        schemes.push(...list);
-      },
-      handle: (scheme, fn) => void (protocolHandlers[scheme] = fn),
-    },
-    app: {
-      requestSingleInstanceLock: () => opts.lock ?? true,
-      quit: () => void log.push('quit'),
-      whenReady: async () => void (ready = true),
-      on: (ev: string, fn: (...a: any[]) => void) => void (appHandlers[ev] ??= []).push(fn), // eslint-disable-line @typescript-eslint/no-explicit-any
-      setAsDefaultProtocolClient: (p: string) => (log.push(`protocol ${p}`), true),
-    } as ElectronApi['app'],
-    ipcMain: {
-      handle: (ch, fn) => void (ipcHandle[ch] = fn),
-      on: (ch, fn) => void (ipcHandle[`on:${ch}`] = fn),
-    },
-    createWindow: (o) => {
-      windowOpts = o;
-      return {
-        webContents: {
-          id: 7,
-          on: (ev: string, fn: (...a: any[]) => void) => void (wcHandlers[ev] ??= []).push(fn), // eslint-disable-line @typescript-eslint/no-explicit-any
-          setWindowOpenHandler: (fn: typeof openHandler) => void (openHandler = fn),
-          send: (channel: string, ...args: unknown[]) => void sent.push({ channel, args }),
-          isDestroyed: () => false,
-          session: {
-            setPermissionRequestHandler: (fn: typeof permission) => void (permission = fn),
-            webRequest: { onHeadersReceived: (fn: typeof headers) => void (headers = fn) },
-          },
-        } as never,
-        loadURL: async (u) => void log.push(`load ${u}`),
-        show: () => void log.push('show'),
-        focus: () => void log.push('focus'),
-        restore: () => void log.push('restore'),
-        isMinimized: () => false,
-        isDestroyed: () => false,
-        on: () => undefined,
-      };
-    },
-    createTray: (image) => ({
-      setImage: (i) => void (tray.image = i),
-      setToolTip: (t) => void (tray.tooltip = t),
-      on: () => undefined,
-      setContextMenu: (m) => void (tray.menu = m),
-      ...{ image },
-    }),
-    createMenu: (template) => ({ template }),
-    createNotification: (o) => {
-      const n = { ...o, clickFn: () => undefined as void, click: () => n.clickFn() };
-      notifications.push(n);
-      return { on: (_e, fn) => void (n.clickFn = fn), show: () => void log.push(`notify ${o.title}`) };
-    },
-    notificationsSupported: () => true,
-  };
-  const nav = (ev: string, url: string) => {
-    let prevented = false;
-    for (const fn of wcHandlers[ev] ?? []) fn({ preventDefault: () => (prevented = true) }, url);
-    return prevented;
-  };
-  return {
-    api,
-    log,
-    schemes,
-    protocolHandlers,
-    appHandlers,
-    ipcHandle,
-    sent,
-    notifications,
-    tray,
-    nav,
-    get windowOpts() {
-      return windowOpts;
-    },
-    get openHandler() {
-      return openHandler;
-    },
-    get permission() {
-      return permission;
-    },
-    get headers() {
-      return headers;
-    },
-  };
-}
 
 let world: RigWorld;
 let engine: Engine;
@@ -177,7 +67,7 @@ describe('Electron shell wiring (Electron API injected)', () => {
       trayImages: IMAGES,
     });
     expect(shell).toBeDefined();
-    expect(f.windowOpts!.webPreferences.sandbox).toBe(true);
+    expect(f.windowOpts!.webPreferences?.sandbox).toBe(true);
     expect(f.log).toContain('protocol rigdesk');
     expect(f.log).toContain(`load ${RENDERER}`);
     expect(f.nav('will-navigate', 'https://evil.example/')).toBe(true);
@@ -186,10 +76,13 @@ describe('Electron shell wiring (Electron API injected)', () => {
     expect(f.nav('will-navigate', `${RENDERER}#/seat/lead%40duo`)).toBe(false);
     expect(f.openHandler!({ url: 'https://evil.example/' })).toEqual({ action: 'deny' });
     let granted: boolean | undefined;
-    f.permission!(null, 'media', (ok) => (granted = ok));
+    f.permission!(null, 'media', (ok: boolean) => (granted = ok));
     expect(granted).toBe(false);
     let out: Record<string, string[]> = {};
-    f.headers!({ responseHeaders: {} }, (r) => (out = r.responseHeaders));
+    f.headers!(
+      { responseHeaders: {} },
+      (r: { responseHeaders: Record<string, string[]> }) => (out = r.responseHeaders),
+    );
     expect(out['Content-Security-Policy']).toEqual([WINDOW_CSP]);
     c.pushes.close();
   });
@@ -206,7 +99,8 @@ describe('Electron shell wiring (Electron API injected)', () => {
         privileges: expect.objectContaining({ standard: true, secure: true, bypassCSP: false }),
       },
     ]);
-    const serve = f.protocolHandlers[RENDERER_SCHEME]!;
+    const handler = f.protocolHandlers[RENDERER_SCHEME]!;
+    const serve = async (r: { url: string; method: string }) => handler(new Request(r.url, { method: r.method }));
     const index = await serve({ url: RENDERER_URL, method: 'GET' });
     expect(index.status).toBe(200);
     expect(index.headers.get('content-security-policy')).toBe(WINDOW_CSP);
@@ -346,7 +240,7 @@ describe('Electron shell wiring (Electron API injected)', () => {
     const f = fakeElectron();
     const c = ctx();
     await startShell({ api: f.api, ctx: c, argv: [], preloadPath: '/p', rendererRoot: ROOT, trayImages: IMAGES });
-    const items = (f.tray.menu as { template: { label?: string; click?: () => void }[] }).template;
+    const items = f.tray.menu!.template;
     expect(items.map((i) => i.label).filter(Boolean)).toEqual([
       'Open Rigdesk',
       'Put the rigdesk command on PATH…',
@@ -355,7 +249,8 @@ describe('Electron shell wiring (Electron API injected)', () => {
     const dir = join(world.root, 'menu-bin');
     engine.deps.env.RIGDESK_SHIM_DIR = dir;
     try {
-      items.find((i) => i.label?.startsWith('Put'))!.click!();
+      const click: Listener | undefined = items.find((i) => i.label?.startsWith('Put'))?.click;
+      click!();
       await waitFor(() => f.notifications.length > 0, { what: 'notification' });
       expect(f.notifications[0]).toMatchObject({
         title: `rigdesk is at ${join(dir, 'rigdesk')}`,

@@ -78,13 +78,11 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
   ipc.attach(win.webContents);
   const trayIcon = api.createTray(o.trayImages.idle);
   const tray = new TrayController(trayIcon, o.trayImages);
-  if (api.createMenu && trayIcon.setContextMenu)
-    trayIcon.setContextMenu(api.createMenu(trayMenu(api, ctx, () => focusWindow(win))));
+  trayIcon.setContextMenu(api.createMenu(trayMenu(api, ctx, () => focusWindow(win))));
   const off = ctx.pushes.subscribe((m) => {
     if (m.push !== 'seats') return;
-    const seats = m.data.seats as never[];
-    tray.update(seats);
-    notifier.update(seats);
+    tray.update(m.data.seats);
+    notifier.update(m.data.seats);
   });
   win.on('closed', () => {
     off();

@@ -29,16 +29,22 @@ export function trayState(
 /** Updates the tray only when what it shows changes (a tray update is an IPC to the desktop shell). */
 export class TrayController {
   private last = '';
+  private state: ReturnType<typeof trayState> | undefined;
   constructor(
     private readonly tray: TrayLike,
     private readonly images: TrayImages,
   ) {}
   update(seats: readonly Pick<PsRow, 'seat' | 'activity'>[]): void {
     const s = trayState(seats, this.images);
+    this.state = s;
     const key = `${s.image}\n${s.tooltip}`;
     if (key === this.last) return;
     this.last = key;
     this.tray.setImage(s.image);
     this.tray.setToolTip(s.tooltip);
+  }
+  /** What the tray shows now (Electron's Tray has no getter; the packaged e2e reads this). */
+  shown(): ReturnType<typeof trayState> | undefined {
+    return this.state;
   }
 }

@@ -1,91 +1,100 @@
 /**
- * The slice of Electron the shell uses, as plain interfaces: src/main/index.ts passes the real
- * modules, tests pass fakes (the Electron binary cannot run on the build machines).
+ * The slice of Electron the shell uses, declared from Electron's own types: src/main/index.ts passes
+ * the real modules and classes (no cast, so tsc fails there when this slice and Electron disagree),
+ * and the tests pass recording fakes checked against the same types (the Electron binary cannot run
+ * on the build machines).
+ *
+ * Methods are picked from Electron's classes. Event subscriptions are the exception: Electron's
+ * `on` returns `this` (the whole class), which no fake can be, so each event the shell listens to is
+ * one overload here with Electron's own listener type, returning `unknown`.
  */
-export interface WebContentsLike {
-  id: number;
-  on(event: 'will-navigate' | 'will-redirect', fn: (e: { preventDefault(): void }, url: string) => void): void;
-  on(event: 'will-attach-webview', fn: (e: { preventDefault(): void }) => void): void;
-  on(event: 'destroyed', fn: () => void): void;
-  setWindowOpenHandler(fn: (d: { url: string }) => { action: 'deny' | 'allow' }): void;
-  send(channel: string, ...args: unknown[]): void;
-  isDestroyed(): boolean;
-  session: {
-    setPermissionRequestHandler(fn: (wc: unknown, permission: string, cb: (ok: boolean) => void) => void): void;
-    webRequest: {
-      onHeadersReceived(
-        fn: (
-          d: { responseHeaders?: Record<string, string[]> },
-          cb: (r: { responseHeaders: Record<string, string[]> }) => void,
-        ) => void,
-      ): void;
-    };
+import type {
+  App,
+  BrowserWindow,
+  BrowserWindowConstructorOptions,
+  Event,
+  HandlerDetails,
+  HeadersReceivedResponse,
+  IpcMain,
+  IpcMainEvent,
+  IpcMainInvokeEvent,
+  KeyboardEvent,
+  Menu,
+  MenuItemConstructorOptions,
+  Notification,
+  NotificationConstructorOptions,
+  OnHeadersReceivedListenerDetails,
+  Protocol,
+  Session,
+  Tray,
+  WebContents,
+  WebContentsWillNavigateEventParams,
+  WebContentsWillRedirectEventParams,
+  WindowOpenHandlerResponse,
+} from 'electron';
+
+export type { BrowserWindowConstructorOptions, MenuItemConstructorOptions, NotificationConstructorOptions };
+
+export interface WebContentsLike extends Pick<WebContents, 'id' | 'send' | 'isDestroyed'> {
+  on(event: 'will-navigate', listener: (details: Event<WebContentsWillNavigateEventParams>) => void): unknown;
+  on(event: 'will-redirect', listener: (details: Event<WebContentsWillRedirectEventParams>) => void): unknown;
+  on(event: 'will-attach-webview', listener: (event: Event) => void): unknown;
+  on(event: 'destroyed', listener: () => void): unknown;
+  setWindowOpenHandler(handler: (details: HandlerDetails) => WindowOpenHandlerResponse): void;
+  session: SessionLike;
+}
+
+export interface SessionLike extends Pick<Session, 'setPermissionRequestHandler'> {
+  webRequest: {
+    onHeadersReceived(
+      listener:
+        | ((details: OnHeadersReceivedListenerDetails, callback: (r: HeadersReceivedResponse) => void) => void)
+        | null,
+    ): void;
   };
 }
 
-export interface WindowLike {
+export interface WindowLike
+  extends Pick<BrowserWindow, 'loadURL' | 'show' | 'focus' | 'restore' | 'isMinimized' | 'isDestroyed'> {
   webContents: WebContentsLike;
-  loadURL(url: string): Promise<void>;
-  show(): void;
-  focus(): void;
-  restore(): void;
-  isMinimized(): boolean;
-  isDestroyed(): boolean;
-  on(event: 'closed', fn: () => void): void;
+  on(event: 'closed', listener: () => void): unknown;
 }
 
-export interface TrayLike {
-  setImage(image: string): void;
-  setToolTip(text: string): void;
-  on(event: 'click', fn: () => void): void;
-  setContextMenu?(menu: unknown): void;
+export interface TrayLike extends Pick<Tray, 'setImage' | 'setToolTip' | 'setContextMenu'> {
+  on(event: 'click', listener: (event: KeyboardEvent) => void): unknown;
 }
 
-export interface NotificationLike {
-  on(event: 'click', fn: () => void): void;
-  show(): void;
+export interface NotificationLike extends Pick<Notification, 'show'> {
+  on(event: 'click', listener: (event: Event) => void): unknown;
 }
 
-export interface IpcMainLike {
-  handle(channel: string, fn: (e: IpcEventLike, ...args: unknown[]) => unknown): void;
-  on(channel: string, fn: (e: IpcEventLike, ...args: unknown[]) => void): void;
-}
-export interface IpcEventLike {
-  sender: { id: number };
-  senderFrame?: { url: string } | null;
+export type IpcMainLike = Pick<IpcMain, 'handle'> & {
+  on(channel: string, listener: (event: IpcMainEvent, ...args: unknown[]) => void): unknown;
+};
+/** What the IPC wiring reads of an event: who sent it, from which frame. */
+export type IpcEventLike = Pick<IpcMainInvokeEvent | IpcMainEvent, 'sender' | 'senderFrame'>;
+
+export interface AppLike
+  extends Pick<App, 'requestSingleInstanceLock' | 'quit' | 'whenReady' | 'setAsDefaultProtocolClient'> {
+  on(event: 'second-instance', listener: (event: Event, argv: string[]) => void): unknown;
+  on(event: 'open-url', listener: (event: Event, url: string) => void): unknown;
+  on(event: 'window-all-closed', listener: () => void): unknown;
+  on(event: 'before-quit', listener: (event: Event) => void): unknown;
 }
 
-export interface AppLike {
-  requestSingleInstanceLock(): boolean;
-  quit(): void;
-  whenReady(): Promise<void>;
-  on(event: 'second-instance', fn: (e: unknown, argv: string[]) => void): void;
-  on(event: 'open-url', fn: (e: { preventDefault(): void }, url: string) => void): void;
-  on(event: 'window-all-closed' | 'before-quit', fn: () => void): void;
-  setAsDefaultProtocolClient(protocol: string, path?: string, args?: string[]): boolean;
-}
+export type ProtocolLike = Pick<Protocol, 'registerSchemesAsPrivileged' | 'handle'>;
 
 /** An Electron menu template item, as far as the shell builds them. */
-export interface MenuItemLike {
-  label?: string;
-  type?: 'separator';
-  click?: () => void;
-}
-
-/** Electron's `protocol`, as far as the shell serves the renderer through it. */
-export interface ProtocolLike {
-  registerSchemesAsPrivileged(schemes: { scheme: string; privileges: Record<string, boolean> }[]): void;
-  handle(scheme: string, fn: (req: { url: string; method: string }) => Promise<Response>): void;
-}
+export type MenuItemLike = Pick<MenuItemConstructorOptions, 'label' | 'type' | 'click'>;
 
 export interface ElectronApi {
   app: AppLike;
   protocol: ProtocolLike;
   ipcMain: IpcMainLike;
-  createWindow(options: Record<string, unknown>): WindowLike;
+  createWindow(options: BrowserWindowConstructorOptions): WindowLike;
   createTray(image: string): TrayLike;
-  createNotification(options: { title: string; body: string; silent?: boolean }): NotificationLike;
+  createNotification(options: NotificationConstructorOptions): NotificationLike;
   notificationsSupported(): boolean;
-  /** Menu.buildFromTemplate; without it the tray has no menu. */
-  createMenu?(template: MenuItemLike[]): unknown;
+  /** Menu.buildFromTemplate. */
+  createMenu(template: MenuItemConstructorOptions[]): Menu;
 }

@@ -1,7 +1,7 @@
-import type { ElectronApi, WebContentsLike, WindowLike } from './types';
+import type { BrowserWindowConstructorOptions, ElectronApi, WebContentsLike, WindowLike } from './types';
 
 /** The one set of window options; electronegativity and the wiring tests read these. */
-export function windowOptions(preloadPath: string, iconPath?: string): Record<string, unknown> {
+export function windowOptions(preloadPath: string, iconPath?: string): BrowserWindowConstructorOptions {
   return {
     width: 1280,
     height: 820,
@@ -42,11 +42,11 @@ export function harden(wc: WebContentsLike, rendererUrl: string): void {
       return false;
     }
   };
-  wc.on('will-navigate', (e, url) => {
-    if (!same(url)) e.preventDefault();
+  wc.on('will-navigate', (e) => {
+    if (!same(e.url)) e.preventDefault();
   });
-  wc.on('will-redirect', (e, url) => {
-    if (!same(url)) e.preventDefault();
+  wc.on('will-redirect', (e) => {
+    if (!same(e.url)) e.preventDefault();
   });
   wc.on('will-attach-webview', (e) => e.preventDefault());
   wc.setWindowOpenHandler(() => ({ action: 'deny' }));

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { sqliteNativeBinding } from '../store/sqlite-binding';
 import type { ConversationClaim, EvidenceIO, LiveProcess } from './types';
 
 /**
@@ -30,7 +31,12 @@ export interface OpencodeSessionRow {
 export function readOpencodeSessions(dataHome: string, directories: readonly string[]): OpencodeSessionRow[] {
   const file = OPENCODE_LAYOUT.dbFile(dataHome);
   if (directories.length === 0 || !existsSync(file)) return [];
-  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 2000 });
+  const db = new Database(file, {
+    readonly: true,
+    fileMustExist: true,
+    timeout: 2000,
+    nativeBinding: sqliteNativeBinding(),
+  });
   try {
     const marks = directories.map(() => '?').join(',');
     const rows = db
@@ -48,7 +54,12 @@ export function readOpencodeSessions(dataHome: string, directories: readonly str
 export function findOpencodeSession(dataHome: string, id: string): OpencodeSessionRow | undefined {
   const file = OPENCODE_LAYOUT.dbFile(dataHome);
   if (!existsSync(file)) return undefined;
-  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 2000 });
+  const db = new Database(file, {
+    readonly: true,
+    fileMustExist: true,
+    timeout: 2000,
+    nativeBinding: sqliteNativeBinding(),
+  });
   try {
     return db
       .prepare(

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS, type Migration } from './migrations';
+import { sqliteNativeBinding } from './sqlite-binding';
 
 export type Db = Database.Database;
 
@@ -11,7 +12,7 @@ export type Db = Database.Database;
  */
 export function openDb(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const db = new Database(path);
+  const db = new Database(path, { nativeBinding: sqliteNativeBinding() });
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');
   db.pragma('foreign_keys = ON');
