@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { PsAgent, PsRow } from '../shared/contract';
 import type { Failure } from '../shared/errors';
 import type { BackgroundReport } from '../main/engine/services/background';
@@ -60,14 +61,23 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
   return lines.join('\n');
 }
 
+/** The owners a custody refusal names in its evidence (the guard's ConversationOwner, as far as a person reads it). */
+const failureOwners = z.array(
+  z.object({
+    pid: z.number(),
+    server: z.string().optional(),
+    paneId: z.string().optional(),
+    sessionName: z.string().optional(),
+    source: z.string(),
+  }),
+);
+
 export function formatFailure(f: Failure): string {
   const out = [`rigdesk: ${f.code}: ${f.message}`];
   if (f.hint) out.push(`  next: ${f.hint}`);
-  const owners = f.evidence?.owners as
-    | { pid: number; server?: string; paneId?: string; sessionName?: string; source: string }[]
-    | undefined;
-  if (owners)
-    for (const o of owners)
+  const owners = failureOwners.safeParse(f.evidence?.owners);
+  if (owners.success)
+    for (const o of owners.data)
       out.push(
         `  owner: pid ${o.pid}${o.paneId ? ` pane ${o.paneId} on ${o.server}` : ' (no pane)'}${o.sessionName ? ` session "${o.sessionName}"` : ''} [${o.source}]`,
       );

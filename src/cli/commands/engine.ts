@@ -1,116 +1,36 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { PsAgent, PsRow } from '../../shared/contract';
-import { fail, type Result } from '../../shared/errors';
+import type { ClientParams, StoppedSeat } from '../../shared/contract';
+import { type Failure, fail, type Result } from '../../shared/errors';
 import type { ParsedArgs } from '../args';
 import { commandLine, formatPs } from '../format';
-import type { CommandTable } from './types';
+import { type CommandSpec, type Prepared, prepare } from './types';
 
-/** The engine core's commands. */
+/** The engine core's commands: each prepares its request, typed by its method, with its reader. */
 
-function engineRequest(a: ParsedArgs): Result<{ method: string; params: Record<string, unknown> }> {
-  const p = a.positionals;
-  const need = (n: number, what: string) =>
-    p.length < n ? fail('BAD_USAGE', `${a.command} needs ${what}`, { hint: `rigdesk ${a.command} --help` }) : undefined;
-  switch (a.command) {
-    case 'up':
-      return need(1, 'a rig spec path') ?? { ok: true, method: 'up', params: { spec: resolve(p[0]!) } };
-    case 'ps':
-      return {
-        ok: true,
-        method: 'ps',
-        params: {
-          ...(typeof a.flags.rig === 'string' ? { rig: a.flags.rig } : {}),
-          ...(a.flags.all ? { all: true } : {}),
-        },
-      };
-    case 'launch':
-      return (
-        need(1, 'a seat (member@rig)') ?? {
-          ok: true,
-          method: 'launch',
-          params: { seat: p[0], ...(a.flags.fresh ? { fresh: true } : {}) },
-        }
-      );
-    case 'stop':
-      return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'stop', params: { seat: p[0] } };
-    case 'down':
-      return need(1, 'a rig name') ?? { ok: true, method: 'down', params: { rig: p[0] } };
-    case 'capture': {
-      const lines = a.flags.lines === undefined ? undefined : Number(a.flags.lines);
-      if (lines !== undefined && (!Number.isInteger(lines) || lines < 0))
-        return fail('BAD_USAGE', '--lines takes a whole number');
-      return (
-        need(1, 'a seat (member@rig)') ?? {
-          ok: true,
-          method: 'capture',
-          params: { seat: p[0], ...(lines !== undefined ? { lines } : {}) },
-        }
-      );
-    }
-    case 'attach':
-      return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'attach', params: { seat: p[0] } };
-    case 'doctor':
-      return { ok: true, method: 'doctor', params: {} };
-    case 'events':
-      return {
-        ok: true,
-        method: 'events',
-        params: {
-          ...(typeof a.flags.seat === 'string' ? { seat: a.flags.seat } : {}),
-          ...(typeof a.flags.rig === 'string' ? { rig: a.flags.rig } : {}),
-        },
-      };
-    case 'send': {
-      const extra: Record<string, unknown> = {};
-      if (a.flags['wait-for-idle'] !== undefined) {
-        const n = Number(a.flags['wait-for-idle']);
-        if (!Number.isFinite(n) || n < 0) return fail('BAD_USAGE', '--wait-for-idle takes a number of seconds');
-        extra.waitForIdle = n;
-      }
-      if (a.flags.force) extra.force = true;
-      if (typeof a.flags.reason === 'string') extra.reason = a.flags.reason;
-      if (a.flags.verify) extra.verify = true;
-      if (a.flags['no-verify']) extra.verify = false;
-      const r = sendRequest(a, p, need);
-      return r.ok ? { ...r, params: { ...r.params, ...extra } } : r;
-    }
-    default:
-      return fail('BAD_USAGE', a.command ? `unknown command "${a.command}"` : 'no command given', {
-        hint: 'rigdesk --help lists the commands.',
-      });
-  }
+type Prep = Result<{ prepared: Prepared }>;
+const ready = (prepared: Prepared): Prep => ({ ok: true, prepared });
+
+/** The first `n` positionals, or the usage failure that names what is missing. */
+function positionals(a: ParsedArgs, n: number, what: string): Result<{ args: string[] }> {
+  if (a.positionals.length < n)
+    return fail('BAD_USAGE', `${a.command} needs ${what}`, { hint: `rigdesk ${a.command} --help` });
+  return { ok: true, args: a.positionals };
 }
 
-function sendRequest(
-  a: ParsedArgs,
-  p: string[],
-  need: (n: number, what: string) => ReturnType<typeof fail> | undefined,
-): Result<{ method: string; params: Record<string, unknown> }> {
-  switch (a.command) {
-    case 'send': {
-      // Long text cannot travel as one argv string (the kernel caps each at 128 KiB): --file or '-'.
-      if (typeof a.flags.file === 'string') {
-        const text = readTextArg(a.flags.file);
-        if (!text.ok) return text;
-        return need(1, 'a seat (member@rig)') ?? { ok: true, method: 'send', params: { seat: p[0], text: text.text } };
-      }
-      if (p.length === 2 && p[1] === '-') {
-        const text = readTextArg('/dev/stdin');
-        if (!text.ok) return text;
-        return { ok: true, method: 'send', params: { seat: p[0], text: text.text } };
-      }
-      return (
-        need(2, 'a seat and the text') ?? {
-          ok: true,
-          method: 'send',
-          params: { seat: p[0], text: p.slice(1).join(' ') },
-        }
-      );
-    }
-    default:
-      return fail('BAD_USAGE', `not a send: ${a.command}`);
-  }
+/** The seat named first, for the commands that take one. */
+function seatOf(a: ParsedArgs): Result<{ seat: string }> {
+  const p = positionals(a, 1, 'a seat (member@rig)');
+  return p.ok ? { ok: true, seat: p.args[0]! } : p;
+}
+
+const str = (a: ParsedArgs, flag: string): string | undefined =>
+  typeof a.flags[flag] === 'string' ? a.flags[flag] : undefined;
+
+/** How one seat's stop reads, for stop and down alike. */
+function stoppedLine(s: StoppedSeat): string {
+  const why = s.outcome === 'already_gone' && s.why ? ` (${s.why})` : '';
+  return `${s.seat}: ${s.outcome.replace('_', ' ')}${why}`;
 }
 
 function readTextArg(path: string): Result<{ text: string }> {
@@ -121,80 +41,184 @@ function readTextArg(path: string): Result<{ text: string }> {
   }
 }
 
-function engineHuman(method: string, r: Record<string, unknown>): string {
-  switch (method) {
-    case 'ps':
-      return formatPs(r.seats as PsRow[], r.others as PsAgent[], r.problems as string[]);
-    case 'up':
-      return (r.seats as { seat: string; outcome: string; launched?: { paneId: string; attach: string[] } }[])
-        .map(
-          (s) =>
-            `${s.seat}: ${s.outcome}${s.launched ? ` (${s.launched.paneId}; attach: ${commandLine(s.launched.attach)})` : ''}`,
-        )
-        .join('\n');
-    case 'launch': {
-      const l = r.launched as { seat: string; mode: string; paneId: string; conversationId?: string; attach: string[] };
-      return `${l.seat}: launched (${l.mode}${l.conversationId ? `, conversation ${l.conversationId}` : ''}) in ${l.paneId}\nattach: ${commandLine(l.attach)}`;
-    }
-    case 'stop': {
-      const s = r.stopped as {
-        seat: string;
-        outcome: string;
-        why?: string;
-        leftRunning?: { runtime: string; pid: number; home: string; why: string }[];
-      };
-      const left = (s.leftRunning ?? []).map(
-        (l) => `left running: the ${l.runtime} daemon of ${l.home} (pid ${l.pid}): ${l.why}`,
-      );
-      return [`${s.seat}: ${s.outcome.replace('_', ' ')}${s.why ? ` (${s.why})` : ''}`, ...left].join('\n');
-    }
-    case 'down':
-      return (r.seats as { seat: string; outcome: string; why?: string }[])
-        .map((s) => `${s.seat}: ${s.outcome.replace('_', ' ')}${s.why ? ` (${s.why})` : ''}`)
-        .join('\n');
-    case 'send': {
-      const s = r.sent as { seat: string; status: string; chars: number; warnings: string[] };
-      return [`${s.seat}: ${s.status} (${s.chars} characters)`, ...s.warnings.map((w) => `warning: ${w}`)].join('\n');
-    }
-    case 'capture':
-      return String(r.text).replace(/\n+$/, '');
-    case 'attach':
-      return commandLine(r.argv as string[]);
-    case 'doctor':
-      return (r.checks as { check: string; ok: boolean; detail: string; hint?: string }[])
-        .map(
-          (c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.check}: ${c.detail}${c.hint && !c.ok ? `\n     next: ${c.hint}` : ''}`,
-        )
-        .join('\n');
-    case 'events':
-      return (r.events as { seq: number; at: number; kind: string; seat: string | null }[])
-        .map((e) => `${e.seq}\t${new Date(e.at).toISOString()}\t${e.kind}\t${e.seat ?? ''}`)
-        .join('\n');
-    default:
-      return JSON.stringify(r, null, 2);
+/** The text to send: `--file F`, `-` for stdin, or the words after the seat. */
+function sendText(a: ParsedArgs): Result<{ seat: string; text: string }> {
+  const p = a.positionals;
+  // Long text cannot travel as one argv string (the kernel caps each at 128 KiB): --file or '-'.
+  const file = str(a, 'file');
+  if (file !== undefined) {
+    const text = readTextArg(file);
+    if (!text.ok) return text;
+    const seat = seatOf(a);
+    return seat.ok ? { ok: true, seat: seat.seat, text: text.text } : seat;
   }
+  if (p.length === 2 && p[1] === '-') {
+    const text = readTextArg('/dev/stdin');
+    return text.ok ? { ok: true, seat: p[0]!, text: text.text } : text;
+  }
+  const words = positionals(a, 2, 'a seat and the text');
+  return words.ok ? { ok: true, seat: words.args[0]!, text: words.args.slice(1).join(' ') } : words;
 }
 
-const ENGINE_USAGE: Record<string, string> = {
-  up: 'up <spec.yaml>               validate a rig spec, record it, launch every seat',
-  ps: 'ps [--rig R] [--all]         seats with runtime, pane, pid, activity (--all: other agents too)',
-  launch: 'launch <member@rig> [--fresh] start a stopped seat (on its last conversation when it can)',
-  stop: "stop <member@rig>            end a seat's agent by exact cleanup; recorded as intentional",
-  down: 'down <rig>                   stop every seat of a rig',
-  send: 'send <member@rig> <text...>  paste text and press Enter (--file F or - for long text; --wait-for-idle N; --no-verify; --force --reason R)',
-  capture: "capture <member@rig> [--lines N]  print the seat's screen (and N lines of history)",
-  attach: "attach <member@rig> [--print]     attach this terminal to the seat's tmux session",
-  events: 'events [--seat S] [--rig R]  the event log',
-  doctor: 'doctor                       check tmux, the agent CLIs, the home and the database',
+/** send's flags beside the seat and the text. */
+function sendOptions(a: ParsedArgs): Failure | Omit<ClientParams<'send'>, 'seat' | 'text'> {
+  const out: Omit<ClientParams<'send'>, 'seat' | 'text'> = {};
+  if (a.flags['wait-for-idle'] !== undefined) {
+    const n = Number(a.flags['wait-for-idle']);
+    if (!Number.isFinite(n) || n < 0) return fail('BAD_USAGE', '--wait-for-idle takes a number of seconds');
+    out.waitForIdle = n;
+  }
+  if (a.flags.force) out.force = true;
+  const reason = str(a, 'reason');
+  if (reason !== undefined) out.reason = reason;
+  if (a.flags.verify) out.verify = true;
+  if (a.flags['no-verify']) out.verify = false;
+  return out;
+}
+
+const up: CommandSpec = {
+  usage: 'up <spec.yaml>               validate a rig spec, record it, launch every seat',
+  toRequest: (a) => {
+    const p = positionals(a, 1, 'a rig spec path');
+    if (!p.ok) return p;
+    return ready(
+      prepare('up', { spec: resolve(p.args[0]!) }, (r) =>
+        r.seats
+          .map(
+            (s) =>
+              `${s.seat}: ${s.outcome}${s.outcome === 'launched' ? ` (${s.launched.paneId}; attach: ${commandLine(s.launched.attach)})` : ''}`,
+          )
+          .join('\n'),
+      ),
+    );
+  },
 };
 
-export const ENGINE_COMMANDS: CommandTable = Object.fromEntries(
-  Object.entries(ENGINE_USAGE).map(([name, usage]) => [
-    name,
-    {
-      usage,
-      toRequest: (a: ParsedArgs) => engineRequest({ ...a, command: name }),
-      human: (r: Record<string, unknown>) => engineHuman(name, r),
-    },
-  ]),
-);
+const ps: CommandSpec = {
+  usage: 'ps [--rig R] [--all]         seats with runtime, pane, pid, activity (--all: other agents too)',
+  toRequest: (a) => {
+    const rig = str(a, 'rig');
+    const params = { ...(rig !== undefined ? { rig } : {}), ...(a.flags.all ? { all: true } : {}) };
+    return ready(prepare('ps', params, (r) => formatPs(r.seats, r.others, r.problems)));
+  },
+};
+
+const launch: CommandSpec = {
+  usage: 'launch <member@rig> [--fresh] start a stopped seat (on its last conversation when it can)',
+  toRequest: (a) => {
+    const s = seatOf(a);
+    if (!s.ok) return s;
+    return ready(
+      prepare('launch', { seat: s.seat, ...(a.flags.fresh ? { fresh: true } : {}) }, ({ launched: l }) => {
+        const on = l.conversationId ? `, conversation ${l.conversationId}` : '';
+        return `${l.seat}: launched (${l.mode}${on}) in ${l.paneId}\nattach: ${commandLine(l.attach)}`;
+      }),
+    );
+  },
+};
+
+const stop: CommandSpec = {
+  usage: "stop <member@rig>            end a seat's agent by exact cleanup; recorded as intentional",
+  toRequest: (a) => {
+    const s = seatOf(a);
+    if (!s.ok) return s;
+    return ready(
+      prepare('stop', { seat: s.seat }, ({ stopped }) => {
+        const left = (stopped.outcome === 'not_running' ? [] : (stopped.leftRunning ?? [])).map(
+          (l) => `left running: the ${l.runtime} daemon of ${l.home} (pid ${l.pid}): ${l.why}`,
+        );
+        return [stoppedLine(stopped), ...left].join('\n');
+      }),
+    );
+  },
+};
+
+const down: CommandSpec = {
+  usage: 'down <rig>                   stop every seat of a rig',
+  toRequest: (a) => {
+    const p = positionals(a, 1, 'a rig name');
+    if (!p.ok) return p;
+    return ready(prepare('down', { rig: p.args[0]! }, (r) => r.seats.map(stoppedLine).join('\n')));
+  },
+};
+
+const send: CommandSpec = {
+  usage:
+    'send <member@rig> <text...>  paste text and press Enter (--file F or - for long text; --wait-for-idle N; --no-verify; --force --reason R)',
+  toRequest: (a) => {
+    const opts = sendOptions(a);
+    if ('ok' in opts) return opts;
+    const t = sendText(a);
+    if (!t.ok) return t;
+    return ready(
+      prepare('send', { seat: t.seat, text: t.text, ...opts }, ({ sent: s }) =>
+        [`${s.seat}: ${s.status} (${s.chars} characters)`, ...s.warnings.map((w) => `warning: ${w}`)].join('\n'),
+      ),
+    );
+  },
+};
+
+const capture: CommandSpec = {
+  usage: "capture <member@rig> [--lines N]  print the seat's screen (and N lines of history)",
+  toRequest: (a) => {
+    const lines = a.flags.lines === undefined ? undefined : Number(a.flags.lines);
+    if (lines !== undefined && (!Number.isInteger(lines) || lines < 0))
+      return fail('BAD_USAGE', '--lines takes a whole number');
+    const s = seatOf(a);
+    if (!s.ok) return s;
+    const params = { seat: s.seat, ...(lines !== undefined ? { lines } : {}) };
+    return ready(prepare('capture', params, (r) => r.text.replace(/\n+$/, '')));
+  },
+};
+
+const attach: CommandSpec = {
+  usage: "attach <member@rig> [--print]     attach this terminal to the seat's tmux session",
+  toRequest: (a) => {
+    const s = seatOf(a);
+    if (!s.ok) return s;
+    return ready(prepare('attach', { seat: s.seat }, (r) => commandLine(r.argv)));
+  },
+};
+
+const events: CommandSpec = {
+  usage: 'events [--seat S] [--rig R]  the event log',
+  toRequest: (a) => {
+    const seat = str(a, 'seat');
+    const rig = str(a, 'rig');
+    const params = { ...(seat !== undefined ? { seat } : {}), ...(rig !== undefined ? { rig } : {}) };
+    return ready(
+      prepare('events', params, (r) =>
+        r.events.map((e) => `${e.seq}\t${new Date(e.at).toISOString()}\t${e.kind}\t${e.seat ?? ''}`).join('\n'),
+      ),
+    );
+  },
+};
+
+const doctor: CommandSpec = {
+  usage: 'doctor                       check tmux, the agent CLIs, the home and the database',
+  toRequest: () =>
+    ready(
+      prepare('doctor', {}, (r) =>
+        r.checks
+          .map(
+            (c) =>
+              `${c.ok ? 'ok  ' : 'FAIL'} ${c.check}: ${c.detail}${c.hint && !c.ok ? `\n     next: ${c.hint}` : ''}`,
+          )
+          .join('\n'),
+      ),
+    ),
+};
+
+/** In the order `rigdesk --help` lists them. */
+export const ENGINE_COMMANDS: Record<string, CommandSpec> = {
+  up,
+  ps,
+  launch,
+  stop,
+  down,
+  send,
+  capture,
+  attach,
+  events,
+  doctor,
+};

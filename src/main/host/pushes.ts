@@ -1,4 +1,4 @@
-import type { HostHealthRow, PsRow } from '../../shared/contract';
+import type { PsRow } from '../../shared/contract';
 import type { PromptItem, PushMessage } from '../../shared/contract/app';
 import { dispatch } from '../engine/api';
 import { onFocusRequest } from '../engine/api/app';
@@ -138,12 +138,12 @@ export class PushHub {
     try {
       const r = await dispatch(this.engine, 'ps', {});
       if (r.ok) {
-        this.latestSeats = r.seats as PsRow[];
+        this.latestSeats = r.seats;
         // Pushed only when something changed: every window re-renders its seats on a push, and
         // most seconds nothing has (a late subscriber gets the latest rows when it subscribes).
         const data = {
           seats: this.latestSeats,
-          ...(Array.isArray(r.hosts) && r.hosts.length ? { hosts: r.hosts as HostHealthRow[] } : {}),
+          ...(r.hosts.length ? { hosts: r.hosts } : {}),
         };
         const key = JSON.stringify(data);
         if (key !== this.seatsKey) {

@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { type AnswerSchemas, untypedAnswer } from './answer';
+import type { AnswerSchemas } from './answer';
+import {
+  attachAnswer,
+  captureAnswer,
+  doctorAnswer,
+  downAnswer,
+  eventsAnswer,
+  launchAnswer,
+  sendAnswer,
+  stopAnswer,
+  upAnswer,
+} from './engine-answers';
+import { psAnswer } from './ps';
 
 /** Engine core: rigs, seats, sessions. */
 
@@ -38,81 +50,17 @@ export const ENGINE_REQUESTS = {
 
 /** What each request answers beside `ok: true`. */
 export const ENGINE_ANSWERS = {
-  up: untypedAnswer,
-  ps: untypedAnswer,
-  launch: untypedAnswer,
-  stop: untypedAnswer,
-  down: untypedAnswer,
-  send: untypedAnswer,
-  capture: untypedAnswer,
-  attach: untypedAnswer,
-  doctor: untypedAnswer,
-  events: untypedAnswer,
+  up: upAnswer,
+  ps: psAnswer,
+  launch: launchAnswer,
+  stop: stopAnswer,
+  down: downAnswer,
+  send: sendAnswer,
+  capture: captureAnswer,
+  attach: attachAnswer,
+  doctor: doctorAnswer,
+  events: eventsAnswer,
 } as const satisfies AnswerSchemas<typeof ENGINE_REQUESTS>;
 
-export const ACTIVITIES = ['working', 'idle', 'needs_input', 'exited', 'unknown'] as const;
-export const activity = z.enum(ACTIVITIES);
-export type Activity = z.output<typeof activity>;
-
-/** One seat as `ps` reports it (and the window's `seats` push carries it). */
-export const psRow = z.strictObject({
-  seat: z.string(),
-  rig: z.string(),
-  pod: z.string(),
-  member: z.string(),
-  runtime: z.string(),
-  cwd: z.string(),
-  /** running: its session is there; stopped: none; gone: recorded but vanished; unknown: cannot tell. */
-  state: z.enum(['running', 'stopped', 'gone', 'unknown']),
-  activity,
-  needsInput: z.string().optional(),
-  /** The session axis: present, detached (its server cannot be read), exited (agent gone), absent. */
-  session: z.enum(['present', 'detached', 'exited', 'absent']).optional(),
-  /** A person has unsent text in the agent's input box. */
-  draft: z.boolean().optional(),
-  /** Why the activity is unknown, when the evidence said (e.g. a spinner that may hide a 429). */
-  activityWhy: z.string().optional(),
-  conversationId: z.string().optional(),
-  stoppedOnPurpose: z.boolean(),
-  /** The host the seat runs on: `local` or a name from the spec's hosts. */
-  host: z.string().optional(),
-  /** Why the state is what it is, when not plain: `host_unreachable` (its host does not answer). */
-  reason: z.literal('host_unreachable').optional(),
-  server: z.string().optional(),
-  sessionName: z.string().optional(),
-  sessionId: z.string().optional(),
-  paneId: z.string().optional(),
-  pid: z.number().int().optional(),
-  attach: z.array(z.string()).optional(),
-});
-export type PsRow = z.output<typeof psRow>;
-
-/** An agent process that is not a seat of Rigdesk's: on another tmux server, or headless. */
-export const psAgent = z.strictObject({
-  runtime: z.string(),
-  pid: z.number().int(),
-  conversationId: z.string().optional(),
-  source: z.string().optional(),
-  cwd: z.string().optional(),
-  server: z.string().optional(),
-  paneId: z.string().optional(),
-  sessionName: z.string().optional(),
-  headless: z.boolean(),
-  /** The host it runs on; absent for this machine. */
-  host: z.string().optional(),
-  /** A runtime's background service on its own (Codex's daemon): it serves `home`, in no pane. */
-  service: z.enum(['daemon', 'daemon_helper']).optional(),
-  home: z.string().optional(),
-});
-export type PsAgent = z.output<typeof psAgent>;
-
-/** One entry of the append-only event log (the `events` answer and the window's `event` push). */
-export const eventRow = z.strictObject({
-  seq: z.number().int(),
-  at: z.number(),
-  kind: z.string(),
-  rig: z.string().nullable(),
-  seat: z.string().nullable(),
-  data: z.record(z.string(), z.unknown()),
-});
-export type EventRow = z.output<typeof eventRow>;
+export * from './engine-answers';
+export * from './ps';

@@ -1,4 +1,4 @@
-import { fail, type Result } from '../../../shared/errors';
+import { type Failure, fail, type Result } from '../../../shared/errors';
 import type { Roster } from '../roster/types';
 import type { ServiceRole } from '../runtimes/types';
 import { runtimeById } from '../runtimes';
@@ -60,6 +60,12 @@ function ownerHint(o: ConversationOwner, host: string): string {
     : `End pid ${o.pid} first, or let it finish.`;
 }
 
+/** What the guard found about a conversation: nobody else writes it, someone does, or it cannot tell. */
+export type CustodyVerdict =
+  | { kind: 'free'; checked: number }
+  | { kind: 'owned'; owners: ConversationOwner[]; failure: Failure }
+  | { kind: 'doubt'; failure: Failure };
+
 /**
  * The single-writer guard (docs/architecture.md invariants 1 and 2). Reads a roster that the caller has just
  * refreshed and answers whether any other live process writes (runtime, conversationId).
@@ -70,10 +76,20 @@ export function checkConversationFree(
   q: GuardQuery,
   allRowsBound: readonly SessionRow[] = [],
 ): Result<{ checked: number }> {
+  const v = judgeConversation(fullRoster, q, allRowsBound);
+  return v.kind === 'free' ? { ok: true, checked: v.checked } : v.failure;
+}
+
+/** The guard's finding itself, for a caller that reports custody (`ps`) rather than refusing on it. */
+export function judgeConversation(
+  fullRoster: Roster,
+  q: GuardQuery,
+  allRowsBound: readonly SessionRow[] = [],
+): CustodyVerdict {
   const host = q.host ?? 'local';
   const down = hostUnreachable(fullRoster, host);
   if (down !== undefined) {
-    return fail(
+    const failure = fail(
       'HOST_UNREACHABLE',
       `cannot prove who writes ${q.runtime} conversation ${q.conversationId}: host ${host} does not answer (${down})`,
       {
@@ -81,9 +97,21 @@ export function checkConversationFree(
         evidence: { host, reason: down },
       },
     );
+    return { kind: 'doubt', failure };
   }
   const roster = rosterOnHost(fullRoster, host);
   const liveRowsBound = allRowsBound.filter((row) => hostOfServer(row.server) === host);
+  const unreadable = unreadableEvidence(roster, q, liveRowsBound);
+  if (unreadable) return { kind: 'doubt', failure: unreadable };
+  const owners = [...ownersOf(roster, q, liveRowsBound).values()];
+  if (owners.length > 0) return { kind: 'owned', owners, failure: ownedElsewhere(owners, q, host) };
+  const unnamed = unnamedDoubt(roster, q);
+  if (unnamed) return { kind: 'doubt', failure: unnamed };
+  return { kind: 'free', checked: roster.claims.length };
+}
+
+/** A probe for this runtime that could not be read, or a bound pane on a server that could not be listed. */
+function unreadableEvidence(roster: Roster, q: GuardQuery, liveRowsBound: readonly SessionRow[]): Failure | undefined {
   const relevant = roster.problems.filter(
     (p) => p.probe !== 'tmux list-panes' && (p.runtime === undefined || p.runtime === q.runtime),
   );
@@ -114,6 +142,11 @@ export function checkConversationFree(
       },
     );
   }
+  return undefined;
+}
+
+/** Every other live process that writes the conversation: by its claims, then by the store's bound panes. */
+function ownersOf(roster: Roster, q: GuardQuery, liveRowsBound: readonly SessionRow[]): Map<number, ConversationOwner> {
   const allow = new Set(q.allowPids ?? []);
   const owners = new Map<number, ConversationOwner>();
   const agentByPid = new Map(roster.agents.map((a) => [a.pid, a]));
@@ -166,39 +199,41 @@ export function checkConversationFree(
       });
     }
   }
-  if (owners.size > 0) {
-    const list = [...owners.values()];
-    const homeConflict = q.home !== undefined && list.some((o) => o.home !== undefined && o.home !== q.home);
-    return fail(
-      'CONVERSATION_LIVE_ELSEWHERE',
-      `${q.runtime} conversation ${q.conversationId} is already open in ${describe(list[0]!)}${list.length > 1 ? ` and ${list.length - 1} more` : ''}`,
-      {
-        hint: ownerHint(list[0]!, host),
-        evidence: { host, owners: list, ...(homeConflict ? { homeConflict: true, requestedHome: q.home } : {}) },
-      },
-    );
-  }
-  // A live process of this runtime in the same folder whose conversation nobody can name: doubt refuses.
-  if (q.cwd) {
-    const doubt = roster.agents.filter(
-      (a) =>
-        a.runtime === q.runtime &&
-        a.conversationId === undefined &&
-        a.cwd === q.cwd &&
-        !allow.has(a.pid) &&
-        (q.home === undefined || a.home === undefined || a.home === q.home),
-    );
-    if (doubt.length > 0 && runtimeById(q.runtime)?.doubtsUnnamed === true) {
-      const d = doubt[0]!;
-      return fail(
-        'CONVERSATION_OWNER_UNKNOWN',
-        `a live ${q.runtime} process (pid ${d.pid}) runs in ${q.cwd} and nothing proves which conversation it writes; it may be ${q.conversationId}`,
-        {
-          hint: 'End that process, or wait for it to finish, then try again.',
-          evidence: { candidates: doubt.map((a) => ({ pid: a.pid, cwd: a.cwd, home: a.home, pane: a.pane })) },
-        },
-      );
-    }
-  }
-  return { ok: true, checked: roster.claims.length };
+  return owners;
+}
+
+function ownedElsewhere(list: readonly ConversationOwner[], q: GuardQuery, host: string): Failure {
+  const homeConflict = q.home !== undefined && list.some((o) => o.home !== undefined && o.home !== q.home);
+  return fail(
+    'CONVERSATION_LIVE_ELSEWHERE',
+    `${q.runtime} conversation ${q.conversationId} is already open in ${describe(list[0]!)}${list.length > 1 ? ` and ${list.length - 1} more` : ''}`,
+    {
+      hint: ownerHint(list[0]!, host),
+      evidence: { host, owners: list, ...(homeConflict ? { homeConflict: true, requestedHome: q.home } : {}) },
+    },
+  );
+}
+
+/** A live process of this runtime in the same folder whose conversation nobody can name: doubt refuses. */
+function unnamedDoubt(roster: Roster, q: GuardQuery): Failure | undefined {
+  if (!q.cwd) return undefined;
+  const allow = new Set(q.allowPids ?? []);
+  const doubt = roster.agents.filter(
+    (a) =>
+      a.runtime === q.runtime &&
+      a.conversationId === undefined &&
+      a.cwd === q.cwd &&
+      !allow.has(a.pid) &&
+      (q.home === undefined || a.home === undefined || a.home === q.home),
+  );
+  if (doubt.length === 0 || runtimeById(q.runtime)?.doubtsUnnamed !== true) return undefined;
+  const d = doubt[0]!;
+  return fail(
+    'CONVERSATION_OWNER_UNKNOWN',
+    `a live ${q.runtime} process (pid ${d.pid}) runs in ${q.cwd} and nothing proves which conversation it writes; it may be ${q.conversationId}`,
+    {
+      hint: 'End that process, or wait for it to finish, then try again.',
+      evidence: { candidates: doubt.map((a) => ({ pid: a.pid, cwd: a.cwd, home: a.home, pane: a.pane })) },
+    },
+  );
 }

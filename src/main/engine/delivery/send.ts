@@ -1,3 +1,4 @@
+import type { SentText } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { observeSeats, type ObservedSeat } from '../activity/observe';
 import { checkConversationFree } from '../custody/guard';
@@ -24,15 +25,6 @@ export interface SendOptions {
   verify?: boolean;
 }
 
-export interface SendResult {
-  seat: string;
-  status: 'delivered' | 'unconfirmed';
-  paneId: string;
-  chars: number;
-  verified: boolean;
-  warnings: string[];
-}
-
 /** How long a send waits for its turn behind another send to the same seat, at least. */
 const TURN_WAIT_MS = 30_000;
 
@@ -48,7 +40,7 @@ export async function sendToSeat(
   ref: unknown,
   textIn: unknown,
   opts: SendOptions = {},
-): Promise<Result<{ sent: SendResult }>> {
+): Promise<Result<{ sent: SentText }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const { seat } = found;
@@ -75,7 +67,7 @@ async function deliver(
   opts: SendOptions,
   start: number,
   deadline: number,
-): Promise<Result<{ sent: SendResult }>> {
+): Promise<Result<{ sent: SentText }>> {
   if (!engine.store.sessions.live(seat.seat))
     return fail('SEAT_NOT_RUNNING', `${seat.seat} is not running`, {
       hint: `Start it with rigdesk launch ${seat.seat}.`,
@@ -127,7 +119,7 @@ async function typeOnce(
   seat: SeatRow,
   text: string,
   opts: SendOptions,
-): Promise<Result<{ sent: SendResult }>> {
+): Promise<Result<{ sent: SentText }>> {
   const o = await observe(engine, seat);
   if (!o.ok) return o;
   const { roster, observed } = o;

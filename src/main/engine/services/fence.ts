@@ -1,3 +1,4 @@
+import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Failure, type Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import { sessionGone } from '../custody/gone';
@@ -11,19 +12,6 @@ import { hostOfServer } from '../tmux/identity';
  * What every launch, local or on another host, does once its own checks are done: settle what an
  * earlier launch left, then create the seat's session behind the fence.
  */
-
-export interface LaunchResult {
-  seat: string;
-  mode: 'fresh' | 'resume';
-  runtime: string;
-  conversationId?: string;
-  server: string;
-  sessionName: string;
-  sessionId: string;
-  paneId: string;
-  panePid: number;
-  attach: string[];
-}
 
 /** Chooses the agent's argv once the seat is known free to launch; custody checks belong here. */
 export type ArgvChooser = (input: {
@@ -81,7 +69,7 @@ export async function createBehindFence(
   paneArgv: string[],
   roster: Awaited<ReturnType<Engine['roster']>>,
   extraEnv: Record<string, string> = {},
-): Promise<Result<{ launched: LaunchResult }>> {
+): Promise<Result<{ launched: LaunchedSeat }>> {
   const { store, faults } = { store: engine.store, faults: engine.deps.faults };
   const self = engine.deps.proc.read(engine.deps.selfPid);
   const attempt = engine.deps.newId();

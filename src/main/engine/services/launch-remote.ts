@@ -1,3 +1,4 @@
+import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { hostUnreachable } from '../hosts/merge';
@@ -5,7 +6,7 @@ import type { RuntimeAdapter, LaunchContext } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
 import type { SshHost } from '../hosts/transport';
-import { createBehindFence, settleEarlier, type ArgvChooser, type LaunchResult } from './fence';
+import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
 
 const LOCAL_ONLY = new Set(['opencode', 'gemini', 'qwen']);
 
@@ -24,7 +25,7 @@ export async function launchRemote(
   seat: SeatRow,
   adapter: RuntimeAdapter,
   choose: ArgvChooser,
-): Promise<Result<{ launched: LaunchResult }>> {
+): Promise<Result<{ launched: LaunchedSeat }>> {
   const host = engine.hosts.get(seat.host);
   if (!host)
     return fail('HOST_NOT_FOUND', `seat ${seat.seat} runs on host "${seat.host}", which Rigdesk does not know`, {

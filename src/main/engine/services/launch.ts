@@ -1,5 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
@@ -10,15 +11,15 @@ import { installCodexNotify } from '../runtimes/hooks/codex';
 import type { SeatRow } from '../store';
 import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 import { launchRemote } from './launch-remote';
-import { createBehindFence, settleEarlier, type ArgvChooser, type LaunchResult } from './fence';
+import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
 
-export { attachArgv, createBehindFence, type ArgvChooser, type LaunchResult } from './fence';
+export { attachArgv, createBehindFence, type ArgvChooser } from './fence';
 
 export async function launchSeat(
   engine: Engine,
   ref: unknown,
   opts: { fresh?: boolean } = {},
-): Promise<Result<{ launched: LaunchResult }>> {
+): Promise<Result<{ launched: LaunchedSeat }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const res = await launchRow(engine, found.seat, opts);
@@ -63,7 +64,7 @@ async function launchRow(
   engine: Engine,
   seat: SeatRow,
   opts: { fresh?: boolean },
-): Promise<Result<{ launched: LaunchResult }>> {
+): Promise<Result<{ launched: LaunchedSeat }>> {
   return launchSeatWith(engine, seat, resumeOrFresh(opts));
 }
 
@@ -75,7 +76,7 @@ export async function launchSeatWith(
   engine: Engine,
   seat: SeatRow,
   choose: ArgvChooser,
-): Promise<Result<{ launched: LaunchResult }>> {
+): Promise<Result<{ launched: LaunchedSeat }>> {
   const adapter = runtimeById(seat.runtime);
   if (!adapter)
     return fail(

@@ -1,4 +1,5 @@
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import type { DoctorCheck } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
@@ -47,13 +48,6 @@ export async function attachCommand(
     sessionId: live.sessionId,
     host: hostOfServer(live.server),
   };
-}
-
-export interface DoctorCheck {
-  check: string;
-  ok: boolean;
-  detail: string;
-  hint?: string;
 }
 
 /**

@@ -1,109 +1,117 @@
+import type { PsAgent, PsAnswer, PsRow } from '../../../shared/contract';
 import type { Result } from '../../../shared/errors';
-import type { PsAgent, PsRow } from '../../../shared/contract';
 import { activityLabel } from '../activity/decide';
-import { observeSeats } from '../activity/observe';
+import { type ObservedSeat, observeSeats } from '../activity/observe';
 import type { Engine } from '../engine';
-import type { HostHealth } from '../hosts/types';
-import { attachArgv } from './launch';
-import { bindDiscoveredConversations } from './bind';
 import { hostUnreachable } from '../hosts/merge';
+import type { Roster } from '../roster/types';
+import { bindDiscoveredConversations } from './bind';
+import { attachArgv } from './launch';
+import { seatCustody } from './seat-custody';
 
-export async function ps(
-  engine: Engine,
-  opts: { rig?: string; all?: boolean } = {},
-): Promise<Result<{ seats: PsRow[]; others: PsAgent[]; problems: string[]; hosts: HostHealth[] }>> {
+/**
+ * Every seat as a row, from one roster and one batched capture per server; with `all`, the agents
+ * that are not seats. Custody and `stateSince` come from that same roster and the store, never
+ * from a scan of their own.
+ */
+export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } = {}): Promise<Result<PsAnswer>> {
   const roster = await engine.roster();
   bindDiscoveredConversations(engine, roster);
   const seats = engine.store.rigs.seats(opts.rig);
   const observed = await observeSeats(engine, roster, seats);
+  const liveRows = engine.store.sessions.allLive();
   const rows: PsRow[] = [];
   // Pids are per host: a seat's agent is known by (host, pid).
   const ours = new Set<string>();
   for (const seat of seats) {
-    const { live, pane, activity } = observed.get(seat.seat)!;
-    const base: PsRow = {
-      seat: seat.seat,
-      rig: seat.rig,
-      pod: seat.pod,
-      member: seat.member,
-      runtime: seat.runtime,
-      cwd: seat.cwd,
-      state: 'stopped',
-      activity: 'unknown',
-      conversationId: seat.conversationId ?? undefined,
-      stoppedOnPurpose: seat.stoppedOnPurpose,
-      host: seat.host,
-    };
-    // A host that does not answer says nothing about its seats: unknown, never stopped or gone.
-    if (seat.host !== 'local' && hostUnreachable(roster, seat.host) !== undefined) {
-      rows.push({
-        ...base,
-        state: 'unknown',
-        reason: 'host_unreachable',
-        ...(live ? { server: live.server, sessionId: live.sessionId, paneId: live.paneId } : {}),
-      });
-      continue;
-    }
-    if (!live) {
-      rows.push(base);
-      continue;
-    }
-    if (!pane) {
-      const running = engine.serverRunning(roster, live.server);
-      rows.push({
-        ...base,
-        state: running === undefined ? 'unknown' : 'gone',
-        server: live.server,
-        sessionId: live.sessionId,
-        paneId: live.paneId,
-      });
-      continue;
-    }
-    if (pane.agent) ours.add(`${pane.agent.host ?? 'local'}\0${pane.agent.pid}`);
-    rows.push({
-      ...base,
-      state: 'running',
-      activity: activityLabel(activity),
-      ...(activity.needsInput !== 'none' ? { needsInput: activity.needsInput } : {}),
-      session: activity.session,
-      ...(activity.draft ? { draft: true } : {}),
-      ...(activity.activity === 'unknown' && activity.basis.find((b) => b.detail)?.detail
-        ? { activityWhy: activity.basis.find((b) => b.detail)!.detail }
-        : {}),
-      server: live.server,
-      sessionName: pane.sessionName,
-      sessionId: pane.sessionId,
-      paneId: pane.paneId,
-      pid: pane.agent?.pid ?? pane.lineage[0]?.pid ?? pane.panePid,
-      conversationId: pane.agent?.conversationId ?? live.conversationId ?? seat.conversationId ?? undefined,
-      attach: attachArgv(engine, pane.sessionId, pane.server),
-    });
+    const o = observed.get(seat.seat)!;
+    const row = seatRow(engine, roster, o);
+    if (row.state === 'running' && o.pane?.agent) ours.add(`${o.pane.agent.host ?? 'local'}\0${o.pane.agent.pid}`);
+    const custody = row.conversationId ? seatCustody(engine, roster, o, row.conversationId, liveRows) : undefined;
+    const since = engine.store.events.stateSince(seat.seat);
+    rows.push({ ...row, ...(custody ? { custody } : {}), ...(since !== undefined ? { stateSince: since } : {}) });
   }
-  const others: PsAgent[] = opts.all
-    ? roster.agents
-        .filter((a) => !ours.has(`${a.host ?? 'local'}\0${a.pid}`))
-        .map((a) => ({
-          runtime: a.runtime,
-          pid: a.pid,
-          conversationId: a.conversationId,
-          source: a.conversationSource,
-          cwd: a.cwd,
-          server: a.pane?.server,
-          paneId: a.pane?.paneId,
-          sessionName: a.pane?.sessionName,
-          headless: !a.pane && !a.service,
-          ...(a.host ? { host: a.host } : {}),
-          ...(a.service ? { service: a.service, home: a.home } : {}),
-        }))
-    : [];
   return {
     ok: true,
     seats: rows,
-    others,
+    others: opts.all ? otherAgents(roster, ours) : [],
     hosts: roster.hosts ?? [],
     problems: roster.problems.map(
       (p) =>
         `${p.probe}${p.host ? ` on ${p.host}` : ''}${p.server ? ` ${p.server}` : ''}${p.home ? ` ${p.home}` : ''}: ${p.error}`,
     ),
   };
+}
+
+/** One seat's row from what was observed of it: its state, activity and where it runs. */
+function seatRow(engine: Engine, roster: Roster, { seat, live, pane, activity }: ObservedSeat): PsRow {
+  const base: PsRow = {
+    seat: seat.seat,
+    rig: seat.rig,
+    pod: seat.pod,
+    member: seat.member,
+    runtime: seat.runtime,
+    cwd: seat.cwd,
+    state: 'stopped',
+    activity: 'unknown',
+    conversationId: seat.conversationId ?? undefined,
+    stoppedOnPurpose: seat.stoppedOnPurpose,
+    host: seat.host,
+  };
+  // A host that does not answer says nothing about its seats: unknown, never stopped or gone.
+  if (seat.host !== 'local' && hostUnreachable(roster, seat.host) !== undefined) {
+    return {
+      ...base,
+      state: 'unknown',
+      reason: 'host_unreachable',
+      ...(live ? { server: live.server, sessionId: live.sessionId, paneId: live.paneId } : {}),
+    };
+  }
+  if (!live) return base;
+  if (!pane) {
+    const running = engine.serverRunning(roster, live.server);
+    return {
+      ...base,
+      state: running === undefined ? 'unknown' : 'gone',
+      server: live.server,
+      sessionId: live.sessionId,
+      paneId: live.paneId,
+    };
+  }
+  const why = activity.activity === 'unknown' ? activity.basis.find((b) => b.detail)?.detail : undefined;
+  return {
+    ...base,
+    state: 'running',
+    activity: activityLabel(activity),
+    ...(activity.needsInput !== 'none' ? { needsInput: activity.needsInput } : {}),
+    session: activity.session,
+    ...(activity.draft ? { draft: true } : {}),
+    ...(why ? { activityWhy: why } : {}),
+    server: live.server,
+    sessionName: pane.sessionName,
+    sessionId: pane.sessionId,
+    paneId: pane.paneId,
+    pid: pane.agent?.pid ?? pane.lineage[0]?.pid ?? pane.panePid,
+    conversationId: pane.agent?.conversationId ?? live.conversationId ?? seat.conversationId ?? undefined,
+    attach: attachArgv(engine, pane.sessionId, pane.server),
+  };
+}
+
+/** The agents of the roster that are not seats' own: on other servers, headless, or a runtime's daemon. */
+function otherAgents(roster: Roster, ours: ReadonlySet<string>): PsAgent[] {
+  return roster.agents
+    .filter((a) => !ours.has(`${a.host ?? 'local'}\0${a.pid}`))
+    .map((a) => ({
+      runtime: a.runtime,
+      pid: a.pid,
+      conversationId: a.conversationId,
+      source: a.conversationSource,
+      cwd: a.cwd,
+      server: a.pane?.server,
+      paneId: a.pane?.paneId,
+      sessionName: a.pane?.sessionName,
+      headless: !a.pane && !a.service,
+      ...(a.host ? { host: a.host } : {}),
+      ...(a.service ? { service: a.service, home: a.home } : {}),
+    }));
 }

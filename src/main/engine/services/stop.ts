@@ -1,25 +1,14 @@
-import { fail, type Result } from '../../../shared/errors';
+import type { LeftRunning, StoppedSeat } from '../../../shared/contract';
+import { fail, type Failure, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { findSeat } from './resolve';
 import { runtimeById } from '../runtimes';
 import { snapshotRig } from '../restore/snapshot';
 
-export interface StopResult {
+/** A seat `down` could not stop: in the failure's evidence, beside the seats that did stop. */
+interface NotRemovedSeat {
   seat: string;
-  outcome: 'removed' | 'already_gone' | 'not_removed' | 'not_running';
-  why?: string;
-  sessionId?: string;
-  /** What of the seat's runtime still runs in the seat's home after the stop, and why it stays. */
-  leftRunning?: LeftRunning[];
-}
-
-export interface LeftRunning {
-  what: 'daemon';
-  runtime: string;
-  pid: number;
-  home: string;
-  /** The threads it holds now (by their writer locks). */
-  conversations: string[];
+  outcome: 'not_removed';
   why: string;
 }
 
@@ -39,23 +28,25 @@ async function leftInHome(
   if (!roster) return [];
   return roster.agents
     .filter((a) => a.service === 'daemon' && a.runtime === seat.runtime && a.home === home && !a.host)
-    .map((a) => ({
-      what: 'daemon',
-      runtime: a.runtime,
-      pid: a.pid,
-      home,
-      conversations: roster.claims
-        .filter((c) => c.pid === a.pid && c.source === 'writer_lock')
-        .map((c) => c.conversationId),
-      why: `not ${seat.seat}'s (its seats run without the daemon): it serves the other ${adapter!.displayName} sessions of this home, so Rigdesk leaves it running`,
-    }));
+    .map(
+      (a): LeftRunning => ({
+        what: 'daemon',
+        runtime: a.runtime,
+        pid: a.pid,
+        home,
+        conversations: roster.claims
+          .filter((c) => c.pid === a.pid && c.source === 'writer_lock')
+          .map((c) => c.conversationId),
+        why: `not ${seat.seat}'s (its seats run without the daemon): it serves the other ${adapter!.displayName} sessions of this home, so Rigdesk leaves it running`,
+      }),
+    );
 }
 
 /**
  * Ends a seat's occupant by exact cleanup (docs/architecture.md invariant 4) and records the stop as
  * intentional. "not removed" is never reported as success.
  */
-export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ stopped: StopResult }>> {
+export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ stopped: StoppedSeat }>> {
   const found = findSeat(engine, ref);
   if (!found.ok) return found;
   const { seat } = found;
@@ -91,19 +82,15 @@ export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ s
     })
     .immediate();
   const left = await leftInHome(engine, seat);
-  return {
-    ok: true,
-    stopped: {
-      seat: seat.seat,
-      outcome: out.outcome,
-      sessionId: live.sessionId,
-      ...(out.outcome === 'already_gone' ? { why: out.why } : {}),
-      ...(left.length ? { leftRunning: left } : {}),
-    },
-  };
+  const leftRunning = left.length ? { leftRunning: left } : {};
+  const stopped: StoppedSeat =
+    out.outcome === 'removed'
+      ? { seat: seat.seat, outcome: 'removed', sessionId: live.sessionId, ...leftRunning }
+      : { seat: seat.seat, outcome: 'already_gone', sessionId: live.sessionId, why: out.why, ...leftRunning };
+  return { ok: true, stopped };
 }
 
-export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ rig: string; seats: StopResult[] }>> {
+export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ rig: string; seats: StoppedSeat[] }>> {
   if (typeof rig !== 'string' || !engine.store.rigs.exists(rig)) {
     return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, {
       hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.`,
@@ -111,12 +98,16 @@ export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ ri
   }
   // A snapshot before taking a rig down is what restore works from later.
   await snapshotRig(engine, rig, 'before_down');
-  const results: StopResult[] = [];
-  const failures: unknown[] = [];
+  const stopped: StoppedSeat[] = [];
+  // Every seat in order, stopped or not: what the event and a failure's evidence show.
+  const results: (StoppedSeat | NotRemovedSeat)[] = [];
+  const failures: Failure[] = [];
   for (const seat of engine.store.rigs.seats(rig)) {
     const r = await stopSeat(engine, seat.seat);
-    if (r.ok) results.push(r.stopped);
-    else {
+    if (r.ok) {
+      stopped.push(r.stopped);
+      results.push(r.stopped);
+    } else {
       results.push({ seat: seat.seat, outcome: 'not_removed', why: r.message });
       failures.push(r);
     }
@@ -127,5 +118,5 @@ export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ ri
       evidence: { seats: results },
     });
   }
-  return { ok: true, rig, seats: results };
+  return { ok: true, rig, seats: stopped };
 }

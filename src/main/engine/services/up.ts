@@ -1,22 +1,20 @@
-import { fail, type Result } from '../../../shared/errors';
+import type { UpSeat } from '../../../shared/contract';
+import { type ErrorCode, fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { RUNTIME_IDS } from '../runtimes';
 import { loadRigSpec } from '../spec';
-import { launchSeat, type LaunchResult } from './launch';
+import { launchSeat } from './launch';
 
-export interface UpSeatResult {
+/** A seat `up` could not launch: in the failure's evidence, beside the seats that did. */
+interface RefusedSeat {
   seat: string;
-  outcome: 'launched' | 'already_running' | 'refused';
-  launched?: LaunchResult;
-  code?: string;
-  message?: string;
+  outcome: 'refused';
+  code: ErrorCode;
+  message: string;
 }
 
 /** Validates the spec (nothing starts when it is wrong), records the rig, launches every seat. */
-export async function upRig(
-  engine: Engine,
-  specPath: unknown,
-): Promise<Result<{ rig: string; seats: UpSeatResult[] }>> {
+export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{ rig: string; seats: UpSeat[] }>> {
   if (typeof specPath !== 'string' || specPath === '') return fail('BAD_USAGE', 'up needs the path of a rig spec');
   // Hosts added with `rigdesk hosts add` count as known, as well as the spec's own (hosts:).
   const loaded = loadRigSpec(specPath, {
@@ -27,22 +25,30 @@ export async function upRig(
   const { spec } = loaded;
   engine.store.rigs.upsert(spec);
   engine.store.events.append('rig.up', { rig: spec.name }, { specPath: spec.specPath });
-  const seats: UpSeatResult[] = [];
+  const seats: UpSeat[] = [];
+  const refused: RefusedSeat[] = [];
+  // Every seat in spec order, refused or not: what the failure's evidence shows.
+  const all: (UpSeat | RefusedSeat)[] = [];
   for (const pod of spec.pods) {
     for (const m of pod.members) {
       const seat = `${m.id}@${spec.name}`;
       const r = await launchSeat(engine, seat);
-      if (r.ok) seats.push({ seat, outcome: 'launched', launched: r.launched });
-      else if (r.code === 'SEAT_ALREADY_RUNNING') seats.push({ seat, outcome: 'already_running' });
-      else seats.push({ seat, outcome: 'refused', code: r.code, message: r.message });
+      const one: UpSeat | RefusedSeat = r.ok
+        ? { seat, outcome: 'launched', launched: r.launched }
+        : r.code === 'SEAT_ALREADY_RUNNING'
+          ? { seat, outcome: 'already_running' }
+          : { seat, outcome: 'refused', code: r.code, message: r.message };
+      all.push(one);
+      if (one.outcome === 'refused') refused.push(one);
+      else seats.push(one);
     }
   }
-  const refused = seats.filter((s) => s.outcome === 'refused');
-  if (refused.length > 0)
+  const first = refused[0];
+  if (first)
     return fail(
-      refused[0]!.code as never,
-      `${refused.length} of ${seats.length} seats of ${spec.name} did not launch: ${refused[0]!.seat}: ${refused[0]!.message}`,
-      { evidence: { rig: spec.name, seats } },
+      first.code,
+      `${refused.length} of ${all.length} seats of ${spec.name} did not launch: ${first.seat}: ${first.message}`,
+      { evidence: { rig: spec.name, seats: all } },
     );
   return { ok: true, rig: spec.name, seats };
 }

@@ -6,13 +6,44 @@ export type { EventKind };
 
 export type { EventRow };
 
+/** A row of the events table as SQLite returns it. */
+interface RawEvent {
+  seq: number;
+  at: number;
+  kind: string;
+  rig: string | null;
+  seat: string | null;
+  data_json: string;
+}
+
+/**
+ * The kinds that change what a seat is or does (`ps`'s state and activity): the monitor's activity
+ * changes, launches (restore's too go through the fence), stops, and sessions found gone.
+ */
+export const SEAT_STATE_KINDS = [
+  'seat.activity',
+  'seat.launch',
+  'seat.stop',
+  'seat.already_gone',
+  'reconcile.ended_gone',
+] as const satisfies readonly EventKind[];
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 export class EventLog {
   private readonly insert;
+  private readonly lastStateAt;
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
   ) {
     this.insert = db.prepare('INSERT INTO events (at, kind, rig, seat, data_json) VALUES (?, ?, ?, ?, ?)');
+    // Walks the seat's rows newest first on events_by_seat(seat, seq) and stops at the first match.
+    this.lastStateAt = db.prepare<[string, ...string[]], { at: number }>(
+      `SELECT at FROM events WHERE seat = ? AND kind IN (${SEAT_STATE_KINDS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
+    );
   }
 
   append(
@@ -24,31 +55,34 @@ export class EventLog {
     return Number(info.lastInsertRowid);
   }
 
+  /** When the seat's state or activity last changed (ms epoch), or undefined when the log never said. */
+  stateSince(seat: string): number | undefined {
+    return this.lastStateAt.get(seat, ...SEAT_STATE_KINDS)?.at;
+  }
+
   list(filter: { seat?: string; rig?: string; kind?: string; afterSeq?: number; limit?: number } = {}): EventRow[] {
     const where: string[] = [];
-    const args: unknown[] = [];
+    const args: (string | number)[] = [];
     if (filter.seat) where.push('seat = ?'), args.push(filter.seat);
     if (filter.rig) where.push('rig = ?'), args.push(filter.rig);
     if (filter.kind) where.push('kind = ?'), args.push(filter.kind);
     if (filter.afterSeq !== undefined) where.push('seq > ?'), args.push(filter.afterSeq);
     const sql = `SELECT seq, at, kind, rig, seat, data_json FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq LIMIT ?`;
     args.push(filter.limit ?? 10_000);
-    return (
-      this.db.prepare(sql).all(...args) as {
-        seq: number;
-        at: number;
-        kind: string;
-        rig: string | null;
-        seat: string | null;
-        data_json: string;
-      }[]
-    ).map((r) => ({
-      seq: r.seq,
-      at: r.at,
-      kind: r.kind,
-      rig: r.rig,
-      seat: r.seat,
-      data: JSON.parse(r.data_json) as Record<string, unknown>,
-    }));
+    return this.db
+      .prepare<(string | number)[], RawEvent>(sql)
+      .all(...args)
+      .map((r) => {
+        // append writes an object's JSON: anything else is a row written by something else, kept under `value`.
+        const data: unknown = JSON.parse(r.data_json);
+        return {
+          seq: r.seq,
+          at: r.at,
+          kind: r.kind,
+          rig: r.rig,
+          seat: r.seat,
+          data: isRecord(data) ? data : { value: data },
+        };
+      });
   }
 }

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { hostHealthRow } from './hosts';
+
+/** What `ps` answers: the seats as rows, the agents that are not seats, and what could not be read. */
+
+export const ACTIVITIES = ['working', 'idle', 'needs_input', 'exited', 'unknown'] as const;
+export const activity = z.enum(ACTIVITIES);
+export type Activity = z.output<typeof activity>;
+
+/**
+ * Who writes a seat's conversation now, judged by the single-writer guard on the roster `ps` read
+ * (docs/architecture.md, Custody): this seat's own agent, another live process (named as far as the
+ * evidence goes), nobody live, or unknown when the evidence cannot tell (the guard refuses then).
+ */
+export const seatCustody = z.discriminatedUnion('writer', [
+  z.strictObject({ writer: z.literal('this_seat') }),
+  z.strictObject({
+    writer: z.literal('elsewhere'),
+    pid: z.number().int().optional(),
+    paneId: z.string().optional(),
+    server: z.string().optional(),
+    host: z.string().optional(),
+    service: z.literal('daemon').optional(),
+  }),
+  z.strictObject({ writer: z.literal('unknown'), why: z.string().optional() }),
+  z.strictObject({ writer: z.literal('none') }),
+]);
+export type SeatCustody = z.output<typeof seatCustody>;
+
+/** One seat as `ps` reports it (and the window's `seats` push carries it). */
+export const psRow = z.strictObject({
+  seat: z.string(),
+  rig: z.string(),
+  pod: z.string(),
+  member: z.string(),
+  runtime: z.string(),
+  cwd: z.string(),
+  /** running: its session is there; stopped: none; gone: recorded but vanished; unknown: cannot tell. */
+  state: z.enum(['running', 'stopped', 'gone', 'unknown']),
+  activity,
+  needsInput: z.string().optional(),
+  /** The session axis: present, detached (its server cannot be read), exited (agent gone), absent. */
+  session: z.enum(['present', 'detached', 'exited', 'absent']).optional(),
+  /** A person has unsent text in the agent's input box. */
+  draft: z.boolean().optional(),
+  /** Why the activity is unknown, when the evidence said (e.g. a spinner that may hide a 429). */
+  activityWhy: z.string().optional(),
+  conversationId: z.string().optional(),
+  /** Who writes `conversationId` now; absent when the seat has no conversation known. */
+  custody: seatCustody.optional(),
+  /** When the seat's state or activity last changed (ms epoch), from the event log. */
+  stateSince: z.number().optional(),
+  stoppedOnPurpose: z.boolean(),
+  /** The host the seat runs on: `local` or a name from the spec's hosts. */
+  host: z.string().optional(),
+  /** Why the state is what it is, when not plain: `host_unreachable` (its host does not answer). */
+  reason: z.literal('host_unreachable').optional(),
+  server: z.string().optional(),
+  sessionName: z.string().optional(),
+  sessionId: z.string().optional(),
+  paneId: z.string().optional(),
+  pid: z.number().int().optional(),
+  attach: z.array(z.string()).optional(),
+});
+export type PsRow = z.output<typeof psRow>;
+
+/** An agent process that is not a seat of Rigdesk's: on another tmux server, or headless. */
+export const psAgent = z.strictObject({
+  runtime: z.string(),
+  pid: z.number().int(),
+  conversationId: z.string().optional(),
+  source: z.string().optional(),
+  cwd: z.string().optional(),
+  server: z.string().optional(),
+  paneId: z.string().optional(),
+  sessionName: z.string().optional(),
+  headless: z.boolean(),
+  /** The host it runs on; absent for this machine. */
+  host: z.string().optional(),
+  /** A runtime's background service on its own (Codex's daemon): it serves `home`, in no pane. */
+  service: z.enum(['daemon', 'daemon_helper']).optional(),
+  home: z.string().optional(),
+});
+export type PsAgent = z.output<typeof psAgent>;
+
+export const psAnswer = z.strictObject({
+  seats: z.array(psRow),
+  /** The agents that are not seats (empty unless asked with `all`). */
+  others: z.array(psAgent),
+  /** One line per piece of evidence the roster could not read. */
+  problems: z.array(z.string()),
+  /** Every host the roster tried to read (empty when the rigs run here only). */
+  hosts: z.array(hostHealthRow),
+});
+export type PsAnswer = z.output<typeof psAnswer>;
