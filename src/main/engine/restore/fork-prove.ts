@@ -3,7 +3,7 @@ import type { ErrorCode } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import type { RuntimeAdapter } from '../runtimes';
 import { bindDiscoveredConversations } from '../services/bind';
-import type { LaunchResult } from '../services/launch';
+import type { LaunchedSeat } from '../../../shared/contract';
 import type { SessionRow } from '../store';
 import { execContext } from './execute';
 import { verifyConversation, type VerifyOptions } from './verify';
@@ -30,7 +30,7 @@ export type ForkEnd = ForkResult | ForkFailed;
 
 export async function proveFork(
   engine: Engine,
-  f: { seat: string; rig: string; from: string; adapter: RuntimeAdapter; live: SessionRow; launched: LaunchResult },
+  f: { seat: string; rig: string; from: string; adapter: RuntimeAdapter; live: SessionRow; launched: LaunchedSeat },
   opts: { verify?: Partial<VerifyOptions> },
 ): Promise<ForkEnd> {
   const { seat, from, live, launched: l } = f;
