@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PsAgent, PsRow } from '../shared/contract';
 import type { Failure } from '../shared/errors';
-import type { BackgroundReport } from '../main/engine/services/background';
+import type { BackgroundReport } from '../main/engine/background';
 
 /** Quotes one argument for a POSIX shell, so printed commands can be pasted as they are. */
 export function shellQuote(arg: string): string {

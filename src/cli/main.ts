@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServe } from '../server/serve';
 import { PushHub } from '../main/host/pushes';
-import { startBackground } from '../main/engine/services/background';
+import { startBackground } from '../main/engine/background';
 import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
 import { dispatch, isMethod } from '../main/engine/api';
 import type { EngineCall } from '../shared/contract';

@@ -9,7 +9,7 @@ import { liveEngineDeps } from './engine/context';
 import { Engine } from './engine/engine';
 import { resolveHome } from './engine/home';
 import { sqliteNativeBinding } from './engine/store/sqlite-binding';
-import { claimEngine } from './engine/services/background';
+import { claimEngine } from './engine/background';
 import { reportLine } from '../cli/format';
 import { PushHub } from './host/pushes';
 import { type Shell, startShell } from './shell/app';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimEngine, WAKE_EVERY_MS, type BackgroundReport } from '../../src/main/engine/services/background';
+import { claimEngine, WAKE_EVERY_MS, type BackgroundReport } from '../../src/main/engine/background';
 import { readEngineInfo } from '../../src/main/engine/rpc/server';
 import type { RigWorld } from '../support/rig';
 import { add, notices, settleNotices, teeWorld } from '../queue/helpers';

@@ -1,7 +1,6 @@
 import { ACTIVITY_ANSWERS, ACTIVITY_REQUESTS } from '../../../shared/contract/activity';
 import { moveItem, addItem, listItems, showItem } from '../queue/service';
 import { queueTick } from '../queue/waker';
-import { findSeat } from '../services/resolve';
 import type { Handlers } from './types';
 
 export const ACTIVITY_HANDLERS: Handlers<typeof ACTIVITY_REQUESTS, typeof ACTIVITY_ANSWERS> = {
@@ -14,7 +13,7 @@ export const ACTIVITY_HANDLERS: Handlers<typeof ACTIVITY_REQUESTS, typeof ACTIVI
   'queue.block': (e, p) => moveItem(e, p.id, 'block', p),
   'queue.wake': async (e, p) => {
     if (p.seat !== undefined) {
-      const found = findSeat(e, p.seat);
+      const found = e.store.rigs.find(p.seat);
       if (!found.ok) return found;
       return { ok: true, wakes: await queueTick(e, { seat: found.seat.seat }) };
     }

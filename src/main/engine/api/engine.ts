@@ -1,7 +1,8 @@
 import { ENGINE_ANSWERS, ENGINE_REQUESTS } from '../../../shared/contract/engine';
 import { sendToSeat } from '../delivery/send';
 import { launchSeat } from '../services/launch';
-import { attachCommand, captureSeat, doctor } from '../services/misc';
+import { doctor } from '../services/doctor';
+import { attachCommand, captureSeat } from '../services/seat-screen';
 import { ps } from '../services/ps';
 import { downRig, stopSeat } from '../services/stop';
 import { upRig } from '../services/up';

@@ -4,13 +4,12 @@ import { forkSeat } from '../restore/fork';
 import { reconcile } from '../restore/reconcile';
 import { restore } from '../restore/run';
 import { snapshotRig } from '../restore/snapshot';
-import { freshSeat, restartSeat } from '../services/lifecycle';
-import { restoreRepos } from '../store/restore-repos';
+import { freshSeat, restartSeat } from '../restore/lifecycle';
 import type { Handlers } from './types';
 
 export const RESTORE_HANDLERS: Handlers<typeof RESTORE_REQUESTS, typeof RESTORE_ANSWERS> = {
   snapshot: (e, p) => snapshotRig(e, p.rig, 'manual'),
-  snapshots: async (e, p) => ({ ok: true, snapshots: restoreRepos(e).snapshots.list(p.rig, p.limit) }),
+  snapshots: async (e, p) => ({ ok: true, snapshots: e.store.restore.snapshots.list(p.rig, p.limit) }),
   restore: (e, p) => restore(e, p.target, { plan: p.plan }),
   decisions: async (e, p) => listDecisions(e, p),
   decide: (e, p) => answerDecision(e, p.id, p.choice, p.reason),

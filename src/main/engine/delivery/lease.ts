@@ -11,23 +11,16 @@ export async function withSeatTurn<T>(
   deadline: number,
   body: () => Promise<T>,
 ): Promise<{ ok: true; value: T } | { ok: false; waitedMs: number }> {
-  const { db } = engine.store;
+  const tickets = engine.store.tickets;
   const self = engine.deps.proc.read(engine.deps.selfPid);
   const started = engine.now();
-  const id = Number(
-    db
-      .prepare('INSERT INTO delivery_tickets (seat, holder_pid, holder_start, created_at) VALUES (?, ?, ?, ?)')
-      .run(seat, engine.deps.selfPid, self?.startTime ?? null, started).lastInsertRowid,
-  );
+  const id = tickets.take(seat, { pid: engine.deps.selfPid, start: self?.startTime ?? null }, started);
   try {
     for (;;) {
-      const ahead = db
-        .prepare('SELECT id, holder_pid, holder_start FROM delivery_tickets WHERE seat = ? AND id < ? ORDER BY id')
-        .all(seat, id) as { id: number; holder_pid: number; holder_start: string | null }[];
-      const live = ahead.filter((t) => {
-        const p = engine.deps.proc.read(t.holder_pid);
-        const alive = p !== undefined && (t.holder_start === null || p.startTime === t.holder_start);
-        if (!alive) db.prepare('DELETE FROM delivery_tickets WHERE id = ?').run(t.id);
+      const live = tickets.ahead(seat, id).filter((t) => {
+        const p = engine.deps.proc.read(t.holderPid);
+        const alive = p !== undefined && (t.holderStart === null || p.startTime === t.holderStart);
+        if (!alive) tickets.drop(t.id);
         return alive;
       });
       if (live.length === 0) break;
@@ -36,6 +29,6 @@ export async function withSeatTurn<T>(
     }
     return { ok: true, value: await body() };
   } finally {
-    db.prepare('DELETE FROM delivery_tickets WHERE id = ?').run(id);
+    tickets.drop(id);
   }
 }

@@ -6,7 +6,6 @@ import { revalidateTarget, type WriteTarget } from '../custody/revalidate';
 import type { Engine } from '../engine';
 import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
-import { findSeat } from '../services/resolve';
 import { realOrSame } from '../restore/facts';
 import { withSeatTurn } from './lease';
 import { validateSendText } from './text';
@@ -41,7 +40,7 @@ export async function sendToSeat(
   textIn: unknown,
   opts: SendOptions = {},
 ): Promise<Result<{ sent: SentText }>> {
-  const found = findSeat(engine, ref);
+  const found = engine.store.rigs.find(ref);
   if (!found.ok) return found;
   const { seat } = found;
   const text = validateSendText(textIn);

@@ -8,7 +8,6 @@ import { revalidateTarget, type WriteTarget } from '../custody/revalidate';
 import { withSeatTurn } from '../delivery/lease';
 import type { Engine } from '../engine';
 import { runtimeById } from '../runtimes';
-import { findSeat } from '../services/resolve';
 import type { SeatRow } from '../store';
 import { appendPromptEvent } from './events';
 import { PROMPT_KEYS, readPrompt } from './screens';
@@ -45,7 +44,7 @@ export async function answerPrompt(
   choice: PromptChoice,
   opts: AnswerOptions = {},
 ): Promise<Result<{ answered: Answered }>> {
-  const found = findSeat(engine, ref);
+  const found = engine.store.rigs.find(ref);
   if (!found.ok) return found;
   const { seat } = found;
   const where = { rig: seat.rig, seat: seat.seat };

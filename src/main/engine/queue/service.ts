@@ -2,7 +2,6 @@ import type { AnswerOf, QueueItem, QueueMove, RequestOf } from '../../../shared/
 import { fail, type Failure, type Result } from '../../../shared/errors';
 import { observeSeats } from '../activity/observe';
 import type { Engine } from '../engine';
-import { findSeat } from '../services/resolve';
 import type { SeatRow } from '../store';
 import { checkMove } from './moves';
 
@@ -45,7 +44,7 @@ function noWriter(seat: string, why: string, session: string, retry: string): Fa
 }
 
 export async function addItem(engine: Engine, p: RequestOf<'queue.add'>): Promise<Result<AnswerOf<'queue.add'>>> {
-  const found = findSeat(engine, p.seat);
+  const found = engine.store.rigs.find(p.seat);
   if (!found.ok) return found;
   const { seat } = found;
   const w = await writerOf(engine, seat);
@@ -76,7 +75,7 @@ export async function moveItem(
   const { item } = found;
   let toSeat: string | undefined;
   if (move === 'handoff') {
-    const target = findSeat(engine, p.seat);
+    const target = engine.store.rigs.find(p.seat);
     if (!target.ok) return target;
     toSeat = target.seat.seat;
     if (toSeat === item.seat) return illegal(item, move, `it is already ${toSeat}'s`);
@@ -111,7 +110,7 @@ function illegal(item: QueueItem, move: QueueMove, why: string, allowedFrom?: re
 
 export async function listItems(engine: Engine, p: RequestOf<'queue.list'>): Promise<Result<AnswerOf<'queue.list'>>> {
   if (p.seat !== undefined) {
-    const found = findSeat(engine, p.seat);
+    const found = engine.store.rigs.find(p.seat);
     // A seat removed from its rig can still own items: list them by name rather than refuse.
     if (!found.ok && engine.store.queue.list({ seat: p.seat, all: true }).length === 0) return found;
   }

@@ -1,7 +1,6 @@
 import type { AnsweredDecision, DecisionChoice, DecisionItem, DecisionOutcome } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
-import { restoreRepos } from '../store/restore-repos';
 import { execContext, launchFresh, launchResume } from './execute';
 import type { VerifyOptions } from './verify';
 
@@ -15,7 +14,7 @@ export function listDecisions(
   engine: Engine,
   filter: { rig?: string; all?: boolean },
 ): Result<{ decisions: DecisionItem[] }> {
-  return { ok: true, decisions: restoreRepos(engine).decisions.list(filter) };
+  return { ok: true, decisions: engine.store.restore.decisions.list(filter) };
 }
 
 export async function answerDecision(
@@ -25,7 +24,7 @@ export async function answerDecision(
   reason: string,
   verify: Partial<VerifyOptions> = {},
 ): Promise<Result<{ decision: AnsweredDecision; result: DecisionOutcome }>> {
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   const d = repos.decisions.get(id);
   if (!d) return fail('DECISION_NOT_FOUND', `no decision ${id}`, { hint: 'rigdesk decisions lists the open ones.' });
   if (d.state !== 'open')

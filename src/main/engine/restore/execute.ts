@@ -3,7 +3,6 @@ import type { Engine } from '../engine';
 import { runtimeById } from '../runtimes';
 import { launchSeat } from '../services/launch';
 import type { SeatRow, SessionRow } from '../store';
-import { restoreRepos } from '../store/restore-repos';
 import { choicesFor } from './decide';
 import { restoreFault } from './faults';
 import { watchStart } from './watch-start';
@@ -58,7 +57,7 @@ export function openDecision(
   snapshotId: number | null,
   evidence: Record<string, unknown>,
 ): DecisionItem {
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   const adapter = runtimeById(seat.runtime);
   const { row, created } = repos.decisions.open({
     seat: seat.seat,
@@ -163,7 +162,7 @@ export async function launchResume(
   if (seat.conversationId !== conversationId) {
     // Restoring a snapshot whose conversation differs from the seat's latest: the snapshot wins, on record.
     engine.store.rigs.setConversation(seat.seat, conversationId);
-    restoreRepos(engine).event(
+    engine.store.restore.event(
       'restore.seat',
       { rig: seat.rig, seat: seat.seat },
       { step: 'conversation_set', from: seat.conversationId, to: conversationId },
@@ -297,7 +296,7 @@ async function rollback(
   await restoreFault(engine, 'restore.before_rollback');
   const kill = await engine.client(live.server).killByIdentity(live);
   const where = { rig: seat.rig, seat: seat.seat };
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   if (kill.outcome === 'not_removed') {
     repos.event('restore.rolled_back', where, {
       sessionId: live.sessionId,

@@ -5,7 +5,7 @@ import type { Engine } from '../engine';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
-import { restoreRepos, type SnapshotSeat } from '../store/restore-repos';
+import { type SnapshotSeat } from '../store/restore-repos';
 import type { LiveFact, SeatFacts, TranscriptFact } from './decide';
 
 /**
@@ -124,7 +124,7 @@ export function seatFacts(
     restorePolicy: row.restorePolicy,
     conversationId: cid,
     stoppedOnPurpose: snap.stoppedOnPurpose,
-    everRan: restoreRepos(engine).everRan(row.seat),
+    everRan: engine.store.restore.everRan(row.seat),
     running: own.running,
     transcript:
       cid === null || !hasConversations

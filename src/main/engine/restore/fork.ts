@@ -3,12 +3,10 @@ import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
 import { launchSeatWith, type ArgvChooser } from '../services/launch';
-import { findSeat } from '../services/resolve';
 import type { Roster } from '../roster/types';
 import { runtimeById, type RuntimeAdapter } from '../runtimes';
 import { validateName, seatAddress } from '../spec/names';
 import type { SeatRow } from '../store';
-import { restoreRepos } from '../store/restore-repos';
 import { insertSeat, removeUnusedSeat } from '../store/restore-seats';
 import { cwdOn, ownPane, transcriptFact } from './facts';
 import { type ForkEnd, proveFork } from './fork-prove';
@@ -195,7 +193,7 @@ function forkTarget(
   ref: unknown,
   as: unknown,
 ): Result<{ source: SeatRow; seat: string; member: string; adapter: RuntimeAdapter }> {
-  const found = findSeat(engine, ref);
+  const found = engine.store.rigs.find(ref);
   if (!found.ok) return found;
   const source = found.seat;
   const gate = forkHostGate(engine, source);
@@ -261,7 +259,7 @@ async function launchFork(
     return fail('SEAT_EXISTS', `${seat} was created by someone else a moment ago`, {
       evidence: { seat, exists: true },
     });
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   const where = { rig: source.rig, seat };
   repos.event('seat.fork', where, {
     step: 'begin',

@@ -3,7 +3,6 @@ import type { Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
 import { sessionGone } from '../custody/gone';
-import { restoreRepos } from '../store/restore-repos';
 
 /**
  * Reconcile on start (docs/architecture.md invariant 8): after a crash of the app, the CLI or the engine,
@@ -17,7 +16,7 @@ export type { ReconcileReport };
 
 export async function reconcile(engine: Engine): Promise<Result<{ report: ReconcileReport }>> {
   const { store } = engine;
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   const roster = await engine.roster();
   const report: ReconcileReport = { ended: [], reservations: [], interruptedRuns: [], unexplained: [] };
   const listed = (server: string) =>

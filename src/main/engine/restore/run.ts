@@ -13,7 +13,6 @@ import { resolveStaleReservation } from '../custody/census';
 import type { Engine } from '../engine';
 import { sessionGone } from '../custody/gone';
 import type { Roster } from '../roster/types';
-import { restoreRepos } from '../store/restore-repos';
 import { decideSeat, plannedOutcome, rigOutcome } from './decide';
 import { execContext, executePlan } from './execute';
 import { ownPane, seatFacts } from './facts';
@@ -33,7 +32,7 @@ import type { VerifyOptions } from './verify';
 export function resolveTarget(engine: Engine, target: string): Result<{ rig: string; snapshot?: Snapshot }> {
   if (engine.store.rigs.exists(target)) return { ok: true, rig: target };
   const m = /^(?:snap-)?(\d+)$/.exec(target);
-  const snap = m ? restoreRepos(engine).snapshots.get(Number(m[1])) : undefined;
+  const snap = m ? engine.store.restore.snapshots.get(Number(m[1])) : undefined;
   if (snap) {
     if (!engine.store.rigs.exists(snap.rig))
       return fail('RIG_NOT_FOUND', `snapshot ${snap.id} is of rig ${snap.rig}, which is no longer recorded`);
@@ -51,7 +50,7 @@ export async function restore(
 ): Promise<Result<RestoreReport>> {
   const t = resolveTarget(engine, target);
   if (!t.ok) return t;
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   const roster = await engine.roster();
   if (opts.plan) {
     // A preview writes nothing: it plans from the given snapshot, or from the store as it is.
@@ -85,7 +84,7 @@ async function planSeats(
   seatsOf: readonly SnapshotSeat[],
   opts: { plan: boolean },
 ): Promise<{ plans: SeatPlan[]; missing: Refused[] }> {
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   // Seats on other hosts: each host asked once, for all its seats, before anything is planned.
   const gates = await remoteGates(
     engine,
@@ -177,7 +176,7 @@ async function runPlans(
   missing: Refused[],
   verify: Partial<VerifyOptions> | undefined,
 ): Promise<Ok<RestoreReport>> {
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   const run = repos.runs.start(rig, snapshotId, engine.deps.selfPid);
   repos.event(
     'restore.planned',

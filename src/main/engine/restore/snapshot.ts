@@ -2,7 +2,6 @@ import type { Snapshot, SnapshotReason, SnapshotSeat } from '../../../shared/con
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import type { Roster } from '../roster/types';
-import { restoreRepos } from '../store/restore-repos';
 import { bindDiscoveredConversations } from '../services/bind';
 import { ownPane, transcriptFact } from './facts';
 
@@ -73,7 +72,7 @@ export async function snapshotRig(
     });
   }
   const r = roster ?? (await engine.roster());
-  const repos = restoreRepos(engine);
+  const repos = engine.store.restore;
   const snapshot = repos.snapshots.insert(rig, reason, snapshotSeats(engine, r, rig));
   repos.event(
     'snapshot.taken',

@@ -9,7 +9,7 @@ import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import { installClaudeHooks } from '../runtimes/hooks/claude';
 import { installCodexNotify } from '../runtimes/hooks/codex';
 import type { SeatRow } from '../store';
-import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
+import { INSTALL_HINTS, whichOnPath } from '../runtimes/install';
 import { launchRemote } from './launch-remote';
 import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
 
@@ -20,7 +20,7 @@ export async function launchSeat(
   ref: unknown,
   opts: { fresh?: boolean } = {},
 ): Promise<Result<{ launched: LaunchedSeat }>> {
-  const found = findSeat(engine, ref);
+  const found = engine.store.rigs.find(ref);
   if (!found.ok) return found;
   const res = await launchRow(engine, found.seat, opts);
   if (!res.ok)

@@ -1,7 +1,6 @@
 import type { LeftRunning, StoppedSeat } from '../../../shared/contract';
 import { fail, type Failure, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
-import { findSeat } from './resolve';
 import { runtimeById } from '../runtimes';
 import { snapshotRig } from '../restore/snapshot';
 
@@ -47,7 +46,7 @@ async function leftInHome(
  * intentional. "not removed" is never reported as success.
  */
 export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ stopped: StoppedSeat }>> {
-  const found = findSeat(engine, ref);
+  const found = engine.store.rigs.find(ref);
   if (!found.ok) return found;
   const { seat } = found;
   const { store } = engine;

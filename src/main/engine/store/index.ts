@@ -5,6 +5,8 @@ import { SessionRepo } from './sessions';
 import { ReservationRepo } from './reservations';
 import { HostRepo } from './hosts';
 import { QueueRepo } from './queue-repo';
+import { TicketRepo } from './tickets';
+import { makeRestoreRepos, type RestoreRepos } from './restore-repos';
 
 export type { Db } from './db';
 export type { EventRow, EventKind } from './events';
@@ -23,6 +25,10 @@ export class Store {
   readonly conversations: ConversationRepo;
   readonly hosts: HostRepo;
   readonly queue: QueueRepo;
+  /** Snapshots, restore runs and decisions. */
+  readonly restore: RestoreRepos;
+  /** Senders' places in each seat's line (the delivery lease). */
+  readonly tickets: TicketRepo;
   constructor(
     readonly db: Db,
     now: () => number,
@@ -34,6 +40,8 @@ export class Store {
     this.conversations = new ConversationRepo(db, now);
     this.hosts = new HostRepo(db, now);
     this.queue = new QueueRepo(db, now, this.events);
+    this.restore = makeRestoreRepos(db, now, this.events);
+    this.tickets = new TicketRepo(db);
   }
   static open(path: string, now: () => number = Date.now): Store {
     return new Store(openDb(path), now);

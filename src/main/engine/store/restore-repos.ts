@@ -16,7 +16,7 @@ import {
   snapshotSeat,
 } from '../../../shared/contract';
 import type { Db } from './db';
-import type { Store } from './index';
+import type { EventLog } from './events';
 import { RESTORE_EVENT_KINDS, type RestoreEventKind } from './event-kinds';
 
 /**
@@ -328,27 +328,14 @@ export interface RestoreRepos {
 
 export { RESTORE_EVENT_KINDS, type RestoreEventKind };
 
-const cache = new WeakMap<Store, RestoreRepos>();
-
-/**
- * One set of repositories per Store, on the engine's clock (the one its store's other tables
- * use), so a test's clock reaches snapshots, runs and decisions too.
- */
-export function restoreRepos(owner: { readonly store: Store; now(): number }): RestoreRepos {
-  const { store } = owner;
-  let r = cache.get(store);
-  if (!r) {
-    const db = store.db;
-    const now = () => owner.now();
-    const ran = db.prepare('SELECT 1 FROM sessions WHERE seat = ? LIMIT 1');
-    r = {
-      snapshots: new SnapshotRepo(db, now),
-      runs: new RestoreRunRepo(db, now),
-      decisions: new DecisionRepo(db, now),
-      everRan: (seat) => ran.get(seat) !== undefined,
-      event: (kind, where, data = {}) => store.events.append(kind, where, data),
-    };
-    cache.set(store, r);
-  }
-  return r;
+/** Snapshots, restore runs and decisions, on the store's clock (the engine's), reached as `store.restore`. */
+export function makeRestoreRepos(db: Db, now: () => number, events: EventLog): RestoreRepos {
+  const ran = db.prepare('SELECT 1 FROM sessions WHERE seat = ? LIMIT 1');
+  return {
+    snapshots: new SnapshotRepo(db, now),
+    runs: new RestoreRunRepo(db, now),
+    decisions: new DecisionRepo(db, now),
+    everRan: (seat) => ran.get(seat) !== undefined,
+    event: (kind, where, data = {}) => events.append(kind, where, data),
+  };
 }

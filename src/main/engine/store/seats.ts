@@ -1,3 +1,5 @@
+import { fail, type Result } from '../../../shared/errors';
+import { parseSeatRef } from '../spec/names';
 import type { Db } from './db';
 import type { RigSpec } from '../spec';
 
@@ -119,6 +121,22 @@ export class RigRepo {
     return this.db
       .prepare('SELECT src AS "from", dst AS "to", kind FROM edges WHERE rig = ? ORDER BY src, dst')
       .all(rig) as { from: string; to: string; kind: string }[];
+  }
+
+  /** A seat by a person's reference (`member@rig`), or the refusal that says which seats there are. */
+  find(ref: unknown): Result<{ seat: SeatRow }> {
+    const parsed = parseSeatRef(ref);
+    if (!parsed.ok) return parsed;
+    const seat = this.seat(parsed.seat);
+    if (seat) return { ok: true, seat };
+    return fail('SEAT_NOT_FOUND', `no seat ${parsed.seat}`, {
+      hint: this.exists(parsed.rig)
+        ? `Rig ${parsed.rig} has: ${this.seats(parsed.rig)
+            .map((s) => s.seat)
+            .join(', ')}.`
+        : `Bring the rig up first: rigdesk up <spec.yaml>.`,
+      evidence: { seat: parsed.seat },
+    });
   }
 
   seat(seat: string): SeatRow | undefined {

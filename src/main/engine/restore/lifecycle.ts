@@ -2,20 +2,19 @@ import type { FreshAnswer, FreshPlan, RestartAnswer, RestartPlan } from '../../.
 import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
-import { execContext, launchFresh } from '../restore/execute';
-import { cwdOn, liveFact, ownPane } from '../restore/facts';
-import { wrapperClaim, type VerifyOptions } from '../restore/verify';
+import { execContext, launchFresh } from './execute';
+import { cwdOn, liveFact, ownPane } from './facts';
+import { wrapperClaim, type VerifyOptions } from './verify';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById, type RuntimeAdapter } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
 import type { SeatRow, SessionRow } from '../store';
-import { restoreRepos } from '../store/restore-repos';
 import { movePanePid } from '../store/restore-seats';
-import { findSeat, whichOnPath } from './resolve';
-import { stopSeat } from './stop';
+import { whichOnPath } from '../runtimes/install';
+import { stopSeat } from '../services/stop';
 import { hostGate } from '../hosts/unsupported';
 import { hostUnreachable } from '../hosts/merge';
-import { programOnHost, remoteUnsupported } from './launch-remote';
+import { programOnHost, remoteUnsupported } from '../services/launch-remote';
 import { restartInPane, waitGone } from './restart-pane';
 
 /**
@@ -31,7 +30,7 @@ export async function restartSeat(
   ref: unknown,
   opts: { plan?: boolean; verify?: Partial<VerifyOptions> } = {},
 ): Promise<Result<RestartAnswer>> {
-  const found = findSeat(engine, ref);
+  const found = engine.store.rigs.find(ref);
   if (!found.ok) return found;
   const seat = found.seat;
   const adapter = runtimeById(seat.runtime);
@@ -110,7 +109,7 @@ function followPane(
   const panePidStart = pane.panePidStart ?? null;
   if (opts.plan) return { ...live, panePid: pane.panePid, panePidStart };
   if (!movePanePid(engine.store, live, pane.panePid, panePidStart)) return live;
-  restoreRepos(engine).event(
+  engine.store.restore.event(
     'seat.restart',
     { rig: seat.rig, seat: seat.seat },
     { step: 'pane_pid_followed', paneId: live.paneId, from: live.panePid, to: pane.panePid },
@@ -146,7 +145,7 @@ export async function freshSeat(
   reason: string,
   opts: { plan?: boolean } = {},
 ): Promise<Result<FreshAnswer>> {
-  const found = findSeat(engine, ref);
+  const found = engine.store.rigs.find(ref);
   if (!found.ok) return found;
   const seat = found.seat;
   const roster = await engine.roster();
@@ -178,7 +177,7 @@ export async function freshSeat(
   };
   if (opts.plan) return { ok: true, plan };
   const where = { rig: seat.rig, seat: seat.seat };
-  restoreRepos(engine).event('seat.fresh_with_reason', where, {
+  engine.store.restore.event('seat.fresh_with_reason', where, {
     step: 'begin',
     reason,
     previousConversationId: previous ?? null,
@@ -195,7 +194,7 @@ export async function freshSeat(
     { seat: seat.seat, plan: 'fresh', why: reason },
     execContext(engine, seat.rig, null),
   );
-  restoreRepos(engine).event('seat.fresh_with_reason', where, {
+  engine.store.restore.event('seat.fresh_with_reason', where, {
     step: 'end',
     reason,
     outcome: result.outcome,

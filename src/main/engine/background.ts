@@ -1,10 +1,10 @@
-import type { Failure } from '../../../shared/errors';
-import { ActivityMonitor } from '../activity/monitor';
-import type { Engine } from '../engine';
-import { startQueueWaker } from '../queue/waker';
-import { reconcile } from '../restore/reconcile';
-import { startSnapshotTimer } from '../restore/snapshot';
-import { serveEngineSocket } from '../rpc/server';
+import type { Failure } from '../../shared/errors';
+import { ActivityMonitor } from './activity/monitor';
+import type { Engine } from './engine';
+import { startQueueWaker } from './queue/waker';
+import { reconcile } from './restore/reconcile';
+import { startSnapshotTimer } from './restore/snapshot';
+import { serveEngineSocket } from './rpc/server';
 
 /** How often a long-lived engine snapshots its rigs and wakes idle seats with open queue items. */
 export const SNAPSHOT_EVERY_MS = 5 * 60_000;

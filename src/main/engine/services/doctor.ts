@@ -1,54 +1,15 @@
+/** `doctor`: what this machine and the rig's hosts have, and what a seat home would make unsafe. */
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import type { DoctorCheck } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
-import { scrubIdentity } from '../runtimes/env';
 import { codexConfigPath, codexDaemonAutoStart } from '../runtimes/codex-daemon';
+import { scrubIdentity } from '../runtimes/env';
+import { INSTALL_HINTS, whichOnPath } from '../runtimes/install';
 import { schemaVersion } from '../store/db';
-import { attachArgv, seatPrepInput } from './launch';
-import { hostOfServer } from '../tmux/identity';
-import { findSeat, INSTALL_HINTS, whichOnPath } from './resolve';
 import { checkHost } from './hosts';
-
-export async function captureSeat(
-  engine: Engine,
-  ref: unknown,
-  lines = 50,
-): Promise<Result<{ seat: string; paneId: string; text: string }>> {
-  const found = findSeat(engine, ref);
-  if (!found.ok) return found;
-  const live = engine.store.sessions.live(found.seat.seat);
-  if (!live) return fail('SEAT_NOT_RUNNING', `${found.seat.seat} is not running`);
-  const probe = await engine.client(live.server).probeSession(live.sessionId);
-  if (probe.state !== 'present' || probe.serverPid !== live.serverPid || probe.sessionCreated !== live.sessionCreated) {
-    return fail('SEAT_NOT_RUNNING', `${found.seat.seat}'s session ${live.sessionId} is gone`);
-  }
-  const cap = await engine.client(live.server).capture(live.paneId, lines);
-  if (!cap.ok) return cap;
-  return { ok: true, seat: found.seat.seat, paneId: live.paneId, text: cap.text };
-}
-
-export async function attachCommand(
-  engine: Engine,
-  ref: unknown,
-): Promise<Result<{ seat: string; argv: string[]; server: string; sessionId: string; host: string }>> {
-  const found = findSeat(engine, ref);
-  if (!found.ok) return found;
-  const live = engine.store.sessions.live(found.seat.seat);
-  if (!live)
-    return fail('SEAT_NOT_RUNNING', `${found.seat.seat} is not running`, {
-      hint: `Start it with rigdesk launch ${found.seat.seat}.`,
-    });
-  return {
-    ok: true,
-    seat: found.seat.seat,
-    argv: attachArgv(engine, live.sessionId, live.server),
-    server: live.server,
-    sessionId: live.sessionId,
-    host: hostOfServer(live.server),
-  };
-}
+import { seatPrepInput } from './launch';
 
 /**
  * Each local Codex seat's home whose background daemon is on: reported, not failed. The daemon

@@ -4,14 +4,13 @@ import { resolveStaleReservation } from '../custody/census';
 import { revalidateTarget } from '../custody/revalidate';
 import type { Engine } from '../engine';
 import { descendants } from '../proc/lineage';
-import { execContext, settleVerdict } from '../restore/execute';
-import { restoreFault } from '../restore/faults';
-import { verifyConversation, type VerifyOptions } from '../restore/verify';
+import { execContext, settleVerdict } from './execute';
+import { restoreFault } from './faults';
+import { verifyConversation, type VerifyOptions } from './verify';
 import type { RosterAgent } from '../roster/types';
 import { runtimeById, type LaunchContext } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { ReservationRow, SeatRow, SessionRow } from '../store';
-import { restoreRepos } from '../store/restore-repos';
 import { movePanePid } from '../store/restore-seats';
 
 /**
@@ -146,7 +145,7 @@ async function respawn(
     abandon('revalidation failed');
     return { ...checked, message: `${checked.message}; nothing was stopped` };
   }
-  restoreRepos(engine).event('seat.restart', where, { step: 'begin', ...plan, old, reservation: r.id });
+  engine.store.restore.event('seat.restart', where, { step: 'begin', ...plan, old, reservation: r.id });
   if (!store.reservations.advance(r.id, 'reserved', 'helper_invoked'))
     return fail('LAUNCH_IN_PROGRESS', `reservation ${r.id} for ${seat.seat} was taken over; nothing was stopped`);
 
@@ -169,7 +168,7 @@ async function respawn(
   store.reservations.advance(r.id, 'helper_invoked', 'abandoned', {
     outcome: `respawn-pane failed: ${res.stderr.trim()}`,
   });
-  restoreRepos(engine).event('seat.restart', where, {
+  engine.store.restore.event('seat.restart', where, {
     step: 'respawn_failed',
     stderr: res.stderr.trim(),
     code: res.code,
@@ -230,7 +229,7 @@ async function settle(
       if (live.conversationId !== cid) store.sessions.setConversation(live.id, cid);
       if (seat.conversationId !== cid) store.rigs.setConversation(seat.seat, cid);
       store.reservations.advance(r.id, 'helper_invoked', 'created', { identity });
-      restoreRepos(engine).event('seat.restart', where, {
+      engine.store.restore.event('seat.restart', where, {
         step: 'respawned',
         paneId: live.paneId,
         sessionId: live.sessionId,
@@ -273,7 +272,7 @@ async function settle(
     );
   }
   store.reservations.advance(r.id, 'created', 'released', { outcome: `restart: ${result.outcome}` });
-  restoreRepos(engine).event('seat.restart', where, {
+  engine.store.restore.event('seat.restart', where, {
     step: 'end',
     outcome: result.outcome,
     conversationId: cid,
