@@ -28,6 +28,8 @@ export class PaneOutputWatch {
     private readonly sessionId: string,
     private readonly onDirty: (paneId: string) => void,
     private readonly env: NodeJS.ProcessEnv,
+    /** The engine's clock: output times are compared with the monitor's. */
+    private readonly now: () => number,
     /** The whole command, when the session is on another host (ssh running tmux -C there). */
     private readonly remoteArgv?: string[],
   ) {}
@@ -104,7 +106,7 @@ export class PaneOutputWatch {
       this.buf = this.buf.slice(nl + 1);
       if (line.startsWith('%output ') || line.startsWith('%extended-output ')) {
         const pane = line.split(' ', 3)[1]!;
-        this.lastOutputAt = Date.now();
+        this.lastOutputAt = this.now();
         if (!this.muted.has(pane)) {
           this.muted.add(pane);
           this.onDirty(pane);

@@ -147,7 +147,7 @@ export class ActivityMonitor {
 
   /** Pane output (paced: see pace.ts), or `urgent` news from a hook or a live-state file. */
   private markDirty(seat: string, urgent = false): void {
-    const due = this.pacer.dueAt(seat, Date.now(), urgent || seat === '*');
+    const due = this.pacer.dueAt(seat, this.engine.now(), urgent || seat === '*');
     if (urgent) this.urgent.add(seat);
     const prev = this.dirty.get(seat);
     if (prev === undefined || due < prev) this.dirty.set(seat, due);
@@ -166,7 +166,7 @@ export class ActivityMonitor {
         this.timerAt = Infinity;
         void this.pass(false);
       },
-      Math.max(0, next - Date.now()),
+      Math.max(0, next - this.engine.now()),
     );
   }
 
@@ -178,7 +178,7 @@ export class ActivityMonitor {
     }
     this.busy = true;
     try {
-      const now = Date.now();
+      const now = this.engine.now();
       let names: Set<string> | undefined;
       if (all || this.dirty.has('*')) {
         this.dirty.clear();
@@ -277,6 +277,7 @@ export class ActivityMonitor {
         sessionId,
         () => this.markDirty(seat),
         this.engine.deps.env,
+        () => this.engine.now(),
         host?.controlArgv(sessionId),
       );
       w.start();
@@ -301,6 +302,7 @@ export class ActivityMonitor {
           host.streamArgv('sh', remotePipeArgs(name, paneId, ['tmux', '-u', ...serverArgs(ref)])),
           () => this.markDirty(seat),
           this.engine.deps.env,
+          () => this.engine.now(),
         )
       : new PanePipeWatch(
           key,
@@ -309,6 +311,7 @@ export class ActivityMonitor {
           join(this.engine.deps.layout.watchDir, `${name}.fifo`),
           () => this.markDirty(seat),
           this.engine.deps.exec,
+          () => this.engine.now(),
         );
     this.watches.set(seat, w);
     const started = await w.start();

@@ -55,6 +55,8 @@ export class RemotePipeWatch {
     private readonly argv: string[],
     private readonly onDirty: () => void,
     private readonly env: NodeJS.ProcessEnv,
+    /** The engine's clock: output times are compared with the monitor's. */
+    private readonly now: () => number,
   ) {}
 
   start(timeoutMs = 10_000): Promise<PipeStart> {
@@ -105,7 +107,7 @@ export class RemotePipeWatch {
   }
 
   private printed(): void {
-    this.lastOutputAt = Date.now();
+    this.lastOutputAt = this.now();
     if (this.muted) return;
     this.muted = true;
     this.onDirty();

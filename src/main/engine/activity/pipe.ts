@@ -45,6 +45,8 @@ export class PanePipeWatch {
     readonly fifo: string,
     private readonly onDirty: () => void,
     private readonly exec: Exec,
+    /** The engine's clock: output times are compared with the monitor's. */
+    private readonly now: () => number,
   ) {}
 
   async start(helloTimeoutMs = 5000): Promise<PipeStart> {
@@ -131,7 +133,7 @@ export class PanePipeWatch {
   }
 
   private output(): void {
-    this.lastOutputAt = Date.now();
+    this.lastOutputAt = this.now();
     this.greeted?.();
     if (this.muted) return;
     this.muted = true;
