@@ -113,43 +113,45 @@ function holdReason(o: ObservedSeat): { why: string; detail: string } | undefine
   return undefined;
 }
 
-async function typeOnce(
-  engine: Engine,
-  seat: SeatRow,
-  text: string,
-  opts: SendOptions,
-): Promise<Result<{ sent: SentText }>> {
-  const o = await observe(engine, seat);
-  if (!o.ok) return o;
-  const { roster, observed } = o;
-  const live = observed.live!;
-  const pane = observed.pane!;
-  const warnings: string[] = [];
+type Observed = Extract<Awaited<ReturnType<typeof observe>>, { ok: true }>;
+
+/** The seat's conversation must have no other writer (its own pane is allowed). */
+function checkCustody(engine: Engine, seat: SeatRow, o: Observed, warnings: string[]): Result {
+  const live = o.observed.live!;
+  const pane = o.observed.pane!;
   const adapter = runtimeById(seat.runtime);
   const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
-  const ownPids = [pane.panePid, ...pane.lineage.map((p) => p.pid)];
-  if (adapter && adapter.id !== 'shell') {
-    if (conversationId) {
-      const free = checkConversationFree(
-        roster,
-        {
-          runtime: adapter.id,
-          conversationId,
-          cwd: realOrSame(seat.cwd),
-          home: engine.seatHome(seat),
-          allowPids: ownPids,
-          allowSessionId: live.id,
-          host: seat.host,
-        },
-        engine.store.sessions.liveBoundTo(adapter.id, conversationId),
-      );
-      if (!free.ok) return free;
-    } else {
-      warnings.push(`the conversation of ${seat.seat} is not known yet; only its own pane was checked`);
-    }
+  if (!adapter || adapter.id === 'shell') return { ok: true };
+  if (!conversationId) {
+    warnings.push(`the conversation of ${seat.seat} is not known yet; only its own pane was checked`);
+    return { ok: true };
   }
+  return checkConversationFree(
+    o.roster,
+    {
+      runtime: adapter.id,
+      conversationId,
+      cwd: realOrSame(seat.cwd),
+      home: engine.seatHome(seat),
+      allowPids: [pane.panePid, ...pane.lineage.map((p) => p.pid)],
+      allowSessionId: live.id,
+      host: seat.host,
+    },
+    engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+  );
+}
+
+/** A prompt, a draft, unknown or busy activity holds the send, unless it is forced with a reason. */
+function checkHold(
+  engine: Engine,
+  seat: SeatRow,
+  observed: ObservedSeat,
+  opts: SendOptions,
+  warnings: string[],
+): Result {
   const hold = holdReason(observed);
-  if (hold && !opts.force) {
+  if (!hold) return { ok: true };
+  if (!opts.force) {
     return fail('SEND_HELD', `held: ${hold.detail}; nothing was typed`, {
       hint:
         hold.why === 'working'
@@ -160,15 +162,20 @@ async function typeOnce(
       evidence: { status: 'held', why: hold.why, activity: observed.activity },
     });
   }
-  if (hold && opts.force) {
-    engine.store.events.append(
-      'seat.send_override',
-      { rig: seat.rig, seat: seat.seat },
-      { why: hold.why, reason: opts.reason },
-    );
-    warnings.push(`typed over ${hold.why} by request: ${opts.reason}`);
-  }
-  const target: WriteTarget = {
+  engine.store.events.append(
+    'seat.send_override',
+    { rig: seat.rig, seat: seat.seat },
+    { why: hold.why, reason: opts.reason },
+  );
+  warnings.push(`typed over ${hold.why} by request: ${opts.reason}`);
+  return { ok: true };
+}
+
+/** What the keystrokes go to, pinned so a pane that changed hands is refused before the write. */
+function writeTargetOf(observed: ObservedSeat): WriteTarget {
+  const live = observed.live!;
+  const pane = observed.pane!;
+  return {
     server: live.server,
     paneId: live.paneId,
     sessionId: live.sessionId,
@@ -183,59 +190,79 @@ async function typeOnce(
         ? { pid: pane.lineage[0].pid, startTime: pane.lineage[0].startTime }
         : undefined,
   };
-  await engine.deps.faults['send.before_revalidate']?.();
-  const moved = await revalidateTarget(engine, target);
-  if (!moved.ok) return moved;
+}
 
-  const client = engine.client(live.server);
-  const pasted = await client.paste(live.paneId, text, `rigdesk-${engine.deps.newId()}`);
+/** Paste the text as a literal buffer, then Enter (after the runtime's delay). */
+async function pasteAndSubmit(
+  engine: Engine,
+  seat: SeatRow,
+  server: string,
+  paneId: string,
+  text: string,
+): Promise<Result> {
+  const client = engine.client(server);
+  const pasted = await client.paste(paneId, text, `rigdesk-${engine.deps.newId()}`);
   if (!pasted.ok) return pasted;
   // Some runtimes drop an Enter that arrives right after pasted text (Codex): the adapter says how long to wait.
-  if (adapter?.submitDelayMs) await engine.deps.clock.sleep(adapter.submitDelayMs);
+  const delay = runtimeById(seat.runtime)?.submitDelayMs;
+  if (delay) await engine.deps.clock.sleep(delay);
   const dropEnter = engine.deps.faults['send.drop_enter'];
-  const entered = dropEnter
-    ? (await dropEnter(), { ok: true as const })
-    : await client.sendKeys(live.paneId, ['Enter']);
-  if (!entered.ok) {
-    // The text is already in the input box: this is not a refusal, it is unconfirmed.
-    return fail('SEND_UNCONFIRMED', `pasted into ${seat.seat}, but Enter could not be sent (${entered.message})`, {
-      hint: 'Look at the seat (rigdesk capture) before sending again.',
-      evidence: { status: 'unconfirmed', why: 'enter_failed' },
-    });
-  }
+  const entered = dropEnter ? (await dropEnter(), { ok: true as const }) : await client.sendKeys(paneId, ['Enter']);
+  if (entered.ok) return { ok: true };
+  // The text is already in the input box: this is not a refusal, it is unconfirmed.
+  return fail('SEND_UNCONFIRMED', `pasted into ${seat.seat}, but Enter could not be sent (${entered.message})`, {
+    hint: 'Look at the seat (rigdesk capture) before sending again.',
+    evidence: { status: 'unconfirmed', why: 'enter_failed' },
+  });
+}
+
+async function typeOnce(
+  engine: Engine,
+  seat: SeatRow,
+  text: string,
+  opts: SendOptions,
+): Promise<Result<{ sent: SentText }>> {
+  const o = await observe(engine, seat);
+  if (!o.ok) return o;
+  const { observed } = o;
+  const live = observed.live!;
+  const pane = observed.pane!;
+  const warnings: string[] = [];
+  const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
+  const custody = checkCustody(engine, seat, o, warnings);
+  if (!custody.ok) return custody;
+  const held = checkHold(engine, seat, observed, opts, warnings);
+  if (!held.ok) return held;
+  await engine.deps.faults['send.before_revalidate']?.();
+  const moved = await revalidateTarget(engine, writeTargetOf(observed));
+  if (!moved.ok) return moved;
+  const typed = await pasteAndSubmit(engine, seat, live.server, live.paneId, text);
+  if (!typed.ok) return typed;
+  const record = (verified: boolean) =>
+    engine.store.events.append(
+      'seat.send',
+      { rig: seat.rig, seat: seat.seat },
+      {
+        paneId: live.paneId,
+        chars: text.length,
+        preview: text.slice(0, 120),
+        conversationId: conversationId ?? null,
+        verified,
+      },
+    );
   let verified = false;
-  if (opts.verify ?? adapter?.readScreen !== undefined) {
+  if (opts.verify ?? runtimeById(seat.runtime)?.readScreen !== undefined) {
     const v = await verifySubmitted(engine, seat, live.server, live.paneId, text);
     verified = v.ok;
     if (!v.ok) {
-      engine.store.events.append(
-        'seat.send',
-        { rig: seat.rig, seat: seat.seat },
-        {
-          paneId: live.paneId,
-          chars: text.length,
-          preview: text.slice(0, 120),
-          conversationId: conversationId ?? null,
-          verified: false,
-        },
-      );
+      record(false);
       return fail('SEND_UNCONFIRMED', `typed into ${seat.seat}, but ${v.why}`, {
         hint: 'Look at the seat (rigdesk capture) before sending again.',
         evidence: { status: 'unconfirmed', why: v.why },
       });
     }
   }
-  engine.store.events.append(
-    'seat.send',
-    { rig: seat.rig, seat: seat.seat },
-    {
-      paneId: live.paneId,
-      chars: text.length,
-      preview: text.slice(0, 120),
-      conversationId: conversationId ?? null,
-      verified,
-    },
-  );
+  record(verified);
   return {
     ok: true,
     sent: { seat: seat.seat, status: 'delivered', paneId: live.paneId, chars: text.length, verified, warnings },

@@ -6,7 +6,7 @@ import type { Engine } from '../engine';
 import type { LaunchContext, RuntimeAdapter } from '../runtimes';
 import type { Roster } from '../roster/types';
 import type { LaunchPlan, SeatRow } from '../store';
-import { hostOfServer } from '../tmux/identity';
+import { hostOfServer, type SessionIdentity } from '../tmux/identity';
 
 /**
  * What every launch, local or on another host, does once its own checks are done: settle what an
@@ -61,29 +61,16 @@ export async function settleEarlier(
   return { ok: true };
 }
 
-/** The create fence (docs/architecture.md invariant 3): reserved -> helper_invoked -> created -> released (or abandoned). */
-export async function createBehindFence(
+type ReservationInput = Parameters<Engine['store']['reservations']['reserve']>[0];
+
+/** Takes the seat's reservation; a stale one is settled by a census of live sessions first. */
+async function reserveSeat(
   engine: Engine,
   seat: SeatRow,
-  plan: LaunchPlan,
-  paneArgv: string[],
-  roster: Awaited<ReturnType<Engine['roster']>>,
-  extraEnv: Record<string, string> = {},
-): Promise<Result<{ launched: LaunchedSeat }>> {
-  const { store, faults } = { store: engine.store, faults: engine.deps.faults };
-  const self = engine.deps.proc.read(engine.deps.selfPid);
-  const attempt = engine.deps.newId();
-  const sessionName = seat.seat;
-  const tmux = engine.ownOn(seat.host);
-  const input = {
-    seat: seat.seat,
-    attempt,
-    holderPid: engine.deps.selfPid,
-    holderStart: self?.startTime ?? null,
-    server: tmux.key,
-    sessionName,
-    plan,
-  };
+  input: ReservationInput,
+  roster: Roster,
+): Promise<Result<{ id: number }>> {
+  const { store } = engine;
   const precondition = () => (store.sessions.live(seat.seat) ? 'running' : undefined);
   let taken = store.reservations.reserve(input, precondition);
   if (!taken.ok && 'existing' in taken) {
@@ -91,46 +78,26 @@ export async function createBehindFence(
     if (!census.ok) return census;
     taken = store.reservations.reserve(input, precondition);
   }
-  if (!taken.ok) {
-    if ('refused' in taken)
-      return fail('SEAT_ALREADY_RUNNING', `${seat.seat} was launched by someone else a moment ago`);
-    return launchInProgress(seat.seat, taken.existing);
-  }
-  const r = taken.row;
-  store.events.append('fence.reserved', { rig: seat.rig, seat: seat.seat }, { reservation: r.id, attempt, plan });
-  await faults['fence.after_reserved']?.();
+  if (taken.ok) return { ok: true, id: taken.row.id };
+  if ('refused' in taken) return fail('SEAT_ALREADY_RUNNING', `${seat.seat} was launched by someone else a moment ago`);
+  return launchInProgress(seat.seat, taken.existing);
+}
 
-  if (!store.reservations.advance(r.id, 'reserved', 'helper_invoked'))
-    return fail('LAUNCH_IN_PROGRESS', `reservation ${r.id} for ${seat.seat} was taken over`);
-  store.events.append(
-    'fence.helper_invoked',
-    { rig: seat.rig, seat: seat.seat },
-    { reservation: r.id, attempt, sessionName },
-  );
-  const created = await tmux.newSession({
-    name: sessionName,
-    cwd: seat.cwd,
-    seat: seat.seat,
-    attempt,
-    env: { ...extraEnv, ...seat.env, RIGDESK_SEAT: seat.seat, RIGDESK_ATTEMPT: attempt },
-    argv: paneArgv,
-  });
-  await faults['fence.after_helper_invoked']?.();
-  if (!created.ok) {
-    store.reservations.advance(r.id, 'helper_invoked', 'abandoned', { outcome: `create failed: ${created.code}` });
-    store.events.append(
-      'fence.abandoned',
-      { rig: seat.rig, seat: seat.seat },
-      { reservation: r.id, code: created.code, message: created.message },
-    );
-    return created;
-  }
-  const id = created.identity;
+/** In one transaction: the reservation created, the live session, its conversation, the bind event. */
+async function bindCreated(
+  engine: Engine,
+  seat: SeatRow,
+  plan: LaunchPlan,
+  reservation: number,
+  attempt: string,
+  id: SessionIdentity,
+): Promise<void> {
+  const { store } = engine;
   const pp = await engine.procNow(id.server, id.panePid);
   const panePidStart = pp && pp !== 'unknown' ? pp.startTime : null;
   store.db
     .transaction(() => {
-      store.reservations.advance(r.id, 'helper_invoked', 'created', { identity: id });
+      store.reservations.advance(reservation, 'helper_invoked', 'created', { identity: id });
       store.sessions.insertLive(seat.seat, plan.runtime, id, {
         panePidStart,
         conversationId: plan.conversationId ?? null,
@@ -154,32 +121,87 @@ export async function createBehindFence(
       );
     })
     .immediate();
-  await faults['fence.after_created']?.();
-  store.reservations.advance(r.id, 'created', 'released', { outcome: 'launched' });
-  store.events.append(
-    'seat.launch',
-    { rig: seat.rig, seat: seat.seat },
+}
+
+/** The create fence (docs/architecture.md invariant 3): reserved -> helper_invoked -> created -> released (or abandoned). */
+export async function createBehindFence(
+  engine: Engine,
+  seat: SeatRow,
+  plan: LaunchPlan,
+  paneArgv: string[],
+  roster: Roster,
+  extraEnv: Record<string, string> = {},
+): Promise<Result<{ launched: LaunchedSeat }>> {
+  const { store } = engine;
+  const faults = engine.deps.faults;
+  const self = engine.deps.proc.read(engine.deps.selfPid);
+  const attempt = engine.deps.newId();
+  const sessionName = seat.seat;
+  const tmux = engine.ownOn(seat.host);
+  const where = { rig: seat.rig, seat: seat.seat };
+  const taken = await reserveSeat(
+    engine,
+    seat,
     {
-      mode: plan.mode,
-      runtime: plan.runtime,
-      conversationId: plan.conversationId ?? null,
-      sessionId: id.sessionId,
-      paneId: id.paneId,
+      seat: seat.seat,
+      attempt,
+      holderPid: engine.deps.selfPid,
+      holderStart: self?.startTime ?? null,
+      server: tmux.key,
+      sessionName,
+      plan,
     },
+    roster,
   );
+  if (!taken.ok) return taken;
+  const r = taken.id;
+  store.events.append('fence.reserved', where, { reservation: r, attempt, plan });
+  await faults['fence.after_reserved']?.();
+
+  if (!store.reservations.advance(r, 'reserved', 'helper_invoked'))
+    return fail('LAUNCH_IN_PROGRESS', `reservation ${r} for ${seat.seat} was taken over`);
+  store.events.append('fence.helper_invoked', where, { reservation: r, attempt, sessionName });
+  const created = await tmux.newSession({
+    name: sessionName,
+    cwd: seat.cwd,
+    seat: seat.seat,
+    attempt,
+    env: { ...extraEnv, ...seat.env, RIGDESK_SEAT: seat.seat, RIGDESK_ATTEMPT: attempt },
+    argv: paneArgv,
+  });
+  await faults['fence.after_helper_invoked']?.();
+  if (!created.ok) {
+    store.reservations.advance(r, 'helper_invoked', 'abandoned', { outcome: `create failed: ${created.code}` });
+    store.events.append('fence.abandoned', where, { reservation: r, code: created.code, message: created.message });
+    return created;
+  }
+  const id = created.identity;
+  await bindCreated(engine, seat, plan, r, attempt, id);
+  await faults['fence.after_created']?.();
+  store.reservations.advance(r, 'created', 'released', { outcome: 'launched' });
+  const conversationId = plan.conversationId;
+  store.events.append('seat.launch', where, {
+    mode: plan.mode,
+    runtime: plan.runtime,
+    conversationId: conversationId ?? null,
+    sessionId: id.sessionId,
+    paneId: id.paneId,
+  });
+  const { server, sessionId, paneId, panePid } = id;
+  const attach = attachArgv(engine, sessionId, server);
   return {
     ok: true,
     launched: {
       seat: seat.seat,
       mode: plan.mode,
       runtime: plan.runtime,
-      conversationId: plan.conversationId,
-      server: id.server,
+      conversationId,
+      server,
       sessionName,
-      sessionId: id.sessionId,
-      paneId: id.paneId,
-      panePid: id.panePid,
-      attach: attachArgv(engine, id.sessionId, id.server),
+      sessionId,
+      paneId,
+      panePid,
+      attach,
     },
   };
 }
