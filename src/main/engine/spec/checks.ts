@@ -23,6 +23,60 @@ export interface CheckContext {
   lineOf(path: readonly PropertyKey[]): number;
 }
 
+/** A member's folder: absolute on its host, or expanded here and checked to exist. */
+function memberCwd(
+  raw: string,
+  host: string | undefined,
+  at: PropertyKey[],
+  ctx: CheckContext,
+  problems: Problem[],
+): string {
+  if (host) {
+    // A remote folder cannot be resolved or checked from here: it must be absolute, and
+    // launch checks it on the host.
+    if (raw.startsWith('/')) return raw.replace(/\/+$/, '') || '/';
+    problems.push({
+      code: 'SPEC_INVALID',
+      path: [...at, 'cwd'],
+      message: `cwd of a member on host ${quote(host)} must be an absolute path on that host`,
+    });
+    return ctx.specDir;
+  }
+  const expanded = expandPath(raw, { env: ctx.deps.env, homeDir: ctx.deps.homeDir, baseDir: ctx.specDir });
+  if (!expanded.ok) {
+    problems.push({ code: 'SPEC_INVALID', path: [...at, 'cwd'], message: expanded.message, extra: expanded.evidence });
+    return ctx.specDir;
+  }
+  const missing = cwdProblem(expanded.path, ctx.deps);
+  if (missing)
+    problems.push({ code: 'CWD_MISSING', path: [...at, 'cwd'], message: missing, extra: { cwd: expanded.path } });
+  return expanded.path;
+}
+
+/** A member's environment with $VARs expanded; `__proto__` (which the schema drops) is refused. */
+function memberEnv(
+  raw: Record<string, string> | null | undefined,
+  at: PropertyKey[],
+  ctx: CheckContext,
+  problems: Problem[],
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  const rawEnv = valueAt(ctx.raw, [...at, 'env']);
+  if (rawEnv && typeof rawEnv === 'object' && Object.hasOwn(rawEnv, '__proto__')) {
+    problems.push({
+      code: 'SPEC_INVALID',
+      path: [...at, 'env', '__proto__'],
+      message: 'environment variable name "__proto__" is not allowed',
+    });
+  }
+  for (const [key, value] of Object.entries(raw ?? {})) {
+    const v = expandVars(value, ctx.deps.env);
+    if (v.ok) env[key] = v.value;
+    else problems.push({ code: 'SPEC_INVALID', path: [...at, 'env', key], message: v.message, extra: v.evidence });
+  }
+  return env;
+}
+
 export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | { problems: Problem[] } {
   const problems: Problem[] = [];
   const firstPod = new Map<string, readonly PropertyKey[]>();
@@ -77,48 +131,8 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
           message: `member names unknown host ${quote(host)} (hosts: ${names.join(', ')}); declare it under hosts: or add it with rigdesk hosts add`,
         });
       }
-      let cwd = ctx.specDir;
-      if (host) {
-        // A remote folder cannot be resolved or checked from here: it must be absolute, and
-        // launch checks it on the host.
-        if (!m.cwd.startsWith('/'))
-          problems.push({
-            code: 'SPEC_INVALID',
-            path: [...at, 'cwd'],
-            message: `cwd of a member on host ${quote(host)} must be an absolute path on that host`,
-          });
-        else cwd = m.cwd.replace(/\/+$/, '') || '/';
-      }
-      const expanded = expandPath(m.cwd, { env: ctx.deps.env, homeDir: ctx.deps.homeDir, baseDir: ctx.specDir });
-      if (host) {
-        /* checked above */
-      } else if (!expanded.ok) {
-        problems.push({
-          code: 'SPEC_INVALID',
-          path: [...at, 'cwd'],
-          message: expanded.message,
-          extra: expanded.evidence,
-        });
-      } else {
-        cwd = expanded.path;
-        const missing = cwdProblem(cwd, ctx.deps);
-        if (missing) problems.push({ code: 'CWD_MISSING', path: [...at, 'cwd'], message: missing, extra: { cwd } });
-      }
-
-      const env: Record<string, string> = {};
-      const rawEnv = valueAt(ctx.raw, [...at, 'env']);
-      if (rawEnv && typeof rawEnv === 'object' && Object.prototype.hasOwnProperty.call(rawEnv, '__proto__')) {
-        problems.push({
-          code: 'SPEC_INVALID',
-          path: [...at, 'env', '__proto__'],
-          message: 'environment variable name "__proto__" is not allowed',
-        });
-      }
-      for (const [key, value] of Object.entries(m.env ?? {})) {
-        const v = expandVars(value, ctx.deps.env);
-        if (v.ok) env[key] = v.value;
-        else problems.push({ code: 'SPEC_INVALID', path: [...at, 'env', key], message: v.message, extra: v.evidence });
-      }
+      const cwd = memberCwd(m.cwd, host, at, ctx, problems);
+      const env = memberEnv(m.env, at, ctx, problems);
 
       const member: MemberSpec = {
         id: m.id,
