@@ -74,7 +74,7 @@ it('hosts bench: a remote roster refresh costs constant round trips; 100 remote 
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(
     join(RESULTS_DIR, `hosts-${doc.date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`),
-    JSON.stringify(doc, null, 2) + '\n',
+    `${JSON.stringify(doc, null, 2)}\n`,
   );
 
   for (const r of results) expect(r.problems).toEqual([]);
@@ -106,7 +106,7 @@ async function benchSize(n: number): Promise<SizeResult> {
     const specPath = join(root, 'rig.yaml');
     writeFileSync(
       specPath,
-      [
+      `${[
         'name: bench',
         'hosts:',
         sshd.hostYaml('box'),
@@ -114,7 +114,7 @@ async function benchSize(n: number): Promise<SizeResult> {
         '  - id: team',
         '    members:',
         `      - { id: r, runtime: shell, cwd: ${sshd.remoteDir}, command: sleep, args: ["3600"], host: box }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const spec = loadRigSpec(specPath, { knownRuntimes: AGENT_AND_SHELL });
     if (!spec.ok) throw new Error(spec.message);

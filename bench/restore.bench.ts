@@ -114,7 +114,7 @@ it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`,
   );
   writeFileSync(
     file,
-    JSON.stringify(
+    `${JSON.stringify(
       {
         bench: 'restore',
         at: new Date().toISOString(),
@@ -129,7 +129,7 @@ it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`,
       },
       null,
       2,
-    ) + '\n',
+    )}\n`,
   );
   log(`results: ${file}`);
 });

@@ -86,7 +86,7 @@ export function formatFailure(f: Failure): string {
 
 /** One line for stderr per thing a long-lived engine's background reports (serve and the app). */
 export function reportLine(r: BackgroundReport): string {
-  if (r.kind === 'reconcile') return formatFailure(r.failure) + '\n';
+  if (r.kind === 'reconcile') return `${formatFailure(r.failure)}\n`;
   if (r.kind === 'waker') return `rigdesk: queue waker: ${r.error.message}\n`;
   return `rigdesk: ${r.message}\n`;
 }

@@ -60,15 +60,15 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   const layout = resolveHome(env);
   mkdirSync(layout.home, { recursive: true, mode: 0o700 });
   const engine = new Engine(liveEngineDeps(env, { layout }));
-  let handle;
+  let handle: Awaited<ReturnType<typeof serveEngineSocket>>;
   try {
     handle = await serveEngineSocket(engine);
   } catch (e) {
     const f = fail('ENGINE_UNREACHABLE', (e as Error).message, {
       hint: 'Use the running engine (the CLI finds it by itself), or stop it first.',
     });
-    if (json) out.stdout(JSON.stringify(f) + '\n');
-    else out.stderr(formatFailure(f) + '\n');
+    if (json) out.stdout(`${JSON.stringify(f)}\n`);
+    else out.stderr(`${formatFailure(f)}\n`);
     return 1;
   }
   // Reconcile after a crash or a reboot, snapshots, the queue waker, the activity monitor.
@@ -83,7 +83,7 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   });
   out.stdout(
     json
-      ? JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url }) + '\n'
+      ? `${JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url })}\n`
       : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\nrigdesk window: ${win.url}\n`,
   );
   await new Promise<void>((resolveStop) => {
@@ -106,25 +106,22 @@ export async function runCli(
   const a = parseArgs(argv);
   const json = a.flags.json === true;
   if (a.flags.version || a.command === 'version') {
-    out.stdout(json ? JSON.stringify({ ok: true, version: '0.1.0' }) + '\n' : 'rigdesk 0.1.0\n');
+    out.stdout(json ? `${JSON.stringify({ ok: true, version: '0.1.0' })}\n` : 'rigdesk 0.1.0\n');
     return 0;
   }
   if (a.flags.help || a.command === 'help' || a.command === undefined) {
-    out.stdout(usage() + '\n');
+    out.stdout(`${usage()}\n`);
     return a.command === undefined && !a.flags.help ? 2 : 0;
   }
-  const cmd =
-    a.command !== undefined && Object.prototype.hasOwnProperty.call(COMMANDS, a.command)
-      ? COMMANDS[a.command]!
-      : undefined;
+  const cmd = a.command !== undefined && Object.hasOwn(COMMANDS, a.command) ? COMMANDS[a.command]! : undefined;
   const req = cmd
     ? cmd.toRequest(a)
     : fail('BAD_USAGE', a.command ? `unknown command "${a.command}"` : 'no command given', {
         hint: 'rigdesk --help lists the commands.',
       });
   const report = (f: Failure) => {
-    if (json) out.stdout(JSON.stringify(f) + '\n');
-    else out.stderr(formatFailure(f) + '\n');
+    if (json) out.stdout(`${JSON.stringify(f)}\n`);
+    else out.stderr(`${formatFailure(f)}\n`);
     return exitCodeFor(f.code);
   };
   if (a.command === 'serve') {
@@ -147,7 +144,7 @@ export async function runCli(
     const r = spawnSync(argvAttach[0]!, argvAttach.slice(1), { stdio: 'inherit', env: { ...env, TMUX: '' } });
     return r.status ?? 1;
   }
-  out.stdout((json ? JSON.stringify(res) : (done.human ?? '')) + '\n');
+  out.stdout(`${json ? JSON.stringify(res) : (done.human ?? '')}\n`);
   return 0;
 }
 

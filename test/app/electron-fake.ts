@@ -98,10 +98,11 @@ export function fakeElectron(opts: { lock?: boolean } = {}) {
     }),
     createMenu: (template) => new FakeMenu(template),
     createNotification: (o) => {
+      const noop: () => void = () => undefined;
       const n = {
         title: o.title ?? '',
         body: o.body ?? '',
-        clickFn: () => undefined as void,
+        clickFn: noop,
         click: () => n.clickFn(),
       };
       notifications.push(n);

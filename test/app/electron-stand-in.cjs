@@ -281,7 +281,7 @@ function control() {
     try {
       reply = await ops[m.op](m);
     } catch (e) {
-      reply = { error: String(e && e.stack ? e.stack : e) };
+      reply = { error: String(e?.stack ? e.stack : e) };
     }
     process.send?.({ id: m.id, ...reply });
   });

@@ -5,7 +5,7 @@ import type { Engine } from '../../src/main/engine/engine';
 import { RUNTIME_IDS } from '../../src/main/engine/runtimes';
 import { loadRigSpec } from '../../src/main/engine/spec';
 import type { ResultOf } from '../../src/shared/contract';
-import { HOSTS_REQUESTS } from '../../src/shared/contract/hosts';
+import type { HOSTS_REQUESTS } from '../../src/shared/contract/hosts';
 import type { RigWorld } from '../support/rig';
 import { REMOTE_USER, sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { expectAnswer, expectFailure } from './support';
@@ -52,13 +52,13 @@ describe.skipIf(!!sshdMissing())('hosts answers parse against the contract (real
   const recordSeatOnBox = () => {
     const spec = w.spec(
       'rig.yaml',
-      [
+      `${[
         'name: mix',
         'pods:',
         '  - id: team',
         '    members:',
         `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const loaded = loadRigSpec(spec, { knownRuntimes: RUNTIME_IDS, knownHosts: ['box'] });
     if (!loaded.ok) throw new Error(loaded.message);

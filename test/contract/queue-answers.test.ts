@@ -8,7 +8,7 @@ import type { Engine } from '../../src/main/engine/engine';
 import { wakeDigest } from '../../src/main/engine/queue/wake-plan';
 import { type ObserveFn, queueTick } from '../../src/main/engine/queue/waker';
 import type { ResultOf, WakeReport } from '../../src/shared/contract';
-import { ACTIVITY_REQUESTS } from '../../src/shared/contract/activity';
+import type { ACTIVITY_REQUESTS } from '../../src/shared/contract/activity';
 import { waitForIdle } from '../queue/helpers';
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';

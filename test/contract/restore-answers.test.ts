@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { dispatch } from '../../src/main/engine/api';
 import type { Engine } from '../../src/main/engine/engine';
-import { type AnswerOf, type Method, type REQUESTS, RESTORE_REQUESTS } from '../../src/shared/contract';
+import type { AnswerOf, Method, REQUESTS, RESTORE_REQUESTS } from '../../src/shared/contract';
 import { standInTranscript, writeClaudeStandIn } from '../restore/standin-claude';
 import { RigWorld } from '../support/rig';
 import { standInArgv } from '../support/standin';

@@ -18,19 +18,17 @@ function rigYaml(fx: ClaudeFixture, members: { id: string; runtime: string }[]):
   const env = Object.entries(fx.env)
     .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
     .join('\n');
-  return (
-    [
-      'name: crew',
-      'pods:',
-      '  - id: team',
-      '    members:',
-      ...members.map((m) =>
-        m.runtime === 'shell'
-          ? `      - { id: ${m.id}, runtime: shell, cwd: ./work, command: bash, args: ["--noprofile", "--norc"] }`
-          : `      - id: ${m.id}\n        runtime: ${m.runtime}\n        cwd: ./work\n        env:\n${env}`,
-      ),
-    ].join('\n') + '\n'
-  );
+  return `${[
+    'name: crew',
+    'pods:',
+    '  - id: team',
+    '    members:',
+    ...members.map((m) =>
+      m.runtime === 'shell'
+        ? `      - { id: ${m.id}, runtime: shell, cwd: ./work, command: bash, args: ["--noprofile", "--norc"] }`
+        : `      - id: ${m.id}\n        runtime: ${m.runtime}\n        cwd: ./work\n        env:\n${env}`,
+    ),
+  ].join('\n')}\n`;
 }
 
 describe('a rig with real Claude Code seats', () => {

@@ -12,7 +12,7 @@ function rawCall(socket: string, frame: string): Promise<any> {
   return new Promise((resolve, reject) => {
     const s = connect(socket);
     let buf = '';
-    s.on('connect', () => s.write(frame + '\n'));
+    s.on('connect', () => s.write(`${frame}\n`));
     s.on('data', (d) => {
       buf += d.toString();
       if (buf.includes('\n')) {

@@ -40,13 +40,13 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     // A spec may name a host added here without declaring it; one nobody knows is refused with the way out.
     const byName = w.spec(
       'byname.yaml',
-      [
+      `${[
         'name: byname',
         'pods:',
         '  - id: team',
         '    members:',
         `      - { id: sh, runtime: shell, cwd: ${sshd.remoteDir}, host: box, command: sleep, args: ['600'] }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const up = await w.cli(['up', byName, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
@@ -56,13 +56,13 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     expect((await w.cli(['stop', 'sh@byname', '--json'])).code).toBe(0);
     const nowhere = w.spec(
       'nowhere.yaml',
-      [
+      `${[
         'name: nowhere',
         'pods:',
         '  - id: team',
         '    members:',
         `      - { id: sh, runtime: shell, cwd: /tmp, host: elsewhere }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const refused = await w.cli(['up', nowhere, '--json']);
     expect(refused.json).toMatchObject({
@@ -76,7 +76,7 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     // A seat on box that runs Claude Code: the host has no `claude`, and check says so.
     const spec = w.spec(
       'rig.yaml',
-      [
+      `${[
         'name: mix',
         'hosts:',
         sshd.hostYaml('box'),
@@ -84,7 +84,7 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
         '  - id: team',
         '    members:',
         `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const e = w.engine();
     const { loadRigSpec } = await import('../../src/main/engine/spec');

@@ -26,7 +26,7 @@ describe.skipIf(!!sshdMissing())(
     const up = async () => {
       const spec = w.spec(
         'rig.yaml',
-        [
+        `${[
           'name: mix',
           'hosts:',
           sshd.hostYaml('box'),
@@ -34,7 +34,7 @@ describe.skipIf(!!sshdMissing())(
           '  - id: team',
           '    members:',
           `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
-        ].join('\n') + '\n',
+        ].join('\n')}\n`,
       );
       expect((await w.cli(['up', spec])).code).toBe(0);
     };

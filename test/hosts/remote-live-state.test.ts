@@ -21,7 +21,7 @@ describe.skipIf(!!sshdMissing())('live-state files of agents on another host (re
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
     const spec = w.spec(
       'rig.yaml',
-      [
+      `${[
         'name: live',
         'hosts:',
         sshd.hostYaml('box'),
@@ -29,7 +29,7 @@ describe.skipIf(!!sshdMissing())('live-state files of agents on another host (re
         '  - id: team',
         '    members:',
         `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);

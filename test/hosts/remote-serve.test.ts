@@ -30,7 +30,7 @@ describe.skipIf(!!sshdMissing())('browser mode with a remote seat (rigdesk serve
     const engine = w.engine();
     const spec = w.spec(
       'rig.yaml',
-      [
+      `${[
         'name: mix',
         'hosts:',
         sshd.hostYaml('box'),
@@ -39,7 +39,7 @@ describe.skipIf(!!sshdMissing())('browser mode with a remote seat (rigdesk serve
         '    members:',
         '      - { id: here, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }',
         `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const up = await dispatch(engine, 'up', { spec });
     expect(up.ok, JSON.stringify(up)).toBe(true);

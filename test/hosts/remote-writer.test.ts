@@ -30,7 +30,7 @@ describe.skipIf(!!sshdMissing())(
       chmodSync(bin, 0o755);
       const spec = w.spec(
         'rig.yaml',
-        [
+        `${[
           'name: mix',
           'hosts:',
           sshd.hostYaml('box'),
@@ -38,7 +38,7 @@ describe.skipIf(!!sshdMissing())(
           '  - id: team',
           '    members:',
           `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${join(bin, 'claude')}, host: box }`,
-        ].join('\n') + '\n',
+        ].join('\n')}\n`,
       );
       const up = await w.cli(['up', spec, '--json']);
       expect(up.code, up.stdout + up.stderr).toBe(0);

@@ -22,7 +22,7 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
     const spec = w.spec(
       'rig.yaml',
-      [
+      `${[
         'name: mix',
         'hosts:',
         sshd.hostYaml('box'),
@@ -31,7 +31,7 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
         '    members:',
         '      - { id: here, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }',
         `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);

@@ -11,19 +11,17 @@ import { waitFor } from '../support/tmux';
 function mixedRig(sshd: TestSshd): string {
   const shell = (id: string, host?: string) =>
     `      - { id: ${id}, runtime: shell, cwd: ${host ? sshd.remoteDir : '.'}, command: bash, args: ["--noprofile", "--norc"]${host ? `, host: ${host}` : ''} }`;
-  return (
-    [
-      'name: mix',
-      'hosts:',
-      sshd.hostYaml('box'),
-      'pods:',
-      '  - id: team',
-      '    members:',
-      shell('here'),
-      shell('r1', 'box'),
-      shell('r2', 'box'),
-    ].join('\n') + '\n'
-  );
+  return `${[
+    'name: mix',
+    'hosts:',
+    sshd.hostYaml('box'),
+    'pods:',
+    '  - id: team',
+    '    members:',
+    shell('here'),
+    shell('r1', 'box'),
+    shell('r2', 'box'),
+  ].join('\n')}\n`;
 }
 
 describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 127.0.0.1, real tmux there)', () => {
@@ -108,7 +106,7 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
       `      - { id: ${id}, runtime: ${runtime}, cwd: ${sshd.remoteDir}, host: box }`;
     const spec = w.spec(
       'rig.yaml',
-      [
+      `${[
         'name: far',
         'hosts:',
         sshd.hostYaml('box'),
@@ -118,7 +116,7 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
         member('g', 'gemini'),
         member('q', 'qwen'),
         member('o', 'opencode'),
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).not.toBe(0);

@@ -13,7 +13,7 @@ describe.skipIf(!!sshdMissing())('a host that stops answering (real sshd killed 
       `      - { id: ${id}, runtime: shell, cwd: ${host ? sshd.remoteDir : '.'}, command: bash, args: ["--noprofile", "--norc"]${host ? `, host: ${host}` : ''} }`;
     const spec = w.spec(
       'rig.yaml',
-      [
+      `${[
         'name: mix',
         'hosts:',
         sshd.hostYaml('box'),
@@ -23,7 +23,7 @@ describe.skipIf(!!sshdMissing())('a host that stops answering (real sshd killed 
         shell('here'),
         shell('r1', 'box'),
         shell('r2', 'box'),
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     expect((await w.cli(['up', spec])).code).toBe(0);
     const before = (await w.cli(['ps', '--json'])).json.seats as { seat: string; sessionId: string; state: string }[];

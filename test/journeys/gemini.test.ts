@@ -367,7 +367,7 @@ describe('journey: Gemini CLI seats, driven through rigdesk', () => {
         .join('\n');
     const spec = j.w.spec(
       'bad.yaml',
-      [
+      `${[
         'name: bad',
         'pods:',
         '  - id: team',
@@ -382,7 +382,7 @@ describe('journey: Gemini CLI seats, driven through rigdesk', () => {
         '        cwd: "./work"',
         '        env:',
         env(personEnv),
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const up = await j.cli(['up', spec, '--json']);
     expect(up.code).toBe(1);

@@ -173,12 +173,7 @@ export class JourneyWorld {
   private readonly others: TestTmux[] = [];
   private readonly pids: number[] = [];
 
-  constructor(
-    private readonly server: FakeModelServer,
-    private readonly closed: number,
-    runtimes: AgentRuntime[],
-    folders: string[] = ['work'],
-  ) {
+  constructor(server: FakeModelServer, closed: number, runtimes: AgentRuntime[], folders: string[] = ['work']) {
     this.w = new RigWorld();
     for (const f of folders) {
       mkdirSync(join(this.w.root, f), { recursive: true });

@@ -109,7 +109,7 @@ describe('the move table against the store (property)', () => {
     });
     fc.assert(
       fc.property(fc.array(move, { maxLength: 25 }), (moves) => {
-        let t = 1000;
+        const t = 1000;
         const store = Store.open(':memory:', () => t);
         try {
           const repo = store.queue;

@@ -67,16 +67,14 @@ describe('restore meets a dialog (real Claude Code, untrusted folder)', () => {
     const env = Object.entries(fx.env)
       .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
       .join('\n');
-    return (
-      [
-        'name: crew',
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`,
-        `      - id: newbie\n        runtime: claude-code\n        cwd: ./work\n        restore_policy: fresh\n        env:\n${env}`,
-      ].join('\n') + '\n'
-    );
+    return `${[
+      'name: crew',
+      'pods:',
+      '  - id: team',
+      '    members:',
+      `      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`,
+      `      - id: newbie\n        runtime: claude-code\n        cwd: ./work\n        restore_policy: fresh\n        env:\n${env}`,
+    ].join('\n')}\n`;
   };
   const transcript = (id: string) =>
     existsSync(fx.transcriptPath(work, id)) ? readFileSync(fx.transcriptPath(work, id), 'utf8') : '';

@@ -68,15 +68,13 @@ describe('fork with real Claude Code seats', () => {
     const env = Object.entries(fx.env)
       .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
       .join('\n');
-    return (
-      [
-        'name: crew',
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`,
-      ].join('\n') + '\n'
-    );
+    return `${[
+      'name: crew',
+      'pods:',
+      '  - id: team',
+      '    members:',
+      `      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`,
+    ].join('\n')}\n`;
   };
   const ps = async () =>
     (await w.cli(['ps', '--json'])).json.seats as {

@@ -64,7 +64,7 @@ describe('fork with a real Codex seat', () => {
   });
 
   const yaml = () =>
-    [
+    `${[
       'name: crew',
       'pods:',
       '  - id: team',
@@ -74,7 +74,7 @@ describe('fork with a real Codex seat', () => {
       '        cwd: ./work',
       '        env:',
       ...Object.entries(fx.env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`),
-    ].join('\n') + '\n';
+    ].join('\n')}\n`;
   type Row = { seat: string; state: string; activity?: string; pid?: number; conversationId?: string; paneId?: string };
   const rows = async () => (await w.cli(['ps', '--json'])).json.seats as Row[];
   const idle = (seat: string) =>

@@ -89,7 +89,7 @@ describe('reboot: a Claude Code, a Codex and a Pi seat come back on their conver
       ...Object.entries(env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`),
     ].join('\n');
   const yaml = () =>
-    [
+    `${[
       'name: crew',
       'pods:',
       '  - id: team',
@@ -97,7 +97,7 @@ describe('reboot: a Claude Code, a Codex and a Pi seat come back on their conver
       member('lead', 'claude-code', fc.env),
       member('coder', 'codex', fx.env),
       member('pi', 'pi', fp.env),
-    ].join('\n') + '\n';
+    ].join('\n')}\n`;
 
   const rows = async () => (await w.cli(['ps', '--json'])).json.seats as Row[];
   const allIdle = () =>

@@ -66,17 +66,15 @@ describe('restore with real Claude Code seats', () => {
     const env = Object.entries(fx.env)
       .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
       .join('\n');
-    return (
-      [
-        'name: crew',
-        'pods:',
-        '  - id: team',
-        '    members:',
-        ...['lead', 'gone'].map(
-          (m) => `      - id: ${m}\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`,
-        ),
-      ].join('\n') + '\n'
-    );
+    return `${[
+      'name: crew',
+      'pods:',
+      '  - id: team',
+      '    members:',
+      ...['lead', 'gone'].map(
+        (m) => `      - id: ${m}\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}`,
+      ),
+    ].join('\n')}\n`;
   };
 
   async function waitIdle(seat: string) {

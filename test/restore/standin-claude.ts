@@ -53,19 +53,17 @@ export function standInRigYaml(
   claudeSeats: string[],
   shellSeats: string[] = [],
 ): string {
-  return (
-    [
-      `name: ${rig}`,
-      'pods:',
-      '  - id: team',
-      '    members:',
-      ...claudeSeats.map(
-        (m) =>
-          `      - { id: ${m}, runtime: claude-code, cwd: ./work, command: ${bin}, env: { CLAUDE_CONFIG_DIR: ${join(root, `cfg-${m}`)} } }`,
-      ),
-      ...shellSeats.map(
-        (m) => `      - { id: ${m}, runtime: shell, cwd: ./work, command: bash, args: ["--noprofile", "--norc"] }`,
-      ),
-    ].join('\n') + '\n'
-  );
+  return `${[
+    `name: ${rig}`,
+    'pods:',
+    '  - id: team',
+    '    members:',
+    ...claudeSeats.map(
+      (m) =>
+        `      - { id: ${m}, runtime: claude-code, cwd: ./work, command: ${bin}, env: { CLAUDE_CONFIG_DIR: ${join(root, `cfg-${m}`)} } }`,
+    ),
+    ...shellSeats.map(
+      (m) => `      - { id: ${m}, runtime: shell, cwd: ./work, command: bash, args: ["--noprofile", "--norc"] }`,
+    ),
+  ].join('\n')}\n`;
 }

@@ -208,11 +208,11 @@ describe("a claim from the pane's wrapper (Pi rewrites its own command line)", (
 
   it('names the session given by id, or by a file whose session header names it', () => {
     expect(wrapperClaim(engine(wrapped('/x/pi', '--session', P)), pane, 'pi')).toBe(P);
-    const file = '/h/sessions/--w--/2026-11-29T07-06-34-237Z_' + P + '.jsonl';
+    const file = `/h/sessions/--w--/2026-11-29T07-06-34-237Z_${P}.jsonl`;
     expect(
       wrapperClaim(
         engine(wrapped('/x/pi', '--session', file), {
-          [file]: JSON.stringify({ type: 'session', version: 3, id: P }) + '\n{"type":"model_change"}',
+          [file]: `${JSON.stringify({ type: 'session', version: 3, id: P })}\n{"type":"model_change"}`,
         }),
         pane,
         'pi',

@@ -132,7 +132,7 @@ describe('loadRigSpec on real files', () => {
     const { file, f } = failure(text);
     expect(f.code).toBe('SPEC_INVALID');
     expect(f.evidence?.line).toBeGreaterThanOrEqual(lineOf(text, '[./wk/w1'));
-    expect(f.message).toMatch(new RegExp(`^${escape(file)}:\\d+: YAML: `));
+    expect(f.message).toMatch(new RegExp(`^${escapeRe(file)}:\\d+: YAML: `));
   });
 
   it('reports a duplicate YAML key with its line', () => {
@@ -146,7 +146,7 @@ describe('loadRigSpec on real files', () => {
     const { f } = failure(`${BASE}---\nname: other\n`);
     expect(f.code).toBe('SPEC_INVALID');
     expect(f.message).toContain('multiple documents');
-    expect(f.evidence?.line).toBe(lineOf(BASE + '---\n', '---'));
+    expect(f.evidence?.line).toBe(lineOf(`${BASE}---\n`, '---'));
   });
 
   it('rejects an alias bomb quickly instead of expanding it', () => {
@@ -364,7 +364,7 @@ edges:`,
   });
 });
 
-function escape(s: string): string {
+function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -377,14 +377,14 @@ describe('hosts: and member host', () => {
     '  here: local',
   ];
   const member = (extra: string) =>
-    [
+    `${[
       'name: demo',
       ...hosts,
       'pods:',
       '  - id: p',
       '    members:',
       `      - { id: lead, runtime: shell, ${extra} }`,
-    ].join('\n') + '\n';
+    ].join('\n')}\n`;
 
   it('reads an ssh host and a member on it, with the remote cwd taken as written', () => {
     const s = spec(member('cwd: /srv/remote/only, host: box'));

@@ -125,16 +125,14 @@ export class RigWorld {
 }
 
 export function shellRigYaml(rig: string, members: string[], extra = ''): string {
-  return (
-    [
-      `name: ${rig}`,
-      'pods:',
-      '  - id: team',
-      '    members:',
-      ...members.map(
-        (m) => `      - { id: ${m}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`,
-      ),
-      extra,
-    ].join('\n') + '\n'
-  );
+  return `${[
+    `name: ${rig}`,
+    'pods:',
+    '  - id: team',
+    '    members:',
+    ...members.map(
+      (m) => `      - { id: ${m}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`,
+    ),
+    extra,
+  ].join('\n')}\n`;
 }

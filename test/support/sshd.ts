@@ -94,7 +94,7 @@ export class TestSshd {
     writeFileSync(this.knownHosts, `[127.0.0.1]:${this.port} ${readFileSync(join(this.dir, 'host_key.pub'), 'utf8')}`);
     writeFileSync(
       this.config,
-      [
+      `${[
         `Port ${this.port}`,
         'ListenAddress 127.0.0.1',
         `HostKey ${join(this.dir, 'host_key')}`,
@@ -112,7 +112,7 @@ export class TestSshd {
         'PrintMotd no',
         'ClientAliveInterval 1',
         'ClientAliveCountMax 3',
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     await this.spawn();
     return this;

@@ -17,7 +17,7 @@ function reasonOf(a: ParsedArgs, n: number): string | undefined {
   return undefined;
 }
 
-function valueOf(a: ParsedArgs, name: string, n: number): string | undefined {
+function flagValue(a: ParsedArgs, name: string, n: number): string | undefined {
   const flag = a.flags[name];
   if (typeof flag === 'string') return flag;
   if (flag === true && a.positionals.length > n) return a.positionals[n];
@@ -177,7 +177,7 @@ export const RESTORE_COMMANDS: Record<string, CommandSpec> = {
     toRequest: (a) => {
       const seat = positional(a, 0, 'a seat (member@rig)');
       if (!seat.ok) return seat;
-      const as = valueOf(a, 'as', 1);
+      const as = flagValue(a, 'as', 1);
       if (!as) return fail('BAD_USAGE', 'fork needs --as <member>');
       return {
         ok: true,

@@ -46,7 +46,9 @@ export class Engine {
 
   async beforeRespawn(server: string, paneId: string): Promise<() => void> {
     const releases = await Promise.all([...this.respawnGuards].map((g) => g(server, paneId)));
-    return () => releases.forEach((r) => r());
+    return () => {
+      for (const r of releases) r();
+    };
   }
 
   now(): number {

@@ -30,7 +30,8 @@ export const livePty: SpawnPty = (file, args, opts) => {
   });
   return {
     pid: p.pid,
-    onData: (cb) => void p.onData((d) => cb(typeof d === 'string' ? Buffer.from(d) : (d as unknown as Buffer))),
+    // With `encoding: null` node-pty hands over Buffers, though its types say string.
+    onData: (cb) => void p.onData((d: string | Buffer) => cb(typeof d === 'string' ? Buffer.from(d) : d)),
     onExit: (cb) => void p.onExit(cb),
     write: (d) => p.write(d as string),
     resize: (c, r) => p.resize(c, r),

@@ -25,7 +25,7 @@ export async function paneFloodMs(kind: ClientKind, lines: number): Promise<{ ms
     execFileSync('tmux', ['-L', sock, '-f', '/dev/null', ...args], { encoding: 'utf8', env });
   tmux(['new-session', '-d', '-s', 'a', '-x', '120', '-y', '40', 'bash --noprofile --norc']);
   let clientBytes = 0;
-  let stop = () => undefined as void;
+  let stop: () => void = () => undefined;
   try {
     await sleep(300);
     if (kind === 'attach') {

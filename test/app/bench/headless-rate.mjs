@@ -8,7 +8,7 @@ const { Terminal } = createRequire(import.meta.url)('@xterm/headless');
 const [lines, cols, rows] = process.argv.slice(2).map(Number);
 const parts = [];
 for (let i = 1; i <= lines; i++) parts.push(String(i));
-const bytes = Buffer.from(parts.join('\r\n') + '\r\n');
+const bytes = Buffer.from(`${parts.join('\r\n')}\r\n`);
 const t = new Terminal({ cols, rows, allowProposedApi: true });
 const start = performance.now();
 const CHUNK = 64 * 1024;

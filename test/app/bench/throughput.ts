@@ -125,7 +125,7 @@ export function parsedText(page: Page, seat: string, re: string, timeoutMs = 600
         const screen = window.__rigdeskScreens?.[s];
         if (!screen) return reject(new Error(`no terminal open for ${s}`));
         const rx = new RegExp(r, 'm');
-        let off = () => undefined as void;
+        let off: () => void = () => undefined;
         const t = setTimeout(() => (off(), reject(new Error(`${s} never showed /${r}/ in ${ms} ms`))), ms);
         const check = () => {
           if (!rx.test(screen.text())) return;
@@ -197,7 +197,7 @@ export async function browserRun(
       process.stdout.write(`page metrics delta (${renderer}): ${JSON.stringify(Object.fromEntries(d))}\n`);
       const { profile } = await cdp.send('Profiler.stop');
       const dt = new Map<number, number>();
-      profile.samples!.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas![i] ?? 0)));
+      for (const [i, id] of profile.samples!.entries()) dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas![i] ?? 0));
       const self = new Map<string, number>();
       for (const n of profile.nodes) {
         const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;

@@ -11,8 +11,8 @@ describe('claude: the conversation an argv makes the process write', () => {
     [['claude', '--session-id', U], U],
     [['claude', '--resume', U], U],
     [['claude', '-r', U], U],
-    [['claude', '--resume=' + U], U],
-    [['claude', '--session-id=' + U], U],
+    [['claude', `--resume=${U}`], U],
+    [['claude', `--session-id=${U}`], U],
     [['/p/node_modules/@anthropic-ai/claude-code/bin/claude.exe', '-p', '--resume', U, 'hello'], U],
     [['claude', '--dangerously-skip-permissions', '--resume', U, '--model', 'opus'], U],
     [['claude'], undefined],
@@ -32,7 +32,7 @@ describe('claude: the conversation an argv makes the process write', () => {
   it('--fork-session with --resume reads the named conversation but does not claim it', () => {
     expect(claudeCode.conversationFromArgv(['claude', '--resume', U, '--fork-session'])).toBeUndefined();
     expect(claudeCode.conversationFromArgv(['claude', '--fork-session', '-r', U])).toBeUndefined();
-    expect(claudeCode.conversationFromArgv(['claude', '--fork-session', '--resume=' + U])).toBeUndefined();
+    expect(claudeCode.conversationFromArgv(['claude', '--fork-session', `--resume=${U}`])).toBeUndefined();
   });
 
   // Was a bug, now fixed (src/main/engine/runtimes/claude-code.ts:66): with --fork-session the --session-id value is
@@ -80,9 +80,9 @@ describe('codex: the thread an argv makes the process write', () => {
 describe('pi: the session an argv names', () => {
   const cases: [string[], string | undefined][] = [
     [['pi', '--session', P], P],
-    [['pi', '--session=' + P], P],
+    [['pi', `--session=${P}`], P],
     [['node', '/x/node_modules/.bin/pi', '--session', P], P],
-    [['pi', '--session', '/w/.pi/sessions/--w--/2026-11-29T07-06-34-237Z_' + P + '.jsonl'], undefined], // a file path, not an id
+    [['pi', '--session', `/w/.pi/sessions/--w--/2026-11-29T07-06-34-237Z_${P}.jsonl`], undefined], // a file path, not an id
     [['pi', '--session', '/tmp/new-session.jsonl'], undefined],
     [['pi', '--fork', P], undefined],
     [['pi', '-c'], undefined],
@@ -110,7 +110,7 @@ describe('argv parsing never throws and claims only UUIDs (claude, codex)', () =
         'node',
         U,
         T,
-        '--resume=' + U,
+        `--resume=${U}`,
       ),
       fc.string(),
     );

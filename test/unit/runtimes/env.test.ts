@@ -42,8 +42,8 @@ describe('identity markers never leak into a seat; config variables do', () => {
 
   it('scrubIdentity drops markers, keeps the rest with their exact values, and leaves its input alone', () => {
     const env: NodeJS.ProcessEnv = {};
-    MARKERS.forEach((k) => (env[k] = `m-${k}`));
-    CONFIG.forEach((k) => (env[k] = `v-${k} with spaces\nand a newline`));
+    for (const k of MARKERS) env[k] = `m-${k}`;
+    for (const k of CONFIG) env[k] = `v-${k} with spaces\nand a newline`;
     const before = { ...env };
     const out = scrubIdentity(env);
     expect(Object.keys(out).sort()).toEqual([...CONFIG].sort());
@@ -131,7 +131,7 @@ describe('PANE_WRAPPER, run by a real /bin/sh', () => {
     const tricky = ['a b', '$HOME', '`id`', "it's", '"q"', '*', '; rm -rf /', '', '\\n'];
     const argv = wrapForPane(['printf', '<%s>', ...tricky]);
     const out = execFileSync(argv[0]!, argv.slice(1), { env: base, encoding: 'utf8' });
-    expect(out).toBe(tricky.map((t) => `<${t}>`).join('') + '\n[rigdesk] printf exited with status 0\n');
+    expect(out).toBe(`${tricky.map((t) => `<${t}>`).join('')}\n[rigdesk] printf exited with status 0\n`);
   });
 
   it('wrapForPane is /bin/sh -c PANE_WRAPPER with $0 = rigdesk-seat and the agent argv after it', () => {

@@ -74,19 +74,19 @@ describe('claudeProjectSlug: the projects/ folder Claude uses for a cwd', () => 
   });
 
   it('a slug of up to 200 characters is kept whole', () => {
-    const cwd = '/' + 'a'.repeat(199);
-    expect(claudeProjectSlug(cwd)).toBe('-' + 'a'.repeat(199));
+    const cwd = `/${'a'.repeat(199)}`;
+    expect(claudeProjectSlug(cwd)).toBe(`-${'a'.repeat(199)}`);
   });
 
   it('a longer one is cut to 200 and suffixed with the base-36 hash of the whole path', () => {
-    const cwd = '/' + 'a'.repeat(150) + '/' + 'b'.repeat(100);
+    const cwd = `/${'a'.repeat(150)}/${'b'.repeat(100)}`;
     const slug = claudeProjectSlug(cwd);
     expect(slug).toBe(`${cwd.replace(/[^a-zA-Z0-9]/g, '-').slice(0, 200)}-${Math.abs(javaHash(cwd)).toString(36)}`);
   });
 
   it('two long paths that share their first 200 characters get different folders', () => {
-    const base = '/' + 'x'.repeat(250);
-    expect(claudeProjectSlug(base + '/one')).not.toBe(claudeProjectSlug(base + '/two'));
+    const base = `/${'x'.repeat(250)}`;
+    expect(claudeProjectSlug(`${base}/one`)).not.toBe(claudeProjectSlug(`${base}/two`));
   });
 
   it('property: the slug is alnum and "-" up to 200, then "-" + base-36 hash', () => {

@@ -38,7 +38,7 @@ describe('parsePaneRows reads list-panes -F PANE_FORMAT output', () => {
   });
 
   it('a good row parses into typed fields', () => {
-    const { rows, malformed } = parsePaneRows(line() + '\n');
+    const { rows, malformed } = parsePaneRows(`${line()}\n`);
     expect(malformed).toBe(0);
     expect(rows).toEqual([
       {
@@ -90,7 +90,7 @@ describe('parsePaneRows reads list-panes -F PANE_FORMAT output', () => {
   });
 
   it('extra separators belong to the last field, the raw pane_current_path', () => {
-    const { rows, malformed } = parsePaneRows(line() + SEP + 'extra');
+    const { rows, malformed } = parsePaneRows(`${line() + SEP}extra`);
     expect(malformed).toBe(0);
     expect(rows[0]!.currentPath.endsWith(`${SEP}extra`)).toBe(true);
   });

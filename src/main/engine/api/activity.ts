@@ -1,4 +1,4 @@
-import { ACTIVITY_ANSWERS, ACTIVITY_REQUESTS } from '../../../shared/contract/activity';
+import type { ACTIVITY_ANSWERS, ACTIVITY_REQUESTS } from '../../../shared/contract/activity';
 import { moveItem, addItem, listItems, showItem } from '../queue/service';
 import { queueTick } from '../queue/waker';
 import type { Handlers } from './types';

@@ -1,4 +1,4 @@
-import { ENGINE_ANSWERS, ENGINE_REQUESTS } from '../../../shared/contract/engine';
+import type { ENGINE_ANSWERS, ENGINE_REQUESTS } from '../../../shared/contract/engine';
 import { sendToSeat } from '../delivery/send';
 import { launchSeat } from '../services/launch';
 import { doctor } from '../services/doctor';

@@ -1,4 +1,4 @@
-import { HOSTS_ANSWERS, HOSTS_REQUESTS } from '../../../shared/contract/hosts';
+import type { HOSTS_ANSWERS, HOSTS_REQUESTS } from '../../../shared/contract/hosts';
 import { addHost, checkHost, listHosts } from '../services/hosts';
 import type { Handlers } from './types';
 

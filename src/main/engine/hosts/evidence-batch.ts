@@ -104,7 +104,7 @@ function siblings(answers: ReadonlyMap<string, ProbeAnswer>, p: Probe): Probe[] 
   if (slash <= 0) return [];
   const dir = p.path.slice(0, slash);
   const listed = answers.get(probeKey({ op: 'list', path: dir }));
-  if (!listed || listed.status !== 0) return [];
+  if (listed?.status !== 0) return [];
   const name = p.path.slice(slash + 1);
   const dot = name.lastIndexOf('.');
   const ext = dot > 0 ? name.slice(dot) : '';
@@ -203,7 +203,7 @@ export async function answerOnHost<T>(
           reason: `${(e as Error).message}${r.stderr ? `: ${r.stderr.trim().slice(0, 200)}` : ''}`,
         };
       }
-      probes.forEach((p, i) => known.set(probeKey(p), got[i]!));
+      for (const [i, p] of probes.entries()) known.set(probeKey(p), got[i]!);
     }
     want = new Map();
     const next: typeof pending = new Map();

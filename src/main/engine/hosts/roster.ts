@@ -176,7 +176,7 @@ async function fetchProbes(exec: Exec, probes: Probe[], into: Map<string, ProbeA
   const r = await exec('sh', probeArgs(probes), { timeoutMs: 8_000 });
   if (r.spawnError) return r.spawnError;
   try {
-    parseProbeAnswers(r.stdout, probes.length).forEach((a, i) => into.set(probeKey(probes[i]!), a));
+    for (const [i, a] of parseProbeAnswers(r.stdout, probes.length).entries()) into.set(probeKey(probes[i]!), a);
     return true;
   } catch (e) {
     return (e as Error).message;

@@ -180,7 +180,7 @@ function ttyNumber(tty: string, linux: boolean, cache: Map<string, number>): num
 /** Off Linux: sid = the topmost ancestor-or-self on the same controlling tty; 0 without a tty. */
 function deriveSids(procs: ProcInfo[], rows: PsRow[]): void {
   const byPid = new Map<number, { proc: ProcInfo; tty: string }>();
-  procs.forEach((p, i) => byPid.set(p.pid, { proc: p, tty: rows[i]!.tty }));
+  for (const [i, p] of procs.entries()) byPid.set(p.pid, { proc: p, tty: rows[i]!.tty });
   const noTty = (t: string) => t === '?' || t === '??' || t === '-' || t === '';
   for (const { proc, tty } of byPid.values()) {
     if (noTty(tty)) {

@@ -5,7 +5,7 @@ import type { Engine } from '../engine';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
-import { type SnapshotSeat } from '../store/restore-repos';
+import type { SnapshotSeat } from '../store/restore-repos';
 import type { LiveFact, SeatFacts, TranscriptFact } from './decide';
 
 /**

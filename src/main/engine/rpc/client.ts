@@ -47,7 +47,7 @@ export async function callRunningEngine<M extends Method>(
           : fail('ENGINE_UNREACHABLE', `engine socket: ${e.message}`),
       ),
     );
-    sock.on('connect', () => sock.write(JSON.stringify({ id: 1, token: info.token, method, params }) + '\n'));
+    sock.on('connect', () => sock.write(`${JSON.stringify({ id: 1, token: info.token, method, params })}\n`));
     sock.on('data', (chunk: string) => {
       buf += chunk;
       const nl = buf.indexOf('\n');

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { rpcRequest } from '../../../shared/contract';
-import { fail } from '../../../shared/errors';
+import { fail, type Result } from '../../../shared/errors';
 import { dispatchWire } from '../api';
 import type { Engine } from '../engine';
 
@@ -82,7 +82,7 @@ function handleConnection(engine: Engine, sock: Socket, token: Buffer): void {
   sock.on('data', (chunk: string) => {
     buf += chunk;
     if (buf.length > MAX_LINE && !buf.includes('\n')) {
-      sock.end(JSON.stringify({ id: null, result: fail('BAD_USAGE', 'request too large') }) + '\n');
+      sock.end(`${JSON.stringify({ id: null, result: fail('BAD_USAGE', 'request too large') })}\n`);
       buf = '';
       return;
     }
@@ -97,7 +97,7 @@ function handleConnection(engine: Engine, sock: Socket, token: Buffer): void {
 
 async function answer(engine: Engine, sock: Socket, token: Buffer, line: string): Promise<void> {
   let id: number | null = null;
-  let result;
+  let result: Result;
   try {
     const parsed = rpcRequest.safeParse(JSON.parse(line));
     if (!parsed.success) result = fail('BAD_USAGE', 'malformed request frame');
@@ -111,5 +111,5 @@ async function answer(engine: Engine, sock: Socket, token: Buffer, line: string)
   } catch {
     result = fail('BAD_USAGE', 'request is not JSON');
   }
-  if (!sock.destroyed) sock.write(JSON.stringify({ id, result }) + '\n');
+  if (!sock.destroyed) sock.write(`${JSON.stringify({ id, result })}\n`);
 }

@@ -95,7 +95,7 @@ export function installShim(
   } catch (e) {
     return fail('BAD_USAGE', `cannot read ${path}: ${(e as Error).message}`);
   }
-  const ours = existing !== undefined && existing.split('\n').includes(MARK);
+  const ours = existing?.split('\n').includes(MARK);
   const base = {
     path,
     dir,

@@ -17,7 +17,7 @@ export type Env = Record<string, string | undefined>;
 
 function lookup(env: Env, name: string): string | undefined {
   // process.env inherits from Object.prototype: `$toString` must not find a function.
-  if (!Object.prototype.hasOwnProperty.call(env, name)) return undefined;
+  if (!Object.hasOwn(env, name)) return undefined;
   const v = env[name];
   return typeof v === 'string' ? v : undefined;
 }

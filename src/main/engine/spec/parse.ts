@@ -151,10 +151,5 @@ function issueMessage(issue: z.core.$ZodIssue, raw: unknown): string {
 function hasPath(root: unknown, p: readonly PropertyKey[]): boolean {
   const parent = valueAt(root, p.slice(0, -1));
   const last = p[p.length - 1];
-  return (
-    parent !== null &&
-    typeof parent === 'object' &&
-    last !== undefined &&
-    Object.prototype.hasOwnProperty.call(parent, last)
-  );
+  return parent !== null && typeof parent === 'object' && last !== undefined && Object.hasOwn(parent, last);
 }

@@ -67,7 +67,7 @@ export class EventLog {
     if (filter.rig) where.push('rig = ?'), args.push(filter.rig);
     if (filter.kind) where.push('kind = ?'), args.push(filter.kind);
     if (filter.afterSeq !== undefined) where.push('seq > ?'), args.push(filter.afterSeq);
-    const sql = `SELECT seq, at, kind, rig, seat, data_json FROM events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq LIMIT ?`;
+    const sql = `SELECT seq, at, kind, rig, seat, data_json FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`;
     args.push(filter.limit ?? 10_000);
     return this.db
       .prepare<(string | number)[], RawEvent>(sql)

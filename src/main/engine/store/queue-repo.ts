@@ -85,7 +85,7 @@ export class QueueRepo {
     if (filter.seat) where.push('seat = ?'), args.push(filter.seat);
     const states = filter.states ?? (filter.all ? undefined : ['open', 'claimed', 'blocked']);
     if (states) where.push(`state IN (${states.map(() => '?').join(', ')})`), args.push(...states);
-    const sql = `SELECT * FROM queue_items ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id`;
+    const sql = `SELECT * FROM queue_items ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`;
     return (this.db.prepare(sql).all(...args) as RawItem[]).map(toItem);
   }
 

@@ -288,7 +288,7 @@ export class DecisionRepo {
     if (filter.rig) where.push('rig = ?'), args.push(filter.rig);
     if (!filter.all) where.push("state = 'open'");
     return this.db
-      .prepare(`SELECT * FROM decisions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id`)
+      .prepare(`SELECT * FROM decisions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
       .all(...args)
       .map(toDecision);
   }

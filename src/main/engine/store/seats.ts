@@ -167,6 +167,16 @@ export class RigRepo {
 }
 
 /** Conversations Rigdesk has seen a seat write: (runtime, id) with where its evidence lives. */
+/** A conversation Rigdesk has seen, and where (its seat, home, folder, transcript). */
+export interface ConversationRecord {
+  runtime: string;
+  id: string;
+  seat: string | null;
+  home: string | null;
+  cwd: string | null;
+  transcriptPath: string | null;
+}
+
 export class ConversationRepo {
   constructor(
     private readonly db: Db,
@@ -200,23 +210,11 @@ export class ConversationRepo {
       );
   }
 
-  get(
-    runtime: string,
-    id: string,
-  ):
-    | {
-        runtime: string;
-        id: string;
-        seat: string | null;
-        home: string | null;
-        cwd: string | null;
-        transcriptPath: string | null;
-      }
-    | undefined {
+  get(runtime: string, id: string): ConversationRecord | undefined {
     return this.db
-      .prepare(
+      .prepare<[string, string], ConversationRecord>(
         'SELECT runtime, id, seat, home, cwd, transcript_path AS transcriptPath FROM conversations WHERE runtime = ? AND id = ?',
       )
-      .get(runtime, id) as never;
+      .get(runtime, id);
   }
 }

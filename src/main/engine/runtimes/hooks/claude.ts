@@ -35,7 +35,7 @@ interface HookEntry {
 export function installClaudeHooks(configDir: string, hooksDir: string, seat: string): void {
   mkdirSync(hooksDir, { recursive: true, mode: 0o700 });
   const file = hookFileFor(hooksDir, seat);
-  const command = `cat > ${shQuote(file + '.tmp')} && mv ${shQuote(file + '.tmp')} ${shQuote(file)} # ${MARK}`;
+  const command = `cat > ${shQuote(`${file}.tmp`)} && mv ${shQuote(`${file}.tmp`)} ${shQuote(file)} # ${MARK}`;
   const settingsPath = join(configDir, 'settings.json');
   let settings: Record<string, unknown> = {};
   if (existsSync(settingsPath)) {
@@ -58,8 +58,8 @@ export function installClaudeHooks(configDir: string, hooksDir: string, seat: st
   }
   settings.hooks = hooks;
   mkdirSync(configDir, { recursive: true });
-  writeFileSync(settingsPath + '.rigdesk.tmp', JSON.stringify(settings, null, 2) + '\n');
-  renameSync(settingsPath + '.rigdesk.tmp', settingsPath);
+  writeFileSync(`${settingsPath}.rigdesk.tmp`, `${JSON.stringify(settings, null, 2)}\n`);
+  renameSync(`${settingsPath}.rigdesk.tmp`, settingsPath);
 }
 
 /** What the last hook event says about the seat. */

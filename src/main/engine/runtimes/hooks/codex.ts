@@ -43,7 +43,7 @@ export function installCodexNotify(
     lines.splice(top, 0, line);
   }
   mkdirSync(codexHome, { recursive: true });
-  writeFileSync(path + '.rigdesk.tmp', lines.join('\n'));
-  renameSync(path + '.rigdesk.tmp', path);
+  writeFileSync(`${path}.rigdesk.tmp`, lines.join('\n'));
+  renameSync(`${path}.rigdesk.tmp`, path);
   return 'installed';
 }

@@ -60,7 +60,7 @@ export function readClaudeScreen({ plain, styled }: ScreenText): ScreenReading {
   if (!working) {
     // Only what came after the last prompt the person sent counts: an old error is history.
     const lastUser = lastIndexMatching(plain.slice(0, a), /^❯ \S/);
-    const since = plain.slice(lastUser < 0 ? 0 : lastUser, a).join('\n');
+    const since = plain.slice(Math.max(lastUser, 0), a).join('\n');
     if (CLAUDE_SCREEN.usageLimit.test(since)) {
       reading.needsInput = 'usage_limit';
       reading.matched = [since.match(CLAUDE_SCREEN.usageLimit)![0]];

@@ -47,7 +47,7 @@ export function readCodexScreen({ plain, styled }: ScreenText): ScreenReading {
   };
   if (!working) {
     const lastUser = lastIndexMatching(plain.slice(0, c), /^› \S/);
-    const since = plain.slice(lastUser < 0 ? 0 : lastUser, c).join('\n');
+    const since = plain.slice(Math.max(lastUser, 0), c).join('\n');
     if (CODEX_SCREEN.usageLimit.test(since)) {
       reading.needsInput = 'usage_limit';
       reading.matched = ['You’ve hit your usage limit'];

@@ -60,10 +60,7 @@ export function readQwenScreen({ plain, styled }: ScreenText): ScreenReading {
   const spin = above.find((l) => QWEN_SCREEN.working.test(l));
   // Only what came after the last turn the person sent counts: an old error is history.
   const lastUser = lastIndexMatching(plain.slice(0, a), QWEN_SCREEN.userTurn);
-  const limit = plain
-    .slice(lastUser < 0 ? 0 : lastUser, a)
-    .join('\n')
-    .match(QWEN_SCREEN.usageLimit);
+  const limit = plain.slice(Math.max(lastUser, 0), a).join('\n').match(QWEN_SCREEN.usageLimit);
   const silent = spin ? silentSeconds(spin) : undefined;
   if (!limit && silent !== undefined && silent >= QWEN_SCREEN.silentAfterS) {
     const why = `spinner for ${silent}s with no token count: a rate limit (429) Qwen retries silently cannot be told from a slow model`;
