@@ -84,6 +84,24 @@ export const psRow = z.strictObject({
   paneId: z.string().optional(),
   pid: z.number().int().optional(),
   attach: z.array(z.string()).optional(),
+  /** Who writes the seat's conversation now, from the roster. */
+  custody: z
+    .discriminatedUnion('writer', [
+      z.strictObject({ writer: z.literal('this_seat') }),
+      z.strictObject({
+        writer: z.literal('elsewhere'),
+        pid: z.number().int().optional(),
+        paneId: z.string().optional(),
+        server: z.string().optional(),
+        host: z.string().optional(),
+        service: z.literal('daemon').optional(),
+      }),
+      z.strictObject({ writer: z.literal('unknown'), why: z.string().optional() }),
+      z.strictObject({ writer: z.literal('none') }),
+    ])
+    .optional(),
+  /** When the state last changed (ms epoch). */
+  stateSince: z.number().optional(),
 });
 export type PsRow = z.output<typeof psRow>;
 
