@@ -5,6 +5,8 @@ import { onFocusRequest } from '../engine/api/app';
 import type { Engine } from '../engine/engine';
 import { promptsFor } from '../engine/prompts/list';
 import type { EventRow } from '../engine/store/events';
+import { restoreRepos } from '../engine/store/restore-repos';
+import { Watching } from './watching';
 
 export type PushListener = (msg: PushMessage) => void;
 
@@ -32,6 +34,8 @@ export class PushHub {
   private lastSeatsAt = -Infinity;
   private seatPolls = 0;
   private readonly unfocus: () => void;
+  /** The seats each window shows focused (for the notification rule). */
+  readonly watching = new Watching();
 
   constructor(
     private readonly engine: Engine,
@@ -70,6 +74,18 @@ export class PushHub {
 
   get prompts(): PromptItem[] {
     return this.latestPrompts;
+  }
+
+  /** Seats with an open restore decision: they wait for a person as much as a prompt does. */
+  openDecisionSeats(): string[] {
+    try {
+      return restoreRepos(this.engine.store)
+        .decisions.list({})
+        .filter((d) => d.state === 'open')
+        .map((d) => d.seat);
+    } catch {
+      return []; // the store is closing
+    }
   }
 
   focus(seat: string): void {
