@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO, RigWorld, shellRigYaml } from '../test/support/rig';
 
 /**
- * The packaged desktop app under Playwright's `_electron`: the window opens, the topology shows
- * the rig, a seat's terminal goes live, and a second launch with a deep link focuses that seat.
+ * The packaged desktop app under Playwright's `_electron`: the window opens on the rig, a seat's
+ * terminal goes live, and a second launch with a deep link focuses that seat.
  * Runs wherever an Electron binary is installed (RIGDESK_ELECTRON, or the electron package's
  * downloaded binary); elsewhere it says it was skipped and why.
  */
@@ -42,8 +42,7 @@ describe.skipIf(!bin.path)('packaged app (Playwright _electron)', () => {
     });
     try {
       const page = await app.firstWindow();
-      await page.locator('[data-seat-page="worker@duo"]').waitFor({ timeout: 30_000 });
-      await page.getByTestId('terminal-status').filter({ hasText: 'live' }).waitFor({ timeout: 30_000 });
+      await page.locator('[data-pane="worker@duo"].focused [data-terminal-state="live"]').waitFor({ timeout: 30_000 });
       const prefs = await app.evaluate(({ BrowserWindow }) =>
         (
           BrowserWindow.getAllWindows()[0]!.webContents as unknown as {

@@ -59,6 +59,8 @@ export const promptItem = z.strictObject({
   runtime: z.string(),
   /** The needs_input reason: permission, question, usage_limit, login, trust_dialog, error. */
   reason: z.string(),
+  /** The tool a permission prompt asks about, when the screen names it (Bash, Edit, a command). */
+  tool: z.string().optional(),
   /** What can be answered from the window; empty when only the terminal can (a question, a limit). */
   choices: z.array(promptChoice),
   /** The prompt as on screen (or the screen's last lines): the evidence. */

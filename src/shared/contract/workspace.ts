@@ -90,7 +90,11 @@ export type HistoryItem = z.output<typeof historyItem>;
 export const fileEntry = z.strictObject({ name: z.string(), kind: z.enum(['dir', 'spec']) });
 
 export const WORKSPACE_ANSWERS = {
-  'workspace.runtimes': z.strictObject({ runtimes: z.array(runtimeFound) }),
+  'workspace.runtimes': z.strictObject({
+    runtimes: z.array(runtimeFound),
+    /** The bundled example rig (shell seats only), when this install has it. */
+    example: z.string().optional(),
+  }),
   'workspace.newRig': z.strictObject({ path: z.string(), yaml: z.string(), written: z.boolean() }),
   'workspace.timeline': z.strictObject({ seat: z.string(), events: z.array(eventRow), more: z.boolean() }),
   'workspace.history': z.strictObject({ items: z.array(historyItem) }),

@@ -4,12 +4,15 @@ import { findSeat } from '../services/resolve';
 import { listSpecFiles } from '../workspace/files';
 import { readLayout, saveLayout } from '../workspace/layout';
 import { newRig } from '../workspace/new-rig';
-import { runtimesFound } from '../workspace/runtimes';
+import { exampleSpec, runtimesFound } from '../workspace/runtimes';
 import { history, seatTimeline } from '../workspace/timeline';
 import type { Handlers } from './types';
 
 export const WORKSPACE_HANDLERS: Handlers<typeof WORKSPACE_REQUESTS, typeof WORKSPACE_ANSWERS> = {
-  'workspace.runtimes': async (e) => ({ ok: true, runtimes: runtimesFound(e) }),
+  'workspace.runtimes': async (e) => {
+    const example = exampleSpec();
+    return { ok: true, runtimes: runtimesFound(e), ...(example ? { example } : {}) };
+  },
   'workspace.newRig': async (e, p) => newRig(e, p),
   'workspace.timeline': async (e, p) => {
     const found = findSeat(e, p.seat);

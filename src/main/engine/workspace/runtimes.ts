@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { RuntimeFound } from '../../../shared/contract/workspace';
 import type { Engine } from '../engine';
 import { AGENT_RUNTIMES } from '../runtimes';
@@ -19,4 +21,21 @@ export function runtimesFound(engine: Engine): RuntimeFound[] {
   });
   const bash = whichOnPath('bash', path);
   return [...agents, { runtime: 'shell', binary: 'bash', ...(bash ? { path: bash } : {}) }];
+}
+
+/**
+ * The bundled example rig (examples/demo-rig.yaml), looked for above this module: a checkout and
+ * a build have it at the repository's root, a packaged app may not, and then the window offers the
+ * "New rig" form and a spec of the person's own instead.
+ */
+export function exampleSpec(from = __dirname): string | undefined {
+  let dir = from;
+  for (let i = 0; i < 8; i++) {
+    const p = join(dir, 'examples', 'demo-rig.yaml');
+    if (existsSync(p)) return p;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return undefined;
 }

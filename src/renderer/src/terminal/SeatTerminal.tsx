@@ -1,12 +1,16 @@
+import { SearchAddon } from '@xterm/addon-search';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { encodeAck, encodeFrame, FRAME } from '../../../shared/contract/app';
+import { chordOf } from '../state/keys';
 import type { Transport } from '../transport';
+import { FindBar } from './FindBar';
 import { loadFit, loadRenderer, loadSerialize, screenText } from './addons';
 import type { FrameRouter } from './frames';
 import { WritePacer } from './pacer';
 import { park, unpark } from './parking';
+import { onThemeChange, terminalTheme } from './theme';
 
 /** A resize is sent once the container has stopped changing for this long, not per pixel. */
 const RESIZE_SETTLE_MS = 120;
@@ -27,21 +31,47 @@ declare global {
   }
 }
 
-export function SeatTerminal({ seat, transport, frames }: { seat: string; transport: Transport; frames: FrameRouter }) {
+export interface SeatTerminalProps {
+  seat: string;
+  transport: Transport;
+  frames: FrameRouter;
+  /** This pane has the grid's focus: it takes the keyboard when `focusTick` moves. */
+  focused: boolean;
+  focusTick: number;
+  /** The terminal took the keyboard (a click, Tab): its slot becomes the focused one. */
+  onFocus: () => void;
+  find: boolean;
+  onCloseFind: () => void;
+}
+
+/** One live pane: attached through the host's pty bridge while it is on screen, parked when it leaves. */
+export function SeatTerminal(p: SeatTerminalProps) {
   const box = useRef<HTMLDivElement>(null);
+  const termRef = useRef<Terminal | undefined>(undefined);
+  const searchRef = useRef<SearchAddon | undefined>(undefined);
+  const onFocus = useRef(p.onFocus);
+  onFocus.current = p.onFocus;
   const [status, setStatus] = useState('connecting');
+  const { seat, transport, frames } = p;
 
   useEffect(() => {
     const el = box.current!;
     const term = new Terminal({
       fontSize: 13,
-      fontFamily: 'ui-monospace, Menlo, Consolas, monospace',
-      cursorBlink: true,
+      fontFamily: 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+      cursorBlink: false,
       scrollback: 5000,
-      theme: { background: '#0d1117' },
+      theme: terminalTheme(),
+      allowProposedApi: true,
     });
+    termRef.current = term;
+    // The app's chords go to the window, every other key to the pane.
+    term.attachCustomKeyEventHandler((e) => chordOf(e) === undefined);
     const fit = loadFit(term);
     const serialize = loadSerialize(term);
+    const search = new SearchAddon();
+    term.loadAddon(search);
+    searchRef.current = search;
     term.open(el);
     const renderer = loadRenderer(term, PREFER === 'webgl' || PREFER === 'dom' ? PREFER : undefined);
     const snapshot = unpark(seat);
@@ -83,19 +113,13 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
         const unclaim = frames.claim(r.term, (payload) => pacer.push(payload));
         release = () => (unclaim(), pacer.dispose());
       });
-    const input = term.onData((d) => {
-      if (termId !== undefined) transport.sendFrame(encodeFrame(FRAME.INPUT, termId, enc.encode(d)));
-    });
-    const binary = term.onBinary((d) => {
-      if (termId !== undefined)
-        transport.sendFrame(
-          encodeFrame(
-            FRAME.INPUT,
-            termId,
-            Uint8Array.from(d, (c) => c.charCodeAt(0) & 0xff),
-          ),
-        );
-    });
+    const send = (bytes: Uint8Array) => {
+      if (termId !== undefined) transport.sendFrame(encodeFrame(FRAME.INPUT, termId, bytes));
+    };
+    const input = term.onData((d) => send(enc.encode(d)));
+    const binary = term.onBinary((d) => send(Uint8Array.from(d, (c) => c.charCodeAt(0) & 0xff)));
+    const focusin = () => onFocus.current();
+    term.textarea?.addEventListener('focus', focusin);
     let settle: ReturnType<typeof setTimeout> | undefined;
     let last = `${term.cols}x${term.rows}`;
     const ro = new ResizeObserver(() => {
@@ -116,7 +140,7 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
     const exitOff = transport.onPush((m) => {
       if (m.push === 'terminal.exit' && m.data.term === termId) setStatus(`ended: ${m.data.reason}`);
     });
-    term.focus();
+    const themeOff = onThemeChange(() => (term.options.theme = terminalTheme()));
     return () => {
       disposed = true;
       clearTimeout(settle);
@@ -124,6 +148,8 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
       input.dispose();
       binary.dispose();
       exitOff();
+      themeOff();
+      term.textarea?.removeEventListener('focus', focusin);
       release();
       try {
         park(seat, serialize.serialize({ scrollback: 200 }));
@@ -132,15 +158,45 @@ export function SeatTerminal({ seat, transport, frames }: { seat: string; transp
       }
       if (termId !== undefined) void transport.request('terminal.close', { term: termId });
       if (window.__rigdeskScreens) delete window.__rigdeskScreens[seat];
+      termRef.current = undefined;
+      searchRef.current = undefined;
       term.dispose();
     };
   }, [seat, transport, frames]);
 
+  // The keyboard follows the grid's focus when asked (a slot key, the palette, a deep link).
+  useEffect(() => {
+    if (p.focused && !p.find) termRef.current?.focus();
+  }, [p.focused, p.focusTick, p.find]);
+
   return (
-    <div className="terminal-wrap">
-      <div className="terminal-status" data-testid="terminal-status">
-        {status}
-      </div>
+    <div
+      className="terminal-wrap"
+      data-terminal-state={
+        status === 'live'
+          ? 'live'
+          : status.startsWith('ended')
+            ? 'ended'
+            : status === 'connecting'
+              ? 'connecting'
+              : 'refused'
+      }
+    >
+      {p.find && p.focused && (
+        <FindBar
+          search={searchRef.current}
+          onClose={() => {
+            searchRef.current?.clearDecorations();
+            p.onCloseFind();
+            termRef.current?.focus();
+          }}
+        />
+      )}
+      {status !== 'live' && (
+        <div className="terminal-status" data-testid="terminal-status">
+          {status}
+        </div>
+      )}
       <div className="terminal" ref={box} data-testid="terminal" />
     </div>
   );
