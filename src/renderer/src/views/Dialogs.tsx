@@ -136,7 +136,7 @@ function ForkDialog({ seat }: { seat: string }) {
     const rig = seat.slice(seat.lastIndexOf('@') + 1);
     noteDone(`${seat}: forked into ${as}@${rig}`);
     closeDialog();
-    focusSeat(`${as}@${rig}`);
+    focusSeat(`${as}@${rig}`, { fill: true });
   };
   return (
     <DialogFrame title={`Fork ${seat}`}>
