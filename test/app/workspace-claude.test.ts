@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { startShell } from '../../src/main/shell/app';
 import { CLAUDE_BIN } from '../agents/claude-fixture';
 import { startInTmux } from '../agents/agent-run';
 import { CLAUDE_SCREEN } from '../../src/main/engine/runtimes/screens/claude';
+import { REPO } from '../support/rig';
 import { TestTmux, waitFor } from '../support/tmux';
 import { chromiumMissing, launchChromium } from './chromium';
 import { type ClaudeAppWorld, claudeAppWorld } from './claude-world';
@@ -14,6 +15,8 @@ import { RENDERER_DIR, strictUrl } from './helpers';
 
 const missing = chromiumMissing();
 const LEAD = 'lead@act';
+/** Where the screenshots go (ignored by git): open them and look. */
+const SHOTS = join(REPO, '.tmp', 'window');
 
 /**
  * The workspace with a real Claude Code seat (against the fake model server on 127.0.0.1) in real
@@ -103,6 +106,8 @@ describe.skipIf(!!missing)('the workspace with a real Claude seat', () => {
         .then(() => Date.now() - t0),
     ]);
     process.stdout.write(`prompt on screen → counts ${inCounts} ms, rail ${inRail} ms, Decisions ${inDecisions} ms\n`);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, 'claude-prompt-1600x1000.png') });
     expect(Math.max(inCounts, inRail, inDecisions)).toBeLessThan(2000);
     await shellSaw();
     expect(electron.notifications).toEqual([]);

@@ -77,6 +77,19 @@ describe.skipIf(!!missing)('the workspace with a 20-seat rig', () => {
         await page.emulateMedia({ colorScheme: 'dark' });
         await new Promise((r) => setTimeout(r, 300));
         await page.screenshot({ path: join(SHOTS, `workspace-${width}x${height}-dark.png`) });
+        await page.emulateMedia({ colorScheme: 'light' });
+        // The palette over a 3x3 grid of nine live panes.
+        await page.keyboard.press('Control+Shift+4');
+        await page.locator('[data-grid="3x3"]').waitFor();
+        for (const s of ['a2', 'a3', 'b1', 'b2', 'b4', 'a4', 'a5'])
+          await page.locator(`[data-seat-row="${s}@crew"]`).click();
+        await page.waitForFunction(() => document.querySelectorAll('[data-terminal-state="live"]').length === 9);
+        await page.screenshot({ path: join(SHOTS, `grid-3x3-${width}x${height}.png`) });
+        await page.keyboard.press('Control+k');
+        await page.getByRole('combobox', { name: 'Command' }).fill('b');
+        await new Promise((r) => setTimeout(r, 200));
+        await page.screenshot({ path: join(SHOTS, `palette-${width}x${height}.png`) });
+        await page.keyboard.press('Escape');
         expect(errors).toEqual([]);
       } finally {
         await chrome.close();

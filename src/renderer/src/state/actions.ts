@@ -15,7 +15,7 @@ import { type Decision, noteDone, noteRefusal, useWindow } from './store';
  * as the engine gave it (code, message, hint) and nothing else happens.
  */
 let transport: Transport | undefined;
-export function useTransport(t: Transport): void {
+export function setTransport(t: Transport): void {
   transport = t;
 }
 

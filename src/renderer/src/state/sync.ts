@@ -1,6 +1,6 @@
 import type { PsRow, WindowLayout } from '../../../shared/contract';
 import type { Transport } from '../transport';
-import { focusSeat, useTransport } from './actions';
+import { focusSeat, setTransport } from './actions';
 import { DEFAULT_LAYOUT, dropUnknown, visibleSlots } from './grid';
 import { allSeats, useWindow } from './store';
 
@@ -131,7 +131,7 @@ function followHash(): void {
 
 /** Wires a transport into the window's state: pushes in, the layout and the attention report out. */
 export function connect(t: Transport): () => void {
-  useTransport(t);
+  setTransport(t);
   useWindow.setState({ layout: DEFAULT_LAYOUT });
   const offStatus = t.onStatus((status) => useWindow.setState({ status }));
   const offPush = t.onPush((m) => {

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { GRID_SLOTS } from '../../../shared/contract';
 import { askNewRig, askUp, closeSlot, launch, magnify, togglePinAt } from '../state/actions';
 import { visibleSlots } from '../state/grid';
-import { STATE_LABEL, stateWord } from '../state/seat-state';
+import { STATE_LABEL, type StateWord, stateWord } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
 import type { FrameRouter } from '../terminal/frames';
 import { SeatTerminal } from '../terminal/SeatTerminal';
@@ -74,10 +74,7 @@ function Pane(p: SlotProps & { seat: string; onFocus: () => void }) {
   const decision = useWindow((s) => openDecisionFor(s.decisions, p.seat));
   const focusTick = useWindow((s) => s.focusTick);
   const find = useWindow((s) => s.find);
-  const magnified = useWindow((s) => s.layout.magnified);
-  const [menu, setMenu] = useState(false);
   const word = stateWord(row, !!decision);
-  const running = row?.state === 'running';
   return (
     <section
       className={`pane s-${word}${p.focused ? ' focused' : ''}`}
@@ -86,68 +83,8 @@ function Pane(p: SlotProps & { seat: string; onFocus: () => void }) {
       aria-label={`slot ${p.i + 1}: ${p.seat}`}
       onMouseDown={p.onFocus}
     >
-      <header className="pane-head">
-        <span className="slot-n" title={`Ctrl+${p.i + 1}`}>
-          {p.i + 1}
-        </span>
-        <span className="dot" aria-hidden="true" />
-        <span className="seat-name">{p.seat}</span>
-        <span className="state">{STATE_LABEL[word]}</span>
-        <span className="runtime">{row?.runtime ?? ''}</span>
-        <span className="spacer" />
-        <button
-          type="button"
-          className={`icon${p.pinned ? ' on' : ''}`}
-          aria-pressed={p.pinned}
-          aria-label={p.pinned ? 'Unpin' : 'Pin'}
-          title={p.pinned ? 'Pinned: stays in this slot (Ctrl+Shift+P)' : 'Pin to this slot (Ctrl+Shift+P)'}
-          onClick={() => togglePinAt(p.i)}
-        >
-          {p.pinned ? '◉' : '○'}
-        </button>
-        <button
-          type="button"
-          className="icon"
-          aria-label={magnified && p.focused ? 'Put back' : 'Magnify'}
-          title="Magnify or put back (Ctrl+Shift+M)"
-          onClick={() => (p.onFocus(), magnify())}
-        >
-          {magnified && p.focused ? '⤡' : '⤢'}
-        </button>
-        <div className="menu-wrap">
-          <button
-            type="button"
-            className="icon"
-            aria-label={`Actions for ${p.seat}`}
-            aria-expanded={menu}
-            onClick={() => setMenu(!menu)}
-          >
-            ⋯
-          </button>
-          {menu && (
-            <ul className="menu" role="menu" onMouseLeave={() => setMenu(false)}>
-              {seatActions(p.seat, row).map((a) => (
-                <li key={a.id}>
-                  <button
-                    type="button"
-                    role="menuitem"
-                    className={a.danger ? 'danger' : undefined}
-                    onClick={() => (setMenu(false), a.run())}
-                  >
-                    {a.label}
-                  </button>
-                </li>
-              ))}
-              <li>
-                <button type="button" role="menuitem" onClick={() => (setMenu(false), closeSlot(p.i))}>
-                  Close this slot
-                </button>
-              </li>
-            </ul>
-          )}
-        </div>
-      </header>
-      {running ? (
+      <PaneHead {...p} word={word} />
+      {row?.state === 'running' ? (
         <SeatTerminal
           seat={p.seat}
           transport={p.transport}
@@ -159,24 +96,100 @@ function Pane(p: SlotProps & { seat: string; onFocus: () => void }) {
           onCloseFind={() => useWindow.setState({ find: false })}
         />
       ) : (
-        <div className="not-running">
-          <p>
-            {p.seat} is {row ? STATE_LABEL[word] : 'not reported yet'}
-            {decision ? `: a restore decision waits (${decision.reason.replace(/_/g, ' ')}); see Decisions.` : '.'}
-          </p>
-          {row && !decision && (
-            <div className="buttons">
-              <button type="button" onClick={() => void launch(p.seat)}>
-                Launch
-              </button>
-              <button type="button" onClick={() => void launch(p.seat, true)}>
-                Launch fresh
-              </button>
-            </div>
-          )}
-        </div>
+        <NotRunning seat={p.seat} word={word} />
       )}
     </section>
+  );
+}
+
+/** The pane's header: slot, seat, state, runtime, and its actions (pin, magnify, the menu). */
+function PaneHead(p: SlotProps & { seat: string; onFocus: () => void; word: StateWord }) {
+  const row = useWindow((s) => s.seats[p.seat]);
+  const magnified = useWindow((s) => s.layout.magnified);
+  const [menu, setMenu] = useState(false);
+  return (
+    <header className="pane-head">
+      <span className="slot-n" title={`Ctrl+${p.i + 1}`}>
+        {p.i + 1}
+      </span>
+      <span className="dot" aria-hidden="true" />
+      <span className="seat-name">{p.seat}</span>
+      <span className="state">{STATE_LABEL[p.word]}</span>
+      <span className="runtime">{row?.runtime ?? ''}</span>
+      <span className="spacer" />
+      <button
+        type="button"
+        className={`icon${p.pinned ? ' on' : ''}`}
+        aria-pressed={p.pinned}
+        aria-label={p.pinned ? 'Unpin' : 'Pin'}
+        title={p.pinned ? 'Pinned: stays in this slot (Ctrl+Shift+P)' : 'Pin to this slot (Ctrl+Shift+P)'}
+        onClick={() => togglePinAt(p.i)}
+      >
+        {p.pinned ? '◉' : '○'}
+      </button>
+      <button
+        type="button"
+        className="icon"
+        aria-label={magnified && p.focused ? 'Put back' : 'Magnify'}
+        title="Magnify or put back (Ctrl+Shift+M)"
+        onClick={() => (p.onFocus(), magnify())}
+      >
+        {magnified && p.focused ? '⤡' : '⤢'}
+      </button>
+      <div className="menu-wrap">
+        <button
+          type="button"
+          className="icon"
+          aria-label={`Actions for ${p.seat}`}
+          aria-expanded={menu}
+          onClick={() => setMenu(!menu)}
+        >
+          ⋯
+        </button>
+        {menu && (
+          <ul className="menu" role="menu" onMouseLeave={() => setMenu(false)}>
+            {[...seatActions(p.seat, row), { id: 'close', label: 'Close this slot', run: () => closeSlot(p.i) }].map(
+              (a) => (
+                <li key={a.id}>
+                  <button
+                    type="button"
+                    role="menuitem"
+                    className={'danger' in a && a.danger ? 'danger' : undefined}
+                    onClick={() => (setMenu(false), a.run())}
+                  >
+                    {a.label}
+                  </button>
+                </li>
+              ),
+            )}
+          </ul>
+        )}
+      </div>
+    </header>
+  );
+}
+
+/** A seat with no live session: what it is, and how to start it. */
+function NotRunning({ seat, word }: { seat: string; word: StateWord }) {
+  const row = useWindow((s) => s.seats[seat]);
+  const decision = useWindow((s) => openDecisionFor(s.decisions, seat));
+  return (
+    <div className="not-running">
+      <p>
+        {seat} is {row ? STATE_LABEL[word] : 'not reported yet'}
+        {decision ? `: a restore decision waits (${decision.reason.replace(/_/g, ' ')}); see Decisions.` : '.'}
+      </p>
+      {row && !decision && (
+        <div className="buttons">
+          <button type="button" onClick={() => void launch(seat)}>
+            Launch
+          </button>
+          <button type="button" onClick={() => void launch(seat, true)}>
+            Launch fresh
+          </button>
+        </div>
+      )}
+    </div>
   );
 }
 

@@ -48,64 +48,16 @@ export function NewRigDialog() {
     if (up && !up.ok) return setFailure(up);
     closeDialog();
   };
-  const edit = () => setSpec(undefined);
   return (
     <DialogFrame title="New rig" wide>
       {!spec ? (
-        <form onSubmit={(e) => (e.preventDefault(), void show())}>
-          <fieldset className="runtimes">
-            <legend>Agent</legend>
-            {runtimes.map((r) => (
-              <label key={r.runtime} className={r.path ? '' : 'missing'}>
-                <input
-                  type="radio"
-                  name="runtime"
-                  value={r.runtime}
-                  checked={runtime === r.runtime}
-                  disabled={!r.path}
-                  onChange={() => setRuntime(r.runtime)}
-                />
-                <span className="name">{r.runtime}</span>
-                <span className="muted">{r.path ?? (r.hint ? `not installed: ${r.hint}` : 'not installed')}</span>
-              </label>
-            ))}
-          </fieldset>
-          <label className="field">
-            <span>Folder the agents work in</span>
-            <input
-              aria-label="folder"
-              placeholder="/home/you/project"
-              value={folder}
-              onChange={(e) => setFolder(e.target.value)}
-            />
-          </label>
-          <div className="row">
-            <label className="field">
-              <span>Seats</span>
-              <input
-                aria-label="members"
-                type="number"
-                min={1}
-                max={20}
-                value={members}
-                onChange={(e) => setMembers(Math.max(1, Math.min(20, Number(e.target.value) || 1)))}
-              />
-            </label>
-            <label className="field grow">
-              <span>Rig name</span>
-              <input aria-label="rig name" value={name} onChange={(e) => setName(e.target.value)} />
-            </label>
-          </div>
-          {failure && <Refusal what="new rig" failure={failure} />}
-          <div className="buttons">
-            <button type="submit" className="primary" disabled={busy || !folder.trim() || !name.trim()}>
-              Show the spec
-            </button>
-            <button type="button" onClick={closeDialog}>
-              Cancel
-            </button>
-          </div>
-        </form>
+        <NewRigForm
+          form={{ runtime, name, folder, members }}
+          set={{ setRuntime, setName, setFolder, setMembers }}
+          busy={busy}
+          failure={failure}
+          onShow={() => void show()}
+        />
       ) : (
         <div>
           <p>
@@ -119,7 +71,7 @@ export function NewRigDialog() {
             <button type="button" className="primary" disabled={busy} onClick={() => void write()}>
               {busy ? 'Bringing up…' : 'Write it and bring it up'}
             </button>
-            <button type="button" onClick={edit}>
+            <button type="button" onClick={() => setSpec(undefined)}>
               Back
             </button>
             <button type="button" onClick={closeDialog}>
@@ -129,5 +81,79 @@ export function NewRigDialog() {
         </div>
       )}
     </DialogFrame>
+  );
+}
+
+interface FormProps {
+  form: { runtime: string; name: string; folder: string; members: number };
+  set: {
+    setRuntime: (v: string) => void;
+    setName: (v: string) => void;
+    setFolder: (v: string) => void;
+    setMembers: (v: number) => void;
+  };
+  busy: boolean;
+  failure?: Failure;
+  onShow: () => void;
+}
+
+/** The agent (those not on this machine are shown, with how to install them), the folder, the count, the name. */
+function NewRigForm({ form, set, busy, failure, onShow }: FormProps) {
+  const runtimes = useWindow((s) => s.runtimes);
+  return (
+    <form onSubmit={(e) => (e.preventDefault(), onShow())}>
+      <fieldset className="runtimes">
+        <legend>Agent</legend>
+        {runtimes.map((r) => (
+          <label key={r.runtime} className={r.path ? '' : 'missing'}>
+            <input
+              type="radio"
+              name="runtime"
+              value={r.runtime}
+              checked={form.runtime === r.runtime}
+              disabled={!r.path}
+              onChange={() => set.setRuntime(r.runtime)}
+            />
+            <span className="name">{r.runtime}</span>
+            <span className="muted">{r.path ?? (r.hint ? `not installed: ${r.hint}` : 'not installed')}</span>
+          </label>
+        ))}
+      </fieldset>
+      <label className="field">
+        <span>Folder the agents work in</span>
+        <input
+          aria-label="folder"
+          placeholder="/home/you/project"
+          value={form.folder}
+          onChange={(e) => set.setFolder(e.target.value)}
+        />
+      </label>
+      <div className="row">
+        <label className="field">
+          <span>Seats</span>
+          <input
+            aria-label="members"
+            type="number"
+            min={1}
+            max={20}
+            value={form.members}
+            onChange={(e) => set.setMembers(Math.max(1, Math.min(20, Number(e.target.value) || 1)))}
+          />
+        </label>
+        <label className="field grow">
+          <span>Rig name</span>
+          <input aria-label="rig name" value={form.name} onChange={(e) => set.setName(e.target.value)} />
+        </label>
+      </div>
+      {failure && <Refusal what="new rig" failure={failure} />}
+      <div className="buttons">
+        <button type="submit" className="primary" disabled={busy || !form.folder.trim() || !form.name.trim()}>
+          Show the spec
+        </button>
+        <button type="button" onClick={closeDialog}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

@@ -53,7 +53,20 @@ function useItems(): { seats: Item[]; actions: Item[]; layouts: Item[] } {
         keywords: [a.id],
         run: a.run,
       });
-  actions.push(
+  actions.push(...windowActions(s.topology.rigs.map((r) => r.name)));
+  const layouts = GRIDS.map((g, i) => ({
+    id: `layout:${g}`,
+    label: `Layout ${g}`,
+    hint: `Ctrl+Shift+${i + 1}`,
+    keywords: ['grid'],
+    run: () => layout(g),
+  }));
+  return { seats, actions, layouts };
+}
+
+/** What the palette offers whatever has the focus: the window's own actions and each rig's. */
+function windowActions(rigs: string[]): Item[] {
+  return [
     { id: 'jump', label: 'Jump to the seat waiting longest', hint: 'Ctrl+J', keywords: ['attention'], run: jump },
     {
       id: 'find',
@@ -87,11 +100,11 @@ function useItems(): { seats: Item[]; actions: Item[]; layouts: Item[] } {
     { id: 'rail', label: 'Show or hide the seat rail', hint: 'Ctrl+Shift+B', keywords: ['sidebar'], run: toggleRail },
     { id: 'up', label: 'Bring up a rig from a spec…', keywords: ['up', 'yaml'], run: askUp },
     { id: 'new-rig', label: 'New rig…', keywords: ['create', 'first'], run: askNewRig },
-    ...s.topology.rigs.map((r) => ({
-      id: `down:${r.name}`,
-      label: `Take ${r.name} down…`,
+    ...rigs.map((r) => ({
+      id: `down:${r}`,
+      label: `Take ${r} down…`,
       keywords: ['down', 'stop'],
-      run: () => askDown(r.name),
+      run: () => askDown(r),
     })),
     {
       id: 'keys',
@@ -100,26 +113,20 @@ function useItems(): { seats: Item[]; actions: Item[]; layouts: Item[] } {
       keywords: ['help', 'shortcuts'],
       run: () => useWindow.setState({ help: true }),
     },
-  );
-  const layouts = GRIDS.map((g, i) => ({
-    id: `layout:${g}`,
-    label: `Layout ${g}`,
-    hint: `Ctrl+Shift+${i + 1}`,
-    keywords: ['grid'],
-    run: () => layout(g),
-  }));
-  return { seats, actions, layouts };
+  ];
 }
 
 /** Ctrl+K: fuzzy seat search (name, rig, runtime, state) and every action, layouts by name. */
 export function Palette() {
   const open = useWindow((s) => s.palette);
+  return open ? <OpenPalette /> : null;
+}
+
+/** Mounted only while open: it follows the whole window state, which nothing closed should. */
+function OpenPalette() {
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    if (open) input.current?.focus();
-  }, [open]);
+  useEffect(() => input.current?.focus(), []);
   const items = useItems();
-  if (!open) return null;
   const close = (then?: () => void) => {
     useWindow.setState((s) => ({ palette: false, focusTick: s.focusTick + 1 }));
     then?.();

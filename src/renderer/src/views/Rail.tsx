@@ -76,13 +76,18 @@ function useRows(topology: Topology): RowModel[] {
   );
 }
 
-/** Ticks once a second while mounted, for the "time in this state" column. */
+/**
+ * The clock of the "time in this state" column: a tick a second while some seat changed within the
+ * last minute (its label counts seconds), else one every 10 s, so a quiet rig costs the window nothing.
+ */
 function useNow(): number {
   const [now, setNow] = useState(Date.now());
+  const latest = useWindow((s) => Math.max(0, ...Object.values(s.stateSeen).map((x) => x.at)));
+  const fast = now - latest < 60_000;
   useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 1000);
+    const t = setInterval(() => setNow(Date.now()), fast ? 1000 : 10_000);
     return () => clearInterval(t);
-  }, []);
+  }, [fast]);
   return now;
 }
 
