@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -236,16 +236,37 @@ async function heapParked(page: Page, seats: string[]) {
 async function idleCpu(page: Page) {
   await page.mouse.move(5, 5);
   await new Promise((r) => setTimeout(r, 3000));
+  const cdp = process.env.RDBENCH_PROFILE ? await page.context().newCDPSession(page) : undefined;
+  if (cdp) await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.start'));
   const c0 = sampleCpu();
   await new Promise((r) => setTimeout(r, IDLE_S * 1000));
   const c1 = sampleCpu();
+  if (cdp) log(`  renderer profile, top self time: ${topFunctions((await cdp.send('Profiler.stop')).profile)}`);
   const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
   const ms = cpuBetween(c0, c1, chromium);
   const pctCore = (ms / (c1.at - c0.at)) * 100;
+  // Which of Chromium's processes spent it (browser, renderer, gpu, utility…), from their --type.
+  const byType: Record<string, number> = {};
+  for (const pid of chromium) {
+    let type = 'browser';
+    try {
+      type = /--type=(\S+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'latin1').replace(/\0/g, ' '))?.[1] ?? 'browser';
+    } catch {
+      /* gone */
+    }
+    byType[type] = (byType[type] ?? 0) + cpuBetween(c0, c1, [pid]);
+  }
+  log(`  by process type (ms): ${JSON.stringify(byType)}`);
   log(
     `Chromium CPU with nine idle live panes: ${pctCore.toFixed(2)} % of a core over ${IDLE_S} s — ${verdict(pctCore < TARGET.idleCpuPct)} (< ${TARGET.idleCpuPct})`,
   );
-  return { pctOfCore: pctCore, seconds: IDLE_S, processes: chromium.length, pass: pctCore < TARGET.idleCpuPct };
+  return {
+    pctOfCore: pctCore,
+    seconds: IDLE_S,
+    processes: chromium.length,
+    byTypeMs: byType,
+    pass: pctCore < TARGET.idleCpuPct,
+  };
 }
 
 it.skipIf(!!missing || !ONLY.has('prompt'))(
@@ -304,3 +325,23 @@ it.skipIf(!!missing || !ONLY.has('prompt'))(
     }
   },
 );
+
+/** RDBENCH_PROFILE: the renderer's functions with the most self time in a CPU profile, as "name (url:line) ms". */
+function topFunctions(profile: {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}): string {
+  const self = new Map<number, number>();
+  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000));
+  return profile.nodes
+    .map((n) => ({ n, ms: self.get(n.id) ?? 0 }))
+    .filter((x) => !/^\((idle|program|root)\)$/.test(x.n.callFrame.functionName))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 12)
+    .map(
+      (x) =>
+        `${x.n.callFrame.functionName || '(anon)'} (${x.n.callFrame.url.split('/').pop()}:${x.n.callFrame.lineNumber}) ${x.ms.toFixed(1)}`,
+    )
+    .join('; ');
+}

@@ -78,11 +78,12 @@ export function attentionOrder<T>(items: readonly T[], rank: (t: T) => number): 
     .map((x) => x.t);
 }
 
-/** "12 s", "4 min", "3 h", "2 d": how long a seat has been in its state. */
+/** "just now", "15 s", "4 min", "3 h", "2 d": how long a seat has been in its state (seconds by 5, as the clock ticks). */
 export function since(ms: number | undefined, now: number): string {
   if (ms === undefined) return '';
   const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return `${s} s`;
+  if (s < 5) return 'just now';
+  if (s < 60) return `${Math.floor(s / 5) * 5} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min`;
   if (s < 86_400) return `${Math.floor(s / 3600)} h`;
   return `${Math.floor(s / 86_400)} d`;

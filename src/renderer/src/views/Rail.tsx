@@ -1,6 +1,7 @@
-import { type KeyboardEvent, useEffect, useState } from 'react';
+import type { KeyboardEvent } from 'react';
 import type { PsRow, Topology } from '../../../shared/contract';
 import { focusSeat, pin } from '../state/actions';
+import { useClock } from '../state/clock';
 import { visibleSlots } from '../state/grid';
 import {
   attentionOrder,
@@ -76,19 +77,14 @@ function useRows(topology: Topology): RowModel[] {
   );
 }
 
-/**
- * The clock of the "time in this state" column: a tick a second while some seat changed within the
- * last minute (its label counts seconds), else one every 10 s, so a quiet rig costs the window nothing.
- */
-function useNow(): number {
-  const [now, setNow] = useState(Date.now());
-  const latest = useWindow((s) => Math.max(0, ...Object.values(s.stateSeen).map((x) => x.at)));
-  const fast = now - latest < 60_000;
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), fast ? 1000 : 10_000);
-    return () => clearInterval(t);
-  }, [fast]);
-  return now;
+/** How long a seat has been in its state, on the window's one 5 s clock. */
+function SinceLabel({ at }: { at: number | undefined }) {
+  const now = useClock((s) => s.now);
+  return (
+    <span className="since" title="time in this state">
+      {since(at, Math.max(now, at ?? 0))}
+    </span>
+  );
 }
 
 /** The seat rail: every seat at a glance, grouped, what needs you first. Arrow keys move, Enter opens. */
@@ -96,7 +92,6 @@ export function Rail() {
   const topology = useWindow((s) => s.topology);
   const filter = useWindow((s) => s.filter);
   const all = useRows(topology);
-  const now = useNow();
   const rows = filter ? all.filter((r) => r.word === filter) : all;
   const onKey = (e: KeyboardEvent<HTMLElement>) => {
     if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
@@ -127,7 +122,7 @@ export function Rail() {
                   {(r.pods.length > 1 || p.pod !== 'team') && <h4 className="group pod">{p.pod}</h4>}
                   <ul>
                     {p.rows.map((m) => (
-                      <SeatRow key={m.seat} m={m} now={now} />
+                      <SeatRow key={m.seat} m={m} />
                     ))}
                   </ul>
                 </section>
@@ -140,7 +135,7 @@ export function Rail() {
   );
 }
 
-function SeatRow({ m, now }: { m: RowModel; now: number }) {
+function SeatRow({ m }: { m: RowModel }) {
   const prompt = useWindow((s) => s.prompts.find((p) => p.seat === m.seat));
   const decision = useWindow((s) => openDecisionFor(s.decisions, m.seat));
   const shown = useWindow((s) => visibleSlots(s.layout).includes(m.seat));
@@ -148,7 +143,6 @@ function SeatRow({ m, now }: { m: RowModel; now: number }) {
   const seen = useWindow((s) => s.stateSeen[m.seat]?.at);
   const reason = waitReason(m.row, prompt, decision?.reason);
   const custody = custodyText(m.row);
-  const t = since(m.row?.stateSince ?? seen, now);
   return (
     <li>
       <div
@@ -175,9 +169,7 @@ function SeatRow({ m, now }: { m: RowModel; now: number }) {
               new
             </span>
           )}
-          <span className="since" title="time in this state">
-            {t}
-          </span>
+          <SinceLabel at={m.row?.stateSince ?? seen} />
         </div>
         <div className="line2">
           <span className="runtime">{m.runtime}</span>
