@@ -29,7 +29,7 @@ export interface ConnectionSink {
   frame(bytes: Uint8Array): void;
 }
 
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const isWindowMethod = (m: string): m is WindowMethod => Object.hasOwn(WINDOW_REQUESTS, m);
 
 /**
  * One window's connection, the same for Electron IPC and the WebSocket: every message is checked
@@ -98,7 +98,7 @@ export class WindowConnection {
 
   private async run(method: string, params: unknown): Promise<Result<Record<string, unknown>>> {
     if (this.closed) return fail('BAD_USAGE', 'connection closed');
-    if (hasOwn(WINDOW_REQUESTS, method)) return this.window(method as WindowMethod, params);
+    if (isWindowMethod(method)) return this.window(method, params);
     if (WINDOW_REFUSED.has(method))
       return fail('BAD_USAGE', `${method} is not available to a window; use the rigdesk command or the app's menu`);
     if (isMethod(method)) return dispatch(this.ctx.engine, method, params);

@@ -7,7 +7,7 @@ export function useCounts(): Record<StateWord, number> {
   const topology = useWindow((s) => s.topology);
   const seats = useWindow((s) => s.seats);
   const decisions = useWindow((s) => s.decisions);
-  const counts = Object.fromEntries(STATE_WORDS.map((w) => [w, 0])) as Record<StateWord, number>;
+  const counts: Record<StateWord, number> = { needs_input: 0, exited: 0, working: 0, idle: 0, unknown: 0, stopped: 0 };
   for (const seat of allSeats(topology)) counts[stateWord(seats[seat], !!openDecisionFor(decisions, seat))]++;
   return counts;
 }
