@@ -7,7 +7,7 @@ import { loadFit, loadRenderer, loadSerialize, screenText } from './addons';
 import type { FrameRouter } from './frames';
 import { WritePacer } from './pacer';
 import { park, unpark } from './parking';
-import { onThemeChange, terminalTheme } from './theme';
+import { contrastFor, onThemeChange, terminalTheme } from './theme';
 
 /** A resize is sent once the container has stopped changing for this long, not per pixel. */
 const RESIZE_SETTLE_MS = 120;
@@ -50,6 +50,7 @@ function createTerminal(el: HTMLElement, seat: string) {
     cursorBlink: false,
     scrollback: 5000,
     theme: terminalTheme(),
+    minimumContrastRatio: contrastFor(),
     allowProposedApi: true,
   });
   // The app's chords go to the window, every other key to the pane.
@@ -151,7 +152,10 @@ export function mountTerminal(el: HTMLElement, o: MountOptions): Mounted {
   const exitOff = transport.onPush((m) => {
     if (m.push === 'terminal.exit' && m.data.term === termId) o.setStatus(`ended: ${m.data.reason}`);
   });
-  const themeOff = onThemeChange(() => (term.options.theme = terminalTheme()));
+  const themeOff = onThemeChange(() => {
+    term.options.theme = terminalTheme();
+    term.options.minimumContrastRatio = contrastFor();
+  });
   const dispose = () => {
     disposed = true;
     sizeOff();

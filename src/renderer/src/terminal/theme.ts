@@ -18,3 +18,11 @@ export function onThemeChange(fn: () => void): () => void {
   mq.addEventListener('change', fn);
   return () => mq.removeEventListener('change', fn);
 }
+
+/**
+ * Agents draw for dark terminals (pale cyan selections, light grey hints); on the light theme xterm
+ * raises each colour's contrast against the background to 4.5:1, so what they draw stays readable.
+ */
+export function contrastFor(): number {
+  return window.matchMedia('(prefers-color-scheme: dark)').matches ? 1 : 4.5;
+}
