@@ -67,8 +67,7 @@ describe.skipIf(!!why)('packaged app (Playwright _electron)', () => {
 
   it('opens the hardened window on the rig; the linked seat’s terminal goes live', async () => {
     const page = await app.firstWindow();
-    await page.locator('[data-seat-page="sh@act"]').waitFor({ timeout: 30_000 });
-    await page.getByTestId('terminal-status').filter({ hasText: 'live' }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-pane="sh@act"].focused [data-terminal-state="live"]').waitFor({ timeout: 30_000 });
     // getLastWebPreferences is Electron's, undeclared in its types: what the window really got.
     const prefs = await app.evaluate(({ BrowserWindow }) => {
       const wc = BrowserWindow.getAllWindows()[0]!.webContents as Electron.WebContents & {
@@ -87,7 +86,7 @@ describe.skipIf(!!why)('packaged app (Playwright _electron)', () => {
     const second = spawn(bin.path!, appArgs(['rigdesk://seat/act/lead']), { env: world.env, stdio: 'ignore' });
     const code = await new Promise((r) => second.on('exit', r));
     expect(code).toBe(0);
-    await page.locator('[data-seat-page="lead@act"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-pane="lead@act"].focused').waitFor({ timeout: 30_000 });
   });
 
   it('the tray counts the seat that needs input', async () => {

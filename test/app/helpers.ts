@@ -24,13 +24,13 @@ export interface AppWorld {
 export async function appWorld(
   rig = 'trio',
   members = ['lead', 'worker1', 'worker2'],
-  opts: { monitor?: boolean } = {},
+  opts: { monitor?: boolean; yaml?: string } = {},
 ): Promise<AppWorld> {
   if (!existsSync(join(RENDERER_DIR, 'index.html')))
     throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
   const world = new RigWorld();
   const engine = world.engine();
-  const spec = world.spec(`${rig}.yaml`, shellRigYaml(rig, members, edgesYaml(members)));
+  const spec = world.spec(`${rig}.yaml`, opts.yaml ?? shellRigYaml(rig, members, edgesYaml(members)));
   const up = await dispatch(engine, 'up', { spec });
   if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
   // With a monitor, as `rigdesk serve` runs: the window's seats are polled when events arrive.
@@ -123,3 +123,29 @@ function edgesYaml(m: string[]): string {
       .map((to, i) => `  - { from: ${m[i]}, to: ${to}, kind: ${i === 0 ? 'delegates_to' : 'collaborates_with'} }`),
   ].join('\n');
 }
+
+/** A shell rig of `n` seats in two pods (`alpha`, `beta`), the lead of each delegating to its pod. */
+export function twoPodRigYaml(rig: string, n: number): string {
+  const half = Math.ceil(n / 2);
+  const member = (id: string) =>
+    `      - { id: ${id}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`;
+  const a = Array.from({ length: half }, (_, i) => `a${i + 1}`);
+  const b = Array.from({ length: n - half }, (_, i) => `b${i + 1}`);
+  return [
+    `name: ${rig}`,
+    'pods:',
+    '  - id: alpha',
+    '    members:',
+    ...a.map(member),
+    '  - id: beta',
+    '    members:',
+    ...b.map(member),
+    'edges:',
+    ...a.slice(1).map((m) => `  - { from: a1, to: ${m}, kind: delegates_to }`),
+    ...b.slice(1).map((m) => `  - { from: b1, to: ${m}, kind: delegates_to }`),
+    '',
+  ].join('\n');
+}
+
+/** The window's URL with the contract checked in the page: every answer and push is parsed. */
+export const strictUrl = (serve: ServeHandle, hash = '') => `${serve.url}&strict=1${hash}`;

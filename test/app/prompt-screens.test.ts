@@ -78,3 +78,12 @@ describe('reading a permission prompt off the screen', () => {
     expect(PROMPT_KEYS.pi).toBeUndefined();
   });
 });
+
+describe('the tool a prompt asks about', () => {
+  it("is read from Claude's tool-call line and Codex's command approval", async () => {
+    const { toolOf } = await import('../../src/main/engine/prompts/screens');
+    expect(toolOf(readPrompt('claude-code', claude('touch x'))!.lines)).toBe('Bash');
+    expect(toolOf(readPrompt('codex', codex('touch x'))!.lines)).toBe('command');
+    expect(toolOf(['nothing here'])).toBeUndefined();
+  });
+});

@@ -7,15 +7,15 @@ import { answerPrompt } from '../../src/main/engine/prompts/answer';
 import { waitFor } from '../support/tmux';
 import { chromiumMissing, launchChromium } from './chromium';
 import { claudeAppWorld, type ClaudeAppWorld } from './claude-world';
-import { WireClient } from './helpers';
+import { strictUrl, WireClient } from './helpers';
 
 const missing = chromiumMissing();
 
 /**
- * Issue 3's acceptance for prompts: a real Claude Code seat at a real permission prompt (the fake
- * model server asks for a Bash call) shows needs input in the topology and in Decisions within
- * 2 s, and Approve / Deny from Decisions reach the pane. Nothing is mocked between the page and
- * the pane; two tabs watch the topology and Decisions at once.
+ * Prompts in the window: a real Claude Code seat at a real permission prompt (the fake model
+ * server asks for a Bash call) shows needs input in the rail and in Decisions within 2 s, and
+ * Approve / Deny from Decisions reach the pane. Nothing is mocked between the page and the pane;
+ * two tabs watch at once.
  */
 describe.skipIf(!!missing)('permission prompts of a real Claude seat in the window', () => {
   let w: ClaudeAppWorld;
@@ -30,8 +30,8 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     topo = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
     decisions = await chrome.browser.newPage();
     for (const p of [topo, decisions]) p.on('pageerror', (e) => errors.push(String(e)));
-    await topo.goto(w.serve.url);
-    await decisions.goto(`${w.serve.url}#/decisions`);
+    await topo.goto(strictUrl(w.serve));
+    await decisions.goto(strictUrl(w.serve, '#/decisions'));
   }, 120_000);
   afterAll(async () => {
     await chrome?.close();
@@ -40,7 +40,7 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
 
   const pane = () => w.engine.store.sessions.live('lead@act')!.paneId;
   const screen = () => w.world.tmux.capture(pane());
-  const badge = (p: Page, seat: string) => p.locator(`button.seat[data-seat="${seat}"] [data-testid=badge]`);
+  const row = (p: Page, seat: string, state: string) => p.locator(`[data-seat-row="${seat}"][data-state="${state}"]`);
   const item = () => decisions.locator('[data-prompt="lead@act"]');
   const events = (kind: string) => w.engine.store.events.list({ seat: 'lead@act', kind });
   /** The pane's screen once it has not changed for 1 s (a turn's last redraws are over). */
@@ -57,9 +57,7 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     );
   };
   const ask = async (cmd: string) => {
-    await badge(topo, 'lead@act')
-      .filter({ hasText: /^idle$/ })
-      .waitFor({ timeout: 60_000 });
+    await row(topo, 'lead@act', 'idle').waitFor({ timeout: 60_000 });
     w.world.tmux.run(['send-keys', '-t', pane(), '-l', `RUN: ${cmd}`]);
     w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
     await waitFor(() => screen().includes('Do you want to proceed?'), {
@@ -70,11 +68,11 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     return Date.now();
   };
 
-  it('a Claude seat at a permission prompt shows needs input in the topology and in Decisions within 2 s', async () => {
+  it('a Claude seat at a permission prompt shows needs input in the rail (with its reason) and in Decisions within 2 s', async () => {
     const t0 = await ask('touch approved.txt');
     const [inTopology, inDecisions] = await Promise.all([
-      badge(topo, 'lead@act')
-        .filter({ hasText: 'needs input: permission' })
+      row(topo, 'lead@act', 'needs_input')
+        .filter({ hasText: 'permission: Bash' })
         .waitFor({ timeout: 10_000 })
         .then(() => Date.now() - t0),
       item()
@@ -82,14 +80,15 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
         .waitFor({ timeout: 10_000 })
         .then(() => Date.now() - t0),
     ]);
-    process.stdout.write(`prompt on screen → topology ${inTopology} ms, Decisions ${inDecisions} ms\n`);
+    process.stdout.write(`prompt on screen → rail ${inTopology} ms, Decisions ${inDecisions} ms\n`);
     expect(inTopology).toBeLessThan(2000);
     expect(inDecisions).toBeLessThan(2000);
     // The evidence is the prompt as on screen: what would run, and the question.
     const evidence = await item().getByTestId('prompt-screen').textContent();
     expect(evidence).toContain('touch approved.txt');
     expect(evidence).toContain('Do you want to proceed?');
-    expect(await topo.getByRole('button', { name: /^Decisions \(1\)$/ }).count()).toBe(1);
+    expect(await topo.getByTestId('decisions-count').textContent()).toBe('1');
+    expect(await topo.locator('[data-count="needs_input"] .num').textContent()).toBe('1');
   });
 
   it('Approve from Decisions reaches the pane: the tool runs and the answer is recorded', async () => {
@@ -112,9 +111,7 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
       timeoutMs: 30_000,
       what: 'the turn after the approved call',
     });
-    await badge(topo, 'lead@act')
-      .filter({ hasText: /^idle$/ })
-      .waitFor({ timeout: 30_000 });
+    await row(topo, 'lead@act', 'idle').waitFor({ timeout: 30_000 });
   });
 
   it('an answer with no prompt waiting, for a different prompt than the one seen, or for a shell seat types nothing and is refused on record', async () => {

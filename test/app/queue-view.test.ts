@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
 import { waitFor } from '../support/tmux';
 import { chromiumMissing, launchChromium } from './chromium';
-import { appWorld, type AppWorld } from './helpers';
+import { appWorld, type AppWorld, strictUrl } from './helpers';
 
 const missing = chromiumMissing();
 
-/** Issue 4: the window shows each seat's queue (real Chromium, real engine, real tmux). */
+/** The window shows each seat's queue in its details (real Chromium, real engine, real tmux). */
 describe.skipIf(!!missing)("a seat's queue in the window", () => {
   let w: AppWorld;
   let chrome: Awaited<ReturnType<typeof launchChromium>>;
@@ -17,16 +17,17 @@ describe.skipIf(!!missing)("a seat's queue in the window", () => {
     w = await appWorld('qv');
     chrome = await launchChromium();
     page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
-    await page.goto(w.serve.url);
+    await page.goto(strictUrl(w.serve));
   }, 120_000);
   afterAll(async () => {
     await chrome?.close();
     await w?.cleanup();
   });
 
-  it('lists items queued from the command line and queues new ones from the seat page', async () => {
+  it("lists items queued from the command line and queues new ones from the seat's details", async () => {
     const seat = 'lead@qv';
-    await page.locator(`button.seat[data-seat="${seat}"]`).click();
+    await page.locator(`[data-seat-row="${seat}"]`).click();
+    await page.getByRole('tab', { name: 'Seat details' }).click();
     const queue = page.getByLabel(`queue of ${seat}`);
     await queue.getByText('Nothing queued.').waitFor();
     const added = await dispatch(w.engine, 'queue.add', { seat, text: 'review the parser' });

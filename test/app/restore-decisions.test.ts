@@ -1,5 +1,5 @@
 /**
- * Issue 5 in the window: the Decisions view lists restore decisions with their evidence, and
+ * Restore in the window: the Decisions panel lists restore decisions with their evidence, and
  * answering one starts (or does not start) that seat. Real Chromium, the serve host, a real engine
  * and real tmux; the seats are STAND-IN Claude programs (test/restore/standin-claude.ts) so that a
  * transcript can be deleted and restore can ask.
@@ -13,7 +13,7 @@ import { standInRigYaml, standInTranscript, writeClaudeStandIn } from '../restor
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { chromiumMissing, launchChromium } from './chromium';
-import { RENDERER_DIR } from './helpers';
+import { RENDERER_DIR, strictUrl } from './helpers';
 
 const missing = chromiumMissing();
 
@@ -42,7 +42,7 @@ describe.skipIf(!!missing)('restore decisions in the window', () => {
     serve = await startServe({ engine: w.engine(), port: 0, staticDir: RENDERER_DIR });
     chrome = await launchChromium();
     page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
-    await page.goto(`${serve.url}#/decisions`);
+    await page.goto(strictUrl(serve, '#/decisions'));
   }, 120_000);
   afterAll(async () => {
     await chrome?.close();
@@ -51,11 +51,14 @@ describe.skipIf(!!missing)('restore decisions in the window', () => {
   });
 
   it('lists the decision with its evidence, and answering "fresh" starts that seat on a new conversation', async () => {
-    const item = page.locator('li.decision').filter({ hasText: 'b@crew' });
+    const item = page.locator('[data-decision-card][data-seat="b@crew"]');
     await item.waitFor({ timeout: 15_000 });
     expect(await item.textContent()).toContain('transcript missing');
     expect(await item.locator('pre.evidence').textContent()).toContain(ids.b!);
     expect(w.sessions().map((s) => s.seat)).toEqual(['a@crew']);
+    // It counts as needing the person: in the top strip and on its rail row.
+    expect(await page.locator('[data-count="needs_input"] .num').textContent()).toBe('1');
+    await page.locator('[data-seat-row="b@crew"][data-state="needs_input"]').waitFor();
     await item.getByLabel('reason').fill('the transcript was lost');
     await item.getByRole('button', { name: 'fresh' }).click();
     await waitFor(() => w.sessions().some((s) => s.seat === 'b@crew'), { timeoutMs: 15_000, what: 'b@crew started' });
@@ -63,6 +66,10 @@ describe.skipIf(!!missing)('restore decisions in the window', () => {
     const b = ps.json.seats.find((s: { seat: string }) => s.seat === 'b@crew');
     expect(b.state).toBe('running');
     expect(b.conversationId).not.toBe(ids.b);
+    // Answered, it leaves the panel and shows in the history of answers.
+    await page.locator('[data-decision-card][data-seat="b@crew"]').waitFor({ state: 'detached', timeout: 15_000 });
+    await page.locator('[data-history="decision"]').filter({ hasText: 'b@crew' }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('[data-history="decision"]').first().textContent()).toContain('the transcript was lost');
     const ev = await w.cli(['events', '--seat', 'b@crew', '--json']);
     expect(ev.json.events.find((e: { kind: string }) => e.kind === 'decision.answered').data).toMatchObject({
       choice: 'fresh',

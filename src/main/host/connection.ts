@@ -9,6 +9,8 @@ import {
   type PushMessage,
   type WindowMethod,
 } from '../../shared/contract/app';
+import type { z } from 'zod';
+import type { ClientResult } from '../../shared/contract';
 import { fail, type Result } from '../../shared/errors';
 import { dispatch, isMethod } from '../engine/api';
 import type { Engine } from '../engine/engine';
@@ -27,7 +29,7 @@ export interface ConnectionSink {
   frame(bytes: Uint8Array): void;
 }
 
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const isWindowMethod = (m: string): m is WindowMethod => Object.hasOwn(WINDOW_REQUESTS, m);
 
 /**
  * One window's connection, the same for Electron IPC and the WebSocket: every message is checked
@@ -90,20 +92,21 @@ export class WindowConnection {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
+    this.ctx.pushes.watching.delete(this);
     this.ctx.terminals.closeAll(this);
   }
 
   private async run(method: string, params: unknown): Promise<Result<Record<string, unknown>>> {
     if (this.closed) return fail('BAD_USAGE', 'connection closed');
-    if (hasOwn(WINDOW_REQUESTS, method)) return this.window(method as WindowMethod, params);
+    if (isWindowMethod(method)) return this.window(method, params);
     if (WINDOW_REFUSED.has(method))
       return fail('BAD_USAGE', `${method} is not available to a window; use the rigdesk command or the app's menu`);
     if (isMethod(method)) return dispatch(this.ctx.engine, method, params);
     return fail('BAD_USAGE', `unknown method ${JSON.stringify(method).slice(0, 80)}`);
   }
 
-  private async window(method: WindowMethod, params: unknown): Promise<Result<Record<string, unknown>>> {
-    const parsed = WINDOW_REQUESTS[method].safeParse(params ?? {});
+  private async window<M extends WindowMethod>(method: M, params: unknown): Promise<Result<Record<string, unknown>>> {
+    const parsed = WINDOW_SCHEMAS[method].safeParse(params ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return fail(
@@ -111,29 +114,42 @@ export class WindowConnection {
         `bad parameters for ${method}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`,
       );
     }
-    const t = this.ctx.terminals;
     try {
-      switch (method) {
-        case 'terminal.open': {
-          const p = parsed.data as { seat: string; cols: number; rows: number };
-          return await t.open(this, p.seat, p.cols, p.rows, {
-            frame: (b) => this.sink.frame(b),
-            exit: (term, reason) => this.sink.message({ push: 'terminal.exit', data: { term, reason } }),
-          });
-        }
-        case 'terminal.resize': {
-          const p = parsed.data as { term: number; cols: number; rows: number };
-          return await t.resize(this, p.term, p.cols, p.rows);
-        }
-        case 'terminal.close':
-          return t.close(this, (parsed.data as { term: number }).term);
-      }
+      return await this.handlers[method](parsed.data);
     } catch (e) {
       return fail('INTERNAL', `${method} failed: ${(e as Error).message}`);
     }
   }
 
+  /** One handler per window request, typed by its request's schema and its answer's. */
+  private readonly handlers: WindowHandlers = {
+    'terminal.open': async (p) => {
+      const r = await this.ctx.terminals.open(this, p.seat, p.cols, p.rows, {
+        frame: (b) => this.sink.frame(b),
+        exit: (term, reason) => this.sink.message({ push: 'terminal.exit', data: { term, reason } }),
+      });
+      return r.ok ? { ok: true, term: r.term, seat: r.seat } : r;
+    },
+    'terminal.resize': async (p) => {
+      const r = await this.ctx.terminals.resize(this, p.term, p.cols, p.rows);
+      return r.ok ? { ok: true, term: p.term, cols: p.cols, rows: p.rows } : r;
+    },
+    'terminal.close': async (p) => {
+      const r = this.ctx.terminals.close(this, p.term);
+      return r.ok ? { ok: true, term: p.term } : r;
+    },
+    'window.attention': async (p) => {
+      this.ctx.pushes.watching.set(this, p);
+      return { ok: true, watched: this.ctx.pushes.watching.size };
+    },
+  };
+
   private answer(id: number | null, result: Result<Record<string, unknown>>): void {
     if (!this.closed) this.sink.message({ id, result });
   }
 }
+
+type WindowRequest<M extends WindowMethod> = z.output<(typeof WINDOW_REQUESTS)[M]>;
+type WindowHandlers = { [M in WindowMethod]: (p: WindowRequest<M>) => Promise<ClientResult<M>> };
+/** Indexed so that a generic method name keeps its own params' type. */
+const WINDOW_SCHEMAS: { [M in WindowMethod]: z.ZodType<WindowRequest<M>> } = WINDOW_REQUESTS;

@@ -5,16 +5,18 @@ import { onFocusRequest } from '../engine/api/app';
 import type { Engine } from '../engine/engine';
 import { promptsFor } from '../engine/prompts/list';
 import type { EventRow } from '../engine/store/events';
+import { Watching } from './watching';
 
 export type PushListener = (msg: PushMessage) => void;
 
 /**
- * What the engine tells open windows, whatever the transport: new event-log rows (polled by
- * `afterSeq`, so nothing is missed between polls), the seats' `ps` rows (activity and needs_input
- * come from there; polled at 1 s so a needs_input shows within the 2 s the issue asks, or with an
- * activity monitor's events only when something happened, and pushed only when they changed), the live
- * prompts of the seats at needs_input (the Decisions view's live items) and focus
- * requests from deep links. Polls run only while someone listens.
+ * What the engine tells open windows, whatever the transport: new event-log rows (polled every
+ * 100 ms by `afterSeq`, so nothing is missed between polls), the seats' `ps` rows (activity and
+ * needs_input come from there; polled at 1 s, or with an activity monitor's events when something
+ * happened: a `seat.activity` row is read at once, so a needs_input reaches the window a poll after
+ * its event; pushed only when they changed), the live prompts of the seats at needs_input (the
+ * Decisions panel's live items) and focus requests from deep links. Polls run only while someone
+ * listens.
  */
 export class PushHub {
   private readonly listeners = new Set<PushListener>();
@@ -29,9 +31,13 @@ export class PushHub {
   private seatsKey = '';
   /** An event row arrived since the last seats poll (with activity events, the reason to poll). */
   private seatsDue = true;
+  /** A seat.activity row arrived since the last seats poll began: poll again as soon as it ends. */
+  private activityDue = false;
   private lastSeatsAt = -Infinity;
   private seatPolls = 0;
   private readonly unfocus: () => void;
+  /** The seats each window shows focused (for the notification rule). */
+  readonly watching = new Watching();
 
   constructor(
     private readonly engine: Engine,
@@ -72,6 +78,18 @@ export class PushHub {
     return this.latestPrompts;
   }
 
+  /** Seats with an open restore decision: they wait for a person as much as a prompt does. */
+  openDecisionSeats(): string[] {
+    try {
+      return this.engine.store.restore.decisions
+        .list({})
+        .filter((d) => d.state === 'open')
+        .map((d) => d.seat);
+    } catch {
+      return []; // the store is closing
+    }
+  }
+
   focus(seat: string): void {
     this.broadcast({ push: 'focus', data: { seat } });
   }
@@ -94,7 +112,7 @@ export class PushHub {
   }
 
   private start(): void {
-    this.eventsTimer = setInterval(() => this.pollEvents(), this.opts.eventsMs ?? 250);
+    this.eventsTimer = setInterval(() => this.pollEvents(), this.opts.eventsMs ?? 100);
     this.seatsTimer = setInterval(() => {
       if (this.seatsAtRest()) return;
       void this.pollSeats();
@@ -125,7 +143,14 @@ export class PushHub {
       this.lastSeq = e.seq;
       this.broadcast({ push: 'event', data: e });
     }
-    if (rows.length > 0) this.seatsDue = true;
+    if (rows.length === 0) return;
+    this.seatsDue = true;
+    // With activity events, an event is the news: the seats are read now, not at the next tick, so
+    // a seat's needs_input reaches the windows a poll after its event row (bench/window.bench.ts).
+    if (this.opts.activityEvents && rows.some((e) => e.kind === 'seat.activity')) {
+      this.activityDue = true;
+      void this.pollSeats();
+    }
   }
 
   private async pollSeats(): Promise<void> {
@@ -133,6 +158,7 @@ export class PushHub {
     this.seatsBusy = true;
     // Cleared before the poll: an event row that lands meanwhile makes the next tick poll again.
     this.seatsDue = false;
+    this.activityDue = false;
     this.lastSeatsAt = this.engine.now();
     this.seatPolls++;
     try {
@@ -155,6 +181,8 @@ export class PushHub {
     } finally {
       this.seatsBusy = false;
     }
+    // An activity change that arrived while this poll ran is read at once, not a tick later.
+    if (this.activityDue && this.listeners.size > 0) void this.pollSeats();
   }
 
   /**

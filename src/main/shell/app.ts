@@ -53,7 +53,7 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
     focusWindow(win);
   };
   const deepLinks = new DeepLinkRouter((seat) => ctx.engine.store.rigs.seat(seat) !== undefined, focusSeat);
-  const notifier = new NeedsInputNotifier(api, focusSeat);
+  const notifier = new NeedsInputNotifier(api, focusSeat, (seat) => ctx.pushes.watching.isWatched(seat));
   // Links that arrive before the window exists are routed once it has loaded.
   const early: string[] = [];
   const route = (link: string | undefined) => {
@@ -80,8 +80,10 @@ export async function startShell(o: ShellOptions): Promise<Shell | undefined> {
   const tray = new TrayController(trayIcon, o.trayImages);
   trayIcon.setContextMenu(api.createMenu(trayMenu(api, ctx, () => focusWindow(win))));
   const off = ctx.pushes.subscribe((m) => {
+    if (m.push === 'event' && m.data.kind.startsWith('decision.'))
+      tray.update(ctx.pushes.seats, ctx.pushes.openDecisionSeats());
     if (m.push !== 'seats') return;
-    tray.update(m.data.seats);
+    tray.update(m.data.seats, ctx.pushes.openDecisionSeats());
     notifier.update(m.data.seats);
   });
   win.on('closed', () => {

@@ -6,12 +6,18 @@ export interface TrayImages {
   attention: string;
 }
 
-/** Pure: what the tray shows for a set of seats. */
+/**
+ * Pure: what the tray shows for a set of seats. Its count is what needs the person: seats at
+ * needs_input and seats whose restore decision waits (`decisions`: those seats), each once, the
+ * same rule as the window's "needs you" count.
+ */
 export function trayState(
   seats: readonly Pick<PsRow, 'seat' | 'activity'>[],
   images: TrayImages,
+  decisions: readonly string[] = [],
 ): { image: string; tooltip: string; count: number } {
-  const waiting = seats.filter((s) => s.activity === 'needs_input');
+  const names = new Set([...seats.filter((s) => s.activity === 'needs_input').map((s) => s.seat), ...decisions]);
+  const waiting = [...names].map((seat) => ({ seat }));
   const count = waiting.length;
   return {
     count,
@@ -34,8 +40,8 @@ export class TrayController {
     private readonly tray: TrayLike,
     private readonly images: TrayImages,
   ) {}
-  update(seats: readonly Pick<PsRow, 'seat' | 'activity'>[]): void {
-    const s = trayState(seats, this.images);
+  update(seats: readonly Pick<PsRow, 'seat' | 'activity'>[], decisions: readonly string[] = []): void {
+    const s = trayState(seats, this.images, decisions);
     this.state = s;
     const key = `${s.image}\n${s.tooltip}`;
     if (key === this.last) return;

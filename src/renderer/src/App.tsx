@@ -1,62 +1,91 @@
 import { useEffect, useMemo } from 'react';
-import type { HostHealthRow, PromptItem, PsRow } from '../../shared/contract';
-import { reload, routeFromHash, useApp } from './store';
+import { Group, Panel, Separator } from 'react-resizable-panels';
+import { useWindow } from './state/store';
+import { connect } from './state/sync';
+import { useKeys } from './state/use-keys';
 import { FrameRouter } from './terminal/frames';
 import type { Transport } from './transport';
-import { DecisionsView } from './views/Decisions';
-import { SeatPage } from './views/SeatPage';
-import { TopologyView } from './views/Topology';
+import { DecisionsPanel } from './views/Decisions';
+import { DetailsPanel } from './views/Details';
+import { DialogHost } from './views/Dialogs';
+import { Grid } from './views/Grid';
+import { Help } from './views/Help';
+import { Notes } from './views/Notes';
+import { Palette } from './views/Palette';
+import { Rail } from './views/Rail';
+import { TopStrip } from './views/TopStrip';
 
-/** Events that change the shape of a rig or its decisions; the others only move badges. */
-const RELOAD_ON = /^(rig\.|decision\.)/;
-
+/**
+ * The supervisor's workspace, one window with no page swaps: counts and hosts on top, the seat
+ * rail on the left, the grid of live terminals in the middle, Decisions or the focused seat's
+ * details on the right; the palette, the keys and the dialogs over it.
+ */
 export function App({ transport }: { transport: Transport }) {
   const frames = useMemo(() => new FrameRouter(transport), [transport]);
-  const { route, setRoute, status, decisions, prompts } = useApp();
-
-  useEffect(() => {
-    const offStatus = transport.onStatus((s) => useApp.setState({ status: s }));
-    const offPush = transport.onPush((m) => {
-      if (m.push === 'seats')
-        useApp.setState({
-          seats: Object.fromEntries((m.data.seats as unknown as PsRow[]).map((r) => [r.seat, r])),
-          hosts: (m.data.hosts ?? []) as unknown as HostHealthRow[],
-        });
-      else if (m.push === 'prompts') useApp.setState({ prompts: m.data.prompts as unknown as PromptItem[] });
-      else if (m.push === 'focus') useApp.getState().setRoute({ page: 'seat', seat: m.data.seat });
-      else if (m.push === 'event' && RELOAD_ON.test(m.data.kind)) void reload(transport);
-    });
-    const onHash = () => useApp.setState({ route: routeFromHash(location.hash) });
-    window.addEventListener('hashchange', onHash);
-    void reload(transport);
-    return () => {
-      offStatus();
-      offPush();
-      window.removeEventListener('hashchange', onHash);
-    };
-  }, [transport]);
-
-  const waiting =
-    prompts.length + (decisions === 'unavailable' ? 0 : decisions.filter((d) => !d.state || d.state === 'open').length);
+  useEffect(() => connect(transport), [transport]);
+  useKeys();
+  const rail = useWindow((s) => s.layout.rail);
+  const panel = useWindow((s) => s.layout.panel);
   return (
     <div className="app">
-      <nav>
-        <span className="brand">Rigdesk</span>
-        <button aria-current={route.page === 'topology'} onClick={() => setRoute({ page: 'topology' })}>
-          Topology
+      <TopStrip transportKind={transport.kind} />
+      <Group orientation="horizontal" className="body" id="workspace">
+        {rail && (
+          <>
+            <Panel id="rail" defaultSize={270} minSize={210} maxSize={460} groupResizeBehavior="preserve-pixel-size">
+              <Rail />
+            </Panel>
+            <Separator className="sep" />
+          </>
+        )}
+        <Panel id="grid" minSize={320}>
+          <Grid transport={transport} frames={frames} />
+        </Panel>
+        {panel !== 'none' && (
+          <>
+            <Separator className="sep" />
+            <Panel id="side" defaultSize={330} minSize={260} maxSize={640} groupResizeBehavior="preserve-pixel-size">
+              <SidePanel panel={panel} />
+            </Panel>
+          </>
+        )}
+      </Group>
+      <Notes />
+      <Palette />
+      <Help />
+      <DialogHost />
+    </div>
+  );
+}
+
+function SidePanel({ panel }: { panel: 'decisions' | 'details' }) {
+  const count = useWindow((s) => s.prompts.length + s.decisions.filter((d) => !d.state || d.state === 'open').length);
+  const tab = (p: 'decisions' | 'details', label: string) => (
+    <button
+      type="button"
+      role="tab"
+      aria-selected={panel === p}
+      onClick={() => useWindow.setState((s) => ({ layout: { ...s.layout, panel: p } }))}
+    >
+      {label}
+    </button>
+  );
+  return (
+    <div className="side">
+      <div className="tabs" role="tablist">
+        {tab('decisions', `Decisions${count ? ` (${count})` : ''}`)}
+        {tab('details', 'Seat details')}
+        <span className="spacer" />
+        <button
+          type="button"
+          className="icon"
+          aria-label="Hide the panel"
+          onClick={() => useWindow.setState((s) => ({ layout: { ...s.layout, panel: 'none' } }))}
+        >
+          ✕
         </button>
-        <button aria-current={route.page === 'decisions'} onClick={() => setRoute({ page: 'decisions' })}>
-          Decisions{waiting ? ` (${waiting})` : ''}
-        </button>
-        <span className={`conn ${status}`} data-testid="connection">
-          {transport.kind} {status}
-        </span>
-      </nav>
-      <main>
-        {route.page === 'topology' && <TopologyView transport={transport} />}
-        {route.page === 'seat' && <SeatPage key={route.seat} seat={route.seat} transport={transport} frames={frames} />}
-        {route.page === 'decisions' && <DecisionsView transport={transport} />}
-      </main>
+      </div>
+      <div className="side-body">{panel === 'decisions' ? <DecisionsPanel /> : <DetailsPanel />}</div>
     </div>
   );
 }

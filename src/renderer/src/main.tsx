@@ -1,7 +1,11 @@
 import { createRoot } from 'react-dom/client';
+import { wireCheck } from '../../shared/contract/wire';
 import { App } from './App';
 import './styles.css';
 import { pickTransport } from './transport';
+
+// `?strict=1` (the browser tests): every answer and push this page receives is parsed against its schema.
+if (new URLSearchParams(location.search).get('strict') === '1') wireCheck.strict = true;
 
 // The transport is chosen once: the preload's bridge in the desktop app, else the WebSocket.
 const transport = pickTransport(window);

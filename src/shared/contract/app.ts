@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type AnswerSchemas, untypedAnswer } from './answer';
+import type { AnswerSchemas } from './answer';
 import { eventRow, psRow, rigName, seatRef } from './engine';
 import { hostHealthRow } from './hosts';
 
@@ -31,6 +31,8 @@ export const APP_REQUESTS = {
       .regex(/^[0-9a-f]{16}$/)
       .optional(),
     reason: z.string().trim().min(1).max(500).optional(),
+    /** Who answers (the window, the CLI): recorded with the answer for the Decisions history. */
+    by: z.string().trim().min(1).max(100).optional(),
   }),
   /**
    * Put the `rigdesk` shim on PATH (or take it off): handled by the engine process, so with the
@@ -57,6 +59,8 @@ export const promptItem = z.strictObject({
   runtime: z.string(),
   /** The needs_input reason: permission, question, usage_limit, login, trust_dialog, error. */
   reason: z.string(),
+  /** The tool a permission prompt asks about, when the screen names it (Bash, Edit, a command). */
+  tool: z.string().optional(),
   /** What can be answered from the window; empty when only the terminal can (a question, a limit). */
   choices: z.array(promptChoice),
   /** The prompt as on screen (or the screen's last lines): the evidence. */
@@ -77,12 +81,18 @@ export const WINDOW_REQUESTS = {
   'terminal.open': z.strictObject({ seat: seatRef, cols, rows }),
   'terminal.resize': z.strictObject({ term: termId, cols, rows }),
   'terminal.close': z.strictObject({ term: termId }),
+  /**
+   * Which seat's pane has the focus in this window, and whether the window is visible: a
+   * needs-input notification is not shown for a seat the person is looking at.
+   */
+  'window.attention': z.strictObject({ seat: seatRef.nullable(), visible: z.boolean() }),
 } as const;
 export type WindowMethod = keyof typeof WINDOW_REQUESTS;
 export const WINDOW_ANSWERS = {
-  'terminal.open': untypedAnswer,
-  'terminal.resize': untypedAnswer,
-  'terminal.close': untypedAnswer,
+  'terminal.open': z.strictObject({ term: termId, seat: z.string() }),
+  'terminal.resize': z.strictObject({ term: termId, cols, rows }),
+  'terminal.close': z.strictObject({ term: termId }),
+  'window.attention': z.strictObject({ watched: z.number().int().min(0) }),
 } as const satisfies AnswerSchemas<typeof WINDOW_REQUESTS>;
 
 /** A request on either transport: the id pairs the answer; `method` names an engine or window request. */
@@ -111,13 +121,38 @@ export const topologyAnswer = z.strictObject({
 });
 export type Topology = z.output<typeof topologyAnswer>;
 
+/** An answered permission prompt: the keys typed into which pane, for which prompt. */
+export const answeredPrompt = z.strictObject({
+  seat: z.string(),
+  choice: promptChoice,
+  keys: z.array(z.string()),
+  paneId: z.string(),
+  fingerprint: z.string(),
+});
+export type AnsweredPrompt = z.output<typeof answeredPrompt>;
+
+/** The `rigdesk` shim on PATH, as `installShim` left it (or would, with `plan`). */
+export const shimAnswer = z.strictObject({
+  path: z.string(),
+  dir: z.string(),
+  action: z.enum(['installed', 'updated', 'unchanged', 'removed', 'absent', 'would_install', 'would_remove']),
+  onPath: z.boolean(),
+  /** The program the shim runs: the app's executable (`app`) or node with a checkout's CLI (`node`). */
+  runtime: z.strictObject({ exec: z.string(), kind: z.enum(['app', 'node']), cli: z.string().optional() }),
+  /** How to take it off PATH again. */
+  remove: z.string(),
+  /** When the folder is not on PATH: the line that puts it there. */
+  pathHint: z.string().optional(),
+});
+export type ShimAnswer = z.output<typeof shimAnswer>;
+
 /** What each request answers beside `ok: true`. */
 export const APP_ANSWERS = {
   topology: topologyAnswer,
-  open: untypedAnswer,
-  prompts: untypedAnswer,
-  answerPrompt: untypedAnswer,
-  installShim: untypedAnswer,
+  open: z.strictObject({ seat: z.string(), windows: z.number().int().min(1) }),
+  prompts: z.strictObject({ prompts: z.array(promptItem) }),
+  answerPrompt: z.strictObject({ answered: answeredPrompt }),
+  installShim: z.strictObject({ shim: shimAnswer }),
 } as const satisfies AnswerSchemas<typeof APP_REQUESTS>;
 
 /** Pushed from the host to the window. `seats` carries `ps` rows; `focus` comes from a deep link. */

@@ -5,6 +5,7 @@ import { APP_ANSWERS, APP_REQUESTS, WINDOW_ANSWERS, WINDOW_REQUESTS } from './ap
 import { ENGINE_ANSWERS, ENGINE_REQUESTS } from './engine';
 import { HOSTS_ANSWERS, HOSTS_REQUESTS } from './hosts';
 import { RESTORE_ANSWERS, RESTORE_REQUESTS } from './restore';
+import { WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from './workspace';
 
 /**
  * The one contract between the engine and its clients (CLI socket, Electron IPC, the browser's
@@ -18,6 +19,7 @@ export const REQUESTS = {
   ...ACTIVITY_REQUESTS,
   ...APP_REQUESTS,
   ...HOSTS_REQUESTS,
+  ...WORKSPACE_REQUESTS,
 } as const;
 
 export type Method = keyof typeof REQUESTS;
@@ -32,6 +34,7 @@ export const ANSWERS = {
   ...ACTIVITY_ANSWERS,
   ...APP_ANSWERS,
   ...HOSTS_ANSWERS,
+  ...WORKSPACE_ANSWERS,
 } as const satisfies { readonly [M in Method]: z.ZodType<object> };
 export type AnswerOf<M extends Method> = z.output<(typeof ANSWERS)[M]>;
 export type ResultOf<M extends Method> = Result<AnswerOf<M>>;
@@ -65,3 +68,4 @@ export * from './restore-records';
 export * from './activity';
 export * from './hosts';
 export * from './app';
+export * from './workspace';

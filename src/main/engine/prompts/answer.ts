@@ -1,4 +1,4 @@
-import type { PromptChoice } from '../../../shared/contract/app';
+import type { AnsweredPrompt, PromptChoice } from '../../../shared/contract/app';
 import { hostOfServer } from '../tmux/identity';
 import { fail, type Result } from '../../../shared/errors';
 import { capturePanes } from '../activity/capture';
@@ -16,17 +16,13 @@ export interface AnswerOptions {
   /** The prompt the person saw (from `prompts`); a different prompt on screen is refused. */
   fingerprint?: string;
   reason?: string;
+  /** Who answers (the window, the CLI), recorded with the answer. */
+  by?: string;
   /** Tests only: runs between the decision and the revalidation, as a pane could change hands. */
   beforeRevalidate?: () => Promise<void> | void;
 }
 
-export interface Answered {
-  seat: string;
-  choice: PromptChoice;
-  keys: string[];
-  paneId: string;
-  fingerprint: string;
-}
+export type Answered = AnsweredPrompt;
 
 /** How long an answer waits behind another writer to the same seat (a send, another answer). */
 const TURN_WAIT_MS = 10_000;
@@ -64,6 +60,7 @@ export async function answerPrompt(
       code: res.code,
       message: res.message,
       reason: opts.reason ?? null,
+      by: opts.by ?? null,
       evidence: res.evidence ?? {},
     });
   return res;
@@ -154,6 +151,7 @@ async function answerOnce(
       fingerprint: prompt.fingerprint,
       prompt: prompt.lines,
       reason: opts.reason ?? null,
+      by: opts.by ?? null,
       conversationId: conversationId ?? null,
       basis: activity.basis,
     },

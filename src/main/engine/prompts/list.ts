@@ -4,7 +4,7 @@ import type { Result } from '../../../shared/errors';
 import { capturePanes } from '../activity/capture';
 import type { Engine } from '../engine';
 import { ps } from '../services/ps';
-import { PROMPT_KEYS, readPrompt } from './screens';
+import { PROMPT_KEYS, readPrompt, toolOf } from './screens';
 
 /** Lines of screen shown as evidence when no prompt block can be picked out. */
 const TAIL_LINES = 12;
@@ -43,11 +43,13 @@ export async function promptsFor(engine: Engine, rows: readonly PsRow[]): Promis
           : !read
             ? 'the prompt is not on screen; answer it in the terminal'
             : read.why;
+    const tool = read ? toolOf(read.lines) : undefined;
     return {
       seat: r.seat,
       rig: r.rig,
       runtime: r.runtime,
       reason,
+      ...(tool ? { tool } : {}),
       choices,
       screen: read?.lines ?? plain.slice(-TAIL_LINES).map((l) => l.trimEnd()),
       ...(read ? { fingerprint: read.fingerprint } : {}),

@@ -42,3 +42,16 @@ export function readPrompt(
     }
   );
 }
+
+/**
+ * The tool a prompt block asks about, for a one-word reason ("permission: Bash"): Claude's and
+ * Pi's tool-call line (`● Bash(...)`), or Codex's command approval.
+ */
+export function toolOf(lines: readonly string[]): string | undefined {
+  for (const l of lines) {
+    const call = /^\s*[●•⏺]\s*([A-Za-z][\w.-]{0,40})\(/.exec(l);
+    if (call) return call[1];
+    if (/run the following command/i.test(l)) return 'command';
+  }
+  return undefined;
+}

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import type { ShimAnswer } from '../../../shared/contract/app';
 import { fail, type Result } from '../../../shared/errors';
 
 /**
@@ -21,17 +22,8 @@ export interface ShimRuntime {
   cli?: string;
 }
 
-export interface ShimAnswer {
-  path: string;
-  dir: string;
-  action: 'installed' | 'updated' | 'unchanged' | 'removed' | 'absent' | 'would_install' | 'would_remove';
-  onPath: boolean;
-  runtime: ShimRuntime;
-  /** How to take it off PATH again. */
-  remove: string;
-  /** When the folder is not on PATH: the line that puts it there. */
-  pathHint?: string;
-}
+/** The answer's shape is the contract's (`shimAnswer`). */
+export type { ShimAnswer };
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

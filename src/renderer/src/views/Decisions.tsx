@@ -1,112 +1,157 @@
-import type { DecisionChoice } from '../../../shared/contract';
-import { useState } from 'react';
-import type { PromptItem } from '../../../shared/contract';
-import { hashFor, reload, useApp, type DecisionItem } from '../store';
-import type { Transport } from '../transport';
+import { type KeyboardEvent, useEffect, useState } from 'react';
+import type { DecisionChoice, HistoryItem, PromptItem } from '../../../shared/contract';
+import { answerPrompt, call, decide, focusSeat, focusedPrompt, WINDOW_REASON } from '../state/actions';
+import { type Decision, useWindow } from '../state/store';
 
 /**
- * What only the person may settle: seats waiting right now (a permission prompt, a question, a
- * usage limit; live, from the seats' screens) and the stored restore decisions. Each answer goes
- * to the engine, which checks it again and records it.
+ * What only the person may settle: seats waiting now (a permission prompt, a question, a usage
+ * limit; live from their screens), the open restore decisions, and what was answered before (from
+ * the event log). Each answer goes to the engine, which checks it again and records it.
  */
-export function DecisionsView({ transport }: { transport: Transport }) {
-  const decisions = useApp((s) => s.decisions);
-  const prompts = useApp((s) => s.prompts);
-  const open = decisions === 'unavailable' ? [] : decisions.filter((d) => !d.state || d.state === 'open');
-  if (open.length === 0 && prompts.length === 0)
-    return (
-      <p className="empty" data-testid="decisions-none">
-        No decisions waiting: none.
-      </p>
-    );
+export function DecisionsPanel() {
+  const prompts = useWindow((s) => s.prompts);
+  const decisions = useWindow((s) => s.decisions);
+  const open = decisions.filter((d) => !d.state || d.state === 'open');
+  const count = prompts.length + open.length;
   return (
-    <div className="decisions-page">
-      {prompts.length > 0 && (
-        <section aria-label="waiting now">
-          <h2>Waiting now</h2>
-          <ul className="decisions">
-            {prompts.map((p) => (
-              <LivePrompt key={`${p.seat} ${p.fingerprint ?? p.reason}`} p={p} transport={transport} />
-            ))}
-          </ul>
-        </section>
+    <section className="panel decisions" aria-label="Decisions">
+      {count === 0 && (
+        <p className="empty" data-testid="decisions-none">
+          Nothing waits for you. A seat that asks for permission or a restore that needs a choice shows up here.
+        </p>
       )}
-      {open.length > 0 && (
-        <section aria-label="restore decisions">
-          <h2>Restore decisions</h2>
-          <ul className="decisions">
-            {open.map((d) => (
-              <Decision key={d.id} d={d} transport={transport} />
-            ))}
-          </ul>
-        </section>
-      )}
-    </div>
+      {prompts.map((p) => (
+        <PromptCard key={`${p.seat} ${p.fingerprint ?? p.reason}`} p={p} />
+      ))}
+      {open.map((d) => (
+        <DecisionCard key={d.id} d={d} />
+      ))}
+      <History />
+    </section>
   );
 }
 
 const LABEL = { approve: 'Approve', deny: 'Deny' } as const;
 
-function LivePrompt({ p, transport }: { p: PromptItem; transport: Transport }) {
-  const [note, setNote] = useState('');
+function PromptCard({ p }: { p: PromptItem }) {
   const [busy, setBusy] = useState(false);
+  const focused = useWindow((s) => s.focusedDecision === p.seat || (!s.focusedDecision && focusedPrompt() === p));
   const answer = async (choice: 'approve' | 'deny') => {
+    if (busy || !p.choices.includes(choice)) return;
     setBusy(true);
-    const r = await transport.request('answerPrompt', {
-      seat: p.seat,
-      choice,
-      reason: 'answered from the Rigdesk window',
-      ...(p.fingerprint ? { fingerprint: p.fingerprint } : {}),
-    });
-    setNote(r.ok ? `${LABEL[choice]} sent` : `${r.code}: ${r.message}`);
     // A refusal leaves the buttons usable once the next push shows what the seat asks now.
-    if (!r.ok) setBusy(false);
+    if (!(await answerPrompt(p, choice))) setBusy(false);
+  };
+  const onKey = (e: KeyboardEvent) => {
+    if (e.target !== e.currentTarget) return;
+    if (e.key === 'a' || e.key === 'y') void answer('approve');
+    else if (e.key === 'd' || e.key === 'n') void answer('deny');
   };
   return (
-    <li className="decision prompt" data-prompt={p.seat} data-reason={p.reason}>
+    <article
+      className={`card prompt${focused ? ' focused' : ''}`}
+      data-decision-card=""
+      data-prompt={p.seat}
+      data-seat={p.seat}
+      data-reason={p.reason}
+      tabIndex={0}
+      aria-label={`${p.seat} needs input: ${p.reason.replace(/_/g, ' ')}`}
+      onFocus={() => useWindow.setState({ focusedDecision: p.seat })}
+      onKeyDown={onKey}
+    >
       <h3>
-        <a href={hashFor({ page: 'seat', seat: p.seat })}>{p.seat}</a>: needs input: {p.reason.replace(/_/g, ' ')}
+        <button type="button" className="link" onClick={() => focusSeat(p.seat)}>
+          {p.seat}
+        </button>{' '}
+        <span className="reason">
+          needs input: {p.reason.replace(/_/g, ' ')}
+          {p.tool ? `: ${p.tool}` : ''}
+        </span>
       </h3>
       <pre className="evidence" data-testid="prompt-screen">
         {p.screen.join('\n')}
       </pre>
-      {p.choices.map((c) => (
-        <button key={c} className={c === 'deny' ? 'danger' : undefined} disabled={busy} onClick={() => void answer(c)}>
-          {LABEL[c]}
-        </button>
-      ))}
-      {p.note && <span className="note">{p.note}</span>}
-      <span className="note" role="status">
-        {note}
-      </span>
-    </li>
+      <div className="buttons">
+        {p.choices.map((c) => (
+          <button
+            key={c}
+            type="button"
+            className={c === 'deny' ? 'danger' : 'primary'}
+            disabled={busy}
+            title={c === 'approve' ? 'Ctrl+Shift+Enter' : 'Ctrl+Shift+Backspace'}
+            onClick={() => void answer(c)}
+          >
+            {LABEL[c]}
+          </button>
+        ))}
+        {p.note && <span className="note">{p.note}</span>}
+      </div>
+    </article>
   );
 }
 
-function Decision({ d, transport }: { d: DecisionItem; transport: Transport }) {
-  const [reason, setReason] = useState('answered from the Rigdesk window');
-  const [note, setNote] = useState('');
+function DecisionCard({ d }: { d: Decision }) {
+  const [reason, setReason] = useState(WINDOW_REASON);
+  const [busy, setBusy] = useState(false);
   const answer = async (choice: DecisionChoice) => {
-    const r = await transport.request('decide', { id: d.id, choice, reason });
-    setNote(r.ok ? `answered: ${choice}` : `${r.code}: ${r.message}`);
-    await reload(transport);
+    setBusy(true);
+    if (!(await decide(d, choice, reason))) setBusy(false);
   };
   return (
-    <li className="decision" data-decision={d.id}>
+    <article className="card restore" data-decision-card="" data-decision={d.id} data-seat={d.seat} tabIndex={0}>
       <h3>
-        {d.seat}: {d.reason.replace(/_/g, ' ')}
+        <button type="button" className="link" onClick={() => focusSeat(d.seat)}>
+          {d.seat}
+        </button>{' '}
+        <span className="reason">restore: {String(d.reason).replace(/_/g, ' ')}</span>
       </h3>
-      {d.conversationId && <p>conversation {d.conversationId}</p>}
+      {d.conversationId && <p className="muted">conversation {d.conversationId}</p>}
       {d.evidence && <pre className="evidence">{JSON.stringify(d.evidence, null, 2)}</pre>}
-      <input aria-label="reason" value={reason} onChange={(e) => setReason(e.target.value)} />
-      {d.choices.map((c) => (
-        <button key={c} onClick={() => void answer(c)}>
-          {c.replace(/_/g, ' ')}
-        </button>
-      ))}
-      <span className="note" role="status">
-        {note}
-      </span>
-    </li>
+      <label className="field">
+        <span>Reason (recorded)</span>
+        <input aria-label="reason" value={reason} onChange={(e) => setReason(e.target.value)} />
+      </label>
+      <div className="buttons">
+        {d.choices.map((c: DecisionChoice) => (
+          <button key={c} type="button" disabled={busy || !reason.trim()} onClick={() => void answer(c)}>
+            {c.replace(/_/g, ' ')}
+          </button>
+        ))}
+      </div>
+    </article>
+  );
+}
+
+function History() {
+  const tick = useWindow((s) => s.historyTick);
+  const [items, setItems] = useState<HistoryItem[]>([]);
+  useEffect(() => {
+    let live = true;
+    void call('workspace.history', { limit: 30 }, 'the Decisions history').then((r) => {
+      if (live && r?.ok) setItems(r.items);
+    });
+    return () => {
+      live = false;
+    };
+  }, [tick]);
+  if (items.length === 0) return null;
+  return (
+    <section className="history" aria-label="answered">
+      <h3>Answered</h3>
+      <ol>
+        {items.map((h) => (
+          <li key={h.seq} data-history={h.kind}>
+            <time dateTime={new Date(h.at).toISOString()}>{new Date(h.at).toLocaleTimeString()}</time>{' '}
+            <span className="seat">{h.seat}</span>{' '}
+            <span className={`choice c-${h.kind === 'prompt_refused' ? 'refused' : h.choice}`}>
+              {h.kind === 'prompt_refused' ? `refused (${h.code ?? '?'})` : h.choice.replace(/_/g, ' ')}
+            </span>{' '}
+            <span className="what">{h.what}</span>
+            {h.by && <span className="by"> by {h.by}</span>}
+            {h.reason && <span className="why"> — {h.reason}</span>}
+          </li>
+        ))}
+      </ol>
+    </section>
   );
 }

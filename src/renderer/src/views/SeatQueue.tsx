@@ -1,28 +1,28 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { QueueItem } from '../../../shared/contract/activity';
-import type { Transport } from '../transport';
+import type { ClientAnswer } from '../../../shared/contract';
+import { call, noteQueued } from '../state/actions';
+import { useWindow } from '../state/store';
+
+type QueueRow = ClientAnswer<'queue.list'>['items'][number];
 
 /**
- * A seat's queue on its page: the open work for it, oldest first, and a way to add more. The
- * engine wakes the seat about these items itself (once per occupant and set of items).
+ * A seat's queue: the open work for it, oldest first, and a way to add more. The engine wakes the
+ * seat about these items itself (once per occupant and set of items); the list is read again when
+ * a queue event for the seat arrives.
  */
-export function SeatQueue({ seat, transport }: { seat: string; transport: Transport }) {
-  const [items, setItems] = useState<QueueItem[]>([]);
+export function SeatQueue({ seat }: { seat: string }) {
+  const [items, setItems] = useState<QueueRow[]>([]);
   const [text, setText] = useState('');
-  const [note, setNote] = useState('');
+  const changed = useWindow((s) => s.events.filter((e) => e.seat === seat && e.kind.startsWith('queue.')).length);
   const load = useCallback(async () => {
-    const r = await transport.request('queue.list', { seat });
-    if (r.ok) setItems((r as unknown as { items: QueueItem[] }).items);
-  }, [seat, transport]);
+    const r = await call('queue.list', { seat }, `queue of ${seat}`);
+    if (r?.ok) setItems(r.items);
+  }, [seat]);
   useEffect(() => {
     void load();
-    const t = setInterval(() => void load(), 2000);
-    return () => clearInterval(t);
-  }, [load]);
+  }, [load, changed]);
   const add = async () => {
-    const r = await transport.request('queue.add', { seat, text });
-    setNote(r.ok ? 'queued' : `${r.code}: ${r.message}`);
-    if (r.ok) setText('');
+    if (await noteQueued(seat, text)) setText('');
     await load();
   };
   return (
@@ -32,15 +32,15 @@ export function SeatQueue({ seat, transport }: { seat: string; transport: Transp
         <p className="empty">Nothing queued.</p>
       ) : (
         <ol>
-          {items.map((i) => (
+          {items.map((i: QueueRow) => (
             <li key={i.id} data-queue-item={i.id}>
-              <span className={`badge q-${i.state}`}>{i.state}</span> #{i.id} {i.body}
+              <span className={`tag q-${i.state}`}>{i.state}</span> #{i.id} {i.body}
               {i.note ? <em> — {i.note}</em> : null}
             </li>
           ))}
         </ol>
       )}
-      <form onSubmit={(e) => (e.preventDefault(), void add())}>
+      <form className="inline" onSubmit={(e) => (e.preventDefault(), void add())}>
         <input
           aria-label="work to queue"
           placeholder="queue work for this seat"
@@ -50,9 +50,6 @@ export function SeatQueue({ seat, transport }: { seat: string; transport: Transp
         <button type="submit" disabled={!text.trim()}>
           Queue
         </button>
-        <span className="note" role="status">
-          {note}
-        </span>
       </form>
     </section>
   );

@@ -1,0 +1,38 @@
+import { WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from '../../../shared/contract/workspace';
+import { fail } from '../../../shared/errors';
+import { listSpecFiles } from '../workspace/files';
+import { readLayout, saveLayout } from '../workspace/layout';
+import { newRig } from '../workspace/new-rig';
+import { exampleSpec, runtimesFound } from '../workspace/runtimes';
+import { history, seatTimeline } from '../workspace/timeline';
+import type { Handlers } from './types';
+
+export const WORKSPACE_HANDLERS: Handlers<typeof WORKSPACE_REQUESTS, typeof WORKSPACE_ANSWERS> = {
+  'workspace.runtimes': async (e) => {
+    const example = exampleSpec();
+    return { ok: true, runtimes: runtimesFound(e), ...(example ? { example } : {}) };
+  },
+  'workspace.newRig': async (e, p) => newRig(e, p),
+  'workspace.timeline': async (e, p) => {
+    const found = e.store.rigs.find(p.seat);
+    if (!found.ok) return found;
+    return { ok: true, seat: found.seat.seat, ...seatTimeline(e, found.seat.seat, p.limit, p.beforeSeq) };
+  },
+  'workspace.history': async (e, p) => {
+    if (p.rig && !e.store.rigs.exists(p.rig)) return fail('RIG_NOT_FOUND', `no rig named ${p.rig}`);
+    return { ok: true, items: history(e, p.rig, p.limit) };
+  },
+  'workspace.files': async (e, p) => listSpecFiles(e, p.dir),
+  'workspace.layout': async (e) => {
+    const layout = readLayout(e);
+    return { ok: true, ...(layout ? { layout } : {}) };
+  },
+  'workspace.saveLayout': async (e, p) => {
+    try {
+      saveLayout(e, p.layout);
+    } catch (err) {
+      return fail('STORE_FAILED', `the layout could not be saved: ${(err as Error).message}`);
+    }
+    return { ok: true, saved: true };
+  },
+};

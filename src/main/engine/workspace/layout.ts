@@ -1,0 +1,33 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type WindowLayout, windowLayout } from '../../../shared/contract/workspace';
+import type { Engine } from '../engine';
+
+/** Beside the store in the engine's home: the one place every window of this home reads. */
+export function layoutPath(engine: Engine): string {
+  return join(engine.deps.layout.home, 'window-layout.json');
+}
+
+/** The saved layout, or none when there is none yet or it no longer fits the contract (a new window starts plain). */
+export function readLayout(engine: Engine): WindowLayout | undefined {
+  let text: string;
+  try {
+    text = readFileSync(layoutPath(engine), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = windowLayout.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written whole and renamed into place, so a crash mid-write leaves the previous layout, never half a file. */
+export function saveLayout(engine: Engine, layout: WindowLayout): void {
+  const path = layoutPath(engine);
+  const tmp = `${path}.${engine.deps.selfPid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(layout)}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+}

@@ -1,0 +1,166 @@
+import type { PsRow, WindowLayout } from '../../../shared/contract';
+import type { Transport } from '../transport';
+import { focusSeat, setTransport } from './actions';
+import { DEFAULT_LAYOUT, dropUnknown, visibleSlots } from './grid';
+import { allSeats, useWindow } from './store';
+
+/** Events that change a rig's shape or its decisions: the topology and the decisions are read again. */
+const RELOAD_ON = /^(rig\.|decision\.|seat\.fork$)/;
+/** Events that are answers: the Decisions history is read again. */
+const ANSWERS = /^(decision\.answered|seat\.prompt_answered|seat\.prompt_answer_refused)$/;
+const MAX_EVENTS = 2000;
+const SAVE_AFTER_MS = 250;
+
+export async function reload(t: Transport): Promise<void> {
+  const [topo, d] = await Promise.all([t.request('topology', {}), t.request('decisions', {})]);
+  if (topo.ok) {
+    const topology = { rigs: topo.rigs };
+    const known = new Set(allSeats(topology));
+    useWindow.setState((s) => ({ topology, loaded: true, layout: dropUnknown(s.layout, (x) => known.has(x)) }));
+  }
+  if (d.ok) useWindow.setState({ decisions: d.decisions });
+}
+
+/** The agent CLIs found on this machine and the example rig: read once, for the first-run paths. */
+export async function loadRuntimes(t: Transport): Promise<void> {
+  const r = await t.request('workspace.runtimes', {});
+  if (r.ok) useWindow.setState({ runtimes: r.runtimes, ...(r.example ? { example: r.example } : {}) });
+}
+
+/** A state key per seat: when it changes, the time since its last change starts again. */
+const stateKey = (r: PsRow) => `${r.state}|${r.activity}|${r.needsInput ?? ''}`;
+
+function onSeats(rows: PsRow[]): void {
+  const now = Date.now();
+  useWindow.setState((s) => {
+    const stateSeen = { ...s.stateSeen };
+    const seenAt = { ...s.seenAt };
+    for (const r of rows) {
+      const key = stateKey(r);
+      const before = stateSeen[r.seat];
+      if (before?.key === key) continue;
+      stateSeen[r.seat] = { key, at: now };
+      // The first state a window sees is not news: it is what the person sees on opening it.
+      if (!before) seenAt[r.seat] = now;
+    }
+    return { seats: Object.fromEntries(rows.map((r) => [r.seat, r])), stateSeen, seenAt };
+  });
+}
+
+/** Seats on screen in a visible window are seen as they change: nothing of theirs is unread. */
+function markSeen(): void {
+  const s = useWindow.getState();
+  if (!s.visible) return;
+  const shown = visibleSlots(s.layout).filter((x): x is string => !!x);
+  const stale = shown.filter((seat) => (s.stateSeen[seat]?.at ?? 0) > (s.seenAt[seat] ?? 0));
+  if (stale.length === 0) return;
+  const seenAt = { ...s.seenAt };
+  for (const seat of stale) seenAt[seat] = s.stateSeen[seat]?.at ?? 0;
+  useWindow.setState({ seenAt });
+}
+
+/** Tells the host which seat's pane has the focus and whether this window is visible. */
+function reportAttention(t: Transport): () => void {
+  let last = '';
+  const send = () => {
+    const s = useWindow.getState();
+    const seat = visibleSlots(s.layout)[s.layout.focus] ?? null;
+    const key = `${seat}|${s.visible}`;
+    if (key === last) return;
+    last = key;
+    void t.request('window.attention', { seat, visible: s.visible });
+  };
+  const onVisibility = () => useWindow.setState({ visible: document.visibilityState === 'visible' });
+  document.addEventListener('visibilitychange', onVisibility);
+  onVisibility();
+  send();
+  const off = useWindow.subscribe(send);
+  const offStatus = t.onStatus((st) => {
+    if (st === 'open') {
+      last = '';
+      send();
+    }
+  });
+  return () => {
+    off();
+    offStatus();
+    document.removeEventListener('visibilitychange', onVisibility);
+  };
+}
+
+/** The layout is read once from the engine's home and written back (debounced) whenever it changes. */
+function persistLayout(t: Transport): () => void {
+  let ready = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let saved: WindowLayout | undefined;
+  void t.request('workspace.layout', {}).then((r) => {
+    if (r.ok && r.layout) useWindow.setState({ layout: r.layout });
+    saved = useWindow.getState().layout;
+    ready = true;
+    followHash();
+  });
+  const off = useWindow.subscribe((s) => {
+    if (!ready || s.layout === saved) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      saved = useWindow.getState().layout;
+      void t.request('workspace.saveLayout', { layout: saved });
+    }, SAVE_AFTER_MS);
+  });
+  return () => {
+    clearTimeout(timer);
+    off();
+  };
+}
+
+/**
+ * `#/seat/<member@rig>` focuses that seat's pane and `#/decisions` opens the Decisions panel: a
+ * browser window's own deep links (the desktop app's come as `focus` pushes).
+ */
+function followHash(): void {
+  const m = /^#\/seat\/(.+)$/.exec(location.hash);
+  if (m) {
+    try {
+      focusSeat(decodeURIComponent(m[1]!));
+    } catch {
+      /* not a seat link */
+    }
+  } else if (location.hash === '#/decisions')
+    useWindow.setState((s) => ({ layout: { ...s.layout, panel: 'decisions' } }));
+}
+
+/** Wires a transport into the window's state: pushes in, the layout and the attention report out. */
+export function connect(t: Transport): () => void {
+  setTransport(t);
+  useWindow.setState({ layout: DEFAULT_LAYOUT });
+  const offStatus = t.onStatus((status) => useWindow.setState({ status }));
+  const offPush = t.onPush((m) => {
+    if (m.push === 'seats') {
+      onSeats(m.data.seats);
+      useWindow.setState({ hosts: m.data.hosts ?? [] });
+    } else if (m.push === 'prompts') useWindow.setState({ prompts: m.data.prompts });
+    else if (m.push === 'focus') focusSeat(m.data.seat);
+    else if (m.push === 'event') {
+      const e = m.data;
+      useWindow.setState((s) => ({
+        events: [...s.events.slice(-(MAX_EVENTS - 1)), e],
+        ...(ANSWERS.test(e.kind) ? { historyTick: s.historyTick + 1 } : {}),
+      }));
+      if (RELOAD_ON.test(e.kind)) void reload(t);
+    }
+  });
+  const offSeen = useWindow.subscribe(markSeen);
+  window.addEventListener('hashchange', followHash);
+  const offAttention = reportAttention(t);
+  const offLayout = persistLayout(t);
+  void reload(t);
+  void loadRuntimes(t);
+  return () => {
+    offStatus();
+    offPush();
+    offSeen();
+    offAttention();
+    offLayout();
+    window.removeEventListener('hashchange', followHash);
+  };
+}

@@ -1,0 +1,69 @@
+import { useEffect } from 'react';
+import { GRIDS } from '../../../shared/contract';
+import { answerFocused, focusSlotN, jump, layout, magnify, pinFocused, showPanel, toggleRail } from './actions';
+import { type ChordHit, chordOf } from './keys';
+import { useWindow } from './store';
+
+function run(hit: ChordHit): void {
+  switch (hit.id) {
+    case 'palette':
+      return useWindow.setState((s) => ({ palette: !s.palette, help: false }));
+    case 'jump':
+      return jump();
+    case 'slot':
+      return focusSlotN(hit.n);
+    case 'layout':
+      return layout(GRIDS[hit.n - 1]!);
+    case 'approve':
+      return void answerFocused('approve');
+    case 'deny':
+      return void answerFocused('deny');
+    case 'find':
+      return useWindow.setState((s) => ({ find: !s.find }));
+    case 'magnify':
+      return magnify();
+    case 'pin':
+      return pinFocused();
+    case 'decisions':
+      return showPanel('decisions');
+    case 'details':
+      return showPanel('details');
+    case 'rail':
+      return toggleRail();
+  }
+}
+
+const inTerminal = (t: EventTarget | null) => t instanceof HTMLElement && t.closest('.xterm') !== null;
+const inField = (t: EventTarget | null) =>
+  t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
+
+/**
+ * The window's keyboard, taken before the focused element sees the key (capture phase), so a
+ * chord works from a terminal too; any other key in a terminal goes to the pane untouched.
+ */
+export function useKeys(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const hit = chordOf(e);
+      if (hit) {
+        e.preventDefault();
+        e.stopPropagation();
+        run(hit);
+        return;
+      }
+      if (inTerminal(e.target) || inField(e.target)) return;
+      const s = useWindow.getState();
+      if (e.key === 'Escape') {
+        if (s.palette || s.help || s.dialog || s.find)
+          useWindow.setState({ palette: false, help: false, dialog: undefined, find: false });
+        useWindow.setState((x) => ({ focusTick: x.focusTick + 1 }));
+        e.preventDefault();
+      } else if (e.key === '?' && !s.dialog && !s.palette) {
+        useWindow.setState({ help: true });
+        e.preventDefault();
+      }
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, []);
+}

@@ -1,0 +1,83 @@
+import { allSeats, openDecisionFor, useWindow } from '../state/store';
+import { COUNT_LABEL, STATE_WORDS, type StateWord, stateWord } from '../state/seat-state';
+import { showPanel } from '../state/actions';
+
+/** Seats per state word, over every recorded seat: the counts add up to the number of seats. */
+export function useCounts(): Record<StateWord, number> {
+  const topology = useWindow((s) => s.topology);
+  const seats = useWindow((s) => s.seats);
+  const decisions = useWindow((s) => s.decisions);
+  const counts: Record<StateWord, number> = { needs_input: 0, exited: 0, working: 0, idle: 0, unknown: 0, stopped: 0 };
+  for (const seat of allSeats(topology)) counts[stateWord(seats[seat], !!openDecisionFor(decisions, seat))]++;
+  return counts;
+}
+
+/** Counts by state (each one a filter of the rail), one chip per remote host, the connection. */
+export function TopStrip({ transportKind }: { transportKind: string }) {
+  const counts = useCounts();
+  const filter = useWindow((s) => s.filter);
+  const hosts = useWindow((s) => s.hosts);
+  const status = useWindow((s) => s.status);
+  const prompts = useWindow((s) => s.prompts);
+  const decisions = useWindow((s) => s.decisions);
+  const panel = useWindow((s) => s.layout.panel);
+  const waiting = prompts.length + decisions.filter((d) => !d.state || d.state === 'open').length;
+  const remote = hosts.filter((h) => h.state !== 'local');
+  return (
+    <header className="top-strip">
+      <span className="brand">Rigdesk</span>
+      <nav className="counts" aria-label="seats by state">
+        {STATE_WORDS.map((w) => (
+          <button
+            key={w}
+            type="button"
+            className={`count s-${w}`}
+            data-count={w}
+            aria-pressed={filter === w}
+            title={filter === w ? 'Show every seat' : `Show only seats that are ${COUNT_LABEL[w]}`}
+            onClick={() => useWindow.setState({ filter: filter === w ? undefined : w })}
+          >
+            <span className="dot" aria-hidden="true" />
+            <span className="num">{counts[w]}</span> <span className="label">{COUNT_LABEL[w]}</span>
+          </button>
+        ))}
+      </nav>
+      {remote.length > 0 && (
+        <ul className="hosts" aria-label="hosts">
+          {remote.map((h) => (
+            <li key={h.host} data-host={h.host} className={`host ${h.state}`} title={h.reason ?? ''}>
+              <span className="dot" aria-hidden="true" />
+              <span className="name">{h.host}</span>{' '}
+              <span className="health" data-testid="host-health">
+                {h.state === 'reachable' ? `reachable${h.rttMs !== undefined ? ` ${h.rttMs} ms` : ''}` : h.state}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <span className="spacer" />
+      <button
+        type="button"
+        className={`decisions-toggle${waiting ? ' waiting' : ''}`}
+        aria-pressed={panel === 'decisions'}
+        onClick={() => showPanel('decisions')}
+        title="Decisions (Ctrl+Shift+D)"
+      >
+        Decisions{' '}
+        <span className="num" data-testid="decisions-count">
+          {waiting}
+        </span>
+      </button>
+      <button type="button" className="palette-hint" onClick={() => useWindow.setState({ palette: true })}>
+        <kbd>Ctrl K</kbd> Commands
+      </button>
+      <button type="button" className="help-hint" aria-label="Keys" onClick={() => useWindow.setState({ help: true })}>
+        ?
+      </button>
+      <span className={`conn ${status}`} data-testid="connection" title={`${transportKind} ${status}`}>
+        <span className="dot" aria-hidden="true" />
+        {transportKind} {status}
+      </span>
+    </header>
+  );
+}
