@@ -298,7 +298,7 @@ it(
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, `activity-${figures.date.replace(/[:.]/g, '-').slice(0, 19)}Z.json`),
-      JSON.stringify(figures, null, 2) + '\n',
+      `${JSON.stringify(figures, null, 2)}\n`,
     );
   },
   15 * 60_000,

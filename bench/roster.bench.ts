@@ -145,7 +145,7 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
       `${r.ratioP95.toFixed(1)}x`,
     ]),
   ];
-  log('\n' + table(rows));
+  log(`\n${table(rows)}`);
   for (const v of verdicts) log(`${v.pass ? 'PASS' : 'FAIL'}  ${v.target}  (${v.detail})`);
   const foreign = results.flatMap((r) => r.engine.foreignCalls);
   if (foreign.length)
@@ -194,7 +194,7 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
       ratioP95: round(r.ratioP95),
     })),
   };
-  writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
+  writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
   log(`results: ${file}`);
 
   // Only a spawn count that grows with N fails the run; slow timings are reported, not thrown.
@@ -308,13 +308,13 @@ async function benchSize(n: number): Promise<SizeResult> {
 function rigYaml(rig: string, members: string[]): string {
   const args = JSON.stringify(SEAT_ARGS);
   return (
-    [
+    `${[
       `name: ${rig}`,
       'pods:',
       '  - id: team',
       '    members:',
       ...members.map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: ${SEAT_COMMAND}, args: ${args} }`),
-    ].join('\n') + '\n'
+    ].join('\n')}\n`
   );
 }
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { startServe } from '../server/serve';
 import { PushHub } from '../main/host/pushes';
 import { startBackground } from '../main/engine/background';
-import { exitCodeFor, fail, type Failure, type Result } from '../shared/errors';
-import { dispatch, isMethod } from '../main/engine/api';
+import { exitCodeFor, fail, type Failure, } from '../shared/errors';
+import { dispatch } from '../main/engine/api';
 import type { EngineCall } from '../shared/contract';
 import { liveEngineDeps } from '../main/engine/context';
 import { Engine } from '../main/engine/engine';
@@ -14,7 +14,6 @@ import { callRunningEngine } from '../main/engine/rpc/client';
 import { serveEngineSocket } from '../main/engine/rpc/server';
 import { parseArgs, USAGE_HEAD, USAGE_TAIL } from './args';
 import { COMMANDS } from './commands';
-import type { LegacyCommandSpec } from './commands/types';
 import { formatFailure, reportLine } from './format';
 
 function usage(): string {
@@ -43,17 +42,6 @@ function engineCall(env: NodeJS.ProcessEnv): EngineCall {
       engine.store.close();
     }
   };
-}
-
-/** A command still in the untyped form: its method is any string until the engine knows it. */
-async function runLegacy(
-  req: { method: string; params: Record<string, unknown> },
-  human: (r: Record<string, unknown>) => string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ result: Result; human?: string }> {
-  if (!isMethod(req.method)) return { result: fail('BAD_USAGE', `unknown method ${req.method}`) };
-  const result: Result<Record<string, unknown>> = await engineCall(env)(req.method, req.params as never);
-  return result.ok ? { result, human: human(result) } : { result };
 }
 
 async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: number): Promise<number> {
@@ -131,11 +119,8 @@ export async function runCli(
     return serve(env, out, json, port);
   }
   if (!req.ok) return report(req);
-  const method = 'prepared' in req ? req.prepared.method : req.method;
-  const done =
-    'prepared' in req
-      ? await req.prepared.run(engineCall(env))
-      : await runLegacy(req, (cmd as LegacyCommandSpec).human, env);
+  const method = req.prepared.method;
+  const done = await req.prepared.run(engineCall(env));
   const res = done.result;
   if (!res.ok) return report(res);
   if (method === 'attach' && !json && !a.flags.print && 'argv' in res && Array.isArray(res.argv)) {

@@ -25,7 +25,7 @@ describe.skipIf(!!missing || !!sshdMissing())('the window with a remote seat, in
     const engine = w.engine();
     const spec = w.spec(
       'rig.yaml',
-      [
+      `${[
         'name: mix',
         'hosts:',
         sshd.hostYaml('box'),
@@ -34,7 +34,7 @@ describe.skipIf(!!missing || !!sshdMissing())('the window with a remote seat, in
         '    members:',
         '      - { id: here, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }',
         `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const up = await dispatch(engine, 'up', { spec });
     if (!up.ok) throw new Error(JSON.stringify(up));

@@ -35,11 +35,4 @@ export interface CommandSpec {
   toRequest(a: ParsedArgs): Result<{ prepared: Prepared }>;
 }
 
-/** The form every command had before the answers were typed; goes once each domain has moved. */
-export interface LegacyCommandSpec {
-  usage: string;
-  toRequest(a: ParsedArgs): Result<{ method: string; params: Record<string, unknown> }>;
-  human(result: Record<string, unknown>): string;
-}
-
-export type CommandTable = Record<string, CommandSpec | LegacyCommandSpec>;
+export type CommandTable = Record<string, CommandSpec>;

@@ -1,4 +1,4 @@
-import { APP_ANSWERS, APP_REQUESTS, parseDeepLink, type Topology } from '../../../shared/contract/app';
+import { type APP_ANSWERS, type APP_REQUESTS, parseDeepLink, type Topology } from '../../../shared/contract/app';
 import { fail } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { answerPrompt } from '../prompts/answer';

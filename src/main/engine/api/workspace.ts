@@ -1,4 +1,4 @@
-import { WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from '../../../shared/contract/workspace';
+import type { WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from '../../../shared/contract/workspace';
 import { fail } from '../../../shared/errors';
 import { listSpecFiles } from '../workspace/files';
 import { readLayout, saveLayout } from '../workspace/layout';

@@ -53,10 +53,10 @@ export function openSeat(l: WindowLayout, seat: string, opts: { fill?: boolean }
   const pinnedAt = (i: number) => l.pinned[i] === true && vis[i] !== undefined;
   let target = l.focus;
   // From the rail, a seat fills an empty slot before it replaces the focused one.
-  const empty = vis.findIndex((s) => s === undefined);
+  const empty = vis.indexOf(undefined);
   if (opts.fill && vis[target] !== undefined && empty >= 0) target = empty;
   else if (pinnedAt(target)) {
-    const free = vis.findIndex((s) => s === undefined);
+    const free = vis.indexOf(undefined);
     const unpinned = Array.from({ length: n }, (_, i) => i).find((i) => !pinnedAt(i));
     target = free >= 0 ? free : (unpinned ?? l.focus);
   }
