@@ -31,6 +31,8 @@ export const WORKSPACE_HANDLERS: Handlers<typeof WORKSPACE_REQUESTS, typeof WORK
     try {
       saveLayout(e, p.layout);
     } catch (err) {
+      // A file system refusal is data; anything else is the engine's own error (INTERNAL).
+      if (typeof (err as NodeJS.ErrnoException).code !== 'string') throw err;
       return fail('STORE_FAILED', `the layout could not be saved: ${(err as Error).message}`);
     }
     return { ok: true, saved: true };

@@ -10,11 +10,14 @@ export function layoutPath(engine: Engine): string {
 
 /** The saved layout, or none when there is none yet or it no longer fits the contract (a new window starts plain). */
 export function readLayout(engine: Engine): WindowLayout | undefined {
+  const path = layoutPath(engine);
   let text: string;
   try {
-    text = readFileSync(layoutPath(engine), 'utf8');
-  } catch {
-    return undefined;
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    // None saved yet; anything else (a folder we may not read) is the engine's error, not "no layout".
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
   }
   try {
     const parsed = windowLayout.safeParse(JSON.parse(text));
