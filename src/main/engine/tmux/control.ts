@@ -68,10 +68,13 @@ interface Live {
   seq: number;
   /** Written, awaiting their sentinel, oldest first (the handshake first of all). */
   inFlight: { req: Request; seq: number }[];
+  /** The attach command's own frame has ended: only then may lines be written (see connect). */
+  attached: boolean;
   ready: boolean;
   serverPid: number;
   stderr: string;
   exited: boolean;
+  attachTimer?: NodeJS.Timeout;
 }
 
 const MAX_TRIES = 3;
@@ -171,6 +174,7 @@ export class ControlConnection {
       nonce: randomBytes(8).toString('hex'),
       seq: 0,
       inFlight: [],
+      attached: false,
       ready: false,
       serverPid: 0,
       stderr: '',
@@ -187,7 +191,7 @@ export class ControlConnection {
         const head = live.inFlight[0];
         if (head) head.req.started = true;
       },
-      block: (b) => this.block(live, b),
+      block: (b) => (live.attached ? this.block(live, b) : this.attachedNow(live, b)),
       exit: () => undefined,
     });
     child.stdout!.setEncoding('utf8');
@@ -200,6 +204,21 @@ export class ControlConnection {
       this.drop(live, e.message);
     });
     child.on('close', () => this.drop(live, live.stderr.trim() || 'the tmux client exited'));
+    live.attachTimer = setTimeout(() => this.drop(live, 'the tmux client did not attach'), 5_000);
+  }
+
+  /**
+   * The first frame is the attach command's own. Nothing is written before it ends: tmux reads a
+   * control client's stdin from the start, and a line it runs before the attach runs with no
+   * session (and without the client's flags), after which tmux lets the unattached client go.
+   */
+  private attachedNow(live: Live, b: Block): void {
+    clearTimeout(live.attachTimer);
+    if (b.failed) {
+      this.drop(live, b.lines.join('\n') || 'the tmux client could not attach');
+      return;
+    }
+    live.attached = true;
     const hello = this.handshake(live);
     hello.timer = setTimeout(() => this.drop(live, 'the tmux client did not answer'), hello.opts.timeoutMs);
     this.write(live, [hello]);
@@ -219,7 +238,8 @@ export class ControlConnection {
       tries: 0,
       done: (r) => {
         const [pid, flags] = r.stdout.trim().split('\n').pop()!.split(' ');
-        if (r.code === 0 && /^\d+$/.test(pid ?? '') && !(flags ?? '').split(',').includes('no-output'))
+        const f = (flags ?? '').split(',');
+        if (r.code === 0 && f.includes('control-mode') && !f.includes('no-output'))
           this.unusable = `this tmux does not switch pane output off for a control client (flags: ${flags})`;
         if (r.code !== 0 || this.unusable || !/^\d+$/.test(pid ?? '')) {
           live.stderr =
@@ -276,6 +296,7 @@ export class ControlConnection {
   private drop(live: Live, why: string): void {
     if (live.exited) return;
     live.exited = true;
+    clearTimeout(live.attachTimer);
     if (this.live === live) this.live = undefined;
     try {
       live.child.stdin?.end();
