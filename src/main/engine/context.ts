@@ -8,7 +8,7 @@ import type { ProcReader } from './proc/types';
 import type { EvidenceIO } from './runtimes/types';
 import { Store } from './store';
 import { TmuxClient, tmuxEnv } from './tmux/client';
-import { controlArgs, probeSocket, TmuxLinks } from './tmux/held';
+import { controlArgs, probeSocket, registerLinks, TmuxLinks } from './tmux/held';
 import { serverArgs, serverKey, type TmuxServerRef } from './tmux/identity';
 
 /**
@@ -55,10 +55,16 @@ export function liveEngineDeps(
   const env = overrides.env ?? baseEnv;
   const layout = overrides.layout ?? resolveHome(env);
   const clock = overrides.clock ?? systemClock;
+  // One exec function per engine: the engine's tmux links are found from it (tmux/held.ts).
+  const exec: Exec = overrides.exec ?? ((file, args, opts) => liveExec(file, args, opts));
+  // An engine given an exec of its own (a fault injected into tmux's answers, a counting bench)
+  // sends its tmux commands through that exec, one-shot, unless it is also given its links.
+  const tmux = overrides.tmux ?? new TmuxLinks(overrides.exec ? 'one-shot' : 'held');
+  registerLinks(exec, tmux);
   return {
     layout,
     store: overrides.store ?? Store.open(layout.dbPath, () => clock.now()),
-    exec: overrides.exec ?? liveExec,
+    exec,
     clock,
     proc: overrides.proc ?? liveProcReader(),
     io: overrides.io ?? liveEvidenceIO,
@@ -68,9 +74,7 @@ export function liveEngineDeps(
     selfPid: overrides.selfPid ?? process.pid,
     newId: overrides.newId ?? randomUUID,
     faults: overrides.faults ?? faultsFromEnv(env),
-    // An engine given an exec of its own (a fault injected into tmux's answers, a counting bench)
-    // sends its tmux commands through that exec, one-shot, unless it is also given its links.
-    tmux: overrides.tmux ?? new TmuxLinks(overrides.exec ? 'one-shot' : 'held'),
+    tmux,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Exec, ExecResult } from '../deps';
 import { fail, type Result } from '../../../shared/errors';
 import type { ControlConnection } from './control';
+import { carriedControl } from './held';
 import { oneShotArgs } from './quote';
 import { PANE_FORMAT, SEP, parsePaneRows, serverAbsent, sessionAbsent, type PaneRow } from './format';
 import { serverArgs, serverKey, type SessionIdentity, type TmuxServerRef } from './identity';
@@ -48,16 +49,18 @@ export interface TmuxClientDeps {
 
 export class TmuxClient {
   readonly key: string;
+  private readonly control?: ControlConnection;
   constructor(
     readonly ref: TmuxServerRef,
     private readonly deps: TmuxClientDeps,
   ) {
     this.key = serverKey(ref);
+    this.control = deps.control ?? carriedControl(deps.exec, ref);
   }
 
   /** Whether commands go through a held client rather than one process each. */
   get held(): boolean {
-    return this.deps.control !== undefined;
+    return this.control !== undefined;
   }
 
   /**
@@ -65,7 +68,7 @@ export class TmuxClient {
    * stderr). Only a command that reads stdin (`input`) is a process of its own.
    */
   run(args: string[], opts: { input?: string } = {}): Promise<ExecResult> {
-    const control = this.deps.control;
+    const control = this.control;
     if (control && opts.input === undefined) return control.run(args, { timeoutMs: this.timeoutMs });
     return this.runOneShot(args, opts);
   }
@@ -137,8 +140,8 @@ export class TmuxClient {
     // one it is attached to, so it creates the session without -d and is moved onto it, in the same
     // command list. Where no server runs yet, the one-shot form starts it.
     const oneShot = ['new-session', '-d', ...tail];
-    const r = this.deps.control
-      ? await this.deps.control.run(['new-session', ...tail], { timeoutMs: this.timeoutMs, startServer: oneShot })
+    const r = this.control
+      ? await this.control.run(['new-session', ...tail], { timeoutMs: this.timeoutMs, startServer: oneShot })
       : await this.run(oneShot);
     if (r.spawnError)
       return fail('TMUX_UNAVAILABLE', `tmux could not be started (${r.spawnError})`, {
@@ -267,7 +270,7 @@ export class TmuxClient {
     // Through a held client the text is the quoted argument of set-buffer (tmux/quote.ts keeps it
     // byte for byte); a NUL byte cannot be an argument, so such text goes in as stdin, one-shot.
     const load =
-      this.deps.control && !text.includes('\0')
+      this.control && !text.includes('\0')
         ? await this.run(['set-buffer', '-b', bufferName, '--', text])
         : await this.runOneShot(['load-buffer', '-b', bufferName, '-'], { input: text });
     if (load.code !== 0)

@@ -2,48 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ExecResult } from '../deps';
 import { type Block, ControlStream } from './control-stream';
+import { type ControlRunOptions, type ControlTarget, failure } from './control-target';
 import { controlLine } from './quote';
-
-/**
- * One held tmux control-mode client (`tmux -C attach-session -f ignore-size,no-output`) to one
- * server: every engine command to that server is a line written to it, answered with no process
- * spawned. See docs/architecture.md (tmux) for why, and why through a pipe.
- *
- * Matching: a line may run several commands (`a ; b`, or `if-shell`'s chosen command), each in its
- * own `%begin`/`%end` frame, so after each line a sentinel line (`display-message -p <nonce>:<n>`)
- * is written with it; tmux runs a client's lines strictly in order, so every frame before the
- * sentinel's belongs to that line. The answer reads like a one-shot's: frame output on stdout, an
- * `%error` frame's text on stderr and exit code 1.
- *
- * Drops: when the client goes (server killed or restarted, its session destroyed, a timeout), a
- * line tmux had started gets a clear error, never a later frame; a line tmux never started (no
- * `%begin` seen for it) is sent again on the next client only if that client's server has the same
- * pid, so nothing meant for one server runs on its successor.
- */
-export interface ControlTarget {
-  /** Server key, for messages. */
-  key: string;
-  /** The client process (`tmux ... -C attach-session ...`, or ssh running it on a host). */
-  argv: string[];
-  env?: NodeJS.ProcessEnv;
-  /** Whether the server is there, looked at without a spawn; 'unknown' lets the client try. */
-  probe: () => Promise<'present' | 'absent' | 'unknown'>;
-  /** What a one-shot `tmux` prints when the server is not running. */
-  absentText: string;
-  /** The one-shot path, for what a held client cannot serve (starting a server, a NUL byte). */
-  oneShot: (args: readonly string[], opts: { timeoutMs: number }) => Promise<ExecResult>;
-  /** Called on each client process started (the benches count spawns). */
-  onSpawn?: () => void;
-}
-
-export interface ControlRunOptions {
-  timeoutMs: number;
-  /**
-   * The command may start the server (new-session): where no server is running it goes one-shot
-   * with these args, and a retry after a drop may run on a restarted server.
-   */
-  startServer?: readonly string[];
-}
 
 interface Request {
   args: readonly string[];
@@ -74,12 +34,29 @@ interface Live {
   serverPid: number;
   stderr: string;
   exited: boolean;
+  exitCode?: number | null;
   attachTimer?: NodeJS.Timeout;
 }
 
 const MAX_TRIES = 3;
 const HANDSHAKE = ['display-message', '-p', '#{pid} #{client_flags}'];
 
+/**
+ * One held tmux control-mode client (`tmux -C attach-session -f ignore-size,no-output`) to one
+ * server: every engine command to that server is a line written to it, answered with no process
+ * spawned. See docs/architecture.md (tmux) for why, and why through a pipe.
+ *
+ * Matching: a line may run several commands (`a ; b`, or `if-shell`'s chosen command), each in its
+ * own `%begin`/`%end` frame, so after each line a sentinel line (`display-message -p <nonce>:<n>`)
+ * is written with it; tmux runs a client's lines strictly in order, so every frame before the
+ * sentinel's belongs to that line. The answer reads like a one-shot's: frame output on stdout, an
+ * `%error` frame's text on stderr and exit code 1.
+ *
+ * Drops: when the client goes (server killed or restarted, its session destroyed, a timeout), a
+ * line tmux had started gets a clear error, never a later frame; a line tmux never started (no
+ * `%begin` seen for it) is sent again on the next client only if that client's server has the same
+ * pid, so nothing meant for one server runs on its successor.
+ */
 export class ControlConnection {
   private live?: Live;
   private connecting = false;
@@ -158,6 +135,11 @@ export class ControlConnection {
   }
 
   private async connect(): Promise<void> {
+    const shut = this.target.gate?.();
+    if (shut) {
+      for (const r of this.waiting.splice(0)) this.settle(r, shut);
+      return;
+    }
     this.connecting = true;
     const seen = await this.target.probe().catch(() => 'unknown' as const);
     if (seen === 'absent') {
@@ -203,7 +185,10 @@ export class ControlConnection {
       live.stderr ||= e.message;
       this.drop(live, e.message);
     });
-    child.on('close', () => this.drop(live, live.stderr.trim() || 'the tmux client exited'));
+    child.on('close', (code) => {
+      live.exitCode = code;
+      this.drop(live, live.stderr.trim() || 'the tmux client exited');
+    });
     live.attachTimer = setTimeout(() => this.drop(live, 'the tmux client did not attach'), 5_000);
   }
 
@@ -325,8 +310,10 @@ export class ControlConnection {
     }
     this.waiting.unshift(...keep);
     if (!live.ready && this.waiting.length) {
-      // The client never came up: no server, or one this client cannot attach to.
-      this.serveWithoutClient(why);
+      // The client never came up: the host out of reach, no server, or none to attach to.
+      const cut = this.target.unreachable?.(live.exitCode ?? null, why);
+      if (cut) for (const r of this.waiting.splice(0)) this.settle(r, cut);
+      else this.serveWithoutClient(why);
       return;
     }
     this.pump();
@@ -342,7 +329,9 @@ export class ControlConnection {
     const serverGone = /no server running on|error connecting to/.test(why) || why === this.target.absentText;
     for (const r of this.waiting.splice(0)) {
       if (serverGone && !r.opts.startServer) {
-        this.settle(r, { code: 1, signal: null, stdout: '', stderr: `${this.target.absentText}\n`, timedOut: false });
+        const text =
+          why.split('\n').find((l) => /no server running on|error connecting to/.test(l)) ?? this.target.absentText;
+        this.settle(r, { code: 1, signal: null, stdout: '', stderr: `${text}\n`, timedOut: false });
         continue;
       }
       if (!absent && r.serverPid !== undefined) {
@@ -373,8 +362,4 @@ export class ControlConnection {
     if (r.timer) clearTimeout(r.timer);
     r.done(res);
   }
-}
-
-function failure(why: string): ExecResult {
-  return { code: null, signal: null, stdout: '', stderr: `${why}\n`, timedOut: false };
 }

@@ -1,6 +1,8 @@
 import { connect } from 'node:net';
-import type { ExecResult } from '../deps';
-import { ControlConnection, type ControlTarget } from './control';
+import type { Exec, ExecResult } from '../deps';
+import { ControlConnection } from './control';
+import type { ControlTarget } from './control-target';
+import type { TmuxServerRef } from './identity';
 
 /**
  * Which servers get a held control-mode client: Rigdesk's own (here, and on each remote host over
@@ -66,3 +68,28 @@ export function probeSocket(path: string, timeoutMs = 1_000): Promise<'present' 
 }
 
 export type OneShot = (args: readonly string[], opts: { timeoutMs: number }) => Promise<ExecResult>;
+
+/**
+ * A remote host's held client rides its Exec: the engine builds a host's TmuxClients from the
+ * host's exec alone (`new TmuxClient(ref, { exec: host.exec })`), so the host registers here which
+ * of its servers has a held client, and a TmuxClient made on that exec finds it. Likewise the
+ * engine's links are found from the engine's exec, which is one function per engine.
+ */
+const CONTROL_BY_EXEC = new WeakMap<Exec, (ref: TmuxServerRef) => ControlConnection | undefined>();
+const LINKS_BY_EXEC = new WeakMap<Exec, TmuxLinks>();
+
+export function carryControl(exec: Exec, pick: (ref: TmuxServerRef) => ControlConnection | undefined): void {
+  CONTROL_BY_EXEC.set(exec, pick);
+}
+
+export function carriedControl(exec: Exec, ref: TmuxServerRef): ControlConnection | undefined {
+  return CONTROL_BY_EXEC.get(exec)?.(ref);
+}
+
+export function registerLinks(exec: Exec, links: TmuxLinks): void {
+  LINKS_BY_EXEC.set(exec, links);
+}
+
+export function linksOf(exec: Exec): TmuxLinks | undefined {
+  return LINKS_BY_EXEC.get(exec);
+}
