@@ -72,6 +72,11 @@ export class ControlConnection {
     return this.live?.ready === true;
   }
 
+  /** The client process's pid while one runs (the benches count its CPU with the engine's). */
+  get pid(): number | undefined {
+    return this.live?.child.pid;
+  }
+
   get serverPid(): number | undefined {
     return this.live?.ready ? this.live.serverPid : undefined;
   }

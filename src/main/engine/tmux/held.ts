@@ -35,6 +35,11 @@ export class TmuxLinks {
     return c;
   }
 
+  /** Pids of the held clients running now. */
+  pids(): number[] {
+    return [...this.byKey.values()].flatMap((c) => (c.pid === undefined ? [] : [c.pid]));
+  }
+
   get(key: string): ControlConnection | undefined {
     return this.byKey.get(key);
   }
