@@ -44,7 +44,9 @@ const HANDSHAKE = ['display-message', '-p', '#{pid} #{client_flags}'];
 /**
  * One held tmux control-mode client (`tmux -C attach-session -f ignore-size,no-output`) to one
  * server: every engine command to that server is a line written to it, answered with no process
- * spawned. See docs/architecture.md (tmux) for why, and why through a pipe.
+ * spawned (docs/architecture.md, tmux). Held through a pipe, not a pty: a pty's line discipline
+ * echoes each command, turns `\n` into `\r\n` and cuts a line at 4095 bytes, and a paste's
+ * `set-buffer` line must reach tmux byte for byte however long it is.
  *
  * Matching: a line may run several commands (`a ; b`, or `if-shell`'s chosen command), each in its
  * own `%begin`/`%end` frame, so after each line a sentinel line (`display-message -p <nonce>:<n>`)
