@@ -128,6 +128,8 @@ describe('held tmux client: hostile arguments and pastes, byte for byte', () => 
     'é 日本 😀 e\u0301 \u200b \ufeff',
     "{ } %if 1 %endif '",
     '-starts-with-dash',
+    '%if',
+    '%endif',
     '~',
     `${'long line of text with "quotes" and $vars; '.repeat(2000)}end`,
   ];

@@ -18,6 +18,9 @@ describe('controlLine', () => {
     expect(quoteArg('')).toBe('""');
     expect(quoteArg('é日本')).toBe('"é日本"');
     expect(quoteArg('a;')).toBe('"a;"');
+    expect(quoteArg('%3')).toBe('%3');
+    expect(quoteArg('%if')).toBe('"%if"');
+    expect(quoteArg('50%')).toBe('50%');
   });
 
   it('refuses what no control line can carry', () => {

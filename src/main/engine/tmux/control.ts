@@ -207,7 +207,10 @@ export class ControlConnection {
   private attachedNow(live: Live, b: Block): void {
     clearTimeout(live.attachTimer);
     if (b.failed) {
-      this.drop(live, b.lines.join('\n') || 'the tmux client could not attach');
+      const why = b.lines.join('\n') || 'the tmux client could not attach';
+      // A tmux older than 3.2 does not know the client flags: the one-shot path from then on.
+      if (/unknown flag|invalid flag|ignore-size|no-output/.test(why)) this.unusable = why;
+      this.drop(live, why);
       return;
     }
     live.attached = true;

@@ -8,8 +8,11 @@
  * a separator).
  */
 
-/** Arguments tmux's parser reads as they are: no quote, `$`, `~`, `#`, `;`, `{`, `}`, `=` or space. */
-const BARE = /^[A-Za-z0-9_%@:,./+-]+$/;
+/**
+ * Arguments tmux's parser reads as they are: no quote, `$`, `~`, `#`, `;`, `{`, `}`, `=` or space,
+ * and a `%` first only in a pane id (`%if` and the like open a condition, any other `%word` fails).
+ */
+const BARE = /^(?:%\d+|[A-Za-z0-9_@:,./+-][A-Za-z0-9_%@:,./+-]*)$/;
 const COMMAND_NAME = /^[a-z][a-z-]*$/;
 /** What needs an escape inside double quotes: `\`, `"`, `$` (variables), `~` (home), control bytes. */
 const DQ_SPECIAL = /[\\"$~\x00-\x1f\x7f]/g;
