@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Socket } from 'node:net';
 import type { ExecResult } from '../deps';
 import { type Block, ControlStream } from './control-stream';
 import { type ControlRunOptions, type ControlTarget, failure } from './control-target';
@@ -149,6 +150,10 @@ export class ControlConnection {
     }
     this.connecting = true;
     const seen = await this.target.probe().catch(() => 'unknown' as const);
+    if (this.closed) {
+      this.connecting = false;
+      return this.pump();
+    }
     if (seen === 'absent') {
       this.connecting = false;
       this.serveWithoutClient(this.target.absentText);
@@ -174,7 +179,7 @@ export class ControlConnection {
     // Held, not holding: an idle client never keeps the engine's process alive (a pending
     // command's timer does), and when the process ends its stdin closes and tmux detaches it.
     child.unref();
-    for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?: () => void })?.unref?.();
+    for (const s of [child.stdin, child.stdout, child.stderr]) if (s instanceof Socket) s.unref();
     const stream = new ControlStream({
       begin: () => {
         const head = live.inFlight[0];
