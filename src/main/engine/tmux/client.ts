@@ -87,7 +87,7 @@ export class TmuxClient {
     return this.deps.timeoutMs ?? TMUX_TIMEOUT_MS;
   }
 
-  /** One spawn: every pane on this server. A server that is not running is an empty list. */
+  /** One command (no spawn when held): every pane on this server. A server not running is an empty list. */
   async listPanes(): Promise<Result<{ running: boolean; panes: PaneRow[]; malformed: number }>> {
     const r = await this.run(['list-panes', '-a', '-F', PANE_FORMAT]);
     if (r.spawnError)
