@@ -73,7 +73,8 @@ describe('held tmux client: drops and reconnects', () => {
       ...Array.from({ length: 10 }, (_, i) => e.own.run(['display-message', '-p', `after-${i}`])),
     ]);
     expect(answers[0]!.code, answers[0]!.stderr).toBe(0);
-    answers.slice(1).forEach((r, i) => expect(r, `after-${i}`).toMatchObject({ code: 0, stdout: `after-${i}\n` }));
+    for (const [i, r] of answers.slice(1).entries())
+      expect(r, `after-${i}`).toMatchObject({ code: 0, stdout: `after-${i}\n` });
     expect(w.sessions().map((s) => s.name)).toEqual([mine === 'a' ? 'b' : 'a']);
     expect(e.deps.tmux.spawns).toBeLessThanOrEqual(2);
   });

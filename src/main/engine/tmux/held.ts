@@ -29,7 +29,13 @@ export class TmuxLinks {
     let c = this.byKey.get(key);
     if (!c) {
       const t = target();
-      c = new ControlConnection({ ...t, onSpawn: () => ((this.spawns += 1), t.onSpawn?.()) });
+      c = new ControlConnection({
+        ...t,
+        onSpawn: () => {
+          this.spawns += 1;
+          t.onSpawn?.();
+        },
+      });
       this.byKey.set(key, c);
     }
     return c;
