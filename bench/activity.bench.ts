@@ -8,6 +8,7 @@ import { liveEngineDeps } from '../src/main/engine/context';
 import { Engine } from '../src/main/engine/engine';
 import { upRig } from '../src/main/engine/services/up';
 import { PushHub } from '../src/main/host/pushes';
+import { type TmuxMode, TmuxLinks } from '../src/main/engine/tmux/held';
 import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
 
 /**
@@ -63,7 +64,7 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function world(seats: number, program: string[]) {
+async function world(seats: number, program: string[], mode: TmuxMode = 'held') {
   const root = mkdtempSync(join(os.tmpdir(), 'rd-actbench-'));
   const tmux = new TestTmux('rdbench-act');
   const env = cleanTmuxEnv({
@@ -78,14 +79,17 @@ async function world(seats: number, program: string[]) {
       `      - { id: s${i}, runtime: shell, cwd: ., command: ${program[0]}, args: ${JSON.stringify(program.slice(1))} }`,
   );
   writeFileSync(join(root, 'rig.yaml'), `name: b\npods:\n  - id: p\n    members:\n${members.join('\n')}\n`);
-  const engine = new Engine(liveEngineDeps(env));
+  const links = new TmuxLinks(mode);
+  const engine = new Engine(liveEngineDeps(env, { tmux: links }));
   const up = await upRig(engine, join(root, 'rig.yaml'));
   if (!up.ok) throw new Error(up.message);
   return {
     root,
     tmux,
     engine,
+    links,
     cleanup: () => {
+      links.closeAll();
       engine.store.close();
       tmux.kill();
       rmSync(root, { recursive: true, force: true });
@@ -137,6 +141,76 @@ async function trials(
   }
 }
 
+interface WindowRest {
+  engineCpuPctOfCore: number;
+  tmuxServerCpuPctOfCore: number;
+  psRuns: number;
+}
+interface RestFigures {
+  engineCpu: number;
+  watchCpu: number;
+  serverCpu: number;
+  windowRest: Record<string, WindowRest>;
+}
+
+/**
+ * The engine's CPU: this process, the children it has reaped since (one-shot `tmux` and `ps`
+ * runs), and its held tmux clients. In ms.
+ */
+function engineCpuMs(links: TmuxLinks): number {
+  const u = process.cpuUsage();
+  const s = readFileSync('/proc/self/stat', 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  const children = (Number(f[13]) + Number(f[14])) * (1000 / TICK);
+  const held = links.pids().reduce((sum, p) => sum + cpuTicks(p), 0) * (1000 / TICK);
+  return (u.user + u.system) / 1000 + children + held;
+}
+
+/** (2) and (2b) on a world of their own, with the given tmux path. */
+async function restCpu(mode: TmuxMode): Promise<RestFigures> {
+  const c = await world(IDLE_SEATS, ['sleep', '3600'], mode);
+  let m: ActivityMonitor | undefined;
+  const windowRest: Record<string, WindowRest> = {};
+  try {
+    m = new ActivityMonitor(c.engine);
+    await m.start();
+    await new Promise((r) => setTimeout(r, 2000));
+    const serverPid = c.tmux.serverPid()!;
+    const pids = watchPids(m);
+    const e0 = engineCpuMs(c.links);
+    const k0 = pids.reduce((s, p) => s + cpuTicks(p), 0);
+    const s0 = cpuTicks(serverPid);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const engineCpu = (engineCpuMs(c.links) - e0) / (IDLE_SECONDS * 1000);
+    const watchCpu = ((pids.reduce((s, p) => s + cpuTicks(p), 0) - k0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
+    const serverCpu = ((cpuTicks(serverPid) - s0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
+    // (2b) The same rest with a window open: its seats subscribed, as the serve host does.
+    for (const poll of ['everySecond', 'onEvents'] as const) {
+      const hub = new PushHub(c.engine, { activityEvents: poll === 'onEvents' });
+      const off = hub.subscribe(() => undefined);
+      await new Promise((r) => setTimeout(r, 1500));
+      const p0 = hub.stats.seatPolls;
+      const w0 = engineCpuMs(c.links);
+      const ws0 = cpuTicks(serverPid);
+      await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
+      windowRest[poll] = {
+        engineCpuPctOfCore: +(((engineCpuMs(c.links) - w0) / (WINDOW_SECONDS * 1000)) * 100).toFixed(2),
+        tmuxServerCpuPctOfCore: +(
+          (((cpuTicks(serverPid) - ws0) * (1000 / TICK)) / (WINDOW_SECONDS * 1000)) *
+          100
+        ).toFixed(2),
+        psRuns: hub.stats.seatPolls - p0,
+      };
+      off();
+      hub.close();
+    }
+    return { engineCpu, watchCpu, serverCpu, windowRest };
+  } finally {
+    m?.stop();
+    c.cleanup();
+  }
+}
+
 it(
   "activity: screen change to event delay, CPU at rest, and under another seat's flood",
   async () => {
@@ -157,52 +231,11 @@ it(
     delays.sort((a, b) => a - b);
     backToIdle.sort((a, b) => a - b);
 
-    // (2) CPU at rest: 50 idle seats, the monitor running, nothing happening for 60 s.
-    const c = await world(IDLE_SEATS, ['sleep', '3600']);
-    let engineCpu = 0;
-    let watchCpu = 0;
-    let serverCpu = 0;
-    const windowRest: Record<string, { engineCpuPctOfCore: number; tmuxServerCpuPctOfCore: number; psRuns: number }> =
-      {};
-    try {
-      m = new ActivityMonitor(c.engine);
-      await m.start();
-      await new Promise((r) => setTimeout(r, 2000));
-      const serverPid = c.tmux.serverPid()!;
-      const pids = watchPids(m);
-      const u0 = process.cpuUsage();
-      const k0 = pids.reduce((s, p) => s + cpuTicks(p), 0);
-      const s0 = cpuTicks(serverPid);
-      await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-      const u1 = process.cpuUsage(u0);
-      engineCpu = (u1.user + u1.system) / 1000 / (IDLE_SECONDS * 1000);
-      watchCpu = ((pids.reduce((s, p) => s + cpuTicks(p), 0) - k0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
-      serverCpu = ((cpuTicks(serverPid) - s0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
-      // (2b) The same rest with a window open: its seats subscribed, as the serve host does.
-      for (const mode of ['everySecond', 'onEvents'] as const) {
-        const hub = new PushHub(c.engine, { activityEvents: mode === 'onEvents' });
-        const off = hub.subscribe(() => undefined);
-        await new Promise((r) => setTimeout(r, 1500));
-        const p0 = hub.stats.seatPolls;
-        const w0 = process.cpuUsage();
-        const ws0 = cpuTicks(serverPid);
-        await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
-        const w1 = process.cpuUsage(w0);
-        windowRest[mode] = {
-          engineCpuPctOfCore: +(((w1.user + w1.system) / 1000 / (WINDOW_SECONDS * 1000)) * 100).toFixed(2),
-          tmuxServerCpuPctOfCore: +(
-            (((cpuTicks(serverPid) - ws0) * (1000 / TICK)) / (WINDOW_SECONDS * 1000)) *
-            100
-          ).toFixed(2),
-          psRuns: hub.stats.seatPolls - p0,
-        };
-        off();
-        hub.close();
-      }
-    } finally {
-      m?.stop();
-      c.cleanup();
-    }
+    // (2) CPU at rest: 50 idle seats, the monitor running, nothing happening for 60 s; then (2b)
+    // with a window open. Once with the engine's held tmux client, once one-shot, in this run.
+    const restBy: Partial<Record<TmuxMode, RestFigures>> = {};
+    for (const mode of ['held', 'one-shot'] as const) restBy[mode] = await restCpu(mode);
+    const { engineCpu, watchCpu, serverCpu, windowRest } = restBy.held!;
 
     // (3) Under a flood: one seat runs `yes` (every byte reaches the engine through the watch's pipe;
     // its looks are paced while output streams); the other seat's delay, and what the flood costs
@@ -265,6 +298,18 @@ it(
         tmuxServerCpuPctOfCore: +(serverCpu * 100).toFixed(2),
       },
       restWithWindow: { seats: IDLE_SEATS, seconds: WINDOW_SECONDS, ...windowRest },
+      /** (2) and (2b) on both tmux paths in this run: the held client, and one process per command. */
+      restByTmux: Object.fromEntries(
+        Object.entries(restBy).map(([mode, r]) => [
+          mode,
+          {
+            engineCpuPctOfCore: +(r.engineCpu * 100).toFixed(2),
+            watchCpuPctOfCore: +(r.watchCpu * 100).toFixed(2),
+            tmuxServerCpuPctOfCore: +(r.serverCpu * 100).toFixed(2),
+            withWindow: r.windowRest,
+          },
+        ]),
+      ),
       flood: {
         seconds: +flood.seconds.toFixed(1),
         trials: TRIALS,
@@ -277,7 +322,12 @@ it(
         tmuxServerCpuPctOfCore: +(flood.serverCpu * 100).toFixed(1),
         engineToTmuxRatio: +((flood.engineCpu + flood.watchCpu) / Math.max(flood.serverCpu, 1e-9)).toFixed(2),
       },
-      targets: { delayP95ScreenOnlyMs: 1500, delayP95WithHooksMs: 500, restCpuPctOfCore: 2 },
+      targets: {
+        delayP95ScreenOnlyMs: 1500,
+        delayP95WithHooksMs: 500,
+        restCpuPctOfCore: 2,
+        restWithWindowHeldCpuPctOfCore: 0.5,
+      },
     };
     const rows = [
       `screen/process change -> event: median ${figures.delay.medianMs} ms, p95 ${figures.delay.p95Ms} ms (${figures.delay.seen}/${TRIALS} seen); back to idle p95 ${figures.delay.backToIdleP95Ms} ms after the command ended`,
@@ -289,6 +339,11 @@ it(
         ([mode, r]) =>
           `  with a window open, seats polled ${mode === 'onEvents' ? "on the monitor's events" : 'every second'}, over ${WINDOW_SECONDS} s: engine ${r.engineCpuPctOfCore} % of one core, tmux server ${r.tmuxServerCpuPctOfCore} %, ${r.psRuns} ps runs`,
       ),
+      ...(['held', 'one-shot'] as const).map((mode) => {
+        const r = restBy[mode]!;
+        return `tmux ${mode}: at rest ${(r.engineCpu * 100).toFixed(2)} % engine (with its tmux children), window open (polled on events) ${r.windowRest.onEvents!.engineCpuPctOfCore} %, every second ${r.windowRest.everySecond!.engineCpuPctOfCore} %`;
+      }),
+      `${restBy.held!.windowRest.onEvents!.engineCpuPctOfCore < 0.5 ? 'PASS' : 'FAIL'}  held: engine < 0.5 % of one core at rest with ${IDLE_SEATS} idle seats and an open window (one-shot in this run: ${restBy['one-shot']!.windowRest.onEvents!.engineCpuPctOfCore} %)`,
       `while another seat floods (yes) for ${figures.flood.seconds} s: change -> event median ${figures.flood.medianMs} ms, p95 ${figures.flood.p95Ms} ms (${figures.flood.seen}/${TRIALS} seen); engine ${figures.flood.engineCpuPctOfCore} % + watch ${figures.flood.watchCpuPctOfCore} % of a core vs tmux server ${figures.flood.tmuxServerCpuPctOfCore} % (ratio ${figures.flood.engineToTmuxRatio})`,
       `${figures.flood.p95Ms < 1500 && figures.flood.seen === TRIALS ? 'PASS' : 'FAIL'}  a flooding seat does not hide another seat's change (p95 < 1500 ms, every trial seen)`,
       `whole bench: ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -8,6 +8,7 @@ import { liveEngineDeps } from '../src/main/engine/context';
 import { countingExec, liveExec } from '../src/main/engine/deps';
 import { Engine } from '../src/main/engine/engine';
 import { upRig } from '../src/main/engine/services/up';
+import { type TmuxMode, TmuxLinks } from '../src/main/engine/tmux/held';
 import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
 
 /**
@@ -15,6 +16,8 @@ import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
  * how many processes one `Engine.roster()` spawns, and how long it takes, against the per-seat
  * polling peers use (one `tmux display-message` per pane). Both are measured in the same run,
  * interleaved, so the ratio holds on a shared, noisy machine even when absolute times drift.
+ * Every size runs twice, on a server of its own each: with the engine's held tmux client, and with
+ * one `tmux` process per command (the one-shot path), so the two compare in one run.
  *
  * Run: npx vitest run --config bench/vitest.bench.config.mts bench/roster.bench.ts
  * Env: RDBENCH_SIZES=10,50,200  RDBENCH_REPS=30  RDBENCH_WARMUP=3 (defaults shown).
@@ -24,7 +27,9 @@ const SIZES = listEnv('RDBENCH_SIZES', [10, 50, 200]);
 const REPS = numEnv('RDBENCH_REPS', 30);
 const WARMUP = numEnv('RDBENCH_WARMUP', 3);
 const TARGET_SEATS = 200;
-const TARGET_MEDIAN_MS = 100;
+const TARGET_MEDIAN_MS = 20;
+const TARGET_BRING_UP_RATIO = 3;
+const MODES: TmuxMode[] = ['held', 'one-shot'];
 const RESULTS_DIR = resolve(__dirname, 'results');
 
 /**
@@ -47,7 +52,12 @@ interface Stats {
 
 interface SizeResult {
   seats: number;
+  mode: TmuxMode;
   bringUpMs: number;
+  /** Processes spawned while bringing the rig up (execFile calls and held clients started). */
+  bringUpSpawns: number;
+  /** Those spawns by program (and tmux command). */
+  bringUpKinds: Record<string, number>;
   panesSeen: number;
   rosterProblems: string[];
   engine: Stats & {
@@ -83,35 +93,41 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
   );
 
   const results: SizeResult[] = [];
-  for (const n of SIZES) results.push(await benchSize(n));
+  for (const n of SIZES) for (const mode of MODES) results.push(await benchSize(n, mode));
   const totalMs = performance.now() - started;
 
   // ---- verdicts -------------------------------------------------------------------------------
-  const ownSpawns = new Set(results.flatMap((r) => r.engine.ownSpawnsPerRefresh));
-  const allSpawns = new Set(results.flatMap((r) => r.engine.spawnsPerRefresh));
-  const spawnsConstant = ownSpawns.size === 1;
-  const spawnsOne = allSpawns.size === 1 && allSpawns.has(1);
-  const target = results.find((r) => r.seats === TARGET_SEATS);
-  const medianOk = target ? target.engine.medianMs < TARGET_MEDIAN_MS : undefined;
+  const of = (mode: TmuxMode) => results.filter((r) => r.mode === mode);
+  const ownSpawns = (mode: TmuxMode) => new Set(of(mode).flatMap((r) => r.engine.ownSpawnsPerRefresh));
+  const spawnsConstant = MODES.every((m) => ownSpawns(m).size === 1);
+  const target = of('held').find((r) => r.seats === TARGET_SEATS);
+  const targetOnce = of('one-shot').find((r) => r.seats === TARGET_SEATS);
+  const bringUpRatio = target && targetOnce ? targetOnce.bringUpMs / target.bringUpMs : undefined;
   const verdicts = [
     {
-      target: 'spawns per refresh constant in N',
+      target: 'spawns per refresh constant in N (each path)',
       pass: spawnsConstant,
-      detail: results.map((r) => `${r.seats}: ${range(r.engine.ownSpawnsPerRefresh)}`).join(', '),
+      detail: results.map((r) => `${r.mode} ${r.seats}: ${range(r.engine.ownSpawnsPerRefresh)}`).join(', '),
       hard: true,
     },
     {
-      target: 'spawns per refresh == 1 (one list-panes -a)',
-      pass: spawnsOne,
-      detail: results.map((r) => `${r.seats}: ${range(r.engine.spawnsPerRefresh)}`).join(', '),
+      target: "held: 0 spawns per refresh for Rigdesk's server (one-shot: 1 list-panes -a)",
+      pass: [...ownSpawns('held')].every((x) => x === 0) && [...ownSpawns('one-shot')].every((x) => x === 1),
+      detail: MODES.map((m) => `${m}: ${[...ownSpawns(m)].join('/')}`).join(', '),
       hard: false,
     },
-    ...(target
+    ...(target && targetOnce
       ? [
           {
-            target: `${TARGET_SEATS} seats: refresh median < ${TARGET_MEDIAN_MS} ms`,
-            pass: medianOk!,
-            detail: `${fmt(target.engine.medianMs)} ms`,
+            target: `${TARGET_SEATS} seats, held: refresh median < ${TARGET_MEDIAN_MS} ms`,
+            pass: target.engine.medianMs < TARGET_MEDIAN_MS,
+            detail: `held ${fmt(target.engine.medianMs)} ms, one-shot ${fmt(targetOnce.engine.medianMs)} ms`,
+            hard: false,
+          },
+          {
+            target: `${TARGET_SEATS} shell seats brought up >= ${TARGET_BRING_UP_RATIO}x faster held than one-shot`,
+            pass: bringUpRatio! >= TARGET_BRING_UP_RATIO,
+            detail: `held ${(target.bringUpMs / 1000).toFixed(1)} s (${target.bringUpSpawns} spawns), one-shot ${(targetOnce.bringUpMs / 1000).toFixed(1)} s (${targetOnce.bringUpSpawns} spawns): ${bringUpRatio!.toFixed(1)}x`,
             hard: false,
           },
         ]
@@ -122,7 +138,9 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
   const rows = [
     [
       'seats',
+      'tmux',
       'bring-up',
+      'up spawns',
       'eng spawns',
       'eng median',
       'eng p95',
@@ -134,7 +152,9 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
     ],
     ...results.map((r) => [
       String(r.seats),
+      r.mode,
       `${(r.bringUpMs / 1000).toFixed(1)} s`,
+      String(r.bringUpSpawns),
       range(r.engine.spawnsPerRefresh),
       `${fmt(r.engine.medianMs)} ms`,
       `${fmt(r.engine.p95Ms)} ms`,
@@ -155,7 +175,7 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
   for (const r of results)
     if (r.rosterProblems.length) log(`note: roster problems at ${r.seats} seats: ${r.rosterProblems.join(' | ')}`);
   log(
-    `whole bench: ${(totalMs / 1000).toFixed(1)} s (bring-up ${results.map((r) => `${r.seats}: ${(r.bringUpMs / 1000).toFixed(1)} s`).join(', ')})`,
+    `whole bench: ${(totalMs / 1000).toFixed(1)} s (bring-up ${results.map((r) => `${r.seats} ${r.mode}: ${(r.bringUpMs / 1000).toFixed(1)} s`).join(', ')})`,
   );
 
   // ---- JSON -----------------------------------------------------------------------------------
@@ -176,7 +196,8 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
       reps: REPS,
       warmup: WARMUP,
       seatProgram: [SEAT_COMMAND, ...SEAT_ARGS],
-      naive: "one `tmux display-message -p -t <pane> '#{pane_current_command}'` per seat, sequential",
+      modes: MODES,
+      naive: "one `tmux display-message -p -t <pane> '#{pane_current_command}'` per seat, sequential, on the same path",
     },
     machine: { ...machine, loadavgAtEnd: os.loadavg() },
     targets: verdicts.map(({ target, pass, detail }) => ({ target, pass, detail })),
@@ -201,7 +222,7 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
   expect(spawnsConstant, `roster spawns per refresh vary: ${verdicts[0]!.detail}`).toBe(true);
 });
 
-async function benchSize(n: number): Promise<SizeResult> {
+async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
   const root = mkdtempSync(join(os.tmpdir(), 'rdbench-'));
   const home = join(root, 'home');
   const tmux = new TestTmux('rdbench'); // -L rdbench-<pid>-<rand>: never the default server
@@ -212,6 +233,7 @@ async function benchSize(n: number): Promise<SizeResult> {
   });
   delete env.RIGDESK_TEST_FAULT;
   let engine: Engine | undefined;
+  const links = new TmuxLinks(mode);
   let tornDown = false;
   const teardown = () => {
     if (tornDown) return;
@@ -221,6 +243,7 @@ async function benchSize(n: number): Promise<SizeResult> {
     } catch {
       /* already closed */
     }
+    links.closeAll();
     tmux.kill(); // kill-server on our own socket: every seat's processes get SIGHUP with it
     rmSync(root, { recursive: true, force: true });
   };
@@ -229,7 +252,9 @@ async function benchSize(n: number): Promise<SizeResult> {
   try {
     mkdirSync(home, { recursive: true });
     const exec = countingExec(liveExec);
-    const eng = new Engine(liveEngineDeps(env, { exec }));
+    const eng = new Engine(liveEngineDeps(env, { exec, tmux: links }));
+    // Every process the engine starts: execFile calls, and held control clients.
+    const spawnsNow = () => exec.count + links.spawns;
     engine = eng;
     const rig = `bench${n}`;
     const members = Array.from({ length: n }, (_, i) => `s${String(i + 1).padStart(3, '0')}`);
@@ -239,8 +264,10 @@ async function benchSize(n: number): Promise<SizeResult> {
     const t0 = performance.now();
     const up = await upRig(eng, specPath);
     const bringUpMs = performance.now() - t0;
+    const bringUpSpawns = spawnsNow();
+    const bringUpKinds = spawnKinds(exec.calls, links.spawns);
     if (!up.ok) throw new Error(`up of ${n} seats failed: ${up.code}: ${up.message}`);
-    log(`${n} seats up in ${(bringUpMs / 1000).toFixed(1)} s (${exec.count} spawns during bring-up)`);
+    log(`${n} seats up (${mode}) in ${(bringUpMs / 1000).toFixed(1)} s (${bringUpSpawns} spawns during bring-up)`);
 
     const first = await eng.roster();
     const panes = first.panes.filter((p) => p.server === eng.ownKey).map((p) => p.paneId);
@@ -256,14 +283,16 @@ async function benchSize(n: number): Promise<SizeResult> {
     // Interleaved: engine refresh, then naive sweep, so both see the same machine moment.
     for (let i = 0; i < WARMUP + REPS; i++) {
       const k0 = exec.calls.length;
+      const h0 = links.spawns;
       const a = performance.now();
       const roster = await eng.roster();
       const dt = performance.now() - a;
       const calls = exec.calls.slice(k0);
+      const heldSpawns = links.spawns - h0;
       if (roster.panes.filter((p) => p.server === eng.ownKey).length !== n)
         throw new Error(`refresh ${i} at ${n} seats lost panes`);
 
-      const k1 = exec.calls.length;
+      const k1 = spawnsNow();
       const b = performance.now();
       for (const pane of panes) {
         const r = await eng.own.run(['display-message', '-p', '-t', pane, '#{pane_current_command}']);
@@ -271,13 +300,13 @@ async function benchSize(n: number): Promise<SizeResult> {
           throw new Error(`naive probe of ${pane} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
       }
       const naiveDt = performance.now() - b;
-      const naiveCalls = exec.calls.length - k1;
+      const naiveCalls = spawnsNow() - k1;
 
       if (i < WARMUP) continue;
       engTimes.push(dt);
-      engSpawns.push(calls.length);
+      engSpawns.push(calls.length + heldSpawns);
       const own = calls.filter((c) => c.includes(tmux.socketName));
-      ownSpawns.push(own.length + calls.filter((c) => c[0] !== 'tmux').length);
+      ownSpawns.push(own.length + heldSpawns + calls.filter((c) => c[0] !== 'tmux').length);
       foreignCalls.push(
         ...calls.filter((c) => c[0] === 'tmux' && !c.includes(tmux.socketName)).map((c) => c.join(' ')),
       );
@@ -287,11 +316,14 @@ async function benchSize(n: number): Promise<SizeResult> {
     const engStats = stats(engTimes);
     const naive = stats(naiveTimes);
     log(
-      `${n} seats: engine median ${fmt(engStats.medianMs)} ms / p95 ${fmt(engStats.p95Ms)} ms (${range(engSpawns)} spawns); naive median ${fmt(naive.medianMs)} ms / p95 ${fmt(naive.p95Ms)} ms (${range(naiveSpawns)} spawns)`,
+      `${n} seats (${mode}): engine median ${fmt(engStats.medianMs)} ms / p95 ${fmt(engStats.p95Ms)} ms (${range(engSpawns)} spawns); naive median ${fmt(naive.medianMs)} ms / p95 ${fmt(naive.p95Ms)} ms (${range(naiveSpawns)} spawns)`,
     );
     return {
       seats: n,
+      mode,
       bringUpMs,
+      bringUpSpawns,
+      bringUpKinds,
       panesSeen: panes.length,
       rosterProblems,
       engine: { ...engStats, spawnsPerRefresh: engSpawns, ownSpawnsPerRefresh: ownSpawns, foreignCalls },
@@ -303,6 +335,15 @@ async function benchSize(n: number): Promise<SizeResult> {
     process.removeListener('exit', teardown);
     teardown();
   }
+}
+
+function spawnKinds(calls: string[][], held: number): Record<string, number> {
+  const out: Record<string, number> = held ? { 'tmux -C (held client)': held } : {};
+  for (const c of calls) {
+    const k = c[0] === 'tmux' ? `tmux ${c.find((a, i) => i > 0 && /^[a-z]+-[a-z-]+$/.test(a)) ?? '?'}` : c[0]!;
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
 }
 
 function rigYaml(rig: string, members: string[]): string {

@@ -7,8 +7,9 @@ import { liveProcReader } from './proc';
 import type { ProcReader } from './proc/types';
 import type { EvidenceIO } from './runtimes/types';
 import { Store } from './store';
-import { TmuxClient } from './tmux/client';
-import type { TmuxServerRef } from './tmux/identity';
+import { TmuxClient, tmuxEnv } from './tmux/client';
+import { controlArgs, probeSocket, registerLinks, TmuxLinks } from './tmux/held';
+import { serverArgs, serverKey, type TmuxServerRef } from './tmux/identity';
 
 /**
  * Test-only fault injection: named points where the engine awaits a hook. Production passes none.
@@ -40,6 +41,11 @@ export interface EngineDeps {
   selfPid: number;
   newId: () => string;
   faults: FaultHooks;
+  /**
+   * The held tmux control clients, one per server the engine holds one for (tmux/held.ts says
+   * which); `new TmuxLinks('one-shot')` sends every command as its own process instead.
+   */
+  tmux: TmuxLinks;
 }
 
 export function liveEngineDeps(
@@ -49,10 +55,16 @@ export function liveEngineDeps(
   const env = overrides.env ?? baseEnv;
   const layout = overrides.layout ?? resolveHome(env);
   const clock = overrides.clock ?? systemClock;
+  // One exec function per engine: the engine's tmux links are found from it (tmux/held.ts).
+  const exec: Exec = overrides.exec ?? ((file, args, opts) => liveExec(file, args, opts));
+  // An engine given an exec of its own (a fault injected into tmux's answers, a counting bench)
+  // sends its tmux commands through that exec, one-shot, unless it is also given its links.
+  const tmux = overrides.tmux ?? new TmuxLinks(overrides.exec ? 'one-shot' : 'held');
+  registerLinks(exec, tmux);
   return {
     layout,
     store: overrides.store ?? Store.open(layout.dbPath, () => clock.now()),
-    exec: overrides.exec ?? liveExec,
+    exec,
     clock,
     proc: overrides.proc ?? liveProcReader(),
     io: overrides.io ?? liveEvidenceIO,
@@ -62,6 +74,7 @@ export function liveEngineDeps(
     selfPid: overrides.selfPid ?? process.pid,
     newId: overrides.newId ?? randomUUID,
     faults: overrides.faults ?? faultsFromEnv(env),
+    tmux,
   };
 }
 
@@ -83,10 +96,29 @@ function faultsFromEnv(env: NodeJS.ProcessEnv): FaultHooks {
   };
 }
 
+/**
+ * A client for a server on this machine. Rigdesk's own server is reached through its held
+ * control-mode client (one for every TmuxClient of it); any other server one-shot (tmux/held.ts).
+ */
 export function tmuxFor(deps: EngineDeps, ref: TmuxServerRef): TmuxClient {
   const own =
     ref.kind === deps.layout.tmuxServer.kind && JSON.stringify(ref) === JSON.stringify(deps.layout.tmuxServer);
-  return new TmuxClient(ref, { exec: deps.exec, env: deps.env, configFile: own ? deps.layout.tmuxConfig : undefined });
+  const base = { exec: deps.exec, env: deps.env, configFile: own ? deps.layout.tmuxConfig : undefined };
+  if (!own) return new TmuxClient(ref, base);
+  const control = deps.tmux.link(serverKey(ref), () => {
+    const oneShot = new TmuxClient(ref, base);
+    const socket = ownSocketPath(deps);
+    const conf = base.configFile ? ['-f', base.configFile] : [];
+    return {
+      key: serverKey(ref),
+      argv: ['tmux', '-u', ...serverArgs(ref), ...conf, ...controlArgs()],
+      env: tmuxEnv(deps.env),
+      probe: () => probeSocket(socket),
+      absentText: `no server running on ${socket}`,
+      oneShot: (args, o) => oneShot.runOneShot(args, o),
+    };
+  });
+  return new TmuxClient(ref, { ...base, control });
 }
 
 export function ownSocketPath(deps: EngineDeps): string {

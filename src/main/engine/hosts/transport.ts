@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import type { Clock, Exec, ExecOptions, ExecResult } from '../deps';
 import type { ProcInfo } from '../proc/types';
-import type { TmuxServerRef } from '../tmux/identity';
+import { TmuxClient } from '../tmux/client';
+import type { ControlConnection } from '../tmux/control';
+import { carryControl, controlArgs, linksOf } from '../tmux/held';
+import { serverArgs, serverKey, type TmuxServerRef } from '../tmux/identity';
 import { hostScanArgs, parseHostScan, type HostScan } from './remote-proc';
-import { controlPathFor, remoteCommand, shq, sshBaseArgs, sshExec, type SshOptions } from './ssh';
+import { controlPathFor, remoteCommand, SSH_FAILED, shq, sshBaseArgs, sshExec, type SshOptions } from './ssh';
 import type { HostHealth, HostSpec, SshTarget } from './types';
 
 /** Reconnect back-off: 0.5 s doubling to 5 s, so a healed partition is seen within seconds. */
@@ -43,6 +46,48 @@ export class SshHost {
     this.opts = { controlPath: controlPathFor(home, spec.name) };
     this.exec = this.guarded(sshExec(spec.ssh, this.opts, inner));
     this.tmuxRef = { kind: 'name', name: spec.tmuxSocket ?? 'rigdesk', host: spec.name };
+    const control = this.heldClient(inner);
+    carryControl(this.exec, (ref) => (serverKey(ref) === serverKey(this.tmuxRef) ? control : undefined));
+  }
+
+  /**
+   * Rigdesk's tmux server on the host gets a held control-mode client too: `tmux -C` there, run by
+   * one ssh session over the shared connection (no pty: a pipe both ways), so a capture or a send
+   * is a line on it instead of an ssh round trip of its own. Inside the back-off window it is not
+   * tried; where it cannot be started the host's exec answers one-shot, through the same health.
+   */
+  private heldClient(inner: Exec): ControlConnection | undefined {
+    const ref = this.tmuxRef;
+    const key = `${serverKey(ref)} ${JSON.stringify(this.spec.ssh)}`;
+    return linksOf(inner)?.link(key, () => {
+      const oneShot = new TmuxClient(ref, { exec: this.exec });
+      return {
+        key: serverKey(ref),
+        argv: this.streamArgv('tmux', ['-u', ...serverArgs(ref), ...controlArgs()]),
+        probe: async () => 'unknown',
+        gate: () => {
+          const held = this.holdingOff();
+          return held === undefined
+            ? undefined
+            : {
+                code: null,
+                signal: null,
+                stdout: '',
+                stderr: '',
+                timedOut: false,
+                spawnError: `ssh: ${this.name} unreachable, retrying after back-off (${held})`,
+              };
+        },
+        unreachable: (code, stderr) => {
+          if (code !== SSH_FAILED) return undefined;
+          const why = `ssh: ${stderr.trim().split('\n').pop() || 'ssh failed without a message'}`;
+          this.noteFailure(why);
+          return { code: null, signal: null, stdout: '', stderr, timedOut: false, spawnError: why };
+        },
+        absentText: `no server running on ${ref.kind === 'name' ? ref.name : ref.path}`,
+        oneShot: (args, o) => oneShot.runOneShot(args, o),
+      };
+    });
   }
 
   get name(): string {

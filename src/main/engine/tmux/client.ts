@@ -1,12 +1,15 @@
 import type { Exec, ExecResult } from '../deps';
 import { fail, type Result } from '../../../shared/errors';
+import type { ControlConnection } from './control';
+import { carriedControl } from './held';
+import { oneShotArgs } from './quote';
 import { PANE_FORMAT, SEP, parsePaneRows, serverAbsent, sessionAbsent, type PaneRow } from './format';
 import { serverArgs, serverKey, type SessionIdentity, type TmuxServerRef } from './identity';
 
 const TMUX_TIMEOUT_MS = 5_000;
 
 /** Variables that must not leak from whoever runs Rigdesk into a tmux server it starts. */
-function tmuxEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function tmuxEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env = { ...base };
   delete env.TMUX;
   delete env.TMUX_PANE;
@@ -32,25 +35,59 @@ export type KillOutcome =
   | { outcome: 'already_gone'; why: string }
   | { outcome: 'not_removed'; why: string };
 
+export interface TmuxClientDeps {
+  exec: Exec;
+  env?: NodeJS.ProcessEnv;
+  configFile?: string;
+  timeoutMs?: number;
+  /**
+   * The server's held control-mode client (tmux/control.ts): every command goes through it when
+   * set. Unset: one `tmux` process per command (other people's servers, and the one-shot mode).
+   */
+  control?: ControlConnection;
+}
+
 export class TmuxClient {
   readonly key: string;
+  private readonly control?: ControlConnection;
   constructor(
     readonly ref: TmuxServerRef,
-    private readonly deps: { exec: Exec; env?: NodeJS.ProcessEnv; configFile?: string; timeoutMs?: number },
+    private readonly deps: TmuxClientDeps,
   ) {
     this.key = serverKey(ref);
+    this.control = deps.control ?? carriedControl(deps.exec, ref);
   }
 
+  /** Whether commands go through a held client rather than one process each. */
+  get held(): boolean {
+    return this.control !== undefined;
+  }
+
+  /**
+   * One tmux command list, answered as a one-shot `tmux` would answer it (exit code, stdout,
+   * stderr). Only a command that reads stdin (`input`) is a process of its own.
+   */
   run(args: string[], opts: { input?: string } = {}): Promise<ExecResult> {
+    const control = this.control;
+    if (control && opts.input === undefined) return control.run(args, { timeoutMs: this.timeoutMs });
+    return this.runOneShot(args, opts);
+  }
+
+  /** The one-shot path: a `tmux` process for this one command list (this also starts a server). */
+  runOneShot(args: readonly string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<ExecResult> {
     const conf = this.deps.configFile ? ['-f', this.deps.configFile] : [];
-    return this.deps.exec('tmux', ['-u', ...serverArgs(this.ref), ...conf, ...args], {
+    return this.deps.exec('tmux', ['-u', ...serverArgs(this.ref), ...conf, ...oneShotArgs(args)], {
       input: opts.input,
-      timeoutMs: this.deps.timeoutMs ?? TMUX_TIMEOUT_MS,
+      timeoutMs: opts.timeoutMs ?? this.timeoutMs,
       env: tmuxEnv(this.deps.env ?? process.env),
     });
   }
 
-  /** One spawn: every pane on this server. A server that is not running is an empty list. */
+  private get timeoutMs(): number {
+    return this.deps.timeoutMs ?? TMUX_TIMEOUT_MS;
+  }
+
+  /** One command (no spawn when held): every pane on this server. A server not running is an empty list. */
   async listPanes(): Promise<Result<{ running: boolean; panes: PaneRow[]; malformed: number }>> {
     const r = await this.run(['list-panes', '-a', '-F', PANE_FORMAT]);
     if (r.spawnError)
@@ -74,9 +111,7 @@ export class TmuxClient {
   async newSession(input: NewSessionInput): Promise<Result<{ identity: SessionIdentity }>> {
     const envArgs = Object.entries(input.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const fmt = ['#{pid}', '#{session_id}', '#{session_created}', '#{pane_id}', '#{pane_pid}'].join(SEP);
-    const r = await this.run([
-      'new-session',
-      '-d',
+    const tail = [
       '-s',
       input.name,
       '-x',
@@ -99,7 +134,15 @@ export class TmuxClient {
       'set-option',
       '@rigdesk_attempt',
       input.attempt,
-    ]);
+    ];
+    // The tags take no target: they land on the current session. A one-shot `tmux` has no client,
+    // so that is the newest session, the one just made (-d). A held client's current session is the
+    // one it is attached to, so it creates the session without -d and is moved onto it, in the same
+    // command list. Where no server runs yet, the one-shot form starts it.
+    const oneShot = ['new-session', '-d', ...tail];
+    const r = this.control
+      ? await this.control.run(['new-session', ...tail], { timeoutMs: this.timeoutMs, startServer: oneShot })
+      : await this.run(oneShot);
     if (r.spawnError)
       return fail('TMUX_UNAVAILABLE', `tmux could not be started (${r.spawnError})`, {
         hint: 'Install tmux 3.2 or newer.',
@@ -224,7 +267,12 @@ export class TmuxClient {
    * buffer. The buffer name is unique per call so two deliveries never share one.
    */
   async paste(paneId: string, text: string, bufferName: string): Promise<Result> {
-    const load = await this.run(['load-buffer', '-b', bufferName, '-'], { input: text });
+    // Through a held client the text is the quoted argument of set-buffer (tmux/quote.ts keeps it
+    // byte for byte); a NUL byte cannot be an argument, so such text goes in as stdin, one-shot.
+    const load =
+      this.control && !text.includes('\0')
+        ? await this.run(['set-buffer', '-b', bufferName, '--', text])
+        : await this.runOneShot(['load-buffer', '-b', bufferName, '-'], { input: text });
     if (load.code !== 0)
       return fail('TMUX_FAILED', `load-buffer failed: ${load.timedOut ? 'timed out' : load.stderr.trim()}`);
     const paste = await this.run(['paste-buffer', '-p', '-d', '-r', '-b', bufferName, '-t', paneId]);
