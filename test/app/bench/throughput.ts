@@ -55,6 +55,25 @@ export interface PaneSize {
 }
 
 /** A seat pane's size: what the window's terminal was fitted to, or what tmux alone is given. */
+/**
+ * The seat alone in the grid (Layout 1, the window's own chord), so the flood runs at the size a
+ * person watching one seat sees, not a grid slot's; waits until the pane has taken that size.
+ */
+async function magnified(page: Page, w: AppWorld, seat: string): Promise<void> {
+  // Layout 1 (idempotent, unlike magnify, and the layout is saved for the next page).
+  await page.keyboard.press('Control+Shift+Digit1');
+  await page.locator('.grid.g-1').waitFor({ timeout: 10_000 });
+  // The terminal refits and resizes the pane after the layout changes: wait until it holds still.
+  let last = paneSize(w, seat);
+  let steadySince = Date.now();
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && Date.now() - steadySince < 700) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = paneSize(w, seat);
+    if (now.cols !== last.cols || now.rows !== last.rows) [last, steadySince] = [now, Date.now()];
+  }
+}
+
 export function paneSize(w: AppWorld, seat: string): PaneSize {
   const [cols, rows] = w.world.tmux
     .run(['display-message', '-p', '-t', w.engine.store.sessions.live(seat)!.paneId, '#{pane_width} #{pane_height}'])
@@ -169,6 +188,7 @@ export async function browserRun(
   try {
     await page.goto(`${url}&renderer=${renderer}`);
     await openSeat(page, seat);
+    await magnified(page, w, seat);
     const used = await page.evaluate((s) => window.__rigdeskScreens?.[s]?.renderer ?? '?', seat);
     const serverPid = Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim());
     const cdp = process.env.RDBENCH_DEBUG ? await page.context().newCDPSession(page) : undefined;
