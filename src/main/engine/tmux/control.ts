@@ -67,6 +67,13 @@ export class ControlConnection {
   private closed = false;
   /** Set once a client proved it cannot serve (no `no-output` on this tmux): one-shot from then on. */
   private unusable?: string;
+  /**
+   * One-shot commands of this connection that create a session, still running. No client is
+   * started meanwhile: tmux 3.3a crashes (segfault in its session-created notice) when a control
+   * client is still identifying itself as a session is created, and a restore after a reboot
+   * starts the server with one seat's launch while the next seat's commands ask for a client.
+   */
+  private creating = 0;
   /** Client processes started so far. */
   spawns = 0;
   constructor(private readonly target: ControlTarget) {}
@@ -127,7 +134,7 @@ export class ControlConnection {
     }
     if (live || this.connecting || !this.waiting.length) return;
     if (this.unusable) this.serveWithoutClient(this.unusable);
-    else void this.connect();
+    else if (this.creating === 0) void this.connect();
   }
 
   private write(live: Live, batch: Request[]): void {
@@ -353,9 +360,17 @@ export class ControlConnection {
         this.settle(r, failure(`the tmux client of ${this.target.key} could not be started again (${why})`));
         continue;
       }
+      const creates = r.opts.startServer !== undefined;
+      if (creates) this.creating += 1;
       void this.target
         .oneShot(r.opts.startServer ?? r.args, { timeoutMs: r.opts.timeoutMs })
-        .then((res) => this.settle(r, res));
+        .catch((e: unknown) => failure(`tmux could not be run: ${String(e)}`))
+        .then((res) => {
+          this.settle(r, res);
+          if (!creates) return;
+          this.creating -= 1;
+          this.pump();
+        });
     }
   }
 
