@@ -348,15 +348,13 @@ function spawnKinds(calls: string[][], held: number): Record<string, number> {
 
 function rigYaml(rig: string, members: string[]): string {
   const args = JSON.stringify(SEAT_ARGS);
-  return (
-    `${[
-      `name: ${rig}`,
-      'pods:',
-      '  - id: team',
-      '    members:',
-      ...members.map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: ${SEAT_COMMAND}, args: ${args} }`),
-    ].join('\n')}\n`
-  );
+  return `${[
+    `name: ${rig}`,
+    'pods:',
+    '  - id: team',
+    '    members:',
+    ...members.map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: ${SEAT_COMMAND}, args: ${args} }`),
+  ].join('\n')}\n`;
 }
 
 /** Nearest-rank percentiles over the measured refreshes (warm-ups excluded). */

@@ -333,7 +333,8 @@ function topFunctions(profile: {
   timeDeltas?: number[];
 }): string {
   const self = new Map<number, number>();
-  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000));
+  for (const [i, id] of (profile.samples ?? []).entries())
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000);
   return profile.nodes
     .map((n) => ({ n, ms: self.get(n.id) ?? 0 }))
     .filter((x) => !/^\((idle|program|root)\)$/.test(x.n.callFrame.functionName))

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startServe } from '../server/serve';
 import { PushHub } from '../main/host/pushes';
 import { startBackground } from '../main/engine/background';
-import { exitCodeFor, fail, type Failure, } from '../shared/errors';
+import { exitCodeFor, fail, type Failure } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
 import type { EngineCall } from '../shared/contract';
 import { liveEngineDeps } from '../main/engine/context';

@@ -26,7 +26,6 @@ class FakeMenu extends EventEmitter {
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the fake records Electron's listeners of every shape
 export type Listener = (...a: any[]) => unknown;
 
 /** A recording fake of the Electron API slice the shell uses, typed against Electron's own types. */

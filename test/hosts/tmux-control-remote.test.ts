@@ -27,7 +27,8 @@ describe.skipIf(!!sshdMissing())('held tmux client on a remote host', () => {
         '  - id: team',
         '    members:',
         `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
-      ].join('\n') + '\n',
+        '',
+      ].join('\n'),
     );
     const exec = countingExec(liveExec);
     const e = w.engine({ exec, tmux: new TmuxLinks('held') });

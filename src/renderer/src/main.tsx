@@ -1,7 +1,13 @@
 import { createRoot } from 'react-dom/client';
 import { wireCheck } from '../../shared/contract/wire';
 import { App } from './App';
-import './styles.css';
+// In cascade order: the theme first, then each part of the workspace.
+import './styles/theme.css';
+import './styles/strip.css';
+import './styles/rail.css';
+import './styles/grid.css';
+import './styles/panel.css';
+import './styles/overlays.css';
 import { pickTransport } from './transport';
 
 // `?strict=1` (the browser tests): every answer and push this page receives is parsed against its schema.

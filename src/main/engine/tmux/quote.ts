@@ -15,7 +15,6 @@
 const BARE = /^(?:%\d+|[A-Za-z0-9_@:,./+-][A-Za-z0-9_%@:,./+-]*)$/;
 const COMMAND_NAME = /^[a-z][a-z-]*$/;
 /** What needs an escape inside double quotes: `\`, `"`, `$` (variables), `~` (home), control bytes. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control bytes are exactly what must be escaped.
 const DQ_SPECIAL = /[\\"$~\x00-\x1f\x7f]/g;
 
 export type ControlLine = { ok: true; line: string } | { ok: false; why: string };

@@ -202,7 +202,10 @@ export function waitingLongest(): string | undefined {
 
 export function jump(): void {
   const seat = waitingLongest();
-  if (!seat) return noteDone('nothing waits for you');
+  if (!seat) {
+    noteDone('nothing waits for you');
+    return;
+  }
   focusSeat(seat);
   useWindow.setState({ focusedDecision: seat });
 }

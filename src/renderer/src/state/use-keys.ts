@@ -7,29 +7,41 @@ import { useWindow } from './store';
 function run(hit: ChordHit): void {
   switch (hit.id) {
     case 'palette':
-      return useWindow.setState((s) => ({ palette: !s.palette, help: false }));
+      useWindow.setState((s) => ({ palette: !s.palette, help: false }));
+      break;
     case 'jump':
-      return jump();
+      jump();
+      break;
     case 'slot':
-      return focusSlotN(hit.n);
+      focusSlotN(hit.n);
+      break;
     case 'layout':
-      return layout(GRIDS[hit.n - 1]!);
+      layout(GRIDS[hit.n - 1]!);
+      break;
     case 'approve':
-      return void answerFocused('approve');
+      void answerFocused('approve');
+      break;
     case 'deny':
-      return void answerFocused('deny');
+      void answerFocused('deny');
+      break;
     case 'find':
-      return useWindow.setState((s) => ({ find: !s.find }));
+      useWindow.setState((s) => ({ find: !s.find }));
+      break;
     case 'magnify':
-      return magnify();
+      magnify();
+      break;
     case 'pin':
-      return pinFocused();
+      pinFocused();
+      break;
     case 'decisions':
-      return showPanel('decisions');
+      showPanel('decisions');
+      break;
     case 'details':
-      return showPanel('details');
+      showPanel('details');
+      break;
     case 'rail':
-      return toggleRail();
+      toggleRail();
+      break;
   }
 }
 

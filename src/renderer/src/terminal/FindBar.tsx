@@ -28,7 +28,7 @@ export function FindBar({ search, onClose }: { search: SearchAddon | undefined; 
     if (!hit) setFound('no match');
   };
   return (
-    <div className="find-bar" role="search">
+    <search className="find-bar">
       <input
         ref={input}
         aria-label="Find in terminal"
@@ -62,6 +62,6 @@ export function FindBar({ search, onClose }: { search: SearchAddon | undefined; 
       <button type="button" onClick={onClose} aria-label="Close find">
         ✕
       </button>
-    </div>
+    </search>
   );
 }

@@ -42,6 +42,7 @@ export function SeatTerminal(p: SeatTerminalProps) {
   }, [seat, transport, frames]);
 
   // The keyboard follows the grid's focus when asked (a slot key, the palette, a deep link).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new focusTick asks for the focus again
   useEffect(() => {
     if (p.focused && !p.find) termRef.current?.focus();
   }, [p.focused, p.focusTick, p.find]);

@@ -111,7 +111,7 @@ export function mountTerminal(el: HTMLElement, o: MountOptions): Mounted {
   const { term, fit, serialize, search, renderer } = createTerminal(el, seat);
   let termId: number | undefined;
   let disposed = false;
-  let release = () => undefined as void;
+  let release: () => void = () => undefined;
   window.__rigdeskScreens ??= {};
   window.__rigdeskScreens[seat] = {
     text: () => screenText(term),

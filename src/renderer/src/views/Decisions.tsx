@@ -54,6 +54,7 @@ function PromptCard({ p }: { p: PromptItem }) {
       data-prompt={p.seat}
       data-seat={p.seat}
       data-reason={p.reason}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a focused card is what the approve and deny keys answer
       tabIndex={0}
       aria-label={`${p.seat} needs input: ${p.reason.replace(/_/g, ' ')}`}
       onFocus={() => useWindow.setState({ focusedDecision: p.seat })}
@@ -98,6 +99,7 @@ function DecisionCard({ d }: { d: Decision }) {
     if (!(await decide(d, choice, reason))) setBusy(false);
   };
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a focused card is what the approve and deny keys answer
     <article className="card restore" data-decision-card="" data-decision={d.id} data-seat={d.seat} tabIndex={0}>
       <h3>
         <button type="button" className="link" onClick={() => focusSeat(d.seat)}>
@@ -125,6 +127,7 @@ function DecisionCard({ d }: { d: Decision }) {
 function History() {
   const tick = useWindow((s) => s.historyTick);
   const [items, setItems] = useState<HistoryItem[]>([]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read again each time an answer lands (historyTick)
   useEffect(() => {
     let live = true;
     void call('workspace.history', { limit: 30 }, 'the Decisions history').then((r) => {

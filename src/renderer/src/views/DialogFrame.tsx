@@ -6,6 +6,7 @@ export const closeDialog = () => useWindow.setState((s) => ({ dialog: undefined,
 /** The frame every dialog shares: a title, Escape or Cancel closes it and gives the focus back. */
 export function DialogFrame({ title, children, wide }: { title: string; children: ReactNode; wide?: boolean }) {
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a click on the backdrop closes it; Escape is the keyboard path
     <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && closeDialog()}>
       <div
         className={`dialog${wide ? ' wide' : ''}`}

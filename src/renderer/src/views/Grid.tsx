@@ -147,22 +147,21 @@ function PaneHead(p: SlotProps & { seat: string; onFocus: () => void; word: Stat
           ⋯
         </button>
         {menu && (
-          <ul className="menu" role="menu" onMouseLeave={() => setMenu(false)}>
+          <div className="menu" role="menu" onMouseLeave={() => setMenu(false)}>
             {[...seatActions(p.seat, row), { id: 'close', label: 'Close this slot', run: () => closeSlot(p.i) }].map(
               (a) => (
-                <li key={a.id}>
-                  <button
-                    type="button"
-                    role="menuitem"
-                    className={'danger' in a && a.danger ? 'danger' : undefined}
-                    onClick={() => (setMenu(false), a.run())}
-                  >
-                    {a.label}
-                  </button>
-                </li>
+                <button
+                  key={a.id}
+                  type="button"
+                  role="menuitem"
+                  className={'danger' in a && a.danger ? 'danger' : undefined}
+                  onClick={() => (setMenu(false), a.run())}
+                >
+                  {a.label}
+                </button>
               ),
             )}
-          </ul>
+          </div>
         )}
       </div>
     </header>

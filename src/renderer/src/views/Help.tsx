@@ -7,6 +7,7 @@ export function Help() {
   if (!open) return null;
   const close = () => useWindow.setState((s) => ({ help: false, focusTick: s.focusTick + 1 }));
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a click on the backdrop closes it; Escape is the keyboard path
     <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && close()}>
       <div className="dialog help" role="dialog" aria-label="Keys" aria-modal="true">
         <h2>Keys</h2>

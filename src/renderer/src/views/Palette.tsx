@@ -148,6 +148,7 @@ function OpenPalette() {
       </Command.Group>
     );
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a click on the backdrop closes it; Escape is the keyboard path
     <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && close()}>
       <Command
         className="palette"

@@ -145,6 +145,7 @@ function SeatRow({ m }: { m: RowModel }) {
   const custody = custodyText(m.row);
   return (
     <li>
+      {/* biome-ignore lint/a11y/useSemanticElements: the row holds its own pin button, and a button cannot hold another */}
       <div
         role="button"
         tabIndex={0}

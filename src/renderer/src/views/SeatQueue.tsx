@@ -18,6 +18,7 @@ export function SeatQueue({ seat }: { seat: string }) {
     const r = await call('queue.list', { seat }, `queue of ${seat}`);
     if (r?.ok) setItems(r.items);
   }, [seat]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read again when a queue event of this seat lands
   useEffect(() => {
     void load();
   }, [load, changed]);

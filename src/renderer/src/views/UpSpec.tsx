@@ -68,6 +68,7 @@ export function UpDialog({ initial }: { initial?: string }) {
         {problems.length > 0 && (
           <ol className="problems" aria-label="problems in the spec">
             {problems.map((p, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the list is replaced whole on each check; two problems may read alike
               <li key={`${i} ${p.message}`} data-problem-line={p.line ?? ''} data-problem-field={p.field ?? ''}>
                 {p.line !== null && p.line !== undefined && <span className="line">line {p.line}</span>}
                 {p.field && <code className="field-name">{p.field}</code>}
@@ -110,12 +111,13 @@ function SpecPicker({ start, onPick }: { start: string; onPick: (path: string) =
       setFailure(undefined);
     } else setFailure(r);
   };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: list the start folder once per start, not per render of open
   useEffect(() => {
     const dir = start.includes('/') ? start.slice(0, start.lastIndexOf('/')) || '/' : undefined;
     void open(dir);
   }, [start]);
   return (
-    <div className="picker" aria-label="spec files">
+    <section className="picker" aria-label="spec files">
       {failure && <Refusal what="list folder" failure={failure} />}
       {at && (
         <>
@@ -145,6 +147,6 @@ function SpecPicker({ start, onPick }: { start: string; onPick: (path: string) =
           </ul>
         </>
       )}
-    </div>
+    </section>
   );
 }
