@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, schemaVersion } from '../../src/main/engine/store/db';
 import { MIGRATIONS } from '../../src/main/engine/store/migrations';
 import { Store } from '../../src/main/engine/store';
+import { insertSeat } from '../../src/main/engine/store/restore-seats';
 
 describe('the store (real SQLite file)', () => {
   let dir: string;
@@ -92,6 +93,39 @@ describe('the store (real SQLite file)', () => {
     s.rigs.setStoppedOnPurpose('a@r', true);
     s.rigs.upsert({ ...spec, pods: [{ ...spec.pods[0]!, members: [{ ...spec.pods[0]!.members[0]!, cwd: '/var' }] }] });
     expect(s.rigs.seat('a@r')).toMatchObject({ cwd: '/var', conversationId: 'c1', stoppedOnPurpose: true });
+    s.close();
+  });
+
+  it("a rig's seats list in the spec's order (pods and members as written, a10 after a9), and a seat made later after them", () => {
+    const s = Store.open(join(dir, 'x.db'));
+    const member = (id: string, podId: string) => ({
+      id,
+      podId,
+      runtime: 'shell',
+      cwd: '/tmp',
+      args: [],
+      env: {},
+      restorePolicy: 'resume_if_possible' as const,
+    });
+    const pod = (id: string, ids: string[]) => ({ id, members: ids.map((m) => member(m, id)) });
+    const spec = {
+      name: 'r',
+      specPath: '/x/r.yaml',
+      edges: [],
+      pods: [pod('zeta', ['a9', 'a10']), pod('alpha', ['b'])],
+    };
+    s.rigs.upsert(spec);
+    const order = () => s.rigs.seats('r').map((x) => x.seat);
+    expect(order()).toEqual(['a9@r', 'a10@r', 'b@r']);
+    // Brought up again with a member added at the front: the new order is the spec's.
+    s.rigs.upsert({ ...spec, pods: [pod('zeta', ['a0', 'a9', 'a10']), pod('alpha', ['b'])] });
+    expect(order()).toEqual(['a0@r', 'a9@r', 'a10@r', 'b@r']);
+    expect(s.rigs.seats().map((x) => x.seat)).toEqual(order());
+    // A fork of a9 is made after: it lists after the spec's seats, and stays there on another up.
+    const fork = { ...member('a9x', 'zeta'), seat: 'a9x@r', rig: 'r', pod: 'zeta', member: 'a9x', command: null };
+    expect(insertSeat(s, fork, 1)).toBe(true);
+    s.rigs.upsert({ ...spec, pods: [pod('zeta', ['a0', 'a9', 'a10']), pod('alpha', ['b'])] });
+    expect(order()).toEqual(['a0@r', 'a9@r', 'a10@r', 'b@r', 'a9x@r']);
     s.close();
   });
 });

@@ -111,6 +111,15 @@ const CORE: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
     `,
   },
+  {
+    version: 20,
+    name: "each seat's place in its spec",
+    sql: `
+      -- Lists show a rig's seats in the spec's order (a1, a2, ..., a10), not sorted by name. A seat
+      -- made later (a fork) has none and comes after the spec's, in the order it was made.
+      ALTER TABLE seats ADD COLUMN position INTEGER;
+    `,
+  },
 ];
 
 /**

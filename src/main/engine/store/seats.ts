@@ -3,6 +3,9 @@ import { parseSeatRef } from '../spec/names';
 import type { Db } from './db';
 import type { RigSpec } from '../spec';
 
+/** The spec's order; seats made later (forks, with no position) after it, in the order they were made. */
+const SPEC_ORDER = 'position IS NULL, position, rowid';
+
 export interface SeatRow {
   seat: string;
   rig: string;
@@ -71,14 +74,16 @@ export class RigRepo {
         .run(spec.name, spec.specPath, JSON.stringify(spec), t, t);
       this.db.prepare('DELETE FROM pods WHERE rig = ?').run(spec.name);
       this.db.prepare('DELETE FROM edges WHERE rig = ?').run(spec.name);
+      let position = 0;
       for (const pod of spec.pods) {
         this.db.prepare('INSERT INTO pods (rig, id) VALUES (?, ?)').run(spec.name, pod.id);
         for (const m of pod.members) {
           this.db
-            .prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            .prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host, position)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(seat) DO UPDATE SET pod = excluded.pod, runtime = excluded.runtime, cwd = excluded.cwd, command = excluded.command,
-              args_json = excluded.args_json, env_json = excluded.env_json, restore_policy = excluded.restore_policy, updated_at = excluded.updated_at, host = excluded.host`)
+              args_json = excluded.args_json, env_json = excluded.env_json, restore_policy = excluded.restore_policy, updated_at = excluded.updated_at, host = excluded.host,
+              position = excluded.position`)
             .run(
               `${m.id}@${spec.name}`,
               spec.name,
@@ -93,6 +98,7 @@ export class RigRepo {
               t,
               t,
               m.host ?? 'local',
+              position++,
             );
         }
       }
@@ -147,8 +153,8 @@ export class RigRepo {
   seats(rig?: string): SeatRow[] {
     const rows = (
       rig
-        ? this.db.prepare('SELECT * FROM seats WHERE rig = ? ORDER BY pod, member').all(rig)
-        : this.db.prepare('SELECT * FROM seats ORDER BY rig, pod, member').all()
+        ? this.db.prepare(`SELECT * FROM seats WHERE rig = ? ORDER BY ${SPEC_ORDER}`).all(rig)
+        : this.db.prepare(`SELECT * FROM seats ORDER BY rig, ${SPEC_ORDER}`).all()
     ) as RawSeat[];
     return rows.map(toSeat);
   }
