@@ -90,25 +90,41 @@ describe('token usage as each real CLI records it, read by the engine', () => {
     cleanups.push(() => fx.cleanup());
     const cwd = work(fx.root);
     fx.trust(cwd);
-    const r = await runAgent(CLAUDE_BIN, fx.env, cwd, ['-p', '--session-id', ID, 'hi USAGE:61001:733:4100:1300'], 90_000);
+    const r = await runAgent(
+      CLAUDE_BIN,
+      fx.env,
+      cwd,
+      ['-p', '--session-id', ID, 'hi USAGE:61001:733:4100:1300'],
+      90_000,
+    );
     expect(r.code, r.stderr).toBe(0);
     reported(/^claude-cli\//, 'USAGE:61001:733:4100:1300');
     expect(readUsage('claude-code', fx.configDir, cwd, ID)).toEqual({ tokensIn: 61001 + 4100 + 1300, tokensOut: 733 });
   });
 
-  it("Codex: its running totals (cached input inside input_tokens) and the window it records", async () => {
+  it('Codex: its running totals (cached input inside input_tokens) and the window it records', async () => {
     const fx = makeCodexFixture({ ...base(), trustedCwds: [] });
     cleanups.push(() => fx.cleanup());
     const cwd = work(fx.root);
-    const r = await runAgent(CODEX_BIN, fx.env, cwd, ['exec', '--skip-git-repo-check', 'hi USAGE:52301:417:3400'], 90_000);
+    const r = await runAgent(
+      CODEX_BIN,
+      fx.env,
+      cwd,
+      ['exec', '--skip-git-repo-check', 'hi USAGE:52301:417:3400'],
+      90_000,
+    );
     expect(r.code, r.stderr).toBe(0);
     const thread = /^session id: (\S+)$/m.exec(r.stderr)![1]!;
     reported(/^codex_exec\//, 'USAGE:52301:417:3400:0');
     // 52301 + 417 of the 258400 Codex records for this model.
-    expect(readUsage('codex', fx.codexHome, cwd, thread)).toEqual({ tokensIn: 52301, tokensOut: 417, contextPct: 20.4 });
+    expect(readUsage('codex', fx.codexHome, cwd, thread)).toEqual({
+      tokensIn: 52301,
+      tokensOut: 417,
+      contextPct: 20.4,
+    });
   });
 
-  it("Pi: input, cache reads and writes in, output out; the window its models.json declares", async () => {
+  it('Pi: input, cache reads and writes in, output out; the window its models.json declares', async () => {
     const fx = makePiFixture(base());
     cleanups.push(() => fx.cleanup());
     const cwd = work(fx.root);
