@@ -109,6 +109,13 @@ export class UsageWatch {
     return this.entries.size;
   }
 
+  /** Bytes the followed files' tails have read in all (for the bench: each byte once). */
+  get bytesRead(): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.tail instanceof JsonlTail) n += e.tail.stats.bytes;
+    return n;
+  }
+
   private open(reader: UsageReader, target: UsageTarget): Entry | undefined {
     const path = this.deps.locate(target);
     if (!path) return undefined;
