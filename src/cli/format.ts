@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PsAgent, PsRow } from '../shared/contract';
+import { CONTEXT_HIGH_PCT, type PsAgent, type PsRow } from '../shared/contract';
 import type { Failure } from '../shared/errors';
 import type { BackgroundReport } from '../main/engine/background';
 
@@ -23,13 +23,32 @@ function whereOf(o: PsAgent): string {
   return o.headless ? 'headless' : `${o.server ?? '?'} ${o.paneId ?? ''}`;
 }
 
+/** A token count in a few characters: 417, 52.3k, 1.2M. */
+export function compactCount(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 999_500) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, '')}k`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+/** The context share, and `high` past the mark; `-` where the runtime records no window. */
+function contextCell(s: PsRow): string {
+  if (s.contextPct === undefined) return '-';
+  return `${s.contextPct}%${s.contextPct > CONTEXT_HIGH_PCT ? ' high' : ''}`;
+}
+
+function tokensCell(s: PsRow): string {
+  return s.tokensIn === undefined || s.tokensOut === undefined
+    ? '-'
+    : `${compactCount(s.tokensIn)}/${compactCount(s.tokensOut)}`;
+}
+
 export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]): string {
   const lines: string[] = [];
   if (seats.length === 0) lines.push('no seats (bring a rig up with: rigdesk up <spec.yaml>)');
   else {
     lines.push(
       table([
-        ['SEAT', 'HOST', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONVERSATION'],
+        ['SEAT', 'HOST', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONTEXT', 'TOKENS IN/OUT', 'CONVERSATION'],
         ...seats.map((s) => [
           s.seat,
           s.host ?? 'local',
@@ -38,6 +57,8 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
           s.activity + (s.needsInput ? `:${s.needsInput}` : ''),
           s.paneId ?? '-',
           s.pid ? String(s.pid) : '-',
+          contextCell(s),
+          tokensCell(s),
           s.conversationId ?? '-',
         ]),
       ]),

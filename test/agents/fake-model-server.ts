@@ -2,7 +2,8 @@
  * A fake model server for tests against the real agent CLIs (docs/agent-clis.md §1).
  * Plain node:http, bound to 127.0.0.1 only. Replies are keyed on the last real user message:
  * `ACK <text>` by default, tool results → `ACK tool result: …`, `RUN: <cmd>` → a shell tool call,
- * `SLOW`, `HOLD` (SLOW whose last chunk, or with WAIT its first, waits for `release()`), `WAIT`, `LIMIT` (429) and `FAIL500` (500).
+ * `SLOW`, `HOLD` (SLOW whose last chunk, or with WAIT its first, waits for `release()`), `WAIT`, `LIMIT` (429) and `FAIL500` (500);
+ * `USAGE:<input>:<output>[:<cacheRead>[:<cacheWrite>]]` makes the reply report exactly those token figures.
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,6 +21,7 @@ import {
   type ParsedRequest,
   type Reply,
   type ReplyTimings,
+  type UsageFigures,
 } from './fake-model/triggers';
 
 export interface FakeModelServer {
@@ -50,6 +52,8 @@ export interface FakeRequestLog {
   route: string;
   /** ack | tool_result | run | slow | hold | wait | limit | fail500 (modifiers joined by `+`, e.g. `slow+wait`); `none` for non-model routes; `bad_json`. */
   trigger: string;
+  /** The usage figures a `USAGE:` prompt named and the reply reported (absent when estimated). */
+  usage?: UsageFigures;
 }
 
 export interface FakeModelServerOptions {
@@ -189,6 +193,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       const parsed = modelRoute.parse(body);
       const reply = decideReply(parsed, timings);
       const logged = entry(reply.trigger);
+      if (reply.kind !== 'error' && reply.usage) logged.usage = reply.usage;
       log(logged);
       res.on('close', () => ends.set(logged, Date.now()));
       try {

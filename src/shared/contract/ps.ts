@@ -27,6 +27,9 @@ export const seatCustody = z.discriminatedUnion('writer', [
 ]);
 export type SeatCustody = z.output<typeof seatCustody>;
 
+/** Past this share of its context window (percent) a seat is marked, in `ps`, the rail and the graph. */
+export const CONTEXT_HIGH_PCT = 85;
+
 /** One seat as `ps` reports it (and the window's `seats` push carries it). */
 export const psRow = z.strictObject({
   seat: z.string(),
@@ -61,6 +64,16 @@ export const psRow = z.strictObject({
   paneId: z.string().optional(),
   pid: z.number().int().optional(),
   attach: z.array(z.string()).optional(),
+  /**
+   * From the runtime's own records of the seat's conversation (README, "Tokens and context"); each
+   * absent where the runtime does not record it. `contextPct`: the share of the model's context
+   * window its last model call held (input, cached included, plus output), in percent.
+   */
+  contextPct: z.number().nonnegative().optional(),
+  /** Input tokens of all its model calls, cached ones included. */
+  tokensIn: z.number().int().nonnegative().optional(),
+  /** Output tokens of all its model calls, reasoning included. */
+  tokensOut: z.number().int().nonnegative().optional(),
 });
 export type PsRow = z.output<typeof psRow>;
 

@@ -13,6 +13,7 @@ import {
   str,
   stripNoise,
   textOf,
+  usageFigures,
 } from './triggers';
 
 export function parseAnthropic(body: Json): ParsedRequest {
@@ -90,7 +91,14 @@ export async function writeAnthropic(
   const id = randomId('msg_');
   const toolId = randomId('toolu_');
   const stopReason = reply.kind === 'tool' ? 'tool_use' : 'end_turn';
-  const outputTokens = estimateTokens(reply.kind === 'text' ? reply.text : reply.input);
+  const u = usageFigures(reply, req);
+  const outputTokens = u.output;
+  const usage = {
+    input_tokens: u.input,
+    output_tokens: outputTokens,
+    cache_creation_input_tokens: u.cacheWrite,
+    cache_read_input_tokens: u.cacheRead,
+  };
 
   if (!req.stream) {
     await w.pause(reply.waitMs);
@@ -103,12 +111,7 @@ export async function writeAnthropic(
       content: [contentBlock(reply, toolId)],
       stop_reason: stopReason,
       stop_sequence: null,
-      usage: {
-        input_tokens: req.inputTokens,
-        output_tokens: outputTokens,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-      },
+      usage,
     });
     return;
   }
@@ -125,12 +128,7 @@ export async function writeAnthropic(
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: {
-        input_tokens: req.inputTokens,
-        output_tokens: 1,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-      },
+      usage: { ...usage, output_tokens: 1 },
     },
   });
   const start =

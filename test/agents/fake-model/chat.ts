@@ -12,6 +12,7 @@ import {
   str,
   stripNoise,
   textOf,
+  usageFigures,
 } from './triggers';
 
 export interface ParsedChatRequest extends ParsedRequest {
@@ -70,11 +71,13 @@ export async function writeChat(
   }
   const id = randomId('chatcmpl-');
   const created = Math.floor(Date.now() / 1000);
-  const completionTokens = estimateTokens(reply.kind === 'text' ? reply.text : reply.input);
+  const u = usageFigures(reply, req);
   const usage = {
-    prompt_tokens: req.inputTokens,
-    completion_tokens: completionTokens,
-    total_tokens: req.inputTokens + completionTokens,
+    prompt_tokens: u.input,
+    completion_tokens: u.output,
+    total_tokens: u.input + u.output,
+    // The cached part of prompt_tokens, as OpenAI reports it (only when a prompt named figures).
+    ...(reply.usage ? { prompt_tokens_details: { cached_tokens: u.cacheRead } } : {}),
   };
   const callId = randomId('call_');
   const args = reply.kind === 'tool' ? JSON.stringify(reply.input) : '';

@@ -14,6 +14,7 @@ import {
   type Reply,
   str,
   stripNoise,
+  usageFigures,
 } from './triggers';
 
 /** `/v1beta/models/<model>:<method>` → the model and the method, or undefined for any other path. */
@@ -92,11 +93,13 @@ export async function writeGemini(w: ReplyWriter, reply: Reply, req: ParsedReque
     w.json(reply.status, geminiErrorBody(reply.status), headers);
     return;
   }
-  const outTokens = estimateTokens(reply.kind === 'text' ? reply.text : reply.input);
+  const u = usageFigures(reply, req);
   const usageMetadata = {
-    promptTokenCount: req.inputTokens,
-    candidatesTokenCount: outTokens,
-    totalTokenCount: req.inputTokens + outTokens,
+    promptTokenCount: u.input,
+    candidatesTokenCount: u.output,
+    totalTokenCount: u.input + u.output,
+    // The cached part of promptTokenCount (only when a prompt named figures).
+    ...(reply.usage ? { cachedContentTokenCount: u.cacheRead } : {}),
   };
   const candidate = (parts: Json[], finishReason?: string): Json => ({
     candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason ? { finishReason } : {}) }],

@@ -12,6 +12,7 @@ import {
   str,
   stripNoise,
   textOf,
+  usageFigures,
 } from './triggers';
 
 export function parseResponses(body: Json): ParsedRequest {
@@ -72,13 +73,14 @@ export async function writeResponses(
   }
   const responseId = randomId('resp_');
   const createdAt = Math.floor(Date.now() / 1000);
-  const outputTokens = estimateTokens(reply.kind === 'text' ? reply.text : reply.input);
+  // `input_tokens` counts the cached ones too; `cached_tokens` is their part of it.
+  const u = usageFigures(reply, req);
   const usage = {
-    input_tokens: req.inputTokens,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: outputTokens,
+    input_tokens: u.input,
+    input_tokens_details: { cached_tokens: u.cacheRead },
+    output_tokens: u.output,
     output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: req.inputTokens + outputTokens,
+    total_tokens: u.input + u.output,
   };
   const itemId = randomId(reply.kind === 'text' ? 'msg_' : 'fc_');
   const callId = randomId('call_');

@@ -33,8 +33,20 @@ export type ReplyContent =
   | { kind: 'text'; text: string; chunks: string[]; chunkDelayMs: number; held?: 'first' | 'last' }
   | { kind: 'tool'; name: string; input: Json };
 
+/**
+ * The usage a reply reports. A prompt names it with `USAGE:<input>:<output>[:<cacheRead>[:<cacheWrite>]]`
+ * (distinctive figures a test can look for in an agent's own records); otherwise it is estimated.
+ * Each API reports them in its own fields (see `usageFigures` and the API modules).
+ */
+export interface UsageFigures {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
 export type Reply =
-  | (ReplyContent & { trigger: string; waitMs: number })
+  | (ReplyContent & { trigger: string; waitMs: number; usage?: UsageFigures })
   | { kind: 'error'; trigger: 'limit' | 'fail500'; status: 429 | 500 };
 
 /** Blocks the CLIs inject into the user turn that are not what the user typed. */
@@ -112,7 +124,30 @@ export function splitText(text: string, n = 2): string[] {
 
 const has = (text: string, word: string): boolean => new RegExp(`\\b${word}\\b`).test(text);
 
+const USAGE_RE = /\bUSAGE:(\d+):(\d+)(?::(\d+))?(?::(\d+))?/;
+
+/** The figures a `USAGE:` trigger in the text names, if it names them. */
+export function namedUsage(text: string): UsageFigures | undefined {
+  const m = USAGE_RE.exec(text);
+  if (!m) return undefined;
+  return { input: Number(m[1]), output: Number(m[2]), cacheRead: Number(m[3] ?? 0), cacheWrite: Number(m[4] ?? 0) };
+}
+
+/** What a reply reports as its usage: the named figures, or estimates from the request and the reply. */
+export function usageFigures(reply: Reply, req: ParsedRequest): UsageFigures {
+  if (reply.kind !== 'error' && reply.usage) return reply.usage;
+  const output = reply.kind === 'error' ? 0 : estimateTokens(reply.kind === 'text' ? reply.text : reply.input);
+  return { input: req.inputTokens, output, cacheRead: 0, cacheWrite: 0 };
+}
+
 export function decideReply(conv: Conversation, t: ReplyTimings): Reply {
+  const reply = decideContent(conv, t);
+  if (reply.kind === 'error' || conv.last.kind !== 'user') return reply;
+  const usage = namedUsage(conv.last.text);
+  return usage ? { ...reply, usage } : reply;
+}
+
+function decideContent(conv: Conversation, t: ReplyTimings): Reply {
   const last = conv.last;
   if (last.kind === 'tool_result') {
     const text = `ACK tool result: ${last.text.slice(0, 200)}`;

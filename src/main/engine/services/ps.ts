@@ -8,6 +8,7 @@ import type { Roster } from '../roster/types';
 import { bindDiscoveredConversations } from './bind';
 import { attachArgv } from './launch';
 import { seatCustody } from './seat-custody';
+import { seatUsage } from '../usage/live';
 
 /**
  * Every seat as a row, from one roster and one batched capture per server; with `all`, the agents
@@ -29,7 +30,12 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
     if (row.state === 'running' && o.pane?.agent) ours.add(`${o.pane.agent.host ?? 'local'}\0${o.pane.agent.pid}`);
     const custody = row.conversationId ? seatCustody(engine, roster, o, row.conversationId, liveRows) : undefined;
     const since = engine.store.events.stateSince(seat.seat);
-    rows.push({ ...row, ...(custody ? { custody } : {}), ...(since !== undefined ? { stateSince: since } : {}) });
+    rows.push({
+      ...row,
+      ...(custody ? { custody } : {}),
+      ...(since !== undefined ? { stateSince: since } : {}),
+      ...seatUsage(engine, o, row),
+    });
   }
   return {
     ok: true,

@@ -1,5 +1,5 @@
 import type { KeyboardEvent } from 'react';
-import type { PsRow, Topology } from '../../../shared/contract';
+import { CONTEXT_HIGH_PCT, type PsRow, type Topology } from '../../../shared/contract';
 import { focusSeat, pin } from '../state/actions';
 import { useClock } from '../state/clock';
 import { visibleSlots } from '../state/grid';
@@ -135,6 +135,48 @@ export function Rail() {
   );
 }
 
+/** A token count in a few characters: 417, 52.3k, 1.2M. */
+function compact(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 999_500) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, '')}k`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+/**
+ * The seat's context share and tokens, where its runtime records them; past the mark the row says
+ * so in words ("nearly full"), not only in colour. Exact counts are in the title.
+ */
+function UsageLine({ row }: { row: PsRow | undefined }) {
+  const pct = row?.contextPct;
+  const tokens = row?.tokensIn !== undefined && row.tokensOut !== undefined;
+  if (pct === undefined && !tokens) return null;
+  const high = pct !== undefined && pct > CONTEXT_HIGH_PCT;
+  return (
+    <div className="usage-line">
+      {pct !== undefined && (
+        <span className={`context${high ? ' high' : ''}`} title="share of the context window the last call held">
+          context {Math.round(pct)}%{high && <strong className="context-mark"> nearly full</strong>}
+        </span>
+      )}
+      {tokens && (
+        <span
+          className="tokens"
+          title={`${row.tokensIn!.toLocaleString('en')} tokens in, ${row.tokensOut!.toLocaleString('en')} out`}
+        >
+          {compact(row.tokensIn!)} in · {compact(row.tokensOut!)} out
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** What the row's accessible name says of the context, when known. */
+function contextWords(row: PsRow | undefined): string {
+  const pct = row?.contextPct;
+  if (pct === undefined) return '';
+  return `, context ${Math.round(pct)}%${pct > CONTEXT_HIGH_PCT ? ' nearly full' : ''}`;
+}
+
 function SeatRow({ m }: { m: RowModel }) {
   const prompt = useWindow((s) => s.prompts.find((p) => p.seat === m.seat));
   const decision = useWindow((s) => openDecisionFor(s.decisions, m.seat));
@@ -152,7 +194,10 @@ function SeatRow({ m }: { m: RowModel }) {
         className={`seat-row s-${m.word}${m.unread ? ' unread' : ''}${focused ? ' focused' : shown ? ' shown' : ''}`}
         data-seat-row={m.seat}
         data-state={m.word}
-        aria-label={`${m.seat}, ${STATE_LABEL[m.word]}${reason ? `, ${reason}` : ''}${m.unread ? ', unread' : ''}`}
+        data-context-pct={m.row?.contextPct}
+        data-tokens-in={m.row?.tokensIn}
+        data-tokens-out={m.row?.tokensOut}
+        aria-label={`${m.seat}, ${STATE_LABEL[m.word]}${reason ? `, ${reason}` : ''}${contextWords(m.row)}${m.unread ? ', unread' : ''}`}
         onClick={() => focusSeat(m.seat, { fill: true })}
         onKeyDown={(e) => {
           if (e.key === 'Enter') focusSeat(m.seat, { fill: true });
@@ -179,6 +224,7 @@ function SeatRow({ m }: { m: RowModel }) {
             <span className={`custody${custody.startsWith('live elsewhere') ? ' elsewhere' : ''}`}>{custody}</span>
           )}
         </div>
+        <UsageLine row={m.row} />
       </div>
       <button
         type="button"

@@ -1,0 +1,230 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect, it } from 'vitest';
+import { claudeSink } from '../src/main/engine/usage/claude';
+import { liveOpencodeQuery } from '../src/main/engine/usage/opencode';
+import { liveTailIO } from '../src/main/engine/usage/tail';
+import type { UsageTotals } from '../src/main/engine/usage/types';
+import { UsageWatch } from '../src/main/engine/usage/watch';
+
+/**
+ * Token reading (`npx vitest run --config bench/vitest.bench.config.mts bench/usage.bench.ts`): a
+ * Claude Code transcript grows by RDBENCH_USAGE_MB (default 10) MB in steps of RDBENCH_USAGE_STEP_KB
+ * (default 256) kB of lines in its real shape (tool results of a few kB, replies with usage, the
+ * odd large file read), and after each step the engine's watch reads it, as a refresh does. The
+ * engine's CPU for reading (this process's user + system time around the read) per MB added,
+ * early (the median step of the first quarter of the growth) against late (of the last quarter),
+ * the median of RDBENCH_USAGE_REPS (default 5) growths: proportional to the bytes added, the ratio
+ * stays near 1, and the bytes the engine read are the bytes written. For contrast, in the same run and at the same steps, a
+ * reader that parses the whole file per refresh (what "never re-read a whole transcript" rules
+ * out), whose cost per MB added grows with the file. Printed and written to bench/results.
+ */
+const TOTAL_MB = Number(process.env.RDBENCH_USAGE_MB ?? 10);
+const STEP_KB = Number(process.env.RDBENCH_USAGE_STEP_KB ?? 256);
+/** Target: late CPU per MB added within this factor of early. */
+const TARGET_RATIO = 1.5;
+
+function cpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** Lines as Claude Code writes them: a prompt, tool calls and their results, replies with usage. */
+function makeStep(bytes: number, n: { i: number }): { text: string; tokensIn: number; tokensOut: number } {
+  const lines: string[] = [];
+  let size = 0;
+  let tokensIn = 0;
+  let tokensOut = 0;
+  while (size < bytes) {
+    const i = n.i++;
+    const result = 'x'.repeat(i % 17 === 0 ? 60_000 : 1500 + ((i * 7919) % 6000));
+    const u = {
+      input_tokens: 3 + (i % 5),
+      cache_creation_input_tokens: 400 + (i % 90),
+      cache_read_input_tokens: 20_000 + i,
+      output_tokens: 50 + (i % 300),
+    };
+    tokensIn += u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+    tokensOut += u.output_tokens;
+    const common = { parentUuid: `p${i}`, isSidechain: false, sessionId: 's', version: '2.1.197', cwd: '/work' };
+    for (const rec of [
+      {
+        ...common,
+        type: 'assistant',
+        message: {
+          id: `msg_${i}`,
+          role: 'assistant',
+          model: 'claude-opus-4-8',
+          content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `ls ${i}` } }],
+          usage: u,
+        },
+      },
+      {
+        ...common,
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: result }] },
+      },
+      { ...common, type: 'attachment', attachment: { type: 'todo', content: [] } },
+    ]) {
+      const line = `${JSON.stringify(rec)}\n`;
+      lines.push(line);
+      size += Buffer.byteLength(line);
+    }
+  }
+  return { text: lines.join(''), tokensIn, tokensOut };
+}
+
+/** The naive reader: the whole file parsed again, every line, at every refresh. */
+function naiveRead(path: string): UsageTotals | undefined {
+  const sink = claudeSink();
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line) continue;
+    sink.take(JSON.parse(line));
+  }
+  return sink.totals();
+}
+
+function machine() {
+  let tmux = '';
+  try {
+    tmux = execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
+  } catch {
+    /* not needed here */
+  }
+  return {
+    cpu: os.cpus()[0]?.model,
+    cores: os.cpus().length,
+    memGB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    tmux,
+    load: os.loadavg(),
+    processes: readdirSync('/proc').filter((d) => /^\d+$/.test(d)).length,
+  };
+}
+
+interface Step {
+  mb: number;
+  addedMB: number;
+  us: number;
+}
+
+/**
+ * One pass: a fresh transcript grown step by step, `read` after each step, its CPU measured alone.
+ * The passes run one after another (never interleaved), so one side's garbage is not collected on
+ * the other's clock.
+ */
+function pass(
+  dir: string,
+  name: string,
+  read: (file: string) => { tokensIn: number; tokensOut: number } | undefined,
+): Step[] {
+  const file = join(dir, `${name}.jsonl`);
+  writeFileSync(file, '');
+  const n = { i: 0 };
+  const steps: Step[] = [];
+  let want = { tokensIn: 0, tokensOut: 0 };
+  let written = 0;
+  while (written < TOTAL_MB * 2 ** 20) {
+    const step = makeStep(STEP_KB * 1024, n);
+    appendFileSync(file, step.text);
+    const added = Buffer.byteLength(step.text);
+    written += added;
+    want = { tokensIn: want.tokensIn + step.tokensIn, tokensOut: want.tokensOut + step.tokensOut };
+    const t0 = cpuMicros();
+    const got = read(file);
+    const us = cpuMicros() - t0;
+    expect(got, `${name} at ${(written / 2 ** 20).toFixed(1)} MB`).toMatchObject(want);
+    steps.push({ mb: written / 2 ** 20, addedMB: added / 2 ** 20, us });
+  }
+  return steps;
+}
+
+/**
+ * CPU ms per MB added over the first and the last quarter of the growth (the median step of each,
+ * so one garbage collection landing on one step does not decide it), and their ratio.
+ */
+function quarters(steps: Step[]) {
+  const q = Math.max(1, Math.floor(steps.length / 4));
+  const median = (part: Step[]) => {
+    const v = part.map((s) => s.us / 1000 / s.addedMB).sort((a, b) => a - b);
+    return v[Math.floor(v.length / 2)]!;
+  };
+  const early = median(steps.slice(0, q));
+  const late = median(steps.slice(-q));
+  return {
+    earlyMsPerMB: Number(early.toFixed(2)),
+    lateMsPerMB: Number(late.toFixed(2)),
+    lateOverEarly: Number((late / early).toFixed(2)),
+    totalMs: Number((steps.reduce((a, s) => a + s.us, 0) / 1000).toFixed(1)),
+  };
+}
+
+const REPS = Number(process.env.RDBENCH_USAGE_REPS ?? 5);
+
+it(`reads a transcript growing by ${TOTAL_MB} MB with CPU proportional to the bytes added`, () => {
+  const dir = mkdtempSync(join(os.tmpdir(), 'rd-usagebench-'));
+  try {
+    const engineReps: ReturnType<typeof quarters>[] = [];
+    let engineSteps: Step[] = [];
+    let bytesRead = 0;
+    for (let r = 0; r < REPS; r++) {
+      let file = '';
+      const watch = new UsageWatch({
+        tail: liveTailIO,
+        opencode: liveOpencodeQuery,
+        locate: () => file,
+        readConfig: () => undefined,
+        now: () => Date.now(),
+      });
+      engineSteps = pass(dir, `engine-${r}`, (f) => {
+        file = f;
+        return watch.read({ runtime: 'claude-code', home: dir, cwd: '/work', conversationId: 's' });
+      });
+      engineReps.push(quarters(engineSteps));
+      bytesRead = watch.bytesRead;
+    }
+    const naiveSteps = pass(dir, 'naive', naiveRead);
+    const naive = quarters(naiveSteps);
+    const ratios = engineReps.map((e) => e.lateOverEarly).sort((a, b) => a - b);
+    const median = ratios[Math.floor(ratios.length / 2)]!;
+    const written = engineSteps.at(-1)!.mb;
+    const figures = {
+      date: new Date().toISOString(),
+      machine: machine(),
+      transcriptMB: Number(written.toFixed(2)),
+      stepKB: STEP_KB,
+      steps: engineSteps.length,
+      engineBytesReadPerRep: bytesRead,
+      engine: { reps: engineReps, medianLateOverEarly: median },
+      naive,
+      target: `engine late/early CPU per MB added <= ${TARGET_RATIO} (median of ${REPS} reps)`,
+      verdict: median <= TARGET_RATIO ? 'PASS' : 'FAIL',
+      perStep: engineSteps.map((s, i) => ({
+        mb: Number(s.mb.toFixed(2)),
+        engineMs: s.us / 1000,
+        naiveMs: (naiveSteps[i]?.us ?? 0) / 1000,
+      })),
+    };
+    console.log(
+      [
+        `[usage bench] a Claude transcript grown to ${figures.transcriptMB} MB in ${engineSteps.length} steps of ${STEP_KB} kB`,
+        ...engineReps.map(
+          (e, i) =>
+            `  engine rep ${i + 1} (reads what was added): ${e.earlyMsPerMB} ms CPU per MB added early, ${e.lateMsPerMB} late: late/early ${e.lateOverEarly}, ${e.totalMs} ms in all`,
+        ),
+        `  engine: median late/early ${median} (${figures.verdict}: ${figures.target}); bytes read ${bytesRead} of ${Math.round(written * 2 ** 20)}`,
+        `  naive (parses the whole file per refresh): ${naive.earlyMsPerMB} ms per MB added early, ${naive.lateMsPerMB} late: late/early ${naive.lateOverEarly}, ${naive.totalMs} ms in all`,
+      ].join('\n'),
+    );
+    const out = resolve(__dirname, 'results');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(
+      join(out, `usage-${figures.date.replace(/[:.]/g, '-').slice(0, 19)}Z.json`),
+      `${JSON.stringify(figures, null, 2)}\n`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,85 @@
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import type { PsRow } from '../../../shared/contract';
+import type { ObservedSeat } from '../activity/observe';
+import type { Engine } from '../engine';
+import { runtimeById } from '../runtimes';
+import { hostOfServer } from '../tmux/identity';
+import { liveOpencodeQuery } from './opencode';
+import { liveTailIO } from './tail';
+import { type UsageFields, usageFields } from './types';
+import { type UsageDeps, UsageWatch } from './watch';
+
+/** One watch per engine: the tails live as long as the engine, so a refresh reads only what grew. */
+const watches = new WeakMap<Engine, UsageWatch>();
+
+export function usageWatchOf(engine: Engine): UsageWatch {
+  let w = watches.get(engine);
+  if (!w) {
+    w = new UsageWatch(liveUsageDeps(engine));
+    watches.set(engine, w);
+  }
+  return w;
+}
+
+/** The live reads behind the watch: the runtime adapters say where a conversation's records are. */
+export function liveUsageDeps(engine: Engine): UsageDeps {
+  const configs = new Map<string, { key: string; text: string | undefined }>();
+  return {
+    tail: liveTailIO,
+    opencode: liveOpencodeQuery,
+    locate: (t) => runtimeById(t.runtime)?.transcriptPath?.(t.home, t.cwd, t.conversationId, engine.deps.io),
+    readConfig(path) {
+      let key: string;
+      try {
+        const st = statSync(path);
+        key = `${st.ino}:${st.size}:${st.mtimeMs}`;
+      } catch {
+        return undefined;
+      }
+      const hit = configs.get(path);
+      if (hit?.key === key) return hit.text;
+      let text: string | undefined;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch {
+        text = undefined;
+      }
+      configs.set(path, { key, text });
+      return text;
+    },
+    now: () => engine.now(),
+  };
+}
+
+function realOrSame(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * A running seat's tokens and context, from its runtime's own records on this machine. Absent (never
+ * zero, never guessed) for a seat that is not running here, has no named conversation, runs a
+ * runtime that records no usage, or whose records cannot be read now.
+ */
+export function seatUsage(engine: Engine, { seat, pane }: ObservedSeat, row: PsRow): UsageFields {
+  if (row.state !== 'running' || !pane || !row.conversationId) return {};
+  // A remote seat's records are on its host; this machine's files at the same path say nothing.
+  if (hostOfServer(pane.server) !== 'local') return {};
+  const home = pane.agent?.home ?? engine.seatHome(seat);
+  if (!home) return {};
+  try {
+    return usageFields(
+      usageWatchOf(engine).read({
+        runtime: seat.runtime,
+        home,
+        cwd: realOrSame(seat.cwd),
+        conversationId: row.conversationId,
+      }),
+    );
+  } catch {
+    return {}; // unreadable records: unknown, as any other evidence that cannot be read
+  }
+}

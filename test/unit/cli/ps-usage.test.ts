@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { compactCount, formatPs } from '../../../src/cli/format';
+import type { PsRow } from '../../../src/shared/contract';
+
+const row = (over: Partial<PsRow>): PsRow => ({
+  seat: 's@r',
+  rig: 'r',
+  pod: 'p',
+  member: 's',
+  runtime: 'codex',
+  cwd: '/w',
+  state: 'running',
+  activity: 'idle',
+  stoppedOnPurpose: false,
+  ...over,
+});
+
+describe("rigdesk ps: each seat's context and tokens, compactly", () => {
+  it('context share with `high` past 85 %, tokens in/out, `-` where the runtime records none', () => {
+    const out = formatPs(
+      [
+        row({ seat: 'a@r', contextPct: 87.2, tokensIn: 225000, tokensOut: 321 }),
+        row({ seat: 'b@r', contextPct: 20.4, tokensIn: 52301, tokensOut: 417 }),
+        row({ seat: 'c@r', runtime: 'claude-code', tokensIn: 56901, tokensOut: 417 }),
+        row({ seat: 'd@r', runtime: 'shell' }),
+      ],
+      [],
+      [],
+    ).split('\n');
+    expect(out[0]).toMatch(/PID\s+CONTEXT\s+TOKENS IN\/OUT\s+CONVERSATION/);
+    expect(out[1]).toMatch(/\s87\.2% high\s+225k\/321\s/);
+    expect(out[2]).toMatch(/\s20\.4%\s+52k\/417\s/);
+    expect(out[2]).not.toContain('high');
+    expect(out[3]).toMatch(/\s-\s+57k\/417\s/);
+    expect(out[4]).toMatch(/\s-\s+-\s+-$/);
+  });
+
+  it('compactCount keeps a count to a few characters', () => {
+    expect([0, 417, 999, 1000, 1234, 52301, 999_499, 999_999, 1_234_567].map(compactCount)).toEqual([
+      '0',
+      '417',
+      '999',
+      '1k',
+      '1.2k',
+      '52k',
+      '999k',
+      '1M',
+      '1.2M',
+    ]);
+  });
+});
