@@ -1,5 +1,4 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fail, type Result } from '../../../shared/errors';
@@ -130,15 +129,13 @@ function markSdkInstalled(dir: string, pkgRoot: string): string[] {
     present = false;
   }
   let version = '*';
-  try {
-    const sdk = dirname(createRequire(join(pkgRoot, 'package.json')).resolve(`${OMO_PLUGIN.sdk}/package.json`));
+  const sdk = packageDirFrom(pkgRoot, OMO_PLUGIN.sdk);
+  if (sdk) {
     version = String((JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as { version?: unknown }).version);
     if (!present) {
       symlinkSync(sdk, link, 'dir');
       wrote.push(link);
     }
-  } catch {
-    // No copy to link: the records alone still keep OpenCode from the registry.
   }
   for (const [file, edit] of [
     ['package.json', (o: Record<string, unknown>) => withDep(o, 'dependencies', version)],
@@ -169,4 +166,13 @@ function withLockDep(o: Record<string, unknown>, version: string): Record<string
   const next = withDep(root, 'dependencies', version);
   if (!next) return undefined;
   return { lockfileVersion: 3, ...o, packages: { ...packages, '': next } };
+}
+
+/** Where node would find package `name` from `root` (its own node_modules, then each parent's). */
+function packageDirFrom(root: string, name: string): string | undefined {
+  for (let dir = root; ; dir = dirname(dir)) {
+    const p = join(dir, 'node_modules', ...name.split('/'));
+    if (existsSync(join(p, 'package.json'))) return p;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
