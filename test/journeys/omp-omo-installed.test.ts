@@ -51,7 +51,9 @@ describe('doctor and the window know omp and omo', () => {
     expect(INSTALL_HINTS.omo).toContain('oh-my-opencode');
     expect(checks['opencode CLI']).toMatchObject({ ok: true });
 
-    const all = await w.cli(['doctor', '--json'], { PATH: pathWith(join(tmp, 'all'), ['opencode', 'omo', 'omp', 'bun']) });
+    const all = await w.cli(['doctor', '--json'], {
+      PATH: pathWith(join(tmp, 'all'), ['opencode', 'omo', 'omp', 'bun']),
+    });
     const found = Object.fromEntries(all.json.checks.map((c: { check: string }) => [c.check, c]));
     expect(found['omp CLI']).toMatchObject({ ok: true, detail: expect.stringMatching(/\/omp$/) });
     expect(found['omo CLI']).toMatchObject({ ok: true, detail: expect.stringMatching(/\/opencode$/) });
@@ -74,7 +76,8 @@ describe('doctor and the window know omp and omo', () => {
           await page.goto(strictUrl(serve));
           await page.getByRole('button', { name: 'New rig…' }).click();
           const dialog = page.getByRole('dialog', { name: 'New rig' });
-          const row = (runtime: string) => dialog.locator('label').filter({ has: page.locator(`input[value="${runtime}"]`) });
+          const row = (runtime: string) =>
+            dialog.locator('label').filter({ has: page.locator(`input[value="${runtime}"]`) });
           const out: Record<string, { text: string; enabled: boolean }> = {};
           for (const r of ['omp', 'omo', 'opencode']) {
             await row(r).waitFor();
