@@ -278,6 +278,30 @@ describe.skipIf(!!busyPorts)('journey: an omp seat driven through rigdesk', () =
     await w.seen(SEAT, { activity: 'idle', named: true });
   }, 120_000);
 
+  it('restart --keep-conversation replaces omp in its pane on X; fresh starts it on a new id Rigdesk chose, X left on disk', async () => {
+    const before = (await w.seen(SEAT, { activity: 'idle', named: true })).row;
+    const r = await w.cli(['restart', SEAT, '--keep-conversation', '--json']);
+    expect(r.json, r.stdout + r.stderr).toMatchObject({ ok: true, result: { outcome: 'resumed', conversationId: X } });
+    const after = (await w.seen(SEAT, { activity: 'idle', named: true })).row;
+    expect(after).toMatchObject({ conversationId: X, paneId: before.paneId });
+    expect(after.pid).not.toBe(before.pid);
+    expect(readFileSync(`/proc/${after.pid}/cmdline`, 'utf8').split('\0')).toEqual(
+      expect.arrayContaining(['--resume', X]),
+    );
+
+    const fresh = await w.cli(['fresh', SEAT, '--reason', 'journey: start over', '--json']);
+    expect(fresh.json, fresh.stdout + fresh.stderr).toMatchObject({ ok: true });
+    const { row } = await w.seen(SEAT, { activity: 'idle', named: true });
+    expect(row.conversationId).toMatch(UUID);
+    expect(row.conversationId).not.toBe(X);
+    expect(existsSync(file), "X's file stays").toBe(true);
+    X = row.conversationId!;
+    file = transcriptOf(omp, home, work, X)!;
+    expect(ompHeaderId(readFileSync(file, 'utf8'))).toBe(X);
+    expect((await w.cli(['send', SEAT, 'fresh start', '--verify', '--json'])).json.ok).toBe(true);
+    expect(await waitForReplyInTranscript(omp, home, work, X, 'ACK fresh start')).toBe(file);
+  }, 120_000);
+
   it('restore after the tmux server is killed: the seat comes back on X, proven by its argv, and its next reply lands in the same file', async () => {
     const before = (await w.seen(SEAT, { activity: 'idle' })).row.pid!;
     w.w.tmux.kill();
