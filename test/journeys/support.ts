@@ -18,6 +18,8 @@ import { makePiFixture, PI_BIN, PI_VERSION, type PiFixture } from '../agents/pi-
 import { makeOpencodeFixture, OPENCODE_BIN, OPENCODE_VERSION, type OpencodeFixture } from '../agents/opencode-fixture';
 import { GEMINI_BIN, GEMINI_VERSION, makeGeminiFixture, type GeminiFixture } from '../agents/gemini-fixture';
 import { makeQwenFixture, QWEN_BIN, QWEN_VERSION, type QwenFixture } from '../agents/qwen-fixture';
+import { makeOmpFixture, OMP_BIN, OMP_VERSION, type OmpFixture } from '../agents/omp-fixture';
+import { makeOmoFixture, OMO_BIN, OMO_VERSION, type OmoFixture } from '../agents/omo-fixture';
 import { agentProcessEnv, endTmuxAgents, killPids, pidsWithEnv, processAlive, waitForExit } from '../agents/agent-run';
 import {
   closedPort,
@@ -31,7 +33,7 @@ import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
 import { runtimeById, type RuntimeAdapter } from '../../src/main/engine/runtimes';
 import { stripSgr } from '../../src/main/engine/runtimes/types';
 
-export type AgentRuntime = 'claude-code' | 'codex' | 'pi' | 'opencode' | 'gemini' | 'qwen';
+export type AgentRuntime = 'claude-code' | 'codex' | 'pi' | 'opencode' | 'gemini' | 'qwen' | 'omp' | 'omo';
 
 export const LOCAL_ADDRESSES = ['127.0.0.1', '::ffff:127.0.0.1'];
 
@@ -43,6 +45,8 @@ export const CLIS: Record<AgentRuntime, { name: string; bin: string; pkg: string
   opencode: { name: 'OpenCode', bin: OPENCODE_BIN, pkg: 'opencode-ai', version: OPENCODE_VERSION },
   gemini: { name: 'Gemini CLI', bin: GEMINI_BIN, pkg: '@google/gemini-cli', version: GEMINI_VERSION },
   qwen: { name: 'Qwen Code', bin: QWEN_BIN, pkg: '@qwen-code/qwen-code', version: QWEN_VERSION },
+  omp: { name: 'omp', bin: OMP_BIN, pkg: '@oh-my-pi/pi-coding-agent', version: OMP_VERSION },
+  omo: { name: 'omo', bin: OMO_BIN, pkg: 'oh-my-opencode', version: OMO_VERSION },
 };
 
 export function installHint(runtime: AgentRuntime): string {
@@ -140,6 +144,8 @@ export interface Fixtures {
   opencode?: OpencodeFixture;
   gemini?: GeminiFixture;
   qwen?: QwenFixture;
+  omp?: OmpFixture;
+  omo?: OmoFixture;
 }
 
 export interface Member {
@@ -192,6 +198,8 @@ export class JourneyWorld {
       this.fx.gemini = makeGeminiFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'gemini') });
     if (runtimes.includes('qwen'))
       this.fx.qwen = makeQwenFixture({ ...base, trustedCwds: trusted, root: join(this.w.root, 'qwen') });
+    if (runtimes.includes('omp')) this.fx.omp = makeOmpFixture({ ...base, root: join(this.w.root, 'omp') });
+    if (runtimes.includes('omo')) this.fx.omo = makeOmoFixture({ ...base, root: join(this.w.root, 'omo') });
   }
 
   /** The real path of a world folder (as the CLIs see their cwd). */

@@ -115,7 +115,17 @@ describe('launch argv shapes', () => {
   });
 
   it('the adapter table is complete and looked up by id', () => {
-    expect(RUNTIMES.map((r) => r.id)).toEqual(['claude-code', 'codex', 'pi', 'opencode', 'gemini', 'qwen', 'shell']);
+    expect(RUNTIMES.map((r) => r.id)).toEqual([
+      'claude-code',
+      'codex',
+      'pi',
+      'opencode',
+      'gemini',
+      'qwen',
+      'omp',
+      'omo',
+      'shell',
+    ]);
     expect(runtimeById('codex')).toBe(codex);
     expect(runtimeById('claud')).toBeUndefined();
     expect(claudeCode.homeEnvVar).toBe('CLAUDE_CONFIG_DIR');

@@ -2,6 +2,7 @@ import { type Failure, fail, type Result } from '../../../shared/errors';
 import type { Roster } from '../roster/types';
 import type { ServiceRole } from '../runtimes/types';
 import { runtimeById } from '../runtimes';
+import { sameConversations } from '../runtimes/family';
 import type { SessionRow } from '../store';
 import { hostUnreachable, rosterOnHost } from '../hosts/merge';
 import { hostOfServer, parseServerKey, serverArgs } from '../tmux/identity';
@@ -113,7 +114,7 @@ export function judgeConversation(
 /** A probe for this runtime that could not be read, or a bound pane on a server that could not be listed. */
 function unreadableEvidence(roster: Roster, q: GuardQuery, liveRowsBound: readonly SessionRow[]): Failure | undefined {
   const relevant = roster.problems.filter(
-    (p) => p.probe !== 'tmux list-panes' && (p.runtime === undefined || p.runtime === q.runtime),
+    (p) => p.probe !== 'tmux list-panes' && (p.runtime === undefined || sameConversations(p.runtime, q.runtime)),
   );
   if (relevant.length > 0) {
     return fail(
@@ -128,7 +129,10 @@ function unreadableEvidence(roster: Roster, q: GuardQuery, liveRowsBound: readon
   // A bound live row on a server whose panes could not be listed is unknown evidence, not absence.
   const blind = liveRowsBound
     .filter(
-      (row) => row.id !== q.allowSessionId && row.runtime === q.runtime && row.conversationId === q.conversationId,
+      (row) =>
+        row.id !== q.allowSessionId &&
+        sameConversations(row.runtime, q.runtime) &&
+        row.conversationId === q.conversationId,
     )
     .map((row) => roster.problems.find((p) => p.probe === 'tmux list-panes' && p.server === row.server))
     .filter((p): p is NonNullable<typeof p> => p !== undefined);
@@ -151,7 +155,7 @@ function ownersOf(roster: Roster, q: GuardQuery, liveRowsBound: readonly Session
   const owners = new Map<number, ConversationOwner>();
   const agentByPid = new Map(roster.agents.map((a) => [a.pid, a]));
   for (const c of roster.claims) {
-    if (c.runtime !== q.runtime || c.conversationId !== q.conversationId || allow.has(c.pid)) continue;
+    if (!sameConversations(c.runtime, q.runtime) || c.conversationId !== q.conversationId || allow.has(c.pid)) continue;
     const a = agentByPid.get(c.pid);
     const prev = owners.get(c.pid);
     if (prev && prev.source !== 'argv') continue;
@@ -174,7 +178,12 @@ function ownersOf(roster: Roster, q: GuardQuery, liveRowsBound: readonly Session
   }
   // Store evidence: a live row bound to the conversation whose pane still exists with its pid.
   for (const row of liveRowsBound) {
-    if (row.id === q.allowSessionId || row.runtime !== q.runtime || row.conversationId !== q.conversationId) continue;
+    if (
+      row.id === q.allowSessionId ||
+      !sameConversations(row.runtime, q.runtime) ||
+      row.conversationId !== q.conversationId
+    )
+      continue;
     const pane = roster.panes.find(
       (p) =>
         p.server === row.server &&
@@ -220,7 +229,7 @@ function unnamedDoubt(roster: Roster, q: GuardQuery): Failure | undefined {
   const allow = new Set(q.allowPids ?? []);
   const doubt = roster.agents.filter(
     (a) =>
-      a.runtime === q.runtime &&
+      sameConversations(a.runtime, q.runtime) &&
       a.conversationId === undefined &&
       a.cwd === q.cwd &&
       !allow.has(a.pid) &&

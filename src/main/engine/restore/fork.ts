@@ -57,6 +57,8 @@ const NOT_FORKABLE_WHY: Readonly<Record<string, string>> = {
   opencode: " yet (a fresh session's id is not on its command line, and `--fork` is unchecked)",
   gemini: ' (Gemini CLI 0.61 has no fork of a conversation: only --resume, which writes into it)',
   qwen: ' (Qwen Code 0.15 has no fork of a conversation: only --resume, which writes into it)',
+  omp: " yet (`omp --fork` gives the copy an id of omp's choosing, which nothing names on its command line)",
+  omo: " yet (its sessions are OpenCode's: a fresh session's id is not on its command line, and `--fork` is unchecked)",
 };
 
 function forkArgv(adapter: RuntimeAdapter, binary: string, args: string[], from: string, newId?: string): string[] {

@@ -1,6 +1,8 @@
 import { claudeCode } from './claude-code';
 import { codex } from './codex';
 import { gemini } from './gemini';
+import { omo } from './omo';
+import { omp } from './omp';
 import { opencode } from './opencode';
 import { pi } from './pi';
 import { qwen } from './qwen';
@@ -8,9 +10,9 @@ import { shell } from './shell';
 import type { RuntimeAdapter } from './types';
 
 export * from './types';
-export { claudeCode, codex, gemini, opencode, pi, qwen, shell };
+export { claudeCode, codex, gemini, omo, omp, opencode, pi, qwen, shell };
 
-export const RUNTIMES: readonly RuntimeAdapter[] = [claudeCode, codex, pi, opencode, gemini, qwen, shell];
+export const RUNTIMES: readonly RuntimeAdapter[] = [claudeCode, codex, pi, opencode, gemini, qwen, omp, omo, shell];
 export const RUNTIME_IDS: readonly string[] = RUNTIMES.map((r) => r.id);
 
 export function runtimeById(id: string): RuntimeAdapter | undefined {

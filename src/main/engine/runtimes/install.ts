@@ -1,6 +1,7 @@
 /** Where a runtime's CLI is found on a PATH, and how to install the ones people lack. */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import type { RuntimeAdapter } from './types';
 
 /** Finds a program on a PATH the way a shell would; the seat's own PATH wins over the engine's. */
 export function whichOnPath(program: string, pathVar: string | undefined): string | undefined {
@@ -26,4 +27,22 @@ export const INSTALL_HINTS: Record<string, string> = {
   codex: 'npm install -g @openai/codex',
   pi: 'npm install -g @mariozechner/pi-coding-agent',
   qwen: 'npm install -g @qwen-code/qwen-code',
+  omp: 'npm install -g bun @oh-my-pi/pi-coding-agent',
+  omo: 'npm install -g opencode-ai oh-my-opencode',
 };
+
+/**
+ * A runtime's program on a PATH, and what else it needs there that is missing (omo's own CLI
+ * beside OpenCode): found only when nothing is missing.
+ */
+export function runtimeOnPath(
+  r: Pick<RuntimeAdapter, 'binary' | 'needs'>,
+  pathVar: string | undefined,
+): { path?: string; missing: string[] } {
+  const path = r.binary ? whichOnPath(r.binary, pathVar) : undefined;
+  const missing = [
+    ...(path || !r.binary ? [] : [r.binary]),
+    ...(r.needs ?? []).filter((n) => !whichOnPath(n, pathVar)),
+  ];
+  return { ...(path ? { path } : {}), missing };
+}

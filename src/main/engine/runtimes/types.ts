@@ -12,6 +12,11 @@ export interface LaunchContext {
   home?: string;
   /** Fresh id generator (uuid v4), injectable for tests. */
   newId: () => string;
+  /**
+   * What the agent will see: the engine's env (identity scrubbed) under the seat's. For a runtime
+   * whose files depend on it (omp names a cwd's session folder after HOME and TMPDIR).
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Where a claim of "process P writes conversation C" comes from. Strongest first. */
@@ -101,6 +106,11 @@ export interface RuntimeAdapter {
   displayName: string;
   /** Program looked up on the seat's PATH; undefined for `shell`, whose program is the spec's command. */
   binary?: string;
+  /**
+   * Programs besides `binary` a seat of this runtime needs on its PATH (omo: its own CLI, whose
+   * package holds the plugin its OpenCode loads); doctor and the window say so when one is missing.
+   */
+  needs?: readonly string[];
   /** The variable that isolates its config, and its default under a user's home. */
   homeEnvVar?: string;
   defaultHome?(userHome: string): string;

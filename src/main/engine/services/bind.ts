@@ -1,5 +1,6 @@
 import type { Engine } from '../engine';
 import type { Roster } from '../roster/types';
+import { sameConversations } from '../runtimes/family';
 
 /**
  * Keeps each live seat bound to the conversation its agent actually writes. Codex and Pi choose
@@ -12,7 +13,7 @@ export function bindDiscoveredConversations(engine: Engine, roster: Roster): num
   for (const row of engine.store.sessions.allLive()) {
     const pane = engine.paneOf(roster, row);
     const agent = pane?.agent;
-    if (!agent?.conversationId || agent.runtime !== row.runtime) continue;
+    if (!agent?.conversationId || !sameConversations(agent.runtime, row.runtime)) continue;
     // argv is the weakest claim: after a /clear it names the old conversation. Only stronger
     // evidence may move a binding that already exists.
     if (row.conversationId === agent.conversationId) continue;

@@ -6,7 +6,7 @@ import type { Engine } from '../engine';
 import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
 import { codexConfigPath, codexDaemonAutoStart } from '../runtimes/codex-daemon';
 import { scrubIdentity } from '../runtimes/env';
-import { INSTALL_HINTS, whichOnPath } from '../runtimes/install';
+import { INSTALL_HINTS, runtimeOnPath } from '../runtimes/install';
 import { schemaVersion } from '../store/db';
 import { checkHost } from './hosts';
 import { seatPrepInput } from './launch';
@@ -65,12 +65,13 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   });
   const env = scrubIdentity(engine.deps.env);
   for (const r of AGENT_RUNTIMES) {
-    const p = whichOnPath(r.binary!, env.PATH);
+    const { path: p, missing } = runtimeOnPath(r, env.PATH);
+    const ok = missing.length === 0;
     checks.push({
       check: `${r.id} CLI`,
-      ok: !!p,
-      detail: p ?? `${r.binary} not on PATH`,
-      ...(p ? {} : { hint: INSTALL_HINTS[r.id] }),
+      ok,
+      detail: ok ? p! : `${missing.join(', ')} not on PATH${p ? ` (${r.binary} is ${p})` : ''}`,
+      ...(ok ? {} : { hint: INSTALL_HINTS[r.id] }),
     });
   }
   // A runtime that must make a seat's config safe before launch says here what launch would do.

@@ -8,7 +8,7 @@ import type { SeatRow } from '../store';
 import type { SshHost } from '../hosts/transport';
 import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
 
-const LOCAL_ONLY = new Set(['opencode', 'gemini', 'qwen']);
+const LOCAL_ONLY = new Set(['opencode', 'gemini', 'qwen', 'omp', 'omo']);
 
 /** Runtimes whose seats cannot run on another host yet (see launchRemote); restore refuses them up front. */
 export function remoteUnsupported(runtime: string): boolean {
@@ -39,7 +39,8 @@ export async function launchRemote(
     });
 
   // These runtimes need a step on the seat's own files before launch (Gemini's session cleanup off,
-  // Qwen's proxy setting) or custody evidence read from a local database (OpenCode): neither is done
+  // Qwen's proxy setting, omp's session file and setup, omo's plugin) or custody evidence read from a
+  // local database (OpenCode, omo): neither is done
   // over ssh yet, so a remote seat of theirs is refused rather than launched unguarded.
   if (LOCAL_ONLY.has(adapter.id))
     return fail(

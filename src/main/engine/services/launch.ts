@@ -120,6 +120,7 @@ export async function launchSeatWith(
     args: seat.args,
     home: engine.seatHome(seat),
     newId: engine.deps.newId,
+    env: seatEnv,
   };
   const chosen = choose({ engine, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;

@@ -4,6 +4,7 @@ import { judgeConversation } from '../custody/guard';
 import type { Engine } from '../engine';
 import { cwdOn } from '../restore/facts';
 import type { Roster } from '../roster/types';
+import { sameConversations } from '../runtimes/family';
 import type { SessionRow } from '../store';
 
 /**
@@ -33,7 +34,7 @@ export function seatCustody(
       ...(pane && live ? { allowSessionId: live.id } : {}),
       host: seat.host,
     },
-    liveRows.filter((r) => r.runtime === seat.runtime && r.conversationId === conversationId),
+    liveRows.filter((r) => sameConversations(r.runtime, seat.runtime) && r.conversationId === conversationId),
   );
   if (verdict.kind === 'doubt') return { writer: 'unknown', why: verdict.failure.message };
   if (verdict.kind === 'owned') {

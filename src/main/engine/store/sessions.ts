@@ -1,5 +1,6 @@
 import type { Db } from './db';
 import type { SessionIdentity } from '../tmux/identity';
+import { conversationFamily } from '../runtimes/family';
 
 export interface SessionRow extends SessionIdentity {
   id: number;
@@ -100,12 +101,18 @@ export class SessionRepo {
     return (this.db.prepare("SELECT * FROM sessions WHERE state = 'live' ORDER BY id").all() as Raw[]).map(toRow);
   }
 
-  /** Live rows bound to a conversation: store evidence for the single-writer guard. */
+  /**
+   * Live rows bound to a conversation: store evidence for the single-writer guard. Rows of every
+   * runtime that writes the same conversations (an omo seat's and an OpenCode seat's) count.
+   */
   liveBoundTo(runtime: string, conversationId: string): SessionRow[] {
+    const family = conversationFamily(runtime);
     return (
       this.db
-        .prepare("SELECT * FROM sessions WHERE state = 'live' AND runtime = ? AND conversation_id = ?")
-        .all(runtime, conversationId) as Raw[]
+        .prepare(
+          `SELECT * FROM sessions WHERE state = 'live' AND runtime IN (${family.map(() => '?').join(',')}) AND conversation_id = ?`,
+        )
+        .all(...family, conversationId) as Raw[]
     ).map(toRow);
   }
 

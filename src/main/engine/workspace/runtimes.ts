@@ -4,7 +4,7 @@ import type { RuntimeFound } from '../../../shared/contract/workspace';
 import type { Engine } from '../engine';
 import { AGENT_RUNTIMES } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
-import { INSTALL_HINTS, whichOnPath } from '../runtimes/install';
+import { INSTALL_HINTS, runtimeOnPath, whichOnPath } from '../runtimes/install';
 
 /**
  * The agent CLIs on this machine, found the way `doctor` finds them (each adapter's binary on the
@@ -15,7 +15,8 @@ export function runtimesFound(engine: Engine): RuntimeFound[] {
   const path = scrubIdentity(engine.deps.env).PATH;
   const agents = AGENT_RUNTIMES.flatMap((r): RuntimeFound[] => {
     if (!r.binary) return [];
-    const found = whichOnPath(r.binary, path);
+    const on = runtimeOnPath(r, path);
+    const found = on.missing.length === 0 ? on.path : undefined;
     const hint = INSTALL_HINTS[r.id];
     return [{ runtime: r.id, binary: r.binary, ...(found ? { path: found } : hint ? { hint } : {}) }];
   });
