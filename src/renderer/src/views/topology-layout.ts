@@ -1,0 +1,257 @@
+import dagre from '@dagrejs/dagre';
+import { type Edge, type EdgeMarker, MarkerType, type Node } from '@xyflow/react';
+import type { Topology } from '../../../shared/contract';
+
+/**
+ * The topology's layout, pure: each rig a frame, its hosts and pods nested frames, its seats nodes,
+ * placed by dagre (a compound graph, so a pod's seats stay together and pods do not overlap). It
+ * depends on the rig's shape only (seats, pods, hosts, edges), never on a seat's state: a state
+ * change redraws a node and never lays the graph out again.
+ */
+
+export const SEAT_W = 200;
+export const SEAT_H = 66;
+const RIG_GAP = 56;
+const RIG_PAD = 20;
+const RIG_HEAD = 30;
+
+export type FrameKind = 'rig' | 'host' | 'pod';
+export type FrameData = { kind: FrameKind; label: string; rig: string; count?: number };
+export type SeatData = { seat: string; member: string; rig: string; runtime: string };
+export type EdgeData = { kind: string; from: string; to: string; rig: string };
+export type FrameNode = Node<FrameData, 'frame'>;
+export type SeatFlowNode = Node<SeatData, 'seat'>;
+export type FlowNode = FrameNode | SeatFlowNode;
+export type FlowEdge = Edge<EdgeData, 'rig'>;
+
+export interface TopologyLayout {
+  nodes: FlowNode[];
+  edges: FlowEdge[];
+  /** Each seat's place (top-left, absolute), for the arrow keys. */
+  places: Map<string, { x: number; y: number }>;
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+
+/** What the layout depends on: the shape and where each seat runs, as one string (equal strings, same layout). */
+export function layoutKey(t: Topology, hostOf: (seat: string) => string): string {
+  return JSON.stringify(
+    t.rigs.map((r) => [
+      r.name,
+      r.pods.map((p) => [p.id, p.seats.map((s) => [s.seat, s.runtime, hostOf(s.seat)])]),
+      r.edges.map((e) => [e.from, e.to, e.kind]),
+    ]),
+  );
+}
+
+/** Which side of each seat an edge leaves and enters by: the one facing the other seat. */
+function sides(a: { x: number; y: number }, b: { x: number; y: number }): { source: string; target: string } {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  if (Math.abs(dy) >= SEAT_H) return dy > 0 ? { source: 'b', target: 't' } : { source: 't', target: 'b' };
+  return dx >= 0 ? { source: 'r', target: 'l' } : { source: 'l', target: 'r' };
+}
+
+interface RigPlaced {
+  width: number;
+  height: number;
+  frames: { id: string; parent: string | undefined; box: Box; data: FrameData }[];
+  seats: { id: string; parent: string; box: Box; data: SeatData }[];
+}
+
+/** One rig through dagre: host → pod → seat clusters, the rig's edges between its seats. */
+function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => string): RigPlaced {
+  const g = new dagre.graphlib.Graph({ compound: true, multigraph: true });
+  g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 64, marginx: 0, marginy: 0 });
+  g.setDefaultEdgeLabel(() => ({}));
+  const frames: RigPlaced['frames'] = [];
+  const memberSeat = new Map<string, string>();
+  const seatsIn = new Map<string, number>();
+  for (const pod of rig.pods)
+    for (const s of pod.seats) {
+      memberSeat.set(s.member, s.seat);
+      const host = hostOf(s.seat);
+      const hostId = `host:${rig.name}:${host}`;
+      const podId = `pod:${rig.name}:${host}:${pod.id}`;
+      if (!g.hasNode(hostId)) {
+        g.setNode(hostId, {});
+        frames.push({ id: hostId, parent: undefined, box: zero(), data: hostFrame(rig.name, host) });
+      }
+      if (!g.hasNode(podId)) {
+        g.setNode(podId, {});
+        g.setParent(podId, hostId);
+        frames.push({ id: podId, parent: hostId, box: zero(), data: { kind: 'pod', label: pod.id, rig: rig.name } });
+      }
+      seatsIn.set(podId, (seatsIn.get(podId) ?? 0) + 1);
+      g.setNode(s.seat, { width: SEAT_W, height: SEAT_H, pod: podId, data: { ...s, rig: rig.name } });
+      g.setParent(s.seat, podId);
+    }
+  for (const e of rig.edges) {
+    const from = memberSeat.get(e.from);
+    const to = memberSeat.get(e.to);
+    if (!from || !to || from === to) continue;
+    // An escalation goes up the hierarchy: laid out as the delegation it answers, so the lead stays
+    // above. Collaborators are peers: their edge pulls less (dagre takes no minlen 0).
+    if (e.kind === 'escalates_to') g.setEdge(to, from, { minlen: 1, weight: 2 }, e.kind);
+    else g.setEdge(from, to, { minlen: 1, weight: e.kind === 'collaborates_with' ? 1 : 2 }, e.kind);
+  }
+  dagre.layout(g);
+  const at = (id: string): Box => {
+    const n = g.node(id);
+    return { x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height };
+  };
+  for (const f of frames) {
+    f.box = at(f.id);
+    if (f.data.kind === 'pod') f.data.count = seatsIn.get(f.id) ?? 0;
+  }
+  const seats: RigPlaced['seats'] = [];
+  for (const id of g.nodes()) {
+    const n = g.node(id) as { pod?: string; data?: SeatData };
+    if (n.pod && n.data) seats.push({ id, parent: n.pod, box: at(id), data: n.data });
+  }
+  const all = [...frames.map((f) => f.box), ...seats.map((s) => s.box)];
+  const minX = Math.min(...all.map((b) => b.x));
+  const minY = Math.min(...all.map((b) => b.y));
+  for (const b of all) {
+    b.x -= minX;
+    b.y -= minY;
+  }
+  return {
+    width: Math.max(...all.map((b) => b.x + b.width), 0),
+    height: Math.max(...all.map((b) => b.y + b.height), 0),
+    frames,
+    seats,
+  };
+}
+
+const zero = (): Box => ({ x: 0, y: 0, width: 0, height: 0 });
+const hostFrame = (rig: string, host: string): FrameData => ({
+  kind: 'host',
+  label: host === 'local' ? 'this machine' : host,
+  rig,
+});
+
+/** Every rig laid out and stacked top to bottom; children placed relative to their frame, as React Flow wants. */
+export function layoutTopology(t: Topology, hostOf: (seat: string) => string): TopologyLayout {
+  const nodes: FlowNode[] = [];
+  const edges: FlowEdge[] = [];
+  const places = new Map<string, { x: number; y: number }>();
+  let top = 0;
+  for (const rig of t.rigs) {
+    const placed = placeRig(rig, hostOf);
+    const rigId = `rig:${rig.name}`;
+    const origin = { x: RIG_PAD, y: top + RIG_HEAD };
+    nodes.push({
+      id: rigId,
+      type: 'frame',
+      position: { x: 0, y: top },
+      data: { kind: 'rig', label: rig.name, rig: rig.name },
+      style: { width: placed.width + 2 * RIG_PAD, height: placed.height + RIG_HEAD + RIG_PAD },
+      selectable: false,
+      focusable: false,
+    });
+    const abs = new Map<string, { x: number; y: number }>([[rigId, { x: 0, y: top }]]);
+    const place = (id: string, parent: string, b: Box): { x: number; y: number } => {
+      const p = abs.get(parent)!;
+      const a = { x: origin.x + b.x, y: origin.y + b.y };
+      abs.set(id, a);
+      return { x: a.x - p.x, y: a.y - p.y };
+    };
+    for (const f of placed.frames)
+      nodes.push({
+        id: f.id,
+        type: 'frame',
+        parentId: f.parent ?? rigId,
+        position: place(f.id, f.parent ?? rigId, f.box),
+        data: f.data,
+        style: { width: f.box.width, height: f.box.height },
+        selectable: false,
+        focusable: false,
+      });
+    for (const s of placed.seats) {
+      nodes.push({
+        id: s.id,
+        type: 'seat',
+        parentId: s.parent,
+        position: place(s.id, s.parent, s.box),
+        data: s.data,
+        // React Flow leaves a node it cannot select or drag deaf to the pointer; a seat listens (hover, click, menu).
+        style: { width: SEAT_W, height: SEAT_H, pointerEvents: 'all' },
+        selectable: false,
+        focusable: false,
+      });
+      places.set(s.id, abs.get(s.id)!);
+    }
+    edges.push(...rigEdges(rig, places));
+    top += placed.height + RIG_HEAD + RIG_PAD + RIG_GAP;
+  }
+  return { nodes, edges, places };
+}
+
+/** Each kind drawn its own way: delegation an arrow, escalation a dashed arrow, collaboration two-headed. */
+function markers(kind: string): { markerEnd?: EdgeMarker; markerStart?: EdgeMarker } {
+  const m = (color: string): EdgeMarker => ({ type: MarkerType.ArrowClosed, color, width: 16, height: 16 });
+  if (kind === 'delegates_to') return { markerEnd: m('var(--edge-delegates)') };
+  if (kind === 'escalates_to') return { markerEnd: m('var(--edge-escalates)') };
+  if (kind === 'collaborates_with')
+    return { markerEnd: m('var(--edge-collaborates)'), markerStart: m('var(--edge-collaborates)') };
+  return { markerEnd: m('var(--muted)') };
+}
+
+function rigEdges(rig: Topology['rigs'][number], places: Map<string, { x: number; y: number }>): FlowEdge[] {
+  const seatOf = (m: string) => `${m}@${rig.name}`;
+  // Two edges between the same seats (a delegation and its escalation) each take a lane of their own.
+  const pairs = new Map<string, number>();
+  const pair = (a: string, b: string) => [a, b].sort().join('|');
+  for (const e of rig.edges) pairs.set(pair(e.from, e.to), (pairs.get(pair(e.from, e.to)) ?? 0) + 1);
+  const taken = new Map<string, number>();
+  return rig.edges.flatMap((e): FlowEdge[] => {
+    const from = seatOf(e.from);
+    const to = seatOf(e.to);
+    const a = places.get(from);
+    const b = places.get(to);
+    if (!a || !b) return [];
+    const side = sides(a, b);
+    const k = pair(e.from, e.to);
+    const n = (taken.get(k) ?? 0) + 1;
+    taken.set(k, n);
+    // The n-th edge of a pair runs in lane n at both ends (lanes sit at the same place on every side), so they never cross.
+    const lane = (pairs.get(k) ?? 1) > 1 && n <= 2 ? String(n) : '';
+    return [
+      {
+        id: `${from}->${to}:${e.kind}`,
+        type: 'rig',
+        source: from,
+        target: to,
+        sourceHandle: `s-${side.source}${lane}`,
+        targetHandle: `t-${side.target}${lane}`,
+        data: { kind: e.kind, from, to, rig: rig.name },
+        ...markers(e.kind),
+        focusable: false,
+        selectable: false,
+      },
+    ];
+  });
+}
+
+/** The seat the arrow keys move to from `from`: the nearest one that way, a little off the line costing more. */
+export function nextSeat(
+  places: Map<string, { x: number; y: number }>,
+  from: string,
+  dir: 'ArrowUp' | 'ArrowDown' | 'ArrowLeft' | 'ArrowRight',
+): string | undefined {
+  const a = places.get(from);
+  if (!a) return places.keys().next().value;
+  let best: { seat: string; cost: number } | undefined;
+  for (const [seat, b] of places) {
+    if (seat === from) continue;
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    const [along, across] =
+      dir === 'ArrowUp' ? [-dy, dx] : dir === 'ArrowDown' ? [dy, dx] : dir === 'ArrowLeft' ? [-dx, dy] : [dx, dy];
+    if (along <= 0) continue;
+    const cost = along + 2 * Math.abs(across);
+    if (!best || cost < best.cost) best = { seat, cost };
+  }
+  return best?.seat;
+}
