@@ -72,12 +72,17 @@ function RestoreOffer({ view }: { view: CentreView }) {
   const key = `${waiting}|${down}`;
   if (view === 'restore' || (waiting === 0 && down === 0) || hidden === key) return null;
   const parts = [
-    waiting ? `${waiting} restore decision${waiting === 1 ? '' : 's'} open` : '',
-    down ? `${down} seat${down === 1 ? '' : 's'} down, not stopped on purpose` : '',
+    waiting ? `${waiting} decision${waiting === 1 ? '' : 's'} open` : '',
+    down ? `${down} seat${down === 1 ? '' : 's'} down` : '',
   ].filter(Boolean);
   return (
-    <div className="restore-offer" role="status" data-testid="restore-offer">
-      <span>{parts.join(' · ')}</span>
+    <div
+      className="restore-offer"
+      role="status"
+      data-testid="restore-offer"
+      title="Restore decisions wait for you, or seats are down that nobody stopped on purpose (after a reboot, say)"
+    >
+      <span>Restore: {parts.join(', ')}</span>
       <button type="button" className="primary" onClick={() => showView('restore')}>
         Review the restore
       </button>

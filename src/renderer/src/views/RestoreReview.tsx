@@ -64,20 +64,19 @@ function RigReview({ rig }: { rig: string }) {
     ),
   );
   const lines = seatLines(seats, plan?.report, run, answers);
+  const decided = useWindow(
+    useShallow((s) => s.decisions.filter((d) => d.rig === rig && d.state === 'open').map((d) => d.seat)),
+  );
   const counts = { resume: 0, fresh: 0, awaiting_decision: 0 };
-  for (const p of plan?.report?.seats ?? []) if (p.plan in counts) counts[p.plan as keyof typeof counts]++;
+  for (const p of plan?.report?.seats ?? [])
+    if (p.plan in counts && !(p.plan === 'awaiting_decision' && decided.includes(p.seat)))
+      counts[p.plan as keyof typeof counts]++;
+  // A seat whose decision is already open waits for its answer here, not for another run.
   const actionable = counts.resume + counts.fresh + counts.awaiting_decision;
   return (
     <section className="review-view" aria-label={`restore review of ${rig}`} data-review={rig}>
       <header className="view-head">
         <RigPicker rig={rig} />
-        <span className="review-source muted">
-          {plan?.report
-            ? `plan from ${plan.report.snapshotId === null ? 'the store as it is' : `snapshot ${plan.report.snapshotId}`} (as rigdesk restore ${rig} --plan)`
-            : plan?.loading
-              ? 'planning…'
-              : ''}
-        </span>
         <span className="spacer" />
         <button type="button" onClick={() => void planRig(rig)} disabled={running || plan?.loading}>
           Plan again
@@ -92,15 +91,15 @@ function RigReview({ rig }: { rig: string }) {
           {running ? 'Restoring…' : 'Apply every proven resume'}
         </button>
       </header>
-      <p className="review-what muted" data-testid="apply-what">
-        {actionable === 0
-          ? 'Nothing to restore: every seat is running, stopped on purpose, or never restored.'
-          : `${counts.resume} seat${counts.resume === 1 ? '' : 's'} resume${counts.resume === 1 ? 's' : ''} on a conversation its transcript proves` +
-            (counts.fresh ? `; ${counts.fresh} with nothing to lose start${counts.fresh === 1 ? 's' : ''} fresh` : '') +
-            (counts.awaiting_decision
-              ? `; ${counts.awaiting_decision} get${counts.awaiting_decision === 1 ? 's' : ''} a decision here, never a guess`
-              : '') +
-            '.'}
+      <p className="review-what" data-testid="apply-what">
+        {planSummary(counts, decided.length)}{' '}
+        <span className="review-source muted">
+          {plan?.report
+            ? `Planned from ${plan.report.snapshotId === null ? 'the store as it is' : `snapshot ${plan.report.snapshotId}`}, as rigdesk restore ${rig} --plan.`
+            : plan?.loading
+              ? 'Planning…'
+              : ''}
+        </span>
       </p>
       {plan?.failure && (
         <p className="refusal" role="alert">
@@ -121,9 +120,7 @@ function RigReview({ rig }: { rig: string }) {
         <thead>
           <tr>
             <th scope="col">Seat</th>
-            <th scope="col">Restore</th>
-            <th scope="col">What proves it</th>
-            <th scope="col">Your choice</th>
+            <th scope="col">What restore will do or did, what proves it, your choice</th>
           </tr>
         </thead>
         <tbody>
@@ -134,6 +131,21 @@ function RigReview({ rig }: { rig: string }) {
       </table>
     </section>
   );
+}
+
+const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
+
+/** What "apply" would do now, in a sentence; and what waits for the person. */
+function planSummary(c: { resume: number; fresh: number; awaiting_decision: number }, open: number): string {
+  const parts = [
+    c.resume ? `${n(c.resume, 'seat resumes', 'seats resume')} on the conversation its transcript proves` : '',
+    c.fresh ? `${n(c.fresh, 'seat', 'seats')} with nothing to lose start${c.fresh === 1 ? 's' : ''} fresh` : '',
+    c.awaiting_decision ? `${n(c.awaiting_decision, 'seat gets', 'seats get')} a decision here, never a guess` : '',
+  ].filter(Boolean);
+  const waits = open ? ` ${n(open, 'decision waits', 'decisions wait')} for your answer below.` : '';
+  if (parts.length === 0) return `Nothing more to restore.${waits}`;
+  const text = parts.join('; ');
+  return `Apply: ${text}.${waits}`;
 }
 
 function ReviewRow({ line, running, landed }: { line: SeatLine; running: boolean; landed: boolean }) {
@@ -152,22 +164,24 @@ function ReviewRow({ line, running, landed }: { line: SeatLine; running: boolean
         <button type="button" className="link" title="Open in the grid" onClick={() => openInGrid(line.seat)}>
           {line.seat}
         </button>
-        {runtime && <span className="muted runtime"> {runtime}</span>}
+        {runtime && <div className="muted runtime">{runtime}</div>}
       </th>
-      <td className="status">
+      <td>
         <span className="status-word">{waits ? 'awaits your decision' : st.words}</span>
-      </td>
-      <td className="proof" data-testid="proof">
-        <span>{waits && !line.result && !line.plan ? decision.reason.replace(/_/g, ' ') : proofOf(line)}</span>
+        <div className="proof" data-testid="proof">
+          {waits && !line.result && !line.plan ? decision.reason.replace(/_/g, ' ') : proofOf(line)}
+        </div>
         {decision && !line.answer && <Evidence d={decision} />}
+        {decision && !line.answer && <Choices d={decision} />}
       </td>
-      <td className="choice">{decision && !line.answer ? <Choices d={decision} /> : null}</td>
     </tr>
   );
 }
 
 function Evidence({ d }: { d: Decision }) {
-  const lines = evidenceLines(d.evidence);
+  // Its `why` is the row's proof line already.
+  const { why: _why, ...rest } = d.evidence;
+  const lines = evidenceLines(rest);
   return (
     <details className="evidence-lines" open>
       <summary>
@@ -188,7 +202,10 @@ function Choices({ d }: { d: Decision }) {
   };
   return (
     <div className="choices" data-decision={d.id}>
-      <input aria-label={`reason for ${d.seat}`} value={reason} onChange={(e) => setReason(e.target.value)} />
+      <label className="field">
+        <span>Reason (recorded)</span>
+        <input aria-label={`reason for ${d.seat}`} value={reason} onChange={(e) => setReason(e.target.value)} />
+      </label>
       <div className="buttons">
         {d.choices.map((c: DecisionChoice) => (
           <button

@@ -204,6 +204,12 @@ function describeRigEvent(e: EventRow): string {
       return `restore finished: ${(str(d.outcome) ?? '?').replace(/_/g, ' ')}`;
     case 'queue.moved':
       return `item #${str(d.id) ?? '?'} ${str(d.move) ?? 'moved'}${d.fromSeat !== d.toSeat ? ` from ${memberOf(String(d.fromSeat))}` : ''}`;
+    case 'seat.activity': {
+      const why = str(d.needsInput);
+      return `now ${str(d.label) ?? str(d.activity) ?? '?'}${why && why !== 'none' ? ` (${why.replace(/_/g, ' ')})` : ''}`;
+    }
+    case 'seat.kill':
+      return 'session ended (exact cleanup)';
     case 'queue.created':
       return `item #${str(d.id) ?? '?'} queued: ${str(d.preview) ?? ''}`;
     default:

@@ -13,7 +13,7 @@ import { visibleSlots } from '../state/grid';
 import { STATE_LABEL, type StateWord, stateWord, waitReason } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
 import { contextPct, useTopology } from './topology-context';
-import type { FlowEdge, FrameNode, SeatFlowNode } from './topology-layout';
+import { type FlowEdge, type FrameNode, routePath, type SeatFlowNode } from './topology-layout';
 
 /** The mark inside a seat's ring: the state at a glance, beside its word (colour is never the only signal). */
 const MARK: Readonly<Record<StateWord, string>> = {
@@ -170,7 +170,11 @@ const memberOf = (seat: string) => seat.slice(0, seat.lastIndexOf('@'));
 export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
   const [hover, setHover] = useState(false);
   const t = useTopology();
-  const [path, lx, ly] = getBezierPath(p);
+  // Through dagre's route (around the other seats) when the layout has one; else a plain curve.
+  const route = p.data?.route;
+  const [path, lx, ly] = route
+    ? (({ path, label }) => [path, label.x, label.y] as const)(routePath(route))
+    : getBezierPath(p);
   const kind = p.data?.kind ?? 'edge';
   const from = p.data?.from ?? p.source;
   const to = p.data?.to ?? p.target;

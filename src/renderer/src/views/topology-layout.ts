@@ -9,16 +9,20 @@ import type { Topology } from '../../../shared/contract';
  * change redraws a node and never lays the graph out again.
  */
 
-export const SEAT_W = 200;
+export const SEAT_W = 224;
 export const SEAT_H = 66;
 const RIG_GAP = 56;
 const RIG_PAD = 20;
 const RIG_HEAD = 30;
+/** How far apart two edges between the same seats run. */
+const LANE_GAP = 9;
 
 export type FrameKind = 'rig' | 'host' | 'pod';
 export type FrameData = { kind: FrameKind; label: string; rig: string; count?: number };
 export type SeatData = { seat: string; member: string; rig: string; runtime: string };
-export type EdgeData = { kind: string; from: string; to: string; rig: string };
+export type Point = { x: number; y: number };
+/** `route`: dagre's path between the two seats (around the others), absolute; the edge draws through it. */
+export type EdgeData = { kind: string; from: string; to: string; rig: string; route?: Point[] };
 export type FrameNode = Node<FrameData, 'frame'>;
 export type SeatFlowNode = Node<SeatData, 'seat'>;
 export type FlowNode = FrameNode | SeatFlowNode;
@@ -28,7 +32,7 @@ export interface TopologyLayout {
   nodes: FlowNode[];
   edges: FlowEdge[];
   /** Each seat's place (top-left, absolute), for the arrow keys. */
-  places: Map<string, { x: number; y: number }>;
+  places: Map<string, Point>;
 }
 
 type Box = { x: number; y: number; width: number; height: number };
@@ -57,16 +61,17 @@ interface RigPlaced {
   height: number;
   frames: { id: string; parent: string | undefined; box: Box; data: FrameData }[];
   seats: { id: string; parent: string; box: Box; data: SeatData }[];
+  /** Each edge's route by `from|to|kind`, in the edge's own direction. */
+  routes: Map<string, Point[]>;
 }
 
-/** One rig through dagre: host → pod → seat clusters, the rig's edges between its seats. */
-function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => string): RigPlaced {
+/** One rig as a dagre compound graph: host → pod → seat clusters, the rig's edges between its seats. */
+function rigGraph(rig: Topology['rigs'][number], hostOf: (seat: string) => string) {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: true });
-  g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 64, marginx: 0, marginy: 0 });
+  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 50, marginx: 0, marginy: 0 });
   g.setDefaultEdgeLabel(() => ({}));
   const frames: RigPlaced['frames'] = [];
   const memberSeat = new Map<string, string>();
-  const seatsIn = new Map<string, number>();
   for (const pod of rig.pods)
     for (const s of pod.seats) {
       memberSeat.set(s.member, s.seat);
@@ -82,7 +87,6 @@ function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
         g.setParent(podId, hostId);
         frames.push({ id: podId, parent: hostId, box: zero(), data: { kind: 'pod', label: pod.id, rig: rig.name } });
       }
-      seatsIn.set(podId, (seatsIn.get(podId) ?? 0) + 1);
       g.setNode(s.seat, { width: SEAT_W, height: SEAT_H, pod: podId, data: { ...s, rig: rig.name } });
       g.setParent(s.seat, podId);
     }
@@ -92,18 +96,22 @@ function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
     if (!from || !to || from === to) continue;
     // An escalation goes up the hierarchy: laid out as the delegation it answers, so the lead stays
     // above. Collaborators are peers: their edge pulls less (dagre takes no minlen 0).
-    if (e.kind === 'escalates_to') g.setEdge(to, from, { minlen: 1, weight: 2 }, e.kind);
-    else g.setEdge(from, to, { minlen: 1, weight: e.kind === 'collaborates_with' ? 1 : 2 }, e.kind);
+    const label = { minlen: 1, weight: e.kind === 'collaborates_with' ? 1 : 2, key: `${from}|${to}|${e.kind}` };
+    if (e.kind === 'escalates_to') g.setEdge(to, from, { ...label, reversed: true }, e.kind);
+    else g.setEdge(from, to, label, e.kind);
   }
+  return { g, frames };
+}
+
+/** One rig through dagre; every box and route moved so the rig's top-left is 0,0. */
+function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => string): RigPlaced {
+  const { g, frames } = rigGraph(rig, hostOf);
   dagre.layout(g);
   const at = (id: string): Box => {
     const n = g.node(id);
     return { x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height };
   };
-  for (const f of frames) {
-    f.box = at(f.id);
-    if (f.data.kind === 'pod') f.data.count = seatsIn.get(f.id) ?? 0;
-  }
+  for (const f of frames) f.box = at(f.id);
   const seats: RigPlaced['seats'] = [];
   for (const id of g.nodes()) {
     const n = g.node(id) as { pod?: string; data?: SeatData };
@@ -116,11 +124,18 @@ function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
     b.x -= minX;
     b.y -= minY;
   }
+  const routes = new Map<string, Point[]>();
+  for (const e of g.edges()) {
+    const label = g.edge(e) as { key: string; reversed?: boolean; points?: Point[] };
+    const pts = (label.points ?? []).map((p) => ({ x: p.x - minX, y: p.y - minY }));
+    routes.set(label.key, label.reversed ? pts.reverse() : pts);
+  }
   return {
     width: Math.max(...all.map((b) => b.x + b.width), 0),
     height: Math.max(...all.map((b) => b.y + b.height), 0),
     frames,
     seats,
+    routes,
   };
 }
 
@@ -182,7 +197,7 @@ export function layoutTopology(t: Topology, hostOf: (seat: string) => string): T
       });
       places.set(s.id, abs.get(s.id)!);
     }
-    edges.push(...rigEdges(rig, places));
+    edges.push(...rigEdges(rig, places, placed.routes, origin));
     top += placed.height + RIG_HEAD + RIG_PAD + RIG_GAP;
   }
   return { nodes, edges, places };
@@ -198,40 +213,83 @@ function markers(kind: string): { markerEnd?: EdgeMarker; markerStart?: EdgeMark
   return { markerEnd: m('var(--muted)') };
 }
 
-function rigEdges(rig: Topology['rigs'][number], places: Map<string, { x: number; y: number }>): FlowEdge[] {
+const near = (a: number, b: number) => Math.abs(a - b) < 1;
+
+/**
+ * Two edges between the same seats on one route (a delegation and its escalation) drawn a few
+ * pixels apart: each end slides along the side of the seat it touches, the middle sideways.
+ */
+function apart(route: Point[], lane: number, ends: [Point, Point]): Point[] {
+  if (lane === 0 || route.length < 2) return route;
+  const shift = lane === 1 ? -LANE_GAP : LANE_GAP;
+  const last = route.length - 1;
+  return route.map((p, i) => {
+    const box = i === 0 ? ends[0] : i === last ? ends[1] : undefined;
+    const onSide = box && !near(p.y, box.y) && !near(p.y, box.y + SEAT_H);
+    return onSide ? { x: p.x, y: p.y + shift } : { x: p.x + shift, y: p.y };
+  });
+}
+
+/** The same line between the same two seats, whichever way each edge runs. */
+function sameRoute(a: Point[] | undefined, b: Point[] | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  const eq = (x: Point[]) => x.every((p, i) => near(p.x, b[i]!.x) && near(p.y, b[i]!.y));
+  return eq(a) || eq([...a].reverse());
+}
+
+function rigEdges(
+  rig: Topology['rigs'][number],
+  places: Map<string, Point>,
+  routes: Map<string, Point[]>,
+  origin: Point,
+): FlowEdge[] {
   const seatOf = (m: string) => `${m}@${rig.name}`;
-  // Two edges between the same seats (a delegation and its escalation) each take a lane of their own.
-  const pairs = new Map<string, number>();
-  const pair = (a: string, b: string) => [a, b].sort().join('|');
-  for (const e of rig.edges) pairs.set(pair(e.from, e.to), (pairs.get(pair(e.from, e.to)) ?? 0) + 1);
-  const taken = new Map<string, number>();
-  return rig.edges.flatMap((e): FlowEdge[] => {
+  const abs = (e: { from: string; to: string; kind: string }) =>
+    routes.get(`${seatOf(e.from)}|${seatOf(e.to)}|${e.kind}`)?.map((p) => ({ x: origin.x + p.x, y: origin.y + p.y }));
+  return rig.edges.flatMap((e, i): FlowEdge[] => {
     const from = seatOf(e.from);
     const to = seatOf(e.to);
     const a = places.get(from);
     const b = places.get(to);
     if (!a || !b) return [];
     const side = sides(a, b);
-    const k = pair(e.from, e.to);
-    const n = (taken.get(k) ?? 0) + 1;
-    taken.set(k, n);
-    // The n-th edge of a pair runs in lane n at both ends (lanes sit at the same place on every side), so they never cross.
-    const lane = (pairs.get(k) ?? 1) > 1 && n <= 2 ? String(n) : '';
+    // An edge whose route another edge of the same two seats shares takes a lane beside it.
+    const mine = abs(e);
+    const twin = rig.edges.findIndex(
+      (o, j) =>
+        j !== i && [o.from, o.to].sort().join('|') === [e.from, e.to].sort().join('|') && sameRoute(abs(o), mine),
+    );
+    const route = apart(mine ?? [], twin < 0 ? 0 : i < twin ? 1 : 2, [a, b]);
     return [
       {
         id: `${from}->${to}:${e.kind}`,
         type: 'rig',
         source: from,
         target: to,
-        sourceHandle: `s-${side.source}${lane}`,
-        targetHandle: `t-${side.target}${lane}`,
-        data: { kind: e.kind, from, to, rig: rig.name },
+        sourceHandle: `s-${side.source}`,
+        targetHandle: `t-${side.target}`,
+        data: { kind: e.kind, from, to, rig: rig.name, ...(route.length >= 2 ? { route } : {}) },
         ...markers(e.kind),
         focusable: false,
         selectable: false,
       },
     ];
   });
+}
+
+/** A smooth path through a route: straight from its first point, curving through each middle one. */
+export function routePath(route: readonly Point[]): { path: string; label: Point } {
+  const f = (p: Point) => `${Math.round(p.x * 10) / 10},${Math.round(p.y * 10) / 10}`;
+  const label = route[Math.floor(route.length / 2)]!;
+  if (route.length < 3) return { path: `M${f(route[0]!)} L${f(route.at(-1)!)}`, label };
+  let path = `M${f(route[0]!)}`;
+  for (let i = 1; i < route.length - 1; i++) {
+    const p = route[i]!;
+    const q = route[i + 1]!;
+    const end = i === route.length - 2 ? q : { x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 };
+    path += ` Q${f(p)} ${f(end)}`;
+  }
+  return { path, label };
 }
 
 /** The seat the arrow keys move to from `from`: the nearest one that way, a little off the line costing more. */
