@@ -37,7 +37,7 @@ const REPLAN = /^(decision\.|restore\.finished$|seat\.launch$|seat\.stop$|reconc
 
 function useLivePlan(rig: string, running: boolean) {
   const tick = useWindow((s) => s.events.filter((e) => e.rig === rig && REPLAN.test(e.kind)).at(-1)?.seq ?? 0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: planned again when a relevant event lands (tick)
+  // Planned again when a relevant event lands (tick).
   useEffect(() => {
     if (running) return;
     const t = setTimeout(() => void planRig(rig), tick ? 300 : 0);

@@ -16,6 +16,8 @@ const HOVER_MS = 300;
 
 /** Layouts since the page loaded: the bench reads it (`data-layouts`) to prove a state change lays nothing out. */
 let layouts = 0;
+/** The last layout and its key: coming back to the view with the same shape draws it without dagre. */
+let last: { key: string; layout: TopologyLayout & { count: number } } | undefined;
 
 /** The rigs drawn: hosts and pods as frames, seats as nodes with their state, the edges by kind. */
 export function TopologyView() {
@@ -49,9 +51,11 @@ function useLayout(): TopologyLayout & { count: number } {
   latest.current = topology;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the key says everything the layout depends on
   return useMemo(() => {
+    if (last?.key === key) return last.layout;
     const map: Record<string, string> = JSON.parse(hosts);
     layouts++;
-    return { ...layoutTopology(latest.current, (seat) => map[seat] ?? 'local'), count: layouts };
+    last = { key, layout: { ...layoutTopology(latest.current, (seat) => map[seat] ?? 'local'), count: layouts } };
+    return last.layout;
   }, [key]);
 }
 
