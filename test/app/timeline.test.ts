@@ -76,7 +76,10 @@ describe.skipIf(!!missing)('the rig timeline', () => {
   });
 
   it('opens on one page of the newest events and fetches the next only when scrolled to', async () => {
-    await page.locator('[data-view-tab="timeline"]').click();
+    // Opened from the palette, by name.
+    await page.keyboard.press('Control+k');
+    await page.getByRole('combobox', { name: 'Command' }).fill('Timeline view');
+    await page.keyboard.press('Enter');
     await page.locator('[data-testid="timeline-more"]').waitFor({ timeout: 10_000 });
     expect(sent).toHaveLength(1);
     expect(sent[0]!.params).toEqual({ rig: RIG, limit: TIMELINE_PAGE });

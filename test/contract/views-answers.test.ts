@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
+import { layoutPath } from '../../src/main/engine/workspace/layout';
 import type { VIEW_REQUESTS } from '../../src/shared/contract/workspace';
 import { type AppWorld, appWorld, WireClient } from '../app/helpers';
 import { expectAnswer, expectFailure } from './support';
@@ -78,4 +80,32 @@ const VIEWS: Record<keyof typeof VIEW_REQUESTS, () => Promise<void>> = {
 
 describe('the centre views answers over rigdesk serve', () => {
   for (const [method, run] of Object.entries(VIEWS)) it(method, run, 60_000);
+
+  it('a layout saved before the centre had views still loads (as the grid), and one with a view keeps it', async () => {
+    const old = {
+      grid: '1x2',
+      slots: ['lead@views', null],
+      pinned: [true, false],
+      focus: 0,
+      magnified: false,
+      rail: true,
+      panel: 'details',
+    };
+    writeFileSync(layoutPath(w.engine), `${JSON.stringify(old)}\n`);
+    const back = expectAnswer('workspace.layout', await c.call('workspace.layout', {}));
+    expect(back.layout).toEqual(old);
+    expectAnswer(
+      'workspace.saveLayout',
+      await c.call('workspace.saveLayout', { layout: { ...old, view: 'timeline' } }),
+    );
+    expect(expectAnswer('workspace.layout', await c.call('workspace.layout', {})).layout).toEqual({
+      ...old,
+      view: 'timeline',
+    });
+    expectFailure(
+      'workspace.saveLayout',
+      await c.call('workspace.saveLayout', { layout: { ...old, view: 'map' } }),
+      'BAD_USAGE',
+    );
+  });
 });

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { CentreView } from '../../../shared/contract';
 import { showView } from '../state/actions';
-import { useWindow } from '../state/store';
+import { openDecisionFor, useWindow } from '../state/store';
 import type { FrameRouter } from '../terminal/frames';
 import type { Transport } from '../transport';
 import { Grid } from './Grid';
@@ -64,9 +64,14 @@ export function Centre({ transport, frames }: { transport: Transport; frames: Fr
  */
 function RestoreOffer({ view }: { view: CentreView }) {
   const waiting = useWindow((s) => s.decisions.filter((d) => !d.state || d.state === 'open').length);
+  // A seat with an open decision is counted there, not again as down.
   const down = useWindow(
     (s) =>
-      Object.values(s.seats).filter((r) => r.state === 'gone' || (r.state === 'stopped' && !r.stoppedOnPurpose)).length,
+      Object.values(s.seats).filter(
+        (r) =>
+          (r.state === 'gone' || (r.state === 'stopped' && !r.stoppedOnPurpose)) &&
+          !openDecisionFor(s.decisions, r.seat),
+      ).length,
   );
   const [hidden, setHidden] = useState('');
   const key = `${waiting}|${down}`;

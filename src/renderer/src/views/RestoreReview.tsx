@@ -69,8 +69,8 @@ function RigReview({ rig }: { rig: string }) {
   );
   const counts = { resume: 0, fresh: 0, awaiting_decision: 0 };
   for (const p of plan?.report?.seats ?? [])
-    if (p.plan in counts && !(p.plan === 'awaiting_decision' && decided.includes(p.seat)))
-      counts[p.plan as keyof typeof counts]++;
+    if ((p.plan === 'resume' || p.plan === 'fresh' || p.plan === 'awaiting_decision') && !decided.includes(p.seat))
+      counts[p.plan]++;
   // A seat whose decision is already open waits for its answer here, not for another run.
   const actionable = counts.resume + counts.fresh + counts.awaiting_decision;
   return (

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useRef, useState } from 'react';
 import {
   type EventRow,
   isQuietEvent,
@@ -176,7 +176,7 @@ function Rows({ rows, pages, more }: { rows: EventRow[]; pages: Pages; more: () 
             Older events
           </button>
         ) : rows.length > 0 ? (
-          <span className="muted">the start of the log</span>
+          <span className="muted">no older events</span>
         ) : null}
       </div>
     </div>
@@ -217,7 +217,8 @@ function describeRigEvent(e: EventRow): string {
   }
 }
 
-function Row({ e, live }: { e: EventRow; live: boolean }) {
+/** Memoised: a pushed event re-renders the new row, not the hundreds already read. */
+const Row = memo(function Row({ e, live }: { e: EventRow; live: boolean }) {
   const group = timelineKindOf(e.kind);
   const at = new Date(e.at);
   return (
@@ -246,4 +247,4 @@ function Row({ e, live }: { e: EventRow; live: boolean }) {
       <span className="tl-what">{describeRigEvent(e)}</span>
     </li>
   );
-}
+});

@@ -64,7 +64,8 @@ function Handles() {
   );
 }
 
-const ARROWS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']);
+const ARROWS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'] as const;
+const isArrow = (key: string): key is (typeof ARROWS)[number] => (ARROWS as readonly string[]).includes(key);
 
 /**
  * A seat: its state as a ring (turning while it works) with a mark, and as the rail's word; its
@@ -84,9 +85,9 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
   const ctx = contextPct(row);
   const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.target !== e.currentTarget) return;
-    if (ARROWS.has(e.key)) {
+    if (isArrow(e.key)) {
       e.preventDefault();
-      t.move(seat, e.key as 'ArrowUp');
+      t.move(seat, e.key);
     } else if (e.key === 'Enter') {
       e.preventDefault();
       openInGrid(seat);
@@ -120,8 +121,9 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
           <span className="member">{member}</span>
           <span className="state">{STATE_LABEL[word]}</span>
         </span>
-        <span className="node-line2">
-          <span className="runtime">{runtime}</span>
+        <span className="node-line2" title={runtime}>
+          {/* Why it waits says more than its runtime, which the title and the rail still show. */}
+          {!reason && <span className="runtime">{runtime}</span>}
           {ctx !== undefined && (
             <span className="ctx" title="context filled" data-testid="context-pct">
               ctx {Math.round(ctx)}%

@@ -65,11 +65,15 @@ interface RigPlaced {
   routes: Map<string, Point[]>;
 }
 
+/** A node of dagre's graph: a seat carries its pod and data; dagre writes where it goes. */
+type DagreNode = { width?: number; height?: number; x?: number; y?: number; pod?: string; data?: SeatData };
+/** An edge of dagre's graph, by the key of the rig's edge it lays out; dagre writes its route. */
+type DagreEdge = { minlen: number; weight: number; key: string; reversed?: boolean; points?: Point[] };
+
 /** One rig as a dagre compound graph: host → pod → seat clusters, the rig's edges between its seats. */
 function rigGraph(rig: Topology['rigs'][number], hostOf: (seat: string) => string) {
-  const g = new dagre.graphlib.Graph({ compound: true, multigraph: true });
+  const g = new dagre.graphlib.Graph<object, DagreNode, DagreEdge>({ compound: true, multigraph: true });
   g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 50, marginx: 0, marginy: 0 });
-  g.setDefaultEdgeLabel(() => ({}));
   const frames: RigPlaced['frames'] = [];
   const memberSeat = new Map<string, string>();
   for (const pod of rig.pods)
@@ -109,12 +113,13 @@ function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
   dagre.layout(g);
   const at = (id: string): Box => {
     const n = g.node(id);
-    return { x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height };
+    const [w, h] = [n.width ?? 0, n.height ?? 0];
+    return { x: (n.x ?? 0) - w / 2, y: (n.y ?? 0) - h / 2, width: w, height: h };
   };
   for (const f of frames) f.box = at(f.id);
   const seats: RigPlaced['seats'] = [];
   for (const id of g.nodes()) {
-    const n = g.node(id) as { pod?: string; data?: SeatData };
+    const n = g.node(id);
     if (n.pod && n.data) seats.push({ id, parent: n.pod, box: at(id), data: n.data });
   }
   const all = [...frames.map((f) => f.box), ...seats.map((s) => s.box)];
@@ -126,7 +131,7 @@ function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
   }
   const routes = new Map<string, Point[]>();
   for (const e of g.edges()) {
-    const label = g.edge(e) as { key: string; reversed?: boolean; points?: Point[] };
+    const label = g.edge(e);
     const pts = (label.points ?? []).map((p) => ({ x: p.x - minX, y: p.y - minY }));
     routes.set(label.key, label.reversed ? pts.reverse() : pts);
   }
