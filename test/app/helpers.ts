@@ -24,7 +24,7 @@ export interface AppWorld {
 export async function appWorld(
   rig = 'trio',
   members = ['lead', 'worker1', 'worker2'],
-  opts: { monitor?: boolean; yaml?: string } = {},
+  opts: { monitor?: boolean; yaml?: string; seed?: (engine: Engine) => void } = {},
 ): Promise<AppWorld> {
   if (!existsSync(join(RENDERER_DIR, 'index.html')))
     throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
@@ -33,6 +33,8 @@ export async function appWorld(
   const spec = world.spec(`${rig}.yaml`, opts.yaml ?? shellRigYaml(rig, members, edgesYaml(members)));
   const up = await dispatch(engine, 'up', { spec });
   if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
+  // What the store holds before any window connects (a long event log), so none of it is pushed as news.
+  opts.seed?.(engine);
   // With a monitor, as `rigdesk serve` runs: the window's seats are polled when events arrive.
   const serve = await startServe({
     engine,

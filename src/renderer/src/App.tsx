@@ -5,10 +5,10 @@ import { connect } from './state/sync';
 import { useKeys } from './state/use-keys';
 import { FrameRouter } from './terminal/frames';
 import type { Transport } from './transport';
+import { Centre } from './views/Centre';
 import { DecisionsPanel } from './views/Decisions';
 import { DetailsPanel } from './views/Details';
 import { DialogHost } from './views/Dialogs';
-import { Grid } from './views/Grid';
 import { Help } from './views/Help';
 import { Notes } from './views/Notes';
 import { Palette } from './views/Palette';
@@ -17,7 +17,8 @@ import { TopStrip } from './views/TopStrip';
 
 /**
  * The supervisor's workspace, one window with no page swaps: counts and hosts on top, the seat
- * rail on the left, the grid of live terminals in the middle, Decisions or the focused seat's
+ * rail on the left, the grid of live terminals in the middle (or the rig drawn, its timeline, the
+ * restore review), Decisions or the focused seat's
  * details on the right; the palette, the keys and the dialogs over it.
  */
 export function App({ transport }: { transport: Transport }) {
@@ -39,7 +40,7 @@ export function App({ transport }: { transport: Transport }) {
           </>
         )}
         <Panel id="grid" minSize={320}>
-          <Grid transport={transport} frames={frames} />
+          <Centre transport={transport} frames={frames} />
         </Panel>
         {panel !== 'none' && (
           <>

@@ -7,6 +7,9 @@ import './styles/strip.css';
 import './styles/rail.css';
 import './styles/grid.css';
 import './styles/panel.css';
+import './styles/views.css';
+import './styles/topology.css';
+import './styles/review.css';
 import './styles/overlays.css';
 import { pickTransport } from './transport';
 

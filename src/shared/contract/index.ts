@@ -5,7 +5,7 @@ import { APP_ANSWERS, APP_REQUESTS, WINDOW_ANSWERS, WINDOW_REQUESTS } from './ap
 import { ENGINE_ANSWERS, ENGINE_REQUESTS } from './engine';
 import { HOSTS_ANSWERS, HOSTS_REQUESTS } from './hosts';
 import { RESTORE_ANSWERS, RESTORE_REQUESTS } from './restore';
-import { WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from './workspace';
+import { VIEW_ANSWERS, VIEW_REQUESTS, WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from './workspace';
 
 /**
  * The one contract between the engine and its clients (CLI socket, Electron IPC, the browser's
@@ -20,6 +20,7 @@ export const REQUESTS = {
   ...APP_REQUESTS,
   ...HOSTS_REQUESTS,
   ...WORKSPACE_REQUESTS,
+  ...VIEW_REQUESTS,
 } as const;
 
 export type Method = keyof typeof REQUESTS;
@@ -35,6 +36,7 @@ export const ANSWERS = {
   ...APP_ANSWERS,
   ...HOSTS_ANSWERS,
   ...WORKSPACE_ANSWERS,
+  ...VIEW_ANSWERS,
 } as const satisfies { readonly [M in Method]: z.ZodType<object> };
 export type AnswerOf<M extends Method> = z.output<(typeof ANSWERS)[M]>;
 export type ResultOf<M extends Method> = Result<AnswerOf<M>>;

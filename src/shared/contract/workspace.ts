@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AnswerSchemas } from './answer';
+import { queueState } from './activity';
 import { eventRow, rigName, seatRef } from './engine';
 
 /**
@@ -17,6 +18,11 @@ export const GRID_SLOTS: Readonly<Record<Grid, number>> = { '1': 1, '1x2': 2, '2
 
 export const PANELS = ['decisions', 'details', 'none'] as const;
 
+/** What the centre of the window shows: the grid of terminals, the rig drawn, its timeline, the restore review. */
+export const VIEWS = ['grid', 'topology', 'timeline', 'restore'] as const;
+export const centreView = z.enum(VIEWS);
+export type CentreView = z.output<typeof centreView>;
+
 /** The window's layout: the grid, which seat each slot shows (and whether it is pinned), focus. */
 export const windowLayout = z.strictObject({
   grid,
@@ -27,6 +33,8 @@ export const windowLayout = z.strictObject({
   magnified: z.boolean(),
   rail: z.boolean(),
   panel: z.enum(PANELS),
+  /** Optional, so a layout saved before the centre had views still loads (as the grid). */
+  view: centreView.optional(),
 });
 export type WindowLayout = z.output<typeof windowLayout>;
 
@@ -102,3 +110,102 @@ export const WORKSPACE_ANSWERS = {
   'workspace.layout': z.strictObject({ layout: windowLayout.optional() }),
   'workspace.saveLayout': z.strictObject({ saved: z.literal(true) }),
 } as const satisfies AnswerSchemas<typeof WORKSPACE_REQUESTS>;
+
+// ---- the centre's views: the rig timeline and the open handoffs ------------------------------
+
+/** The rig timeline's kinds: each event kind belongs to one (or to none, and shows only unfiltered). */
+export const TIMELINE_KINDS = [
+  'launch',
+  'bind',
+  'refusal',
+  'activity',
+  'send',
+  'decision',
+  'restore',
+  'queue',
+] as const;
+export const timelineKind = z.enum(TIMELINE_KINDS);
+export type TimelineKind = z.output<typeof timelineKind>;
+
+/**
+ * Which timeline kind each event kind is. The engine filters by these lists and the window labels
+ * live rows with them, so both read one table; a test in the engine keeps it complete.
+ */
+export const TIMELINE_GROUPS = {
+  launch: [
+    'rig.up',
+    'rig.down',
+    'seat.launch',
+    'seat.stop',
+    'seat.kill',
+    'seat.kill_not_removed',
+    'seat.already_gone',
+    'seat.restart',
+    'seat.fresh_with_reason',
+    'seat.fork',
+  ],
+  bind: ['seat.identity_bound', 'seat.conversation_bound'],
+  refusal: ['seat.launch_refused', 'seat.send_refused', 'seat.prompt_answer_refused'],
+  activity: ['seat.activity'],
+  send: ['seat.send', 'seat.send_held', 'seat.send_override'],
+  decision: ['decision.opened', 'decision.answered', 'seat.prompt_answered'],
+  restore: [
+    'snapshot.taken',
+    'restore.started',
+    'restore.planned',
+    'restore.seat',
+    'restore.finished',
+    'restore.rolled_back',
+    'reconcile.ended_gone',
+    'reconcile.run_interrupted',
+    'reconcile.unexplained',
+    'reconcile.done',
+  ],
+  queue: ['queue.created', 'queue.moved', 'queue.wake', 'queue.wake_held'],
+} as const satisfies Record<TimelineKind, readonly string[]>;
+
+/** Steps that say nothing to a person about a rig (the create fence's, a host's health): never in the timeline. */
+export const TIMELINE_QUIET_PREFIXES = ['fence.', 'host.'] as const;
+
+const KIND_OF = new Map(
+  TIMELINE_KINDS.flatMap((group) => TIMELINE_GROUPS[group].map((k): [string, TimelineKind] => [k, group])),
+);
+export function timelineKindOf(kind: string): TimelineKind | undefined {
+  return KIND_OF.get(kind);
+}
+export const isQuietEvent = (kind: string): boolean => TIMELINE_QUIET_PREFIXES.some((p) => kind.startsWith(p));
+
+/** A queue item handed from one seat to another and not closed yet: drawn on their edge. */
+export const handoffItem = z.strictObject({
+  id: z.number().int(),
+  rig: z.string(),
+  from: z.string(),
+  to: z.string(),
+  state: queueState,
+  /** The item's first line, cut to 200 characters. */
+  title: z.string(),
+  at: z.number(),
+});
+export type HandoffItem = z.output<typeof handoffItem>;
+
+export const VIEW_REQUESTS = {
+  /**
+   * A rig's events, newest first, one page at a time (keyset: `beforeSeq` is the last seq of the
+   * page before), optionally only some seats' and some kinds'.
+   */
+  'workspace.rigTimeline': z.strictObject({
+    rig: rigName,
+    seats: z.array(seatRef).min(1).max(200).optional(),
+    kinds: z.array(timelineKind).min(1).max(TIMELINE_KINDS.length).optional(),
+    beforeSeq: z.number().int().min(1).optional(),
+    limit: z.number().int().min(1).max(500).optional(),
+  }),
+  /** Queue items handed between seats and still open or claimed, of one rig or every one. */
+  'workspace.handoffs': z.strictObject({ rig: rigName.optional() }),
+} as const;
+
+export const VIEW_ANSWERS = {
+  /** `more`: older events match beyond this page. */
+  'workspace.rigTimeline': z.strictObject({ rig: z.string(), events: z.array(eventRow), more: z.boolean() }),
+  'workspace.handoffs': z.strictObject({ handoffs: z.array(handoffItem) }),
+} as const satisfies AnswerSchemas<typeof VIEW_REQUESTS>;

@@ -7,7 +7,7 @@ import { APP_HANDLERS } from './app';
 import { ENGINE_HANDLERS } from './engine';
 import { HOSTS_HANDLERS } from './hosts';
 import { RESTORE_HANDLERS } from './restore';
-import { WORKSPACE_HANDLERS } from './workspace';
+import { VIEW_HANDLERS, WORKSPACE_HANDLERS } from './workspace';
 
 /** The contract's request schemas, indexed so that a generic method name keeps its own params' type. */
 const SCHEMAS: { [M in Method]: z.ZodType<RequestOf<M>> } = REQUESTS;
@@ -19,6 +19,7 @@ const HANDLERS: HandlerMap = {
   ...APP_HANDLERS,
   ...HOSTS_HANDLERS,
   ...WORKSPACE_HANDLERS,
+  ...VIEW_HANDLERS,
 };
 
 export function isMethod(method: string): method is Method {

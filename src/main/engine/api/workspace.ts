@@ -1,9 +1,16 @@
-import type { WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from '../../../shared/contract/workspace';
+import type {
+  VIEW_ANSWERS,
+  VIEW_REQUESTS,
+  WORKSPACE_ANSWERS,
+  WORKSPACE_REQUESTS,
+} from '../../../shared/contract/workspace';
 import { fail } from '../../../shared/errors';
 import { listSpecFiles } from '../workspace/files';
 import { readLayout, saveLayout } from '../workspace/layout';
 import { newRig } from '../workspace/new-rig';
 import { exampleSpec, runtimesFound } from '../workspace/runtimes';
+import { openHandoffs } from '../workspace/handoffs';
+import { rigTimeline } from '../workspace/rig-timeline';
 import { history, seatTimeline } from '../workspace/timeline';
 import type { Handlers } from './types';
 
@@ -36,5 +43,14 @@ export const WORKSPACE_HANDLERS: Handlers<typeof WORKSPACE_REQUESTS, typeof WORK
       return fail('STORE_FAILED', `the layout could not be saved: ${(err as Error).message}`);
     }
     return { ok: true, saved: true };
+  },
+};
+
+/** The centre views' reads: the rig timeline's pages and the handoffs drawn on the topology's edges. */
+export const VIEW_HANDLERS: Handlers<typeof VIEW_REQUESTS, typeof VIEW_ANSWERS> = {
+  'workspace.rigTimeline': async (e, p) => rigTimeline(e, p),
+  'workspace.handoffs': async (e, p) => {
+    if (p.rig && !e.store.rigs.exists(p.rig)) return fail('RIG_NOT_FOUND', `no rig named ${p.rig}`);
+    return { ok: true, handoffs: openHandoffs(e, p.rig) };
   },
 };

@@ -1,6 +1,7 @@
 import { ACTIVITY_MIGRATIONS } from './migrations-activity';
 import { RESTORE_MIGRATIONS } from './migrations-restore';
 import { HOSTS_MIGRATIONS } from './migrations-hosts';
+import { WORKSPACE_MIGRATIONS } from './migrations-workspace';
 import type { Migration } from './migration';
 
 export type { Migration };
@@ -131,4 +132,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...ACTIVITY_MIGRATIONS,
   ...RESTORE_MIGRATIONS,
   ...HOSTS_MIGRATIONS,
+  ...WORKSPACE_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);

@@ -2,9 +2,16 @@ import type { EventRow } from '../../../shared/contract/engine';
 import type { HistoryItem } from '../../../shared/contract/workspace';
 import type { Engine } from '../engine';
 
-type RawEvent = { seq: number; at: number; kind: string; rig: string | null; seat: string | null; data_json: string };
+export type RawEvent = {
+  seq: number;
+  at: number;
+  kind: string;
+  rig: string | null;
+  seat: string | null;
+  data_json: string;
+};
 
-function toRow(r: RawEvent): EventRow {
+export function toRow(r: RawEvent): EventRow {
   let data: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(r.data_json);

@@ -1,10 +1,12 @@
-import type {
-  ClientMethod,
-  ClientParams,
-  ClientResult,
-  DecisionChoice,
-  Grid,
-  PromptItem,
+import {
+  type CentreView,
+  type ClientMethod,
+  type ClientParams,
+  type ClientResult,
+  type DecisionChoice,
+  type Grid,
+  type PromptItem,
+  VIEWS,
 } from '../../../shared/contract';
 import type { Transport } from '../transport';
 import { clearSlot, focusSlot, openSeat, pinSeat, setGrid, slotOf, togglePin, visibleSlots } from './grid';
@@ -183,6 +185,19 @@ export const toggleRail = () => setLayout({ ...layoutOf(), rail: !layoutOf().rai
 export function focusSlotN(n: number): void {
   setLayout(focusSlot(layoutOf(), n - 1));
   useWindow.setState((s) => ({ focusTick: s.focusTick + 1 }));
+}
+
+/** The centre's view: the grid, the topology, the rig timeline or the restore review (kept in the layout). */
+export const showView = (view: CentreView) => setLayout({ ...layoutOf(), view });
+export function nextView(): void {
+  const at = VIEWS.indexOf(layoutOf().view ?? 'grid');
+  showView(VIEWS[(at + 1) % VIEWS.length]!);
+}
+
+/** Opens a seat where its terminal is: focused in the grid (an empty slot first), with the grid shown. */
+export function openInGrid(seat: string): void {
+  focusSeat(seat, { fill: true });
+  showView('grid');
 }
 
 export function showPanel(panel: 'decisions' | 'details'): void {

@@ -15,7 +15,8 @@ export type ChordId =
   | 'rail'
   | 'magnify'
   | 'pin'
-  | 'layout';
+  | 'layout'
+  | 'view';
 
 export interface Chord {
   id: ChordId;
@@ -36,6 +37,7 @@ export const CHORDS: readonly Chord[] = [
   { id: 'decisions', keys: 'Ctrl+Shift+D', what: 'Decisions panel' },
   { id: 'details', keys: 'Ctrl+Shift+E', what: 'Seat details panel' },
   { id: 'rail', keys: 'Ctrl+Shift+B', what: 'Show or hide the seat rail' },
+  { id: 'view', keys: 'Ctrl+Shift+G', what: 'Next centre view: grid, topology, timeline, restore review' },
 ];
 
 /** Outside a terminal or a text field: */
@@ -44,6 +46,7 @@ export const PLAIN_KEYS: readonly { keys: string; what: string }[] = [
   { keys: 'Escape', what: 'Close what is open and give the focus back to the focused pane' },
   { keys: 'A / D', what: 'Approve / deny the decision card that has the focus' },
   { keys: '↑ ↓', what: 'Move between seats in the rail; Enter opens one' },
+  { keys: '← → ↑ ↓', what: 'In the topology: move between seats; Enter opens one in the grid, M its menu' },
 ];
 
 export type ChordHit =
@@ -74,6 +77,7 @@ export function chordOf(e: KeyboardEvent): ChordHit | undefined {
     KeyD: 'decisions',
     KeyE: 'details',
     KeyB: 'rail',
+    KeyG: 'view',
   };
   const id = byCode[e.code];
   return id ? { id } : undefined;

@@ -67,6 +67,8 @@ export interface WindowState {
   /** The agent CLIs on this machine and the bundled example rig, for the first-run paths. */
   runtimes: RuntimeFound[];
   example?: string;
+  /** The rig the timeline and the restore review show (the first rig when unset or gone). */
+  viewRig?: string;
 }
 
 export const useWindow = create<WindowState>(() => ({

@@ -1,6 +1,16 @@
 import { useEffect } from 'react';
 import { GRIDS } from '../../../shared/contract';
-import { answerFocused, focusSlotN, jump, layout, magnify, pinFocused, showPanel, toggleRail } from './actions';
+import {
+  answerFocused,
+  focusSlotN,
+  jump,
+  layout,
+  magnify,
+  nextView,
+  pinFocused,
+  showPanel,
+  toggleRail,
+} from './actions';
 import { type ChordHit, chordOf } from './keys';
 import { useWindow } from './store';
 
@@ -41,6 +51,9 @@ function run(hit: ChordHit): void {
       break;
     case 'rail':
       toggleRail();
+      break;
+    case 'view':
+      nextView();
       break;
   }
 }

@@ -11,6 +11,7 @@ import {
   magnify,
   pinFocused,
   showPanel,
+  showView,
   toggleRail,
 } from '../state/actions';
 import { visibleSlots } from '../state/grid';
@@ -98,6 +99,7 @@ function windowActions(rigs: string[]): Item[] {
       run: () => showPanel('details'),
     },
     { id: 'rail', label: 'Show or hide the seat rail', hint: 'Ctrl+Shift+B', keywords: ['sidebar'], run: toggleRail },
+    ...viewActions(),
     { id: 'up', label: 'Bring up a rig from a spec…', keywords: ['up', 'yaml'], run: askUp },
     { id: 'new-rig', label: 'New rig…', keywords: ['create', 'first'], run: askNewRig },
     ...rigs.map((r) => ({
@@ -112,6 +114,35 @@ function windowActions(rigs: string[]): Item[] {
       hint: '?',
       keywords: ['help', 'shortcuts'],
       run: () => useWindow.setState({ help: true }),
+    },
+  ];
+}
+
+/** The centre's views by name (Ctrl+Shift+G goes to the next one). */
+function viewActions(): Item[] {
+  const hint = 'Ctrl+Shift+G';
+  return [
+    { id: 'view:grid', label: 'Grid view', hint, keywords: ['terminals', 'panes'], run: () => showView('grid') },
+    {
+      id: 'view:topology',
+      label: 'Topology view',
+      hint,
+      keywords: ['graph', 'edges', 'pods'],
+      run: () => showView('topology'),
+    },
+    {
+      id: 'view:timeline',
+      label: 'Timeline view',
+      hint,
+      keywords: ['events', 'log', 'history'],
+      run: () => showView('timeline'),
+    },
+    {
+      id: 'view:restore',
+      label: 'Restore review',
+      hint,
+      keywords: ['reboot', 'resume', 'plan'],
+      run: () => showView('restore'),
     },
   ];
 }

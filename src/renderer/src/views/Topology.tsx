@@ -1,0 +1,225 @@
+import '@xyflow/react/dist/style.css';
+import { Background, Controls, ReactFlow, ReactFlowProvider, useReactFlow } from '@xyflow/react';
+import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { HandoffItem, Topology } from '../../../shared/contract';
+import { call } from '../state/actions';
+import { useWindow } from '../state/store';
+import { type TopologyCtx, TopologyContext } from './topology-context';
+import { layoutKey, layoutTopology, nextSeat, SEAT_H, SEAT_W, type TopologyLayout } from './topology-layout';
+import { SeatMenu, ScreenPreview } from './TopologyOverlay';
+import { FrameNodeView, RigEdgeView, SeatNodeView } from './TopologyParts';
+
+const NODE_TYPES = { seat: SeatNodeView, frame: FrameNodeView };
+const EDGE_TYPES = { rig: RigEdgeView };
+const FIT = { padding: 0.12, maxZoom: 1 };
+const HOVER_MS = 300;
+
+/** Layouts since the page loaded: the bench reads it (`data-layouts`) to prove a state change lays nothing out. */
+let layouts = 0;
+/** The last layout and its key: coming back to the view with the same shape draws it without dagre. */
+let last: { key: string; layout: TopologyLayout & { count: number } } | undefined;
+
+/** The rigs drawn: hosts and pods as frames, seats as nodes with their state, the edges by kind. */
+export function TopologyView() {
+  const loaded = useWindow((s) => s.loaded);
+  const rigs = useWindow((s) => s.topology.rigs.length);
+  if (loaded && rigs === 0)
+    return (
+      <section className="view-empty" aria-label="topology">
+        <p>No rig yet: bring one up (Ctrl+K, “Bring up a rig”) and it is drawn here.</p>
+      </section>
+    );
+  return (
+    <ReactFlowProvider>
+      <TopologyCanvas />
+    </ReactFlowProvider>
+  );
+}
+
+/**
+ * Laid out again only when the rig's shape or a seat's host changes: the key is compared, not the
+ * topology object (every reload brings a new one), and states are not in it at all.
+ */
+function useLayout(): TopologyLayout & { count: number } {
+  const topology = useWindow((s) => s.topology);
+  const hosts = useWindow((s) => JSON.stringify(hostMap(s.topology, s.seats)));
+  const key = useMemo(() => {
+    const map: Record<string, string> = JSON.parse(hosts);
+    return layoutKey(topology, (seat) => map[seat] ?? 'local');
+  }, [topology, hosts]);
+  const latest = useRef(topology);
+  latest.current = topology;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the key says everything the layout depends on
+  return useMemo(() => {
+    if (last?.key === key) return last.layout;
+    const map: Record<string, string> = JSON.parse(hosts);
+    layouts++;
+    last = { key, layout: { ...layoutTopology(latest.current, (seat) => map[seat] ?? 'local'), count: layouts } };
+    return last.layout;
+  }, [key]);
+}
+
+function hostMap(t: Topology, seats: Record<string, { host?: string } | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const r of t.rigs) for (const p of r.pods) for (const s of p.seats) out[s.seat] = seats[s.seat]?.host ?? 'local';
+  return out;
+}
+
+/** Open handoffs, read again whenever a queue event is pushed. */
+function useHandoffs(): (a: string, b: string) => HandoffItem[] {
+  const tick = useWindow((s) => s.events.filter((e) => e.kind.startsWith('queue.')).at(-1)?.seq ?? 0);
+  const [items, setItems] = useState<HandoffItem[]>([]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read again on each queue event (tick)
+  useEffect(() => {
+    let live = true;
+    void call('workspace.handoffs', {}, 'the open handoffs', { quiet: true }).then((r) => {
+      if (live && r?.ok) setItems(r.handoffs);
+    });
+    return () => {
+      live = false;
+    };
+  }, [tick]);
+  return useMemo(() => {
+    const by = new Map<string, HandoffItem[]>();
+    for (const h of items) {
+      const k = [h.from, h.to].sort().join('|');
+      by.set(k, [...(by.get(k) ?? []), h]);
+    }
+    return (a: string, b: string) => by.get([a, b].sort().join('|')) ?? [];
+  }, [items]);
+}
+
+type Spot = { seat: string; x: number; y: number };
+
+/** Where an element is inside the canvas box, in the box's pixels (the overlay is placed there). */
+function spotOf(box: RefObject<HTMLDivElement | null>, seat: string, el: HTMLElement): Spot {
+  const b = box.current?.getBoundingClientRect();
+  const r = el.getBoundingClientRect();
+  return { seat, x: r.left - (b?.left ?? 0), y: r.bottom - (b?.top ?? 0) + 6 };
+}
+
+function TopologyCanvas() {
+  const layout = useLayout();
+  const handoffs = useHandoffs();
+  const rf = useReactFlow();
+  const box = useRef<HTMLDivElement>(null);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const [preview, setPreview] = useState<Spot>();
+  const [menu, setMenu] = useState<Spot>();
+
+  // A new shape is fitted to the view once it is drawn (the first one by `fitView` on mount).
+  const first = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: fitted again when the layout changes
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const id = requestAnimationFrame(() => void rf.fitView(FIT));
+    return () => cancelAnimationFrame(id);
+  }, [layout]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const move = useCallback<TopologyCtx['move']>(
+    (from, key) => {
+      const to = nextSeat(layout.places, from, key);
+      const el = to ? box.current?.querySelector<HTMLElement>(`[data-node="${CSS.escape(to)}"]`) : null;
+      if (!to || !el) return;
+      el.focus({ preventScroll: true });
+      const b = box.current!.getBoundingClientRect();
+      const r = el.getBoundingClientRect();
+      const inside = r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom;
+      const at = layout.places.get(to)!;
+      if (!inside) void rf.setCenter(at.x + SEAT_W / 2, at.y + SEAT_H / 2, { zoom: rf.getZoom(), duration: 150 });
+    },
+    [layout, rf],
+  );
+  const ctx = useMemo<TopologyCtx>(
+    () => ({
+      hover: (seat, el) => {
+        clearTimeout(timer.current);
+        if (!seat || !el) return setPreview(undefined);
+        timer.current = setTimeout(() => setPreview(spotOf(box, seat, el)), HOVER_MS);
+      },
+      menu: (seat, el) => {
+        clearTimeout(timer.current);
+        setPreview(undefined);
+        setMenu(spotOf(box, seat, el));
+      },
+      move,
+      handoffs,
+    }),
+    [move, handoffs],
+  );
+  const closeMenu = (refocus: boolean) => {
+    const seat = menu?.seat;
+    setMenu(undefined);
+    if (refocus && seat) box.current?.querySelector<HTMLElement>(`[data-node="${CSS.escape(seat)}"]`)?.focus();
+  };
+  return (
+    <TopologyContext.Provider value={ctx}>
+      <section className="topology" aria-label="topology" ref={box} data-layouts={layout.count}>
+        <ReactFlow
+          nodes={layout.nodes}
+          edges={layout.edges}
+          nodeTypes={NODE_TYPES}
+          edgeTypes={EDGE_TYPES}
+          colorMode="system"
+          fitView
+          fitViewOptions={FIT}
+          minZoom={0.15}
+          maxZoom={2}
+          nodesDraggable={false}
+          nodesConnectable={false}
+          nodesFocusable={false}
+          edgesFocusable={false}
+          elementsSelectable={false}
+          disableKeyboardA11y
+          deleteKeyCode={null}
+          selectionKeyCode={null}
+          multiSelectionKeyCode={null}
+          zoomOnDoubleClick={false}
+          onMoveStart={() => (setPreview(undefined), setMenu(undefined))}
+          // The window opens no outside link: the library's attribution link is left out (MIT).
+          proOptions={{ hideAttribution: true }}
+        >
+          <Background gap={24} size={1} />
+          <Controls showInteractive={false} position="bottom-right" />
+        </ReactFlow>
+        <Legend />
+        {preview && !menu && <ScreenPreview spot={preview} />}
+        {menu && <SeatMenu spot={menu} onClose={closeMenu} />}
+      </section>
+    </TopologyContext.Provider>
+  );
+}
+
+/** How edges and states are drawn, in words. */
+function Legend() {
+  return (
+    <aside className="topology-legend" aria-label="legend">
+      <span className="lg k-delegates_to">
+        <svg width="34" height="10" aria-hidden="true">
+          <line x1="1" y1="5" x2="26" y2="5" />
+          <path d="M26 1 L33 5 L26 9 z" />
+        </svg>
+        delegates to
+      </span>
+      <span className="lg k-escalates_to">
+        <svg width="34" height="10" aria-hidden="true">
+          <line x1="1" y1="5" x2="26" y2="5" strokeDasharray="5 3" />
+          <path d="M26 1 L33 5 L26 9 z" />
+        </svg>
+        escalates to
+      </span>
+      <span className="lg k-collaborates_with">
+        <svg width="34" height="10" aria-hidden="true">
+          <line x1="8" y1="5" x2="26" y2="5" />
+          <path d="M26 1 L33 5 L26 9 z" />
+          <path d="M8 1 L1 5 L8 9 z" />
+        </svg>
+        collaborates with
+      </span>
+    </aside>
+  );
+}

@@ -1,0 +1,222 @@
+import {
+  BaseEdge,
+  type EdgeProps,
+  EdgeLabelRenderer,
+  getBezierPath,
+  Handle,
+  type NodeProps,
+  Position,
+} from '@xyflow/react';
+import { type KeyboardEvent, memo, useState } from 'react';
+import { focusSeat, openInGrid } from '../state/actions';
+import { visibleSlots } from '../state/grid';
+import { STATE_LABEL, type StateWord, stateWord, waitReason } from '../state/seat-state';
+import { openDecisionFor, useWindow } from '../state/store';
+import { contextPct, useTopology } from './topology-context';
+import { type FlowEdge, type FrameNode, routePath, type SeatFlowNode } from './topology-layout';
+
+/** The mark inside a seat's ring: the state at a glance, beside its word (colour is never the only signal). */
+const MARK: Readonly<Record<StateWord, string>> = {
+  needs_input: '!',
+  exited: '✕',
+  working: '',
+  idle: '',
+  unknown: '?',
+  stopped: '■',
+};
+
+const SIDES = [
+  ['t', Position.Top],
+  ['b', Position.Bottom],
+  ['l', Position.Left],
+  ['r', Position.Right],
+] as const;
+
+/** Along a side: the middle, or a third of the way either side of it (two edges between one pair of seats). */
+const LANES = [
+  ['', '50%'],
+  ['1', '30%'],
+  ['2', '70%'],
+] as const;
+
+/**
+ * Where edges attach: source and target handles on each side, in three lanes (the layout picks the
+ * side facing the other seat, and a lane of its own for each edge between the same two seats).
+ */
+function Handles() {
+  return (
+    <>
+      {(['s', 't'] as const).flatMap((io) =>
+        SIDES.flatMap(([side, pos]) =>
+          LANES.map(([lane, at]) => (
+            <Handle
+              key={`${io}-${side}${lane}`}
+              id={`${io}-${side}${lane}`}
+              type={io === 's' ? 'source' : 'target'}
+              position={pos}
+              isConnectable={false}
+              style={side === 't' || side === 'b' ? { left: at } : { top: at }}
+            />
+          )),
+        ),
+      )}
+    </>
+  );
+}
+
+const ARROWS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'] as const;
+const isArrow = (key: string): key is (typeof ARROWS)[number] => (ARROWS as readonly string[]).includes(key);
+
+/**
+ * A seat: its state as a ring (turning while it works) with a mark, and as the rail's word; its
+ * runtime, why it waits, its context fill when the runtime records it. Click focuses it in the
+ * grid, Enter or a double click opens it there, the menu has the rail's actions.
+ */
+export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatFlowNode>) {
+  const { seat, member, runtime } = data;
+  const row = useWindow((s) => s.seats[seat]);
+  const decision = useWindow((s) => openDecisionFor(s.decisions, seat));
+  const prompt = useWindow((s) => s.prompts.find((p) => p.seat === seat));
+  const focused = useWindow((s) => visibleSlots(s.layout)[s.layout.focus] === seat);
+  const t = useTopology();
+  const word = stateWord(row, !!decision);
+  const reason = waitReason(row, prompt, decision?.reason);
+  // TODO: at the merge with the usage branch, read the typed `row.contextPct` from the ps row here.
+  const ctx = contextPct(row);
+  const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.target !== e.currentTarget) return;
+    if (isArrow(e.key)) {
+      e.preventDefault();
+      t.move(seat, e.key);
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      openInGrid(seat);
+    } else if (e.key === 'm' || e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) {
+      e.preventDefault();
+      t.menu(seat, e.currentTarget);
+    }
+  };
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: the node holds its own menu button, and a button cannot hold another
+    <div
+      role="button"
+      tabIndex={0}
+      className={`seat-node s-${word}${focused ? ' focused' : ''}${ctx !== undefined && ctx > 85 ? ' ctx-high' : ''}`}
+      data-node={seat}
+      data-state={word}
+      aria-label={`${seat}, ${STATE_LABEL[word]}${reason ? `, ${reason}` : ''}`}
+      onClick={() => focusSeat(seat, { fill: true })}
+      onDoubleClick={() => openInGrid(seat)}
+      onKeyDown={onKey}
+      onContextMenu={(e) => (e.preventDefault(), t.menu(seat, e.currentTarget))}
+      onMouseEnter={(e) => t.hover(seat, e.currentTarget)}
+      onMouseLeave={() => t.hover(undefined)}
+    >
+      <Handles />
+      <span className="ring" aria-hidden="true">
+        <span className="mark">{MARK[word]}</span>
+      </span>
+      <span className="body">
+        <span className="node-line1">
+          <span className="member">{member}</span>
+          <span className="state">{STATE_LABEL[word]}</span>
+        </span>
+        <span className="node-line2" title={runtime}>
+          {/* Why it waits says more than its runtime, which the title and the rail still show. */}
+          {!reason && <span className="runtime">{runtime}</span>}
+          {ctx !== undefined && (
+            <span className="ctx" title="context filled" data-testid="context-pct">
+              ctx {Math.round(ctx)}%
+            </span>
+          )}
+          {reason && <span className="reason">{reason}</span>}
+        </span>
+      </span>
+      <button
+        type="button"
+        className="node-menu icon nodrag nopan"
+        aria-label={`Actions for ${seat}`}
+        tabIndex={-1}
+        onClick={(e) => (e.stopPropagation(), t.menu(seat, e.currentTarget.parentElement!))}
+      >
+        ⋯
+      </button>
+    </div>
+  );
+});
+
+/** A rig, a host or a pod: a labelled frame around what it holds. */
+export const FrameNodeView = memo(function FrameNodeView({ data }: NodeProps<FrameNode>) {
+  return (
+    <div className={`frame f-${data.kind}`} data-frame={data.kind} data-frame-label={data.label}>
+      <span className="frame-label">
+        <span className="frame-kind">{data.kind === 'rig' ? 'rig' : data.kind === 'host' ? 'host' : 'pod'}</span>{' '}
+        {data.label}
+      </span>
+    </div>
+  );
+});
+
+const KIND_WORDS: Readonly<Record<string, string>> = {
+  delegates_to: 'delegates to',
+  escalates_to: 'escalates to',
+  collaborates_with: 'collaborates with',
+};
+
+const memberOf = (seat: string) => seat.slice(0, seat.lastIndexOf('@'));
+
+/**
+ * An edge of the rig: its kind drawn (delegates_to an arrow, escalates_to dashed, collaborates_with
+ * two-headed) and said on hover; the open handoffs between its seats on it while they are open.
+ */
+export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
+  const [hover, setHover] = useState(false);
+  const t = useTopology();
+  // Through dagre's route (around the other seats) when the layout has one; else a plain curve.
+  const route = p.data?.route;
+  const [path, lx, ly] = route
+    ? (({ path, label }) => [path, label.x, label.y] as const)(routePath(route))
+    : getBezierPath(p);
+  const kind = p.data?.kind ?? 'edge';
+  const from = p.data?.from ?? p.source;
+  const to = p.data?.to ?? p.target;
+  const open = t.handoffs(from, to);
+  const words = KIND_WORDS[kind] ?? kind.replace(/_/g, ' ');
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: hovering only shows the edge's words, which its <title> also says
+    <g
+      className={`rig-edge k-${kind}${hover ? ' hover' : ''}`}
+      data-edge={`${from}->${to}`}
+      data-kind={kind}
+      onMouseEnter={() => setHover(true)}
+      onMouseLeave={() => setHover(false)}
+    >
+      <title>{`${memberOf(from)} ${words} ${memberOf(to)}`}</title>
+      <BaseEdge id={p.id} path={path} markerEnd={p.markerEnd} markerStart={p.markerStart} interactionWidth={18} />
+      {(hover || open.length > 0) && (
+        <EdgeLabelRenderer>
+          <div
+            className={`edge-label k-${kind}`}
+            data-edge-label={`${from}->${to}`}
+            style={{ transform: `translate(-50%, -50%) translate(${lx}px, ${ly}px)` }}
+          >
+            {hover && (
+              <span className="words">
+                {memberOf(from)} {words} {memberOf(to)}
+              </span>
+            )}
+            {open.length > 0 && (
+              <span
+                className="handoffs"
+                data-handoffs={open.length}
+                title={open.map((h) => `#${h.id} ${memberOf(h.from)} → ${memberOf(h.to)}: ${h.title}`).join('\n')}
+              >
+                ⇢ {open.length} open handoff{open.length === 1 ? '' : 's'}
+              </span>
+            )}
+          </div>
+        </EdgeLabelRenderer>
+      )}
+    </g>
+  );
+});

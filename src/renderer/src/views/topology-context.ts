@@ -1,0 +1,30 @@
+import { createContext, useContext } from 'react';
+import type { HandoffItem } from '../../../shared/contract';
+
+/** What the topology's nodes and edges ask of the view around them (its overlay, the keys, the handoffs). */
+export interface TopologyCtx {
+  /** A seat under the pointer (or none): its screen's last lines show beside it. */
+  hover(seat: string | undefined, el?: HTMLElement): void;
+  /** The seat's menu, beside its node. */
+  menu(seat: string, el: HTMLElement): void;
+  /** The arrow keys: the focus moves to the nearest seat that way. */
+  move(from: string, key: 'ArrowUp' | 'ArrowDown' | 'ArrowLeft' | 'ArrowRight'): void;
+  /** Open queue handoffs between two seats, either way. */
+  handoffs(a: string, b: string): HandoffItem[];
+}
+
+export const TopologyContext = createContext<TopologyCtx>({
+  hover: () => undefined,
+  menu: () => undefined,
+  move: () => undefined,
+  handoffs: () => [],
+});
+
+export const useTopology = () => useContext(TopologyContext);
+
+/** The context fill an agent's records give, when the seat's row carries it (read without assuming the field). */
+export function contextPct(row: object | undefined): number | undefined {
+  if (!row || !('contextPct' in row)) return undefined;
+  const v = row.contextPct;
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}

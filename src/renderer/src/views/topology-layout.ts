@@ -1,0 +1,320 @@
+import dagre from '@dagrejs/dagre';
+import { type Edge, type EdgeMarker, MarkerType, type Node } from '@xyflow/react';
+import type { Topology } from '../../../shared/contract';
+
+/**
+ * The topology's layout, pure: each rig a frame, its hosts and pods nested frames, its seats nodes,
+ * placed by dagre (a compound graph, so a pod's seats stay together and pods do not overlap). It
+ * depends on the rig's shape only (seats, pods, hosts, edges), never on a seat's state: a state
+ * change redraws a node and never lays the graph out again.
+ */
+
+export const SEAT_W = 224;
+export const SEAT_H = 66;
+const RIG_GAP = 56;
+const RIG_PAD = 20;
+const RIG_HEAD = 30;
+/** How far apart two edges between the same seats run. */
+const LANE_GAP = 9;
+
+export type FrameKind = 'rig' | 'host' | 'pod';
+export type FrameData = { kind: FrameKind; label: string; rig: string; count?: number };
+export type SeatData = { seat: string; member: string; rig: string; runtime: string };
+export type Point = { x: number; y: number };
+/** `route`: dagre's path between the two seats (around the others), absolute; the edge draws through it. */
+export type EdgeData = { kind: string; from: string; to: string; rig: string; route?: Point[] };
+export type FrameNode = Node<FrameData, 'frame'>;
+export type SeatFlowNode = Node<SeatData, 'seat'>;
+export type FlowNode = FrameNode | SeatFlowNode;
+export type FlowEdge = Edge<EdgeData, 'rig'>;
+
+export interface TopologyLayout {
+  nodes: FlowNode[];
+  edges: FlowEdge[];
+  /** Each seat's place (top-left, absolute), for the arrow keys. */
+  places: Map<string, Point>;
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+
+/** What the layout depends on: the shape and where each seat runs, as one string (equal strings, same layout). */
+export function layoutKey(t: Topology, hostOf: (seat: string) => string): string {
+  return JSON.stringify(
+    t.rigs.map((r) => [
+      r.name,
+      r.pods.map((p) => [p.id, p.seats.map((s) => [s.seat, s.runtime, hostOf(s.seat)])]),
+      r.edges.map((e) => [e.from, e.to, e.kind]),
+    ]),
+  );
+}
+
+/** Which side of each seat an edge leaves and enters by: the one facing the other seat. */
+function sides(a: { x: number; y: number }, b: { x: number; y: number }): { source: string; target: string } {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  if (Math.abs(dy) >= SEAT_H) return dy > 0 ? { source: 'b', target: 't' } : { source: 't', target: 'b' };
+  return dx >= 0 ? { source: 'r', target: 'l' } : { source: 'l', target: 'r' };
+}
+
+interface RigPlaced {
+  width: number;
+  height: number;
+  frames: { id: string; parent: string | undefined; box: Box; data: FrameData }[];
+  seats: { id: string; parent: string; box: Box; data: SeatData }[];
+  /** Each edge's route by `from|to|kind`, in the edge's own direction. */
+  routes: Map<string, Point[]>;
+}
+
+/** A node of dagre's graph: a seat carries its pod and data; dagre writes where it goes. */
+type DagreNode = { width?: number; height?: number; x?: number; y?: number; pod?: string; data?: SeatData };
+/** An edge of dagre's graph, by the key of the rig's edge it lays out; dagre writes its route. */
+type DagreEdge = { minlen: number; weight: number; key: string; reversed?: boolean; points?: Point[] };
+
+/** One rig as a dagre compound graph: host → pod → seat clusters, the rig's edges between its seats. */
+function rigGraph(rig: Topology['rigs'][number], hostOf: (seat: string) => string) {
+  const g = new dagre.graphlib.Graph<object, DagreNode, DagreEdge>({ compound: true, multigraph: true });
+  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 50, marginx: 0, marginy: 0 });
+  const frames: RigPlaced['frames'] = [];
+  const memberSeat = new Map<string, string>();
+  for (const pod of rig.pods)
+    for (const s of pod.seats) {
+      memberSeat.set(s.member, s.seat);
+      const host = hostOf(s.seat);
+      const hostId = `host:${rig.name}:${host}`;
+      const podId = `pod:${rig.name}:${host}:${pod.id}`;
+      if (!g.hasNode(hostId)) {
+        g.setNode(hostId, {});
+        frames.push({ id: hostId, parent: undefined, box: zero(), data: hostFrame(rig.name, host) });
+      }
+      if (!g.hasNode(podId)) {
+        g.setNode(podId, {});
+        g.setParent(podId, hostId);
+        frames.push({ id: podId, parent: hostId, box: zero(), data: { kind: 'pod', label: pod.id, rig: rig.name } });
+      }
+      g.setNode(s.seat, { width: SEAT_W, height: SEAT_H, pod: podId, data: { ...s, rig: rig.name } });
+      g.setParent(s.seat, podId);
+    }
+  for (const e of rig.edges) {
+    const from = memberSeat.get(e.from);
+    const to = memberSeat.get(e.to);
+    if (!from || !to || from === to) continue;
+    // An escalation goes up the hierarchy: laid out as the delegation it answers, so the lead stays
+    // above. Collaborators are peers: their edge pulls less (dagre takes no minlen 0).
+    const label = { minlen: 1, weight: e.kind === 'collaborates_with' ? 1 : 2, key: `${from}|${to}|${e.kind}` };
+    if (e.kind === 'escalates_to') g.setEdge(to, from, { ...label, reversed: true }, e.kind);
+    else g.setEdge(from, to, label, e.kind);
+  }
+  return { g, frames };
+}
+
+/** One rig through dagre; every box and route moved so the rig's top-left is 0,0. */
+function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => string): RigPlaced {
+  const { g, frames } = rigGraph(rig, hostOf);
+  dagre.layout(g);
+  const at = (id: string): Box => {
+    const n = g.node(id);
+    const [w, h] = [n.width ?? 0, n.height ?? 0];
+    return { x: (n.x ?? 0) - w / 2, y: (n.y ?? 0) - h / 2, width: w, height: h };
+  };
+  for (const f of frames) f.box = at(f.id);
+  const seats: RigPlaced['seats'] = [];
+  for (const id of g.nodes()) {
+    const n = g.node(id);
+    if (n.pod && n.data) seats.push({ id, parent: n.pod, box: at(id), data: n.data });
+  }
+  const all = [...frames.map((f) => f.box), ...seats.map((s) => s.box)];
+  const minX = Math.min(...all.map((b) => b.x));
+  const minY = Math.min(...all.map((b) => b.y));
+  for (const b of all) {
+    b.x -= minX;
+    b.y -= minY;
+  }
+  const routes = new Map<string, Point[]>();
+  for (const e of g.edges()) {
+    const label = g.edge(e);
+    const pts = (label.points ?? []).map((p) => ({ x: p.x - minX, y: p.y - minY }));
+    routes.set(label.key, label.reversed ? pts.reverse() : pts);
+  }
+  return {
+    width: Math.max(...all.map((b) => b.x + b.width), 0),
+    height: Math.max(...all.map((b) => b.y + b.height), 0),
+    frames,
+    seats,
+    routes,
+  };
+}
+
+const zero = (): Box => ({ x: 0, y: 0, width: 0, height: 0 });
+const hostFrame = (rig: string, host: string): FrameData => ({
+  kind: 'host',
+  label: host === 'local' ? 'this machine' : host,
+  rig,
+});
+
+/** Every rig laid out and stacked top to bottom; children placed relative to their frame, as React Flow wants. */
+export function layoutTopology(t: Topology, hostOf: (seat: string) => string): TopologyLayout {
+  const nodes: FlowNode[] = [];
+  const edges: FlowEdge[] = [];
+  const places = new Map<string, { x: number; y: number }>();
+  let top = 0;
+  for (const rig of t.rigs) {
+    const placed = placeRig(rig, hostOf);
+    const rigId = `rig:${rig.name}`;
+    const origin = { x: RIG_PAD, y: top + RIG_HEAD };
+    nodes.push({
+      id: rigId,
+      type: 'frame',
+      position: { x: 0, y: top },
+      data: { kind: 'rig', label: rig.name, rig: rig.name },
+      style: { width: placed.width + 2 * RIG_PAD, height: placed.height + RIG_HEAD + RIG_PAD },
+      selectable: false,
+      focusable: false,
+    });
+    const abs = new Map<string, { x: number; y: number }>([[rigId, { x: 0, y: top }]]);
+    const place = (id: string, parent: string, b: Box): { x: number; y: number } => {
+      const p = abs.get(parent)!;
+      const a = { x: origin.x + b.x, y: origin.y + b.y };
+      abs.set(id, a);
+      return { x: a.x - p.x, y: a.y - p.y };
+    };
+    for (const f of placed.frames)
+      nodes.push({
+        id: f.id,
+        type: 'frame',
+        parentId: f.parent ?? rigId,
+        position: place(f.id, f.parent ?? rigId, f.box),
+        data: f.data,
+        style: { width: f.box.width, height: f.box.height },
+        selectable: false,
+        focusable: false,
+      });
+    for (const s of placed.seats) {
+      nodes.push({
+        id: s.id,
+        type: 'seat',
+        parentId: s.parent,
+        position: place(s.id, s.parent, s.box),
+        data: s.data,
+        // React Flow leaves a node it cannot select or drag deaf to the pointer; a seat listens (hover, click, menu).
+        style: { width: SEAT_W, height: SEAT_H, pointerEvents: 'all' },
+        selectable: false,
+        focusable: false,
+      });
+      places.set(s.id, abs.get(s.id)!);
+    }
+    edges.push(...rigEdges(rig, places, placed.routes, origin));
+    top += placed.height + RIG_HEAD + RIG_PAD + RIG_GAP;
+  }
+  return { nodes, edges, places };
+}
+
+/** Each kind drawn its own way: delegation an arrow, escalation a dashed arrow, collaboration two-headed. */
+function markers(kind: string): { markerEnd?: EdgeMarker; markerStart?: EdgeMarker } {
+  const m = (color: string): EdgeMarker => ({ type: MarkerType.ArrowClosed, color, width: 16, height: 16 });
+  if (kind === 'delegates_to') return { markerEnd: m('var(--edge-delegates)') };
+  if (kind === 'escalates_to') return { markerEnd: m('var(--edge-escalates)') };
+  if (kind === 'collaborates_with')
+    return { markerEnd: m('var(--edge-collaborates)'), markerStart: m('var(--edge-collaborates)') };
+  return { markerEnd: m('var(--muted)') };
+}
+
+const near = (a: number, b: number) => Math.abs(a - b) < 1;
+
+/**
+ * Two edges between the same seats on one route (a delegation and its escalation) drawn a few
+ * pixels apart: each end slides along the side of the seat it touches, the middle sideways.
+ */
+function apart(route: Point[], lane: number, ends: [Point, Point]): Point[] {
+  if (lane === 0 || route.length < 2) return route;
+  const shift = lane === 1 ? -LANE_GAP : LANE_GAP;
+  const last = route.length - 1;
+  return route.map((p, i) => {
+    const box = i === 0 ? ends[0] : i === last ? ends[1] : undefined;
+    const onSide = box && !near(p.y, box.y) && !near(p.y, box.y + SEAT_H);
+    return onSide ? { x: p.x, y: p.y + shift } : { x: p.x + shift, y: p.y };
+  });
+}
+
+/** The same line between the same two seats, whichever way each edge runs. */
+function sameRoute(a: Point[] | undefined, b: Point[] | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  const eq = (x: Point[]) => x.every((p, i) => near(p.x, b[i]!.x) && near(p.y, b[i]!.y));
+  return eq(a) || eq([...a].reverse());
+}
+
+function rigEdges(
+  rig: Topology['rigs'][number],
+  places: Map<string, Point>,
+  routes: Map<string, Point[]>,
+  origin: Point,
+): FlowEdge[] {
+  const seatOf = (m: string) => `${m}@${rig.name}`;
+  const abs = (e: { from: string; to: string; kind: string }) =>
+    routes.get(`${seatOf(e.from)}|${seatOf(e.to)}|${e.kind}`)?.map((p) => ({ x: origin.x + p.x, y: origin.y + p.y }));
+  return rig.edges.flatMap((e, i): FlowEdge[] => {
+    const from = seatOf(e.from);
+    const to = seatOf(e.to);
+    const a = places.get(from);
+    const b = places.get(to);
+    if (!a || !b) return [];
+    const side = sides(a, b);
+    // An edge whose route another edge of the same two seats shares takes a lane beside it.
+    const mine = abs(e);
+    const twin = rig.edges.findIndex(
+      (o, j) =>
+        j !== i && [o.from, o.to].sort().join('|') === [e.from, e.to].sort().join('|') && sameRoute(abs(o), mine),
+    );
+    const route = apart(mine ?? [], twin < 0 ? 0 : i < twin ? 1 : 2, [a, b]);
+    return [
+      {
+        id: `${from}->${to}:${e.kind}`,
+        type: 'rig',
+        source: from,
+        target: to,
+        sourceHandle: `s-${side.source}`,
+        targetHandle: `t-${side.target}`,
+        data: { kind: e.kind, from, to, rig: rig.name, ...(route.length >= 2 ? { route } : {}) },
+        ...markers(e.kind),
+        focusable: false,
+        selectable: false,
+      },
+    ];
+  });
+}
+
+/** A smooth path through a route: straight from its first point, curving through each middle one. */
+export function routePath(route: readonly Point[]): { path: string; label: Point } {
+  const f = (p: Point) => `${Math.round(p.x * 10) / 10},${Math.round(p.y * 10) / 10}`;
+  const label = route[Math.floor(route.length / 2)]!;
+  if (route.length < 3) return { path: `M${f(route[0]!)} L${f(route.at(-1)!)}`, label };
+  let path = `M${f(route[0]!)}`;
+  for (let i = 1; i < route.length - 1; i++) {
+    const p = route[i]!;
+    const q = route[i + 1]!;
+    const end = i === route.length - 2 ? q : { x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 };
+    path += ` Q${f(p)} ${f(end)}`;
+  }
+  return { path, label };
+}
+
+/** The seat the arrow keys move to from `from`: the nearest one that way, a little off the line costing more. */
+export function nextSeat(
+  places: Map<string, { x: number; y: number }>,
+  from: string,
+  dir: 'ArrowUp' | 'ArrowDown' | 'ArrowLeft' | 'ArrowRight',
+): string | undefined {
+  const a = places.get(from);
+  if (!a) return places.keys().next().value;
+  let best: { seat: string; cost: number } | undefined;
+  for (const [seat, b] of places) {
+    if (seat === from) continue;
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    const [along, across] =
+      dir === 'ArrowUp' ? [-dy, dx] : dir === 'ArrowDown' ? [dy, dx] : dir === 'ArrowLeft' ? [-dx, dy] : [dx, dy];
+    if (along <= 0) continue;
+    const cost = along + 2 * Math.abs(across);
+    if (!best || cost < best.cost) best = { seat, cost };
+  }
+  return best?.seat;
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import type { Topology } from '../../src/shared/contract';
+import { layoutKey, layoutTopology, nextSeat, SEAT_H, SEAT_W } from '../../src/renderer/src/views/topology-layout';
+
+const seat = (m: string, rig = 'duo') => ({ seat: `${m}@${rig}`, member: m, runtime: 'shell', cwd: '/w' });
+const TOPO: Topology = {
+  rigs: [
+    {
+      name: 'duo',
+      pods: [
+        { id: 'alpha', seats: ['lead', 'coder', 'tester'].map((m) => seat(m)) },
+        { id: 'beta', seats: ['reviewer', 'docs', 'ops'].map((m) => seat(m)) },
+      ],
+      edges: [
+        { from: 'lead', to: 'coder', kind: 'delegates_to' },
+        { from: 'lead', to: 'reviewer', kind: 'delegates_to' },
+        { from: 'coder', to: 'lead', kind: 'escalates_to' },
+        { from: 'coder', to: 'tester', kind: 'collaborates_with' },
+        { from: 'reviewer', to: 'docs', kind: 'collaborates_with' },
+      ],
+    },
+  ],
+};
+const local = () => 'local';
+
+type Box = { x: number; y: number; w: number; h: number };
+const overlap = (a: Box, b: Box) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/** The topology's layout, pure (no window): what it places, and that it depends on the shape only. */
+describe('topology layout', () => {
+  it('places every seat in its pod, inside its host and rig, with no two seats overlapping', () => {
+    const l = layoutTopology(TOPO, local);
+    const seats = l.nodes.filter((n) => n.type === 'seat');
+    expect(seats.map((n) => n.id).sort()).toEqual(TOPO.rigs[0]!.pods.flatMap((p) => p.seats.map((s) => s.seat)).sort());
+    expect(l.edges).toHaveLength(5);
+    const boxes = [...l.places].map(([, p]) => ({ x: p.x, y: p.y, w: SEAT_W, h: SEAT_H }));
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) expect(overlap(boxes[i]!, boxes[j]!)).toBe(false);
+    const byId = new Map(l.nodes.map((n) => [n.id, n]));
+    for (const s of seats) {
+      const pod = byId.get(s.parentId!)!;
+      expect(pod.type === 'frame' && pod.data.kind === 'pod').toBe(true);
+      // Relative to its pod, the seat lies inside it.
+      const w = Number(pod.style?.width);
+      const h = Number(pod.style?.height);
+      expect(s.position.x).toBeGreaterThanOrEqual(0);
+      expect(s.position.y).toBeGreaterThanOrEqual(0);
+      expect(s.position.x + SEAT_W).toBeLessThanOrEqual(w + 0.5);
+      expect(s.position.y + SEAT_H).toBeLessThanOrEqual(h + 0.5);
+    }
+    // Parents come before their children, as React Flow needs.
+    const seen = new Set<string>();
+    for (const n of l.nodes) {
+      if (n.parentId) expect(seen.has(n.parentId)).toBe(true);
+      seen.add(n.id);
+    }
+  });
+
+  it('the key holds the shape and the hosts, nothing else: equal keys lay out the same', () => {
+    const a = layoutTopology(TOPO, local);
+    const b = layoutTopology(structuredClone(TOPO), local);
+    expect(b.nodes.map((n) => [n.id, n.position])).toEqual(a.nodes.map((n) => [n.id, n.position]));
+    expect(layoutKey(structuredClone(TOPO), local)).toBe(layoutKey(TOPO, local));
+    expect(layoutKey(TOPO, (s) => (s === 'ops@duo' ? 'far' : 'local'))).not.toBe(layoutKey(TOPO, local));
+  });
+
+  it('a seat on another host gets its own host frame', () => {
+    const l = layoutTopology(TOPO, (s) => (s === 'ops@duo' ? 'far' : 'local'));
+    expect(l.nodes.flatMap((n) => (n.type === 'frame' && n.data.kind === 'host' ? [n.data.label] : [])).sort()).toEqual(
+      ['far', 'this machine'],
+    );
+  });
+
+  it('the arrow keys go to the nearest seat that way, and nowhere past the edge', () => {
+    const places = new Map([
+      ['a', { x: 0, y: 0 }],
+      ['b', { x: 300, y: 0 }],
+      ['c', { x: 0, y: 200 }],
+      ['d', { x: 280, y: 220 }],
+    ]);
+    expect(nextSeat(places, 'a', 'ArrowRight')).toBe('b');
+    expect(nextSeat(places, 'a', 'ArrowDown')).toBe('c');
+    expect(nextSeat(places, 'b', 'ArrowDown')).toBe('d');
+    expect(nextSeat(places, 'a', 'ArrowUp')).toBeUndefined();
+    expect(nextSeat(places, 'd', 'ArrowLeft')).toBe('c');
+  });
+});

@@ -1,0 +1,197 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatch } from '../../src/main/engine/api';
+import { waitFor } from '../support/tmux';
+import { chromiumMissing, launchChromium } from './chromium';
+import { type AppWorld, appWorld, strictUrl } from './helpers';
+
+const missing = chromiumMissing();
+
+/** Two pods, six shell seats, five edges of all three kinds (ops has none). */
+const YAML = `name: duo
+pods:
+  - id: alpha
+    members:
+${['lead', 'coder', 'tester'].map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`).join('\n')}
+  - id: beta
+    members:
+${['reviewer', 'docs', 'ops'].map((m) => `      - { id: ${m}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`).join('\n')}
+edges:
+  - { from: lead, to: coder, kind: delegates_to }
+  - { from: lead, to: reviewer, kind: delegates_to }
+  - { from: coder, to: lead, kind: escalates_to }
+  - { from: coder, to: tester, kind: collaborates_with }
+  - { from: reviewer, to: docs, kind: collaborates_with }
+`;
+const SEATS = ['lead', 'coder', 'tester', 'reviewer', 'docs', 'ops'].map((m) => `${m}@duo`);
+const EDGES = [
+  ['lead@duo->coder@duo', 'delegates_to'],
+  ['lead@duo->reviewer@duo', 'delegates_to'],
+  ['coder@duo->lead@duo', 'escalates_to'],
+  ['coder@duo->tester@duo', 'collaborates_with'],
+  ['reviewer@duo->docs@duo', 'collaborates_with'],
+];
+
+/**
+ * The topology view of a real rig (real engine, real tmux, real Chromium through `rigdesk serve`):
+ * the nodes and edges with their stable hooks, a state change reaching its node within a second
+ * without a new layout, the hover preview from the seat's real screen, the node's actions, the
+ * keyboard, the open handoffs on their edge, and the view kept in the saved layout.
+ */
+describe.skipIf(!!missing)('the topology view', () => {
+  let w: AppWorld;
+  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+  const errors: string[] = [];
+  const node = (seat: string, state?: string) =>
+    page.locator(`[data-node="${seat}"]${state ? `[data-state="${state}"]` : ''}`);
+  const layouts = async () => Number(await page.locator('.topology').getAttribute('data-layouts'));
+
+  beforeAll(async () => {
+    w = await appWorld('duo', [], { yaml: YAML, monitor: true });
+    chrome = await launchChromium({ width: 1400, height: 900 });
+    page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(strictUrl(w.serve));
+    await page.locator('[data-view-tab="topology"]').click();
+  }, 120_000);
+  afterAll(async () => {
+    await chrome?.close();
+    await w?.cleanup();
+  });
+
+  it('draws six seat nodes with their state and five edges with their kind', async () => {
+    await waitFor(async () => (await page.locator('[data-node][data-state="idle"]').count()) === 6, {
+      what: 'six idle nodes',
+      timeoutMs: 30_000,
+    });
+    const nodes = await page.locator('[data-node]').evaluateAll((els) => els.map((e) => e.getAttribute('data-node')));
+    expect(nodes.sort()).toEqual([...SEATS].sort());
+    const edges = await page
+      .locator('[data-edge]')
+      .evaluateAll((els) =>
+        els.map((e) => [
+          e.getAttribute('data-edge'),
+          e.getAttribute('data-kind'),
+          e.querySelector('path.react-flow__edge-path')?.getAttribute('d') ?? '',
+          e.querySelector('path.react-flow__edge-path')?.getAttribute('marker-start') ?? '',
+          e.querySelector('path.react-flow__edge-path')?.getAttribute('marker-end') ?? '',
+          getComputedStyle(e.querySelector('path.react-flow__edge-path')!).strokeDasharray,
+        ]),
+      );
+    expect(edges.map(([id, kind]) => [id, kind]).sort()).toEqual([...EDGES].sort());
+    for (const [id, kind, d, start, end, dash] of edges) {
+      expect(d, `${id} is drawn`).toMatch(/^M/);
+      // Each kind drawn its own way: an arrow, a dashed arrow, two heads.
+      expect(end, `${id} has an arrow head`).toContain('url(');
+      expect(start !== '', `${id} two-headed`).toBe(kind === 'collaborates_with');
+      expect(dash !== 'none', `${id} dashed`).toBe(kind === 'escalates_to');
+    }
+    // Hosts and pods are drawn as frames around their seats.
+    expect(await page.locator('[data-frame="pod"]').count()).toBe(2);
+    expect(await page.locator('[data-frame="host"]').count()).toBe(1);
+  });
+
+  it('an edge says its kind on hover', async () => {
+    const at = await page.locator('[data-edge="coder@duo->lead@duo"] path.react-flow__edge-path').evaluate((p) => {
+      const path = p as SVGPathElement;
+      const pt = path.getPointAtLength(path.getTotalLength() / 2);
+      const m = path.getScreenCTM()!;
+      return { x: pt.x * m.a + pt.y * m.c + m.e, y: pt.x * m.b + pt.y * m.d + m.f };
+    });
+    await page.mouse.move(at.x, at.y);
+    await page
+      .locator('[data-edge-label="coder@duo->lead@duo"]')
+      .filter({ hasText: 'coder escalates to lead' })
+      .waitFor();
+    await page.mouse.move(5, 5);
+  });
+
+  it('a seat stopped through the CLI shows on its node within 1 s of its stop, and nothing is laid out again', async () => {
+    const before = await layouts();
+    expect(before).toBeGreaterThan(0);
+    // The page notes when the node changes, on the same clock as the engine's event rows.
+    await page.evaluate(() => {
+      const el = document.querySelector('[data-node="ops@duo"]')!;
+      const w = window as unknown as { __stoppedAt?: number };
+      new MutationObserver(() => {
+        if (el.getAttribute('data-state') === 'stopped') w.__stoppedAt ??= Date.now();
+      }).observe(el, { attributes: true, attributeFilter: ['data-state'] });
+    });
+    const stop = await w.world.cli(['stop', 'ops@duo', '--json']);
+    expect(stop.code, stop.stdout + stop.stderr).toBe(0);
+    const stopped = w.engine.store.events.list({ seat: 'ops@duo', kind: 'seat.stop' }).at(-1)!;
+    await node('ops@duo', 'stopped').waitFor({ timeout: Math.max(1, stopped.at + 1000 - Date.now()) });
+    const at = await page.evaluate(() => (window as unknown as { __stoppedAt?: number }).__stoppedAt);
+    process.stdout.write(`seat.stop event → node stopped in ${at! - stopped.at} ms\n`);
+    expect(at! - stopped.at).toBeLessThan(1000);
+    expect(await layouts()).toBe(before);
+    await expect(node('ops@duo').textContent()).resolves.toContain('stopped');
+  });
+
+  it('hovering a running seat shows the last lines of its screen', async () => {
+    const pane = w.engine.store.sessions.live('tester@duo')!.paneId;
+    w.world.tmux.run(['send-keys', '-t', pane, '-l', 'echo PREVIEW-$((40+2))']);
+    w.world.tmux.run(['send-keys', '-t', pane, 'Enter']);
+    await waitFor(() => w.world.tmux.capture(pane).includes('PREVIEW-42'), { what: 'the mark on screen' });
+    await node('tester@duo').hover();
+    await page.locator('[data-preview="tester@duo"] pre').filter({ hasText: 'PREVIEW-42' }).waitFor({ timeout: 5000 });
+    await page.mouse.move(5, 5);
+    await page.locator('[data-preview]').waitFor({ state: 'detached' });
+  });
+
+  it("the node's menu has the rail's actions: Launch starts the stopped seat", async () => {
+    await node('ops@duo').getByRole('button', { name: 'Actions for ops@duo' }).click();
+    const menu = page.locator('[data-node-menu="ops@duo"]');
+    await expect(menu.getByRole('menuitem').allTextContents()).resolves.toEqual(
+      expect.arrayContaining(['Open in the grid', 'Pin in the grid', 'Launch', 'Launch fresh', 'Queue work…']),
+    );
+    await menu.getByRole('menuitem', { name: 'Launch', exact: true }).click();
+    await node('ops@duo', 'idle').waitFor({ timeout: 15_000 });
+    expect(w.engine.store.sessions.live('ops@duo')).toBeTruthy();
+  });
+
+  it('arrow keys move between nodes; a click focuses the seat in the grid; Enter opens it there', async () => {
+    await node('lead@duo').click();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-node'))).toBe('lead@duo');
+    await node('lead@duo', 'idle').and(page.locator('.focused')).waitFor();
+    await page.keyboard.press('ArrowDown');
+    const below = await page.evaluate(() => document.activeElement?.getAttribute('data-node'));
+    expect(['coder@duo', 'reviewer@duo', 'tester@duo']).toContain(below);
+    await page.keyboard.press('ArrowUp');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-node'))).toBe('lead@duo');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.locator(`[data-pane="${below}"].focused`).waitFor();
+    expect(await page.locator('[data-view-tab="grid"]').getAttribute('aria-selected')).toBe('true');
+    expect(await page.locator('[data-pane="lead@duo"]').count()).toBe(1);
+  });
+
+  it('an open handoff between two seats shows on their edge, and leaves when it is done', async () => {
+    await page.keyboard.press('Control+Shift+G');
+    await page.locator('.topology').waitFor();
+    const add = await dispatch(w.engine, 'queue.add', { seat: 'coder@duo', text: 'write the parser\nthen test it' });
+    if (!add.ok) throw new Error(add.message);
+    const moved = await dispatch(w.engine, 'queue.handoff', { id: add.item.id, seat: 'tester@duo', by: 'coder' });
+    expect(moved.ok).toBe(true);
+    const badge = page.locator('[data-edge-label="coder@duo->tester@duo"] [data-handoffs="1"]');
+    await badge.waitFor({ timeout: 10_000 });
+    expect(await badge.getAttribute('title')).toContain('write the parser');
+    expect(await dispatch(w.engine, 'queue.done', { id: add.item.id, note: 'parsed' })).toMatchObject({ ok: true });
+    await badge.waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('the chosen view is kept in the saved layout and comes back on a reload', async () => {
+    await waitFor(
+      async () => {
+        const r = await dispatch(w.engine, 'workspace.layout', {});
+        return r.ok && r.layout?.view === 'topology';
+      },
+      { what: 'the view saved' },
+    );
+    await page.reload();
+    await page.locator('[data-node="lead@duo"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-view-tab="topology"]').getAttribute('aria-selected')).toBe('true');
+    expect(errors).toEqual([]);
+  });
+});
