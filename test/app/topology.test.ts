@@ -181,6 +181,15 @@ describe.skipIf(!!missing)('the topology view', () => {
     await badge.waitFor({ state: 'detached', timeout: 10_000 });
   });
 
+  it('a rail row opens its terminal from any view: the grid comes back with that seat focused', async () => {
+    await page.locator('[data-view-tab="timeline"]').click();
+    await page.locator('[data-seat-row="ops@duo"]').click();
+    await page.locator('[data-pane="ops@duo"].focused').waitFor();
+    expect(await page.locator('[data-view-tab="grid"]').getAttribute('aria-selected')).toBe('true');
+    await page.locator('[data-view-tab="topology"]').click();
+    await page.locator('[data-node="lead@duo"]').waitFor();
+  });
+
   it('the chosen view is kept in the saved layout and comes back on a reload', async () => {
     await waitFor(
       async () => {

@@ -4,10 +4,13 @@ import { dispatch } from '../engine/api';
 import { onFocusRequest } from '../engine/api/app';
 import type { Engine } from '../engine/engine';
 import { promptsFor } from '../engine/prompts/list';
-import type { EventRow } from '../engine/store/events';
+import { type EventRow, SEAT_STATE_KINDS } from '../engine/store/events';
 import { Watching } from './watching';
 
 export type PushListener = (msg: PushMessage) => void;
+
+/** Event kinds that change a seat's row: each has the seats read at once. */
+const STATE_NEWS: ReadonlySet<string> = new Set(SEAT_STATE_KINDS);
 
 /**
  * What the engine tells open windows, whatever the transport: new event-log rows (polled every
@@ -146,8 +149,9 @@ export class PushHub {
     if (rows.length === 0) return;
     this.seatsDue = true;
     // With activity events, an event is the news: the seats are read now, not at the next tick, so
-    // a seat's needs_input reaches the windows a poll after its event row (bench/window.bench.ts).
-    if (this.opts.activityEvents && rows.some((e) => e.kind === 'seat.activity')) {
+    // a seat's needs_input, stop or launch reaches the windows a poll after its event row
+    // (bench/window.bench.ts, bench/views.bench.ts).
+    if (this.opts.activityEvents && rows.some((e) => STATE_NEWS.has(e.kind))) {
       this.activityDue = true;
       void this.pollSeats();
     }

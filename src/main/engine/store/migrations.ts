@@ -113,7 +113,7 @@ const CORE: readonly Migration[] = [
     `,
   },
   {
-    version: 20,
+    version: 30,
     name: "each seat's place in its spec",
     sql: `
       -- Lists show a rig's seats in the spec's order (a1, a2, ..., a10), not sorted by name. A seat

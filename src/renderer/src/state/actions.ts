@@ -194,7 +194,10 @@ export function nextView(): void {
   showView(VIEWS[(at + 1) % VIEWS.length]!);
 }
 
-/** Opens a seat where its terminal is: focused in the grid (an empty slot first), with the grid shown. */
+/**
+ * Opens a seat where its terminal is: focused in the grid (an empty slot first), with the grid
+ * shown (a rail row opens its terminal whichever view the centre shows).
+ */
 export function openInGrid(seat: string): void {
   focusSeat(seat, { fill: true });
   showView('grid');

@@ -1,6 +1,6 @@
 import type { KeyboardEvent } from 'react';
 import { CONTEXT_HIGH_PCT, type PsRow, type Topology } from '../../../shared/contract';
-import { focusSeat, pin } from '../state/actions';
+import { openInGrid, pin } from '../state/actions';
 import { useClock } from '../state/clock';
 import { visibleSlots } from '../state/grid';
 import {
@@ -198,9 +198,9 @@ function SeatRow({ m }: { m: RowModel }) {
         data-tokens-in={m.row?.tokensIn}
         data-tokens-out={m.row?.tokensOut}
         aria-label={`${m.seat}, ${STATE_LABEL[m.word]}${reason ? `, ${reason}` : ''}${contextWords(m.row)}${m.unread ? ', unread' : ''}`}
-        onClick={() => focusSeat(m.seat, { fill: true })}
+        onClick={() => openInGrid(m.seat)}
         onKeyDown={(e) => {
-          if (e.key === 'Enter') focusSeat(m.seat, { fill: true });
+          if (e.key === 'Enter') openInGrid(m.seat);
           else if (e.key === 'p') pin(m.seat);
         }}
       >

@@ -12,7 +12,8 @@ import { focusSeat, openInGrid } from '../state/actions';
 import { visibleSlots } from '../state/grid';
 import { STATE_LABEL, type StateWord, stateWord, waitReason } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
-import { contextPct, useTopology } from './topology-context';
+import { CONTEXT_HIGH_PCT } from '../../../shared/contract';
+import { useTopology } from './topology-context';
 import { type FlowEdge, type FrameNode, routePath, type SeatFlowNode } from './topology-layout';
 
 /** The mark inside a seat's ring: the state at a glance, beside its word (colour is never the only signal). */
@@ -81,8 +82,7 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
   const t = useTopology();
   const word = stateWord(row, !!decision);
   const reason = waitReason(row, prompt, decision?.reason);
-  // TODO: at the merge with the usage branch, read the typed `row.contextPct` from the ps row here.
-  const ctx = contextPct(row);
+  const ctx = row?.contextPct;
   const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.target !== e.currentTarget) return;
     if (isArrow(e.key)) {
@@ -101,7 +101,7 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
     <div
       role="button"
       tabIndex={0}
-      className={`seat-node s-${word}${focused ? ' focused' : ''}${ctx !== undefined && ctx > 85 ? ' ctx-high' : ''}`}
+      className={`seat-node s-${word}${focused ? ' focused' : ''}${ctx !== undefined && ctx > CONTEXT_HIGH_PCT ? ' ctx-high' : ''}`}
       data-node={seat}
       data-state={word}
       aria-label={`${seat}, ${STATE_LABEL[word]}${reason ? `, ${reason}` : ''}`}
@@ -126,7 +126,7 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
           {!reason && <span className="runtime">{runtime}</span>}
           {ctx !== undefined && (
             <span className="ctx" title="context filled" data-testid="context-pct">
-              ctx {Math.round(ctx)}%
+              ctx {Math.round(ctx)}%{ctx > CONTEXT_HIGH_PCT ? ' nearly full' : ''}
             </span>
           )}
           {reason && <span className="reason">{reason}</span>}

@@ -21,10 +21,3 @@ export const TopologyContext = createContext<TopologyCtx>({
 });
 
 export const useTopology = () => useContext(TopologyContext);
-
-/** The context fill an agent's records give, when the seat's row carries it (read without assuming the field). */
-export function contextPct(row: object | undefined): number | undefined {
-  if (!row || !('contextPct' in row)) return undefined;
-  const v = row.contextPct;
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
