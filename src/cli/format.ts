@@ -109,5 +109,6 @@ export function formatFailure(f: Failure): string {
 export function reportLine(r: BackgroundReport): string {
   if (r.kind === 'reconcile') return `${formatFailure(r.failure)}\n`;
   if (r.kind === 'waker') return `rigdesk: queue waker: ${r.error.message}\n`;
+  if (r.kind === 'monitor') return `rigdesk: activity monitor: ${r.error.message}\n`;
   return `rigdesk: ${r.message}\n`;
 }

@@ -13,6 +13,7 @@ export const WAKE_EVERY_MS = 5_000;
 export type BackgroundReport =
   | { kind: 'reconcile'; failure: Failure }
   | { kind: 'waker'; error: Error }
+  | { kind: 'monitor'; error: Error }
   | { kind: 'engine_elsewhere'; message: string };
 
 export interface Background {
@@ -31,7 +32,7 @@ export async function startBackground(engine: Engine, report: (r: BackgroundRepo
   if (!rec.ok) report({ kind: 'reconcile', failure: rec });
   const stopSnapshots = startSnapshotTimer(engine, SNAPSHOT_EVERY_MS);
   const stopWaker = startQueueWaker(engine, WAKE_EVERY_MS, (e) => report({ kind: 'waker', error: e as Error }));
-  const monitor = new ActivityMonitor(engine);
+  const monitor = new ActivityMonitor(engine, { onError: (error) => report({ kind: 'monitor', error }) });
   await monitor.start();
   return {
     stop: () => {

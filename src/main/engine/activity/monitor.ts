@@ -50,7 +50,12 @@ export class ActivityMonitor {
 
   constructor(
     private readonly engine: Engine,
-    private readonly opts: { debounceMs?: number; fallbackMs?: number } = {},
+    private readonly opts: {
+      debounceMs?: number;
+      fallbackMs?: number;
+      /** A pass that failed while the monitor runs (one that fails after stop() is not news). */
+      onError?: (e: Error) => void;
+    } = {},
   ) {
     this.pacer = new LookPacer(opts.debounceMs);
   }
@@ -77,7 +82,8 @@ export class ActivityMonitor {
     } catch {
       /* the fallback pass covers it */
     }
-    await this.pass(true);
+    // The first pass's failure is the caller's: a monitor that cannot look at all does not start.
+    await this.passOnce(true);
     this.fallback = setInterval(() => void this.pass(true), this.opts.fallbackMs ?? 5000);
     this.fallback.unref?.();
   }
@@ -170,7 +176,22 @@ export class ActivityMonitor {
     );
   }
 
+  /**
+   * Passes run from timers: a failure is reported, never an unhandled rejection, and one that
+   * comes after stop() (the store may be closed under a roster that was under way) is dropped.
+   */
   private async pass(all: boolean): Promise<void> {
+    try {
+      await this.passOnce(all);
+    } catch (e) {
+      if (!this.running) return;
+      const err = e instanceof Error ? e : new Error(String(e));
+      if (this.opts.onError) this.opts.onError(err);
+      else process.stderr.write(`rigdesk: activity monitor: ${err.message}\n`);
+    }
+  }
+
+  private async passOnce(all: boolean): Promise<void> {
     if (!this.running) return;
     if (this.busy) {
       if (all) this.dirty.set('*', 0);
