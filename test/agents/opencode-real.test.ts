@@ -96,5 +96,5 @@ describe('the real OpenCode CLI, offline', () => {
     const r = startInTmux(tmux, env(), 'resumed', work, [OPENCODE_BIN, '-s', id]);
     await waitFor(() => BOX.test(tmux.capture(r.paneId)), { timeoutMs: 45_000, what: 'the resumed TUI up' });
     expect(opencode.conversationFromArgv(liveProcReader().read(r.panePid)!.argv)).toBe(id);
-  });
+  }, 200_000); // four waits of up to 45 s each, and one of 30 s: the test as a whole allows their sum
 });

@@ -105,8 +105,12 @@ describe.skipIf(!!missing)('the rig timeline', () => {
       new Set([SEATS[1]]),
     );
     await page.locator('[data-kind-filter="send"]').click();
-    await waitFor(async () => sent.length === 4, { what: 'the kind filter asked' });
-    expect(sent[3]!.params).toEqual({ rig: RIG, limit: TIMELINE_PAGE, seats: [SEATS[1]], kinds: ['send'] });
+    // The kind filter is a request of its own (found by what it asks, not by its place: a page of
+    // the seat filter may still be asked for before it on a loaded machine).
+    const kindAsk = await waitFor(() => sent.findIndex((x) => 'kinds' in x.params) + 1, {
+      what: 'the kind filter asked',
+    });
+    expect(sent[kindAsk - 1]!.params).toEqual({ rig: RIG, limit: TIMELINE_PAGE, seats: [SEATS[1]], kinds: ['send'] });
     await waitFor(async () => (await rows().first().getAttribute('data-kind')) === 'send', { what: 'send rows' });
     const kinds = new Set(await rows().evaluateAll((els) => els.map((e) => e.getAttribute('data-kind'))));
     expect(kinds).toEqual(new Set(['send']));
@@ -116,7 +120,8 @@ describe.skipIf(!!missing)('the rig timeline', () => {
     await page.locator(`[data-timeline-row="${mine}"]`).filter({ hasText: 'LIVE-ONE' }).waitFor({ timeout: 5000 });
     expect(Number(await rows().first().getAttribute('data-timeline-row'))).toBe(mine);
     expect(await page.locator('.tl-rows').textContent()).not.toContain('LIVE-OTHER');
-    expect(sent).toHaveLength(4);
+    // The live rows came from the push: nothing was asked of the engine after the kind filter.
+    expect(sent, JSON.stringify(sent.slice(kindAsk - 1))).toHaveLength(kindAsk);
   });
 
   it("a row's seat opens that seat in the grid", async () => {

@@ -33,9 +33,11 @@ interface Pages {
   failure?: string;
   /** The newest seq the store had when the first page was read: live rows are the ones after it. */
   top: number;
+  /** The filter's read these pages came from: a page is asked only of the filter shown. */
+  gen: number;
 }
 
-const EMPTY: Pages = { events: [], more: false, loading: true, top: Number.MAX_SAFE_INTEGER };
+const EMPTY: Pages = { events: [], more: false, loading: true, top: Number.MAX_SAFE_INTEGER, gen: 0 };
 
 function usePages(rig: string, seat: string, kinds: TimelineKind[]) {
   const [pages, setPages] = useState<Pages>(EMPTY);
@@ -61,16 +63,23 @@ function usePages(rig: string, seat: string, kinds: TimelineKind[]) {
   useEffect(() => {
     const g = ++generation.current;
     const storeTop = useWindow.getState().events.at(-1)?.seq ?? 0;
-    setPages(EMPTY);
+    setPages({ ...EMPTY, gen: g });
     void read().then((r) => {
       if (g !== generation.current || !r) return;
-      if (!r.ok) return setPages({ ...EMPTY, loading: false, failure: r.message });
-      setPages({ events: r.events, more: r.more, loading: false, top: Math.max(r.events[0]?.seq ?? 0, storeTop) });
+      if (!r.ok) return setPages({ ...EMPTY, gen: g, loading: false, failure: r.message });
+      setPages({
+        events: r.events,
+        more: r.more,
+        loading: false,
+        top: Math.max(r.events[0]?.seq ?? 0, storeTop),
+        gen: g,
+      });
     });
   }, [read]);
   const more = useCallback(() => {
     const last = pages.events.at(-1)?.seq;
-    if (pages.loading || !pages.more || last === undefined) return;
+    // An end seen in the frame a filter changed belongs to the last filter's rows: not this one's.
+    if (pages.gen !== generation.current || pages.loading || !pages.more || last === undefined) return;
     const g = generation.current;
     setPages((p) => ({ ...p, loading: true }));
     void read(last).then((r) => {
@@ -141,14 +150,20 @@ function RigTimeline({ rig }: { rig: string }) {
           )}
         </fieldset>
       </header>
-      <Rows rows={rows} pages={pages} more={more} />
+      <Rows rows={rows} pages={pages} more={more} filter={`${rig}|${seat}|${kinds.join(',')}`} />
     </section>
   );
 }
 
-function Rows({ rows, pages, more }: { rows: EventRow[]; pages: Pages; more: () => void }) {
+function Rows({ rows, pages, more, filter }: { rows: EventRow[]; pages: Pages; more: () => void; filter: string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const end = useRef<HTMLDivElement>(null);
+  // Another filter starts at the newest row: a list left scrolled to the end of the last one would
+  // ask for a second page at once.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new filter scrolls to the top
+  useEffect(() => {
+    scroller.current?.scrollTo(0, 0);
+  }, [filter]);
   // The next page is asked for when the end of the list scrolls into view (and by the button).
   useEffect(() => {
     if (!end.current || !pages.more || pages.loading) return;
