@@ -9,7 +9,7 @@ import { countingExec, liveExec } from '../src/main/engine/deps';
 import { Engine } from '../src/main/engine/engine';
 import { loadRigSpec } from '../src/main/engine/spec';
 import { RUNTIMES } from '../src/main/engine/runtimes';
-import { closeMaster, REMOTE_USER, TestSshd } from '../test/support/sshd';
+import { closeMaster, TestSshd } from '../test/support/sshd';
 import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
 import { controlPathFor } from '../src/main/engine/hosts/ssh';
 
@@ -100,9 +100,7 @@ async function benchSize(n: number): Promise<SizeResult> {
     // N panes on the host's Rigdesk server, made in one tmux command list by the remote user.
     const cmds: string[] = [];
     for (let i = 0; i < n; i++) cmds.push(...(i ? [';'] : []), 'new-session', '-d', '-s', `s${i}`, 'sleep', '3600');
-    execFileSync('runuser', ['-u', REMOTE_USER, '--', 'tmux', '-L', sshd.tmuxSocket, '-f', '/dev/null', ...cmds], {
-      cwd: sshd.remoteDir,
-    });
+    sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, '-f', '/dev/null', ...cmds]);
     const specPath = join(root, 'rig.yaml');
     writeFileSync(
       specPath,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
-import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
+import { REMOTE_USER, sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 /**
@@ -44,7 +44,7 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     for (const s of ['r1@mix', 'r2@mix']) {
       expect(by[s]).toMatchObject({ host: 'box', state: 'running', server: `H:box|L:${sshd.tmuxSocket}` });
       expect(by[s].attach[0]).toBe('ssh');
-      expect(by[s].attach).toContain(`rdremote@127.0.0.1`);
+      expect(by[s].attach).toContain(`${REMOTE_USER}@127.0.0.1`);
     }
     const text = await w.cli(['ps']);
     expect(text.stdout).toMatch(/SEAT\s+HOST/);
@@ -59,9 +59,12 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     });
     const sent = await w.cli(['send', 'r1@mix', 'echo', '$((6*7))-$(id -un)', '--json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
-    await waitFor(async () => /^42-rdremote$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), {
-      what: '42 from the remote user on screen',
-    });
+    await waitFor(
+      async () => new RegExp(`^42-${REMOTE_USER}$`, 'm').test((await w.cli(['capture', 'r1@mix'])).stdout),
+      {
+        what: '42 from the remote user on screen',
+      },
+    );
 
     const attach = await w.cli(['attach', 'r1@mix', '--json']);
     expect(attach.code).toBe(0);
