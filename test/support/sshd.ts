@@ -253,6 +253,11 @@ export class TestSshd {
     chownTree(this.hostPath(path), { uid: this.uid, gid: this.gid });
   }
 
+  /** The host's PATH as its logins get it. */
+  loginPath(): string {
+    return loginPath(this.binDir);
+  }
+
   /** The environment a login on the host has (what sshd gives a session), plus `env`. */
   loginEnv(env: Record<string, string> = {}): string[] {
     const base = {

@@ -77,7 +77,7 @@ export const opencode: RuntimeAdapter = {
     // One database holds every session: the "transcript" of a session is that file, when it has the row.
     return findOpencodeSession(home, id) ? OPENCODE_LAYOUT.dbFile(home) : undefined;
   },
-  seatEnv({ seatDir, env }) {
+  seatEnv({ seatDir, env, ensureDir }) {
     // OpenCode's Bun binary unpacks ~19 MB of .so files into TMPDIR on every start and leaves them
     // there: a seat's go into Rigdesk's own folder for it, not the system's temp dir. And a CLI
     // that replaces its own binary mid-run has no place under orchestration.
@@ -85,7 +85,8 @@ export const opencode: RuntimeAdapter = {
     if (env.TMPDIR === undefined) {
       const tmp = join(seatDir, 'tmp');
       try {
-        mkdirSync(tmp, { recursive: true, mode: 0o700 });
+        if (ensureDir) ensureDir(tmp);
+        else mkdirSync(tmp, { recursive: true, mode: 0o700 });
         out.TMPDIR = tmp;
       } catch {
         // Rigdesk's home not writable: the launch itself fails on it further on, with its own error.
