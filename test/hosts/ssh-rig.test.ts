@@ -104,9 +104,15 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     expect(sshd.remoteSessions().sort()).toEqual(['r1@mix', 'r2@mix']);
   });
 
-  it('a Gemini CLI, Qwen Code or OpenCode seat on another host is refused (HOST_UNSUPPORTED) and nothing is created there', async () => {
-    const member = (id: string, runtime: string) =>
-      `      - { id: ${id}, runtime: ${runtime}, cwd: ${sshd.remoteDir}, host: box }`;
+  it("a Gemini CLI or Qwen Code seat whose settings on the host are unsafe is refused with the host's reason, and nothing is created or written there", async () => {
+    // Gemini: the workspace settings on the host keep session cleanup on (stronger than the seat's
+    // own). Qwen: proxy variables and NO_PROXY with no proxy setting Qwen would honour.
+    sshd.writeHost(
+      `${sshd.remoteDir}/.gemini/settings.json`,
+      JSON.stringify({ general: { sessionRetention: { enabled: true } } }),
+    );
+    const gemHome = `${sshd.remoteDir}/gem-home`;
+    const qwenHome = `${sshd.remoteDir}/qwen-home`;
     const spec = w.spec(
       'rig.yaml',
       `${[
@@ -116,17 +122,19 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
         'pods:',
         '  - id: team',
         '    members:',
-        member('g', 'gemini'),
-        member('q', 'qwen'),
-        member('o', 'opencode'),
+        `      - { id: g, runtime: gemini, cwd: ${sshd.remoteDir}, host: box, env: { GEMINI_CLI_HOME: ${gemHome} } }`,
+        `      - { id: q, runtime: qwen, cwd: ${sshd.remoteDir}, host: box, env: { QWEN_HOME: ${qwenHome}, HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1" } }`,
       ].join('\n')}\n`,
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).not.toBe(0);
-    expect(up.json).toMatchObject({ ok: false, code: 'HOST_UNSUPPORTED' });
-    expect(
-      up.json.evidence.seats.map((x: { seat: string; outcome: string; code: string }) => [x.seat, x.outcome, x.code]),
-    ).toEqual(['g@far', 'q@far', 'o@far'].map((seat) => [seat, 'refused', 'HOST_UNSUPPORTED']));
+    const by = Object.fromEntries(up.json.evidence.seats.map((x: { seat: string; code: string }) => [x.seat, x.code]));
+    expect(by).toEqual({ 'g@far': 'RUNTIME_CONFIG_UNSAFE', 'q@far': 'RUNTIME_CONFIG_UNSAFE' });
+    const launch = await w.cli(['launch', 'g@far', '--json']);
+    expect(launch.json.message).toContain(`${sshd.remoteDir}/.gemini/settings.json`);
     expect(sshd.remoteSessions()).toEqual([]);
+    // A refused step writes nothing on the host (the seat's own settings were not made).
+    expect(sshd.existsHost(`${gemHome}/.gemini/settings.json`)).toBe(false);
+    expect(sshd.existsHost(`${qwenHome}/settings.json`)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -7,7 +8,9 @@ import { closedPort, startFakeModelServer, type FakeModelServer } from '../agent
 import { makeGeminiFixture } from '../agents/gemini-fixture';
 import { makeOpencodeFixture } from '../agents/opencode-fixture';
 import { makePiFixture } from '../agents/pi-fixture';
+import { startLocalProxy, type LocalProxy } from '../agents/local-proxy';
 import { makeQwenFixture } from '../agents/qwen-fixture';
+import { QWEN_PROXY_VAR } from '../../src/main/engine/runtimes/qwen-settings';
 import { runtimeById, type RuntimeAdapter } from '../../src/main/engine/runtimes';
 import type { EvidenceIO } from '../../src/main/engine/runtimes/types';
 import type { RigWorld } from './rig';
@@ -29,6 +32,7 @@ export class HostAgents {
   /** The seats' folder on the host. */
   readonly work: string;
   private personSocket: string;
+  private proxy: LocalProxy | undefined;
 
   private constructor(
     readonly sshd: TestSshd,
@@ -73,6 +77,17 @@ export class HostAgents {
     return out;
   }
 
+  /**
+   * Qwen ignores NO_PROXY: its seat names the tests' loopback-only proxy in RIGDESK_QWEN_PROXY,
+   * which Rigdesk writes into the seat's settings on the host. The proxy runs here; the host
+   * reaches it through a reverse forward of its own.
+   */
+  async qwenProxy(): Promise<LocalProxy> {
+    this.proxy ??= await startLocalProxy();
+    this.env.qwen[QWEN_PROXY_VAR] = `http://127.0.0.1:${await this.sshd.reverseForward(this.proxy.port)}`;
+    return this.proxy;
+  }
+
   homeOf(rt: HostRuntime): string {
     return this.env[rt][runtimeById(rt)!.homeEnvVar!]!;
   }
@@ -95,6 +110,16 @@ export class HostAgents {
         return { devMajor: Math.floor(s.dev / 256), devMinor: s.dev % 256, inode: s.ino };
       } catch {
         return undefined;
+      }
+    },
+    querySqlite: (file, sql, params) => {
+      const here = this.sshd.hostPath(file);
+      if (!existsSync(here)) return undefined;
+      const db = new Database(here, { readonly: true, fileMustExist: true });
+      try {
+        return db.prepare(sql).all(...params);
+      } finally {
+        db.close();
       }
     },
   };
@@ -228,6 +253,7 @@ export class HostAgents {
 
   async close(): Promise<void> {
     this.endPerson();
+    await this.proxy?.close();
     await this.server.close();
   }
 }

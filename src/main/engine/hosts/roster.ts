@@ -11,7 +11,15 @@ import { serverKey, type TmuxServerRef } from '../tmux/identity';
 import type { PaneRow } from '../tmux/format';
 import type { Result } from '../../../shared/errors';
 import { SshHost } from './transport';
-import { parseProbeAnswers, probeArgs, probeKey, replayIO, type Probe, type ProbeAnswer } from './evidence-batch';
+import {
+  BytesCache,
+  parseProbeAnswers,
+  probeArgs,
+  probeKey,
+  replayIO,
+  type Probe,
+  type ProbeAnswer,
+} from './evidence-batch';
 import { scanProcReader, type HostScan } from './remote-proc';
 
 /** Environment variables the roster reads from a remote agent: tmux placement, seat tag, homes. */
@@ -53,6 +61,8 @@ export class HostSet {
   private readonly byName = new Map<string, { json: string; host: SshHost }>();
   /** The process table each host showed at its last scan, for synchronous reads after a roster. */
   readonly lastProc = new Map<string, ProcReader>();
+  /** Whole files read from each host (OpenCode's database), asked again only when they changed. */
+  readonly bytes = new Map<string, BytesCache>();
   constructor(private readonly deps: EngineDeps) {}
 
   get(name: string): SshHost | undefined {
@@ -154,7 +164,7 @@ export async function hostRoster(
     if (wanted.size === 0) return { ...roster, hosts: [h.health()] };
     const fetched =
       round < EVIDENCE_ROUNDS
-        ? await fetchProbes(h.exec, [...wanted.values()], known)
+        ? await fetchProbes(h.exec, [...wanted.values()], known, cacheOf(hosts, name))
         : 'did not settle within the round limit';
     // Unanswered evidence stays a problem of this roster: the guard fails closed on it.
     if (fetched !== true)
@@ -172,11 +182,25 @@ export async function hostRoster(
 /** Most runtimes settle in two rounds (list a folder, read what it holds); Codex's dated folders in four. */
 const EVIDENCE_ROUNDS = 5;
 
-async function fetchProbes(exec: Exec, probes: Probe[], into: Map<string, ProbeAnswer>): Promise<true | string> {
-  const r = await exec('sh', probeArgs(probes), { timeoutMs: 8_000 });
+function cacheOf(hosts: HostSet, name: string): BytesCache {
+  const had = hosts.bytes.get(name);
+  if (had) return had;
+  const c = new BytesCache();
+  hosts.bytes.set(name, c);
+  return c;
+}
+
+async function fetchProbes(
+  exec: Exec,
+  probes: Probe[],
+  into: Map<string, ProbeAnswer>,
+  cache: BytesCache,
+): Promise<true | string> {
+  const r = await exec('sh', probeArgs(cache.send(probes)), { timeoutMs: 8_000 });
   if (r.spawnError) return r.spawnError;
   try {
-    for (const [i, a] of parseProbeAnswers(r.stdout, probes.length).entries()) into.set(probeKey(probes[i]!), a);
+    for (const [i, a] of parseProbeAnswers(r.stdout, probes.length).entries())
+      into.set(probeKey(probes[i]!), cache.take(probes[i]!, a));
     return true;
   } catch (e) {
     return (e as Error).message;

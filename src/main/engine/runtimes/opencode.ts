@@ -71,11 +71,11 @@ export const opencode: RuntimeAdapter = {
     const mine = (processes ?? []).map((p) => ({ ...p, startedAtMs: startedAtMs(p.startTime, io) }));
     if (mine.length === 0) return [];
     const dirs = [...new Set(mine.map((p) => p.cwd).filter((d): d is string => d !== undefined))];
-    return opencodeSessionClaims({ home, processes: mine, sessions: readOpencodeSessions(home, dirs) });
+    return opencodeSessionClaims({ home, processes: mine, sessions: readOpencodeSessions(home, dirs, io) });
   },
-  transcriptPath(home, _cwd, id) {
+  transcriptPath(home, _cwd, id, io) {
     // One database holds every session: the "transcript" of a session is that file, when it has the row.
-    return findOpencodeSession(home, id) ? OPENCODE_LAYOUT.dbFile(home) : undefined;
+    return findOpencodeSession(home, id, io) ? OPENCODE_LAYOUT.dbFile(home) : undefined;
   },
   seatEnv({ seatDir, env, ensureDir }) {
     // OpenCode's Bun binary unpacks ~19 MB of .so files into TMPDIR on every start and leaves them

@@ -50,6 +50,12 @@ export interface EvidenceIO {
   fileId(path: string): { devMajor: number; devMinor: number; inode: number } | undefined;
   /** The last `bytes` of a file (transcripts grow large); falls back to readFile when absent. */
   readTail?(path: string, bytes: number): string;
+  /**
+   * Rows of a read-only query of a SQLite database, undefined when the file does not exist; throws
+   * when it cannot be read. Absent here: the reader opens the file on this machine itself. A host's
+   * IO answers it from a copy of the file read in its evidence round.
+   */
+  querySqlite?(file: string, sql: string, params: readonly (string | number)[]): unknown[] | undefined;
 }
 
 export interface LiveEvidenceInput {

@@ -10,13 +10,6 @@ import type { SeatRow } from '../store';
 import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
 import { prepareOnHost } from './prepare-remote';
 
-const LOCAL_ONLY = new Set(['opencode', 'gemini', 'qwen']);
-
-/** Runtimes whose seats cannot run on another host yet (see launchRemote); restore refuses them up front. */
-export function remoteUnsupported(runtime: string): boolean {
-  return LOCAL_ONLY.has(runtime);
-}
-
 /**
  * Launch on another host: the same roster, custody guard, pre-launch steps and create fence as a
  * local launch, with the folder and the program checked on that host and the seat's own files
@@ -41,15 +34,6 @@ export async function launchRemote(
       hint: `Rigdesk retries with back-off; check with rigdesk hosts check ${seat.host}.`,
       evidence: { host: seat.host, reason: why },
     });
-  if (LOCAL_ONLY.has(adapter.id))
-    return fail(
-      'HOST_UNSUPPORTED',
-      `${adapter.displayName} seats cannot run on another host yet; ${seat.seat} was not launched`,
-      {
-        hint: 'Run this seat on this machine (no host:), or use Claude Code, Codex, Pi or a shell there.',
-        evidence: { host: seat.host, runtime: adapter.id },
-      },
-    );
   const roster = await engine.roster();
   const down = hostUnreachable(roster, seat.host);
   if (down !== undefined) return unreachable(down);
