@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { makeClaudeFixture } from '../agents/claude-fixture';
@@ -50,6 +50,18 @@ export class HostAgents {
   }
 
   static async start(sshd: TestSshd, runtimes: readonly HostRuntime[], opts = {}): Promise<HostAgents> {
+    // The host's user must find and read each CLI (linked from this project's node_modules).
+    const bins = runtimes.map((rt) => runtimeById(rt)!.binary!);
+    const lacking = sshd
+      .asRemote([
+        'sh',
+        '-c',
+        'for b; do p=$(command -v "$b") && [ -r "$(readlink -f "$p")" ] || echo "$b"; done',
+        'sh',
+        ...bins,
+      ])
+      .trim();
+    if (lacking) throw new Error(`the test host's user cannot run ${lacking.split('\n').join(', ')} from its PATH`);
     const server = await startFakeModelServer({ slowChunks: 5, slowMs: 1000, ...opts });
     const forwardPort = await sshd.reverseForward(server.port);
     return new HostAgents(sshd, server, forwardPort, await closedPort(), runtimes);
@@ -86,6 +98,32 @@ export class HostAgents {
     this.proxy ??= await startLocalProxy();
     this.env.qwen[QWEN_PROXY_VAR] = `http://127.0.0.1:${await this.sshd.reverseForward(this.proxy.port)}`;
     return this.proxy;
+  }
+
+  /**
+   * Another Claude Code home on the host that the seat does not isolate: the same files under its
+   * HOME (`~/.claude.json`, `~/.claude/settings.json`) and no CLAUDE_CONFIG_DIR, so Rigdesk installs
+   * no hooks for it (they go only into a config a seat isolates): the screen-only path.
+   */
+  claudeWithoutConfigDir(name: string): Record<string, string> {
+    const root = `${this.sshd.remoteDir}/${name}`;
+    const here = this.sshd.hostPath(root);
+    mkdirSync(here, { recursive: true });
+    const fx = makeClaudeFixture({
+      serverUrl: `http://127.0.0.1:${this.forwardPort}`,
+      closedPort: Number(/:(\d+)$/.exec(this.env['claude-code'].HTTPS_PROXY!)![1]),
+      trustedCwds: [this.work],
+      root: here,
+    });
+    mkdirSync(join(fx.home, '.claude'), { recursive: true });
+    copyFileSync(join(fx.configDir, '.claude.json'), join(fx.home, '.claude.json'));
+    copyFileSync(join(fx.configDir, 'settings.json'), join(fx.home, '.claude', 'settings.json'));
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(fx.env)) if (k !== 'CLAUDE_CONFIG_DIR') out[k] = v.split(here).join(root);
+    out.PATH = this.sshd.loginPath();
+    assertNoPath(here, here);
+    this.sshd.giveToUser(root);
+    return out;
   }
 
   homeOf(rt: HostRuntime): string {
@@ -140,8 +178,7 @@ export class HostAgents {
   }
 
   /** A rig spec's member on `host`, in the host's work folder, with the runtime's isolated env. */
-  member(id: string, rt: HostRuntime, host = 'box', extra: Record<string, string> = {}): string {
-    const env = { ...this.env[rt], ...extra };
+  member(id: string, rt: HostRuntime, host = 'box', env: Record<string, string> = this.env[rt]): string {
     return [
       `      - id: ${id}`,
       `        runtime: ${rt}`,

@@ -13,7 +13,7 @@ import { querySqliteCopy } from './sqlite-copy';
  * of the number of seats.
  */
 
-export type ProbeOp = 'exists' | 'access' | 'list' | 'read' | 'tail' | 'fileid' | 'bytes';
+export type ProbeOp = 'exists' | 'access' | 'list' | 'read' | 'tail' | 'fileid' | 'bytes' | 'aged';
 export interface Probe {
   op: ProbeOp;
   path: string;
@@ -23,7 +23,8 @@ export interface Probe {
 }
 /**
  * 0 answered, 3 absent, 4 unchanged since `stamp`, 5 present but unreadable (or the read failed
- * part way). A `bytes` answer is the file's stamp on a line, then its base64.
+ * part way). A `bytes` answer is the file's stamp on a line, then its base64; an `aged` one, the
+ * file's age in seconds by the host's own clock on a line, then its text.
  */
 export interface ProbeAnswer {
   status: 0 | 3 | 4 | 5;
@@ -52,6 +53,7 @@ export const PROBE_SCRIPT = [
   '    read) h 0; cat -- "$p" 2>/dev/null || h 5 ;;',
   '    tail) h 0; tail -c "$n" -- "$p" 2>/dev/null || h 5 ;;',
   '    fileid) h 0; stat -c "%d %i" -- "$p" 2>/dev/null || h 5 ;;',
+  '    aged) h 0; printf "%s\\n" "$(( $(date +%s) - $(stat -c %Y -- "$p") ))"; cat -- "$p" 2>/dev/null || h 5 ;;',
   '    bytes) st=$(stat -c "%s %y %i" -- "$p" 2>/dev/null); if [ -n "$st" ] && [ "$st" = "$n" ]; then h 4; else h 0; printf "%s\\n" "$st"; base64 -w0 -- "$p" 2>/dev/null || h 5; fi ;;',
   '    *) h 5 ;;',
   '  esac; fi',

@@ -20,6 +20,7 @@ import {
   type Probe,
   type ProbeAnswer,
 } from './evidence-batch';
+import { remoteHookOf, type RemoteHookRead } from './hook-watch';
 import { scanProcReader, type HostScan } from './remote-proc';
 
 /** Environment variables the roster reads from a remote agent: tmux placement, seat tag, homes. */
@@ -63,6 +64,8 @@ export class HostSet {
   readonly lastProc = new Map<string, ProcReader>();
   /** Whole files read from each host (OpenCode's database), asked again only when they changed. */
   readonly bytes = new Map<string, BytesCache>();
+  /** Each remote seat's last hook event, as its host's latest evidence round read it. */
+  readonly hooks = new Map<string, RemoteHookRead>();
   constructor(private readonly deps: EngineDeps) {}
 
   get(name: string): SshHost | undefined {
@@ -146,7 +149,14 @@ export async function hostRoster(
   // Evidence files (live-state files, writer locks) are read in rounds: the roster is built on the
   // answers so far, every file it asked about and had no answer for is fetched for all seats in one
   // round trip, and it is built again, until nothing is missing. Never one blocking ssh per file.
+  // The seats' hook files ride in the first round.
   const known = new Map<string, ProbeAnswer>();
+  const hooks = seats
+    .filter((x) => x.host === name)
+    .flatMap((x) => {
+      const h = remoteHookOf(x);
+      return h ? [{ seat: x.seat, probe: { op: 'aged', path: h.file } as Probe }] : [];
+    });
   for (let round = 0; ; round++) {
     const wanted = new Map<string, Probe>();
     const roster = await buildRoster({
@@ -161,7 +171,11 @@ export async function hostRoster(
       now,
       host: name,
     });
-    if (wanted.size === 0) return { ...roster, hosts: [h.health()] };
+    if (round === 0) for (const x of hooks) wanted.set(probeKey(x.probe), x.probe);
+    if (wanted.size === 0) {
+      keepHooks(hosts, hooks, known, now());
+      return { ...roster, hosts: [h.health()] };
+    }
     const fetched =
       round < EVIDENCE_ROUNDS
         ? await fetchProbes(h.exec, [...wanted.values()], known, cacheOf(hosts, name))
@@ -176,6 +190,28 @@ export async function hostRoster(
         ],
         hosts: [h.health()],
       };
+  }
+}
+
+function keepHooks(
+  hosts: HostSet,
+  hooks: readonly { seat: string; probe: Probe }[],
+  known: ReadonlyMap<string, ProbeAnswer>,
+  now: number,
+): void {
+  for (const { seat, probe } of hooks) {
+    const a = known.get(probeKey(probe));
+    const nl = a?.status === 0 ? a.data.indexOf('\n') : -1;
+    if (!a || nl < 0) {
+      hosts.hooks.delete(seat);
+      continue;
+    }
+    const age = Number(a.data.slice(0, nl));
+    hosts.hooks.set(seat, {
+      raw: a.data.slice(nl + 1),
+      ageMs: Number.isFinite(age) ? Math.max(0, age) * 1000 : 0,
+      readAt: now,
+    });
   }
 }
 

@@ -1,6 +1,8 @@
 import { fail, type Failure } from '../../../shared/errors';
 import type { Engine } from '../engine';
-import { remoteHooksDir, withHostFiles, type HostWrite } from '../hosts/host-files';
+import { dirname } from 'node:path';
+import { withHostFiles, type HostWrite } from '../hosts/host-files';
+import { remoteHookOf } from '../hosts/hook-watch';
 import type { SshHost } from '../hosts/transport';
 import type { RuntimeAdapter, SeatPrepInput } from '../runtimes';
 import { installClaudeHooks } from '../runtimes/hooks/claude';
@@ -30,10 +32,11 @@ export async function prepareOnHost(
 ): Promise<Prepared> {
   const extraEnv: Record<string, string> = {};
   const step = (io: SettingsIO) => {
-    if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR)
-      installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, remoteHooksDir(seat.env.CLAUDE_CONFIG_DIR), seat.seat, io);
-    if (adapter.id === 'codex' && seat.env.CODEX_HOME)
-      installCodexNotify(seat.env.CODEX_HOME, remoteHooksDir(seat.env.CODEX_HOME), seat.seat, io);
+    const hook = remoteHookOf(seat);
+    if (hook && adapter.id === 'claude-code')
+      installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR!, dirname(hook.file), seat.seat, io, hook.fifo);
+    if (hook && adapter.id === 'codex')
+      installCodexNotify(seat.env.CODEX_HOME!, dirname(hook.file), seat.seat, io, hook.fifo);
     const env = adapter.seatEnv?.({
       seatDir: `${facts.home}/.rigdesk/seats/${seat.seat}`,
       env: seat.env,

@@ -14,6 +14,7 @@ export const CLAUDE_HOOK_EVENTS = [
   'PreToolUse',
   'PostToolUse',
   'Notification',
+  'PermissionRequest',
   'Stop',
 ] as const;
 
@@ -33,15 +34,24 @@ interface HookEntry {
   hooks: { type: string; command: string }[];
 }
 
+/**
+ * `notify` (a seat on another host): a fifo the engine's stream there reads; the hook also writes
+ * the seat's name into it, opened read-write so it never waits, and only when it is a fifo.
+ */
 export function installClaudeHooks(
   configDir: string,
   hooksDir: string,
   seat: string,
   io: SettingsIO = localSettingsIO,
+  notify?: string,
 ): void {
   io.ensureDir(hooksDir, 0o700);
   const file = hookFileFor(hooksDir, seat);
-  const command = `cat > ${shQuote(`${file}.tmp`)} && mv ${shQuote(`${file}.tmp`)} ${shQuote(file)} # ${MARK}`;
+  const write = `cat > ${shQuote(`${file}.tmp`)} && mv ${shQuote(`${file}.tmp`)} ${shQuote(file)}`;
+  const tell = notify
+    ? `; [ -p ${shQuote(notify)} ] && printf '%s\\n' ${shQuote(seat)} 1<>${shQuote(notify)}; exit 0`
+    : '';
+  const command = `${write}${tell} # ${MARK}`;
   const settingsPath = join(configDir, 'settings.json');
   let settings: Record<string, unknown> = {};
   try {
@@ -87,6 +97,8 @@ export function readClaudeHook(raw: string): {
     case 'Stop':
     case 'SessionStart':
       return { ...base, activity: 'idle' };
+    case 'PermissionRequest':
+      return { ...base, needsInput: 'permission' };
     case 'Notification':
       if (/permission/i.test(`${e.message ?? ''} ${e.notification_type ?? ''}`))
         return { ...base, needsInput: 'permission' };

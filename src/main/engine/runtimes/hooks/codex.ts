@@ -17,12 +17,24 @@ export function installCodexNotify(
   hooksDir: string,
   seat: string,
   io: SettingsIO = localSettingsIO,
+  notify?: string,
 ): 'installed' | 'kept_theirs' | 'unreadable' {
   io.ensureDir(hooksDir, 0o700);
   const file = hookFileFor(hooksDir, seat);
-  const script = 'printf "%s" "$1" > "$0.tmp" && mv "$0.tmp" "$0"';
+  // Codex adds the payload as the last argument. On another host the program also writes the
+  // seat's name into the engine's fifo there (see installClaudeHooks).
+  const argv = notify
+    ? [
+        '/bin/sh',
+        '-c',
+        'printf "%s" "$3" > "$0.tmp" && mv "$0.tmp" "$0"; [ -p "$1" ] && printf "%s\\n" "$2" 1<>"$1"; exit 0',
+        file,
+        notify,
+        seat,
+      ]
+    : ['/bin/sh', '-c', 'printf "%s" "$1" > "$0.tmp" && mv "$0.tmp" "$0"', file];
   // TOML basic strings take JSON's escapes for what appears here (quotes, backslashes).
-  const line = `notify = [${['/bin/sh', '-c', script, file].map((x) => JSON.stringify(x)).join(', ')}] ${MARK}`;
+  const line = `notify = [${argv.map((x) => JSON.stringify(x)).join(', ')}] ${MARK}`;
   const path = join(codexHome, 'config.toml');
   let text = '';
   try {
