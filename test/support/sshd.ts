@@ -1,5 +1,15 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -427,7 +437,30 @@ export class TestSshd {
     }
     rmSync(`/tmp/tmux-${this.uid}/${this.tmuxSocket}`, { force: true });
     await this.kill();
-    rmSync(this.remoteDir, { recursive: true, force: true });
+    // The host's agents outlive their tmux server by a moment and write into their homes: each
+    // process of the host's user that works in this TestSshd's folder is ended by its pid first.
+    const mine = [...liveProcReader().snapshot().byPid.values()]
+      .filter((p) => p.uid === this.uid && this.worksIn(p.pid))
+      .map((p) => p.pid);
+    for (const p of mine) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    await Promise.all(mine.map((p) => waitForExit(p, 3000)));
+    rmSync(this.remoteDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  }
+
+  /** Whether a process of this machine runs in, or was started with a variable naming, this folder. */
+  private worksIn(pid: number): boolean {
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`).startsWith(this.remoteDir)) return true;
+      return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(this.remoteDir);
+    } catch {
+      return false;
+    }
   }
 }
 
