@@ -183,6 +183,7 @@ describe("Claude hooks installed into the seat's own isolated config", () => {
     expect(settings.skipDangerousModePermissionPrompt).toBe(true);
     expect(Object.keys(settings.hooks).sort()).toEqual([
       'Notification',
+      'PermissionRequest',
       'PostToolUse',
       'PreToolUse',
       'SessionStart',

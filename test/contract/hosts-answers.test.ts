@@ -7,7 +7,7 @@ import { loadRigSpec } from '../../src/main/engine/spec';
 import type { ResultOf } from '../../src/shared/contract';
 import type { HOSTS_REQUESTS } from '../../src/shared/contract/hosts';
 import type { RigWorld } from '../support/rig';
-import { REMOTE_USER, sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
+import { HOST_CLIS, REMOTE_USER, sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { expectAnswer, expectFailure } from './support';
 
 type Method = keyof typeof HOSTS_REQUESTS;
@@ -21,7 +21,11 @@ describe.skipIf(!!sshdMissing())('hosts answers parse against the contract (real
   let w: RigWorld;
   let sshd: TestSshd;
   let e: Engine;
-  const world = sshWorldPerTest();
+  // The host has every agent CLI of the project on its PATH but Claude Code's.
+  const world = sshWorldPerTest(
+    'box',
+    HOST_CLIS.filter((c) => c !== 'claude'),
+  );
   beforeEach(() => {
     ({ w, sshd } = world);
     e = w.engine();

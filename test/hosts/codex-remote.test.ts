@@ -1,4 +1,3 @@
-import { readFileSync, rmSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
 import { rebootRemoteTmux } from '../support/remote-claude';
@@ -52,7 +51,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     );
     const id = row.conversationId as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    const rollout = remoteRollout(home, id);
+    const rollout = remoteRollout(sshd, home, id);
     expect(rollout, "the stand-in's rollout where findCodexRollout looks").toBeDefined();
     return { id, rollout: rollout!, bin, home, pid: row.pid };
   }
@@ -100,7 +99,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     const ps = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
     expect(ps).toMatchObject({ host: 'box', state: 'running', conversationId: id });
     expect(cmdline(ps.pid)).toEqual(expect.arrayContaining(['resume', id]));
-    await waitFor(() => readFileSync(rollout, 'utf8').includes('standin-resumed'), {
+    await waitFor(() => sshd.readHost(rollout).includes('standin-resumed'), {
       what: "the resumed stand-in writing X's rollout",
     });
 
@@ -142,7 +141,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
   it("fork makes a new seat on the same host on a new thread (proved by the host's argv and writer lock); X's rollout is byte-for-byte unchanged", async () => {
     const { id: X, rollout, home } = await upCodex();
     const source = bySeat((await w.cli(['ps', '--json'])).json.seats)['x@mix'];
-    const before = readFileSync(rollout);
+    const before = sshd.readHost(rollout);
     const plan = await w.cli(['fork', 'x@mix', '--as', 'y', '--plan', '--json']);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     // X's rollout was found on the host through its dated folders (the adapter's own rule), not here.
@@ -179,13 +178,13 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     const ps = bySeat((await w.cli(['ps', '--json'])).json.seats);
     expect(ps['x@mix']).toMatchObject({ host: 'box', state: 'running', conversationId: X, pid: source.pid });
 
-    const forked = remoteRollout(home, NEW);
+    const forked = remoteRollout(sshd, home, NEW);
     expect(forked).toBeDefined();
-    await waitFor(() => readFileSync(forked!, 'utf8').includes('standin-forked'), {
+    await waitFor(() => sshd.readHost(forked!).includes('standin-forked'), {
       what: 'the fork writing its own rollout',
     });
-    expect(readFileSync(forked!, 'utf8').startsWith(before.toString('utf8'))).toBe(true);
-    expect(readFileSync(rollout).equals(before)).toBe(true);
+    expect(sshd.readHost(forked!).startsWith(before)).toBe(true);
+    expect(sshd.readHost(rollout)).toBe(before);
 
     const e = w.engine();
     try {
@@ -218,7 +217,7 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     expect(after).toMatchObject({ host: 'box', state: 'running', conversationId: id });
     expect(after.pid).not.toBe(before.pid);
     expect(cmdline(after.pid)).toEqual(expect.arrayContaining(['resume', id]));
-    await waitFor(() => readFileSync(rollout, 'utf8').includes('standin-resumed'), {
+    await waitFor(() => sshd.readHost(rollout).includes('standin-resumed'), {
       what: "the resumed stand-in taking X's lock and writing its rollout",
     });
 
@@ -233,14 +232,14 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
       },
       { what: 'the fresh thread named by its writer lock' },
     );
-    expect(remoteRollout(installRemoteCodexStandIn(sshd).home, now.conversationId)).toBeDefined();
+    expect(remoteRollout(sshd, installRemoteCodexStandIn(sshd).home, now.conversationId)).toBeDefined();
     expect(sshd.remoteSessions()).toEqual(['x@mix']);
   });
 
   it('a rollout missing on the host leaves the seat awaiting a decision after a reboot, with no pane created there', async () => {
     const { id, rollout } = await upCodex();
     rebootRemoteTmux(sshd);
-    rmSync(rollout);
+    sshd.asRemote(['rm', rollout]);
     const r = await w.cli(['restore', 'mix', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json.seats[0], r.stdout).toMatchObject({

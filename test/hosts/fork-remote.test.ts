@@ -1,4 +1,3 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
 import { installRemoteClaudeStandIn, remoteTranscript } from '../support/remote-claude';
@@ -37,7 +36,7 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
     const id = up.json.seats[0].launched.conversationId as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const transcript = remoteTranscript(sshd, configDir, id);
-    await waitFor(() => existsSync(transcript), { what: "the stand-in's transcript on the host" });
+    await waitFor(() => sshd.existsHost(transcript), { what: "the stand-in's transcript on the host" });
     return { id, transcript, bin, configDir };
   }
   const bySeat = (seats: { seat: string }[]) =>
@@ -70,7 +69,7 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
     expect(sshd.remoteSessions()).toEqual(['c@mix']);
     const source = bySeat((await w.cli(['ps', '--json'])).json.seats)['c@mix'];
 
-    const before = readFileSync(transcript);
+    const before = sshd.readHost(transcript);
     const f = await w.cli(['fork', 'c@mix', '--as', 'd', '--json']);
     expect(f.code, f.stdout + f.stderr).toBe(0);
     const NEW = f.json.result.conversationId as string;
@@ -94,10 +93,10 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
     const argv = sshd.asRemote(['cat', `/proc/${ps['d@mix'].pid}/cmdline`]).split('\0');
     expect(argv).toEqual(expect.arrayContaining(['--resume', X, '--fork-session', '--session-id', NEW]));
     // NEW's transcript on the host starts with X's lines; X's file is byte-for-byte what it was.
-    const forked = readFileSync(remoteTranscript(sshd, configDir, NEW), 'utf8');
-    expect(forked.startsWith(before.toString('utf8'))).toBe(true);
+    const forked = sshd.readHost(remoteTranscript(sshd, configDir, NEW));
+    expect(forked.startsWith(before)).toBe(true);
     expect(forked).toContain('standin-forked');
-    expect(readFileSync(transcript).equals(before)).toBe(true);
+    expect(sshd.readHost(transcript)).toBe(before);
 
     // Recorded: a seat of the same pod on the same host, bound to NEW.
     const e = w.engine();
@@ -138,7 +137,7 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
   it("a launch refused on the host after the new seat was recorded leaves no seat behind (the stand-in's program gone from the host)", async () => {
     const { bin } = await upRemote();
     // The running source keeps its open script; the fork's launch finds no program on the host.
-    rmSync(bin);
+    sshd.asRemote(['rm', bin]);
     const f = await w.cli(['fork', 'c@mix', '--as', 'd', '--json']);
     expect(f.code, f.stdout + f.stderr).toBe(1);
     expect(f.json).toMatchObject({ ok: false, code: 'RUNTIME_NOT_INSTALLED', evidence: { host: 'box' } });

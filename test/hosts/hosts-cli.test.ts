@@ -1,12 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseDestination } from '../../src/cli/commands/hosts';
 import type { RigWorld } from '../support/rig';
-import { sshdMissing, REMOTE_USER, sshWorldPerTest, type TestSshd } from '../support/sshd';
+import { HOST_CLIS, sshdMissing, REMOTE_USER, sshWorldPerTest, type TestSshd } from '../support/sshd';
 
 describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127.0.0.1)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
-  const world = sshWorldPerTest();
+  // The host has every agent CLI of the project on its PATH but Claude Code's, which check must name.
+  const world = sshWorldPerTest(
+    'box',
+    HOST_CLIS.filter((c) => c !== 'claude'),
+  );
   beforeEach(() => ({ w, sshd } = world));
 
   it('adds a host, lists it, and check says what the host lacks for the seats that name it', async () => {

@@ -6,7 +6,7 @@ import { startServe, type ServeHandle } from '../../src/server/serve';
 import { chromiumMissing, launchChromium } from '../app/chromium';
 import { RENDERER_DIR, strictUrl } from '../app/helpers';
 import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import { closeMaster, REMOTE_USER, sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 const missing = chromiumMissing();
@@ -72,7 +72,7 @@ describe.skipIf(!!missing || !!sshdMissing())('the window with a remote seat, in
     await page.keyboard.type('echo on-$(id -un)-$((6*7))');
     await page.keyboard.press('Enter');
     const screen = () => page.evaluate(() => window.__rigdeskScreens?.['r1@mix']?.text() ?? '');
-    await waitFor(async () => /^on-rdremote-42$/m.test(await screen()), {
+    await waitFor(async () => new RegExp(`^on-${REMOTE_USER}-42$`, 'm').test(await screen()), {
       what: 'the remote answer in the browser terminal',
       timeoutMs: 15_000,
     });

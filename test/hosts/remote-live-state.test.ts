@@ -1,4 +1,3 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
@@ -41,11 +40,9 @@ describe.skipIf(!!sshdMissing())('live-state files of agents on another host (re
     // processes long gone sit beside it, as they do in a real config home.
     const Y = '0d3c7a52-9f1e-4b8a-8c3d-2e5f6a7b8c9d';
     const sessions = join(configDir, 'sessions');
-    mkdirSync(sessions, { recursive: true });
-    chmodSync(sessions, 0o755);
-    writeFileSync(join(sessions, `${row.pid}.json`), JSON.stringify({ pid: row.pid, sessionId: Y, status: 'idle' }));
+    sshd.writeHost(join(sessions, `${row.pid}.json`), JSON.stringify({ pid: row.pid, sessionId: Y, status: 'idle' }));
     for (let i = 0; i < 5; i++)
-      writeFileSync(
+      sshd.writeHost(
         join(sessions, `${999_000 + i}.json`),
         JSON.stringify({ pid: 999_000 + i, sessionId: `0d3c7a52-9f1e-4b8a-8c3d-2e5f6a7b8c0${i}` }),
       );

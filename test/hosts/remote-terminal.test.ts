@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TerminalHub } from '../../src/main/terminal/hub';
 import type { RigWorld } from '../support/rig';
-import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
+import { REMOTE_USER, sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 import { waitForExit } from '../agents/claude-run';
 
@@ -44,7 +44,9 @@ describe.skipIf(!!sshdMissing())(
       if (!opened.ok) return;
       const pid = hub.inspect(opened.term)!.pid;
       hub.input(owner, opened.term, new TextEncoder().encode('echo remote-$((40+2))-$(id -un)\r'));
-      await waitFor(async () => out.includes('remote-42-rdremote'), { what: 'the remote echo in the terminal stream' });
+      await waitFor(async () => out.includes(`remote-42-${REMOTE_USER}`), {
+        what: 'the remote echo in the terminal stream',
+      });
       hub.ack(owner, opened.term, out.length);
 
       expect((await hub.resize(owner, opened.term, 90, 25)).ok).toBe(true);

@@ -1,5 +1,3 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { RigWorld } from '../support/rig';
@@ -23,11 +21,7 @@ describe.skipIf(!!sshdMissing())(
 
     it('refuses to resume a remote seat whose conversation a process started by hand on that host already writes', async () => {
       // A stand-in named claude: the roster knows Claude by its process name and `--resume <id>` argv.
-      const bin = join(sshd.remoteDir, 'bin');
-      mkdirSync(bin);
-      writeFileSync(join(bin, 'claude'), '#!/bin/sh\nexec sleep 600 &\nwait\n');
-      chmodSync(join(bin, 'claude'), 0o755);
-      chmodSync(bin, 0o755);
+      const claude = sshd.installProgram('claude', '#!/bin/sh\nexec sleep 600 &\nwait\n');
       const spec = w.spec(
         'rig.yaml',
         `${[
@@ -37,7 +31,7 @@ describe.skipIf(!!sshdMissing())(
           'pods:',
           '  - id: team',
           '    members:',
-          `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${join(bin, 'claude')}, host: box }`,
+          `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${claude}, host: box }`,
         ].join('\n')}\n`,
       );
       const up = await w.cli(['up', spec, '--json']);
@@ -53,7 +47,7 @@ describe.skipIf(!!sshdMissing())(
       expect(stop.json.stopped.outcome, stop.stdout).toBe('removed');
 
       // By hand, on the remote host, outside Rigdesk: the same conversation, resumed headless.
-      sshd.startAsRemote([join(bin, 'claude'), '--resume', conversation]);
+      sshd.startAsRemote([claude, '--resume', conversation]);
       await waitFor(
         async () =>
           (await w.cli(['ps', '--all', '--json'])).json.others.some(

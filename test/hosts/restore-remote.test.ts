@@ -1,4 +1,3 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
@@ -38,7 +37,7 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     const id = up.json.seats.find((s: { seat: string }) => s.seat === 'c@mix').launched.conversationId as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const transcript = remoteTranscript(sshd, configDir, id);
-    await waitFor(() => existsSync(transcript), { what: "the stand-in's transcript on the host" });
+    await waitFor(() => sshd.existsHost(transcript), { what: "the stand-in's transcript on the host" });
     return { id, transcript };
   }
   const bySeat = (seats: { seat: string }[]) =>
@@ -67,7 +66,7 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
     expect(ps['c@mix']).toMatchObject({ host: 'box', state: 'running', conversationId: id });
     const argv = sshd.asRemote(['cat', `/proc/${ps['c@mix'].pid}/cmdline`]).split('\0');
     expect(argv).toEqual(expect.arrayContaining(['--resume', id]));
-    expect(readFileSync(transcript, 'utf8')).toContain('standin-resumed');
+    expect(sshd.readHost(transcript)).toContain('standin-resumed');
 
     // Again: the running seat is verified, not launched a second time.
     const again = await w.cli(['restore', 'mix', '--json']);
@@ -78,7 +77,7 @@ describe.skipIf(!!sshdMissing())('restore of a seat on another host (real sshd, 
   it('a transcript missing on the host leaves the remote seat awaiting a decision, with no pane created there', async () => {
     const { id, transcript } = await upMix();
     rebootRemoteTmux(sshd);
-    rmSync(transcript);
+    sshd.asRemote(['rm', transcript]);
 
     const r = await w.cli(['restore', 'mix', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);

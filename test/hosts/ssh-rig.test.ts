@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RigWorld } from '../support/rig';
-import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
+import { REMOTE_USER, sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 /**
@@ -44,7 +44,7 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     for (const s of ['r1@mix', 'r2@mix']) {
       expect(by[s]).toMatchObject({ host: 'box', state: 'running', server: `H:box|L:${sshd.tmuxSocket}` });
       expect(by[s].attach[0]).toBe('ssh');
-      expect(by[s].attach).toContain(`rdremote@127.0.0.1`);
+      expect(by[s].attach).toContain(`${REMOTE_USER}@127.0.0.1`);
     }
     const text = await w.cli(['ps']);
     expect(text.stdout).toMatch(/SEAT\s+HOST/);
@@ -59,9 +59,12 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     });
     const sent = await w.cli(['send', 'r1@mix', 'echo', '$((6*7))-$(id -un)', '--json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
-    await waitFor(async () => /^42-rdremote$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), {
-      what: '42 from the remote user on screen',
-    });
+    await waitFor(
+      async () => new RegExp(`^42-${REMOTE_USER}$`, 'm').test((await w.cli(['capture', 'r1@mix'])).stdout),
+      {
+        what: '42 from the remote user on screen',
+      },
+    );
 
     const attach = await w.cli(['attach', 'r1@mix', '--json']);
     expect(attach.code).toBe(0);
@@ -101,9 +104,15 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     expect(sshd.remoteSessions().sort()).toEqual(['r1@mix', 'r2@mix']);
   });
 
-  it('a Gemini CLI, Qwen Code or OpenCode seat on another host is refused (HOST_UNSUPPORTED) and nothing is created there', async () => {
-    const member = (id: string, runtime: string) =>
-      `      - { id: ${id}, runtime: ${runtime}, cwd: ${sshd.remoteDir}, host: box }`;
+  it("a Gemini CLI or Qwen Code seat whose settings on the host are unsafe is refused with the host's reason, and nothing is created or written there", async () => {
+    // Gemini: the workspace settings on the host keep session cleanup on (stronger than the seat's
+    // own). Qwen: proxy variables and NO_PROXY with no proxy setting Qwen would honour.
+    sshd.writeHost(
+      `${sshd.remoteDir}/.gemini/settings.json`,
+      JSON.stringify({ general: { sessionRetention: { enabled: true } } }),
+    );
+    const gemHome = `${sshd.remoteDir}/gem-home`;
+    const qwenHome = `${sshd.remoteDir}/qwen-home`;
     const spec = w.spec(
       'rig.yaml',
       `${[
@@ -113,17 +122,19 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
         'pods:',
         '  - id: team',
         '    members:',
-        member('g', 'gemini'),
-        member('q', 'qwen'),
-        member('o', 'opencode'),
+        `      - { id: g, runtime: gemini, cwd: ${sshd.remoteDir}, host: box, env: { GEMINI_CLI_HOME: ${gemHome} } }`,
+        `      - { id: q, runtime: qwen, cwd: ${sshd.remoteDir}, host: box, env: { QWEN_HOME: ${qwenHome}, HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1" } }`,
       ].join('\n')}\n`,
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).not.toBe(0);
-    expect(up.json).toMatchObject({ ok: false, code: 'HOST_UNSUPPORTED' });
-    expect(
-      up.json.evidence.seats.map((x: { seat: string; outcome: string; code: string }) => [x.seat, x.outcome, x.code]),
-    ).toEqual(['g@far', 'q@far', 'o@far'].map((seat) => [seat, 'refused', 'HOST_UNSUPPORTED']));
+    const by = Object.fromEntries(up.json.evidence.seats.map((x: { seat: string; code: string }) => [x.seat, x.code]));
+    expect(by).toEqual({ 'g@far': 'RUNTIME_CONFIG_UNSAFE', 'q@far': 'RUNTIME_CONFIG_UNSAFE' });
+    const launch = await w.cli(['launch', 'g@far', '--json']);
+    expect(launch.json.message).toContain(`${sshd.remoteDir}/.gemini/settings.json`);
     expect(sshd.remoteSessions()).toEqual([]);
+    // A refused step writes nothing on the host (the seat's own settings were not made).
+    expect(sshd.existsHost(`${gemHome}/.gemini/settings.json`)).toBe(false);
+    expect(sshd.existsHost(`${qwenHome}/settings.json`)).toBe(false);
   });
 });

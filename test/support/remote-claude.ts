@@ -3,8 +3,8 @@ import { claudeTranscriptFile } from '../../src/main/engine/runtimes/claude-code
 import type { TestSshd } from './sshd';
 
 /**
- * A STAND-IN for Claude Code on the "remote" side of the host tests (real agent CLIs are not
- * installed for the remote user): a POSIX sh script named `claude`, run by the remote user, that
+ * A STAND-IN for Claude Code on the host of the host tests (the real CLI's journeys over ssh are
+ * test/hosts/real-agents.test.ts): a POSIX sh script named `claude`, run by the host's user, that
  * behaves like the real CLI where restore looks, as test/restore/standin-claude.ts does locally.
  * `--session-id X` creates X's transcript where Claude keeps it; `--resume X` prints Claude's own
  * "No conversation found with session ID: X" and exits 1 when it is gone (or
@@ -40,6 +40,7 @@ wait
   return { bin, configDir: join(sshd.remoteDir, 'cfg') };
 }
 
+/** The transcript's path on the host (read it with sshd.readHost / existsHost). */
 export function remoteTranscript(sshd: TestSshd, configDir: string, id: string): string {
   return claudeTranscriptFile(configDir, sshd.remoteDir, id);
 }

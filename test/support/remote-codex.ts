@@ -4,8 +4,8 @@ import { CODEX_LAYOUT, findCodexRollout } from '../../src/main/engine/runtimes/c
 import type { TestSshd } from './sshd';
 
 /**
- * A STAND-IN for the Codex CLI on the "remote" side of the host tests (the real CLI is not
- * installed for the remote user): a POSIX sh script named `codex`, run by the remote user, that
+ * A STAND-IN for the Codex CLI on the host of the host tests (the real CLI's journeys over ssh are
+ * test/hosts/real-agents.test.ts): a POSIX sh script named `codex`, run by the host's user, that
  * behaves like Codex 0.171 where Rigdesk looks (../shared/docs/agent-clis.md, CODEX_LAYOUT):
  * - `codex` starts a new thread: a fresh uuid, its rollout at
  *   `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`;
@@ -51,12 +51,12 @@ wait
   return { bin, home: join(sshd.remoteDir, 'codex-home') };
 }
 
-/** A thread's rollout on the host, found by Rigdesk's own rule (the host's files are this machine's). */
-export function remoteRollout(home: string, id: string): string | undefined {
+/** A thread's rollout on the host (its path there), found by Rigdesk's own rule over the host's files. */
+export function remoteRollout(sshd: TestSshd, home: string, id: string): string | undefined {
   const io = {
     listDir: (p: string) => {
       try {
-        return readdirSync(p);
+        return readdirSync(sshd.hostPath(p));
       } catch {
         return [];
       }

@@ -12,6 +12,7 @@ import { activityLabel, type SeatActivity } from './decide';
 import { observeSeats } from './observe';
 import type { RosterPane } from '../roster/types';
 import { bindDiscoveredConversations } from '../services/bind';
+import { RemoteHookWatches } from '../hosts/hook-watch';
 
 export interface ActivityChange {
   seat: string;
@@ -47,6 +48,8 @@ export class ActivityMonitor {
   /** Seats whose pane is being respawned: no control client may attach to them meanwhile. */
   private respawning = new Set<string>();
   private offRespawn?: () => void;
+  /** Hooks of seats on other hosts: explicit news, as the local hooks folder's. */
+  private readonly remoteHooks: RemoteHookWatches;
 
   constructor(
     private readonly engine: Engine,
@@ -58,6 +61,14 @@ export class ActivityMonitor {
     } = {},
   ) {
     this.pacer = new LookPacer(opts.debounceMs);
+    this.remoteHooks = new RemoteHookWatches(
+      (name, file, args) => {
+        const h = this.engine.hosts.get(name);
+        return h && !h.holdingOff() ? h.streamArgv(file, args) : undefined;
+      },
+      (seat) => this.markDirty(seat, true),
+      this.engine.deps.env,
+    );
   }
 
   onChange(fn: (c: ActivityChange) => void): () => void {
@@ -99,6 +110,12 @@ export class ActivityMonitor {
     this.watches.clear();
     for (const f of this.fsWatchers) f.close();
     this.fsWatchers = [];
+    this.remoteHooks.stop();
+  }
+
+  /** Once a pass still running when the monitor stopped has ended (its owner may close the store then). */
+  async settled(): Promise<void> {
+    while (this.busy) await new Promise((r) => setTimeout(r, 10));
   }
 
   /**
@@ -227,7 +244,9 @@ export class ActivityMonitor {
           this.pacer.looked(seat, now);
         }
       }
-      const seats = this.engine.store.rigs.seats().filter((s) => !names || names.has(s.seat));
+      const every = this.engine.store.rigs.seats();
+      this.remoteHooks.sync(every);
+      const seats = every.filter((s) => !names || names.has(s.seat));
       if (seats.length === 0) return;
       for (const s of seats) this.watches.get(s.seat)?.rearm();
       const roster = await this.engine.roster();

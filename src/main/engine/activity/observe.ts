@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { hostOfServer } from '../tmux/identity';
 import type { Engine } from '../engine';
+import { remoteHookEvidence } from '../hosts/hook-watch';
 import { hookFileFor, readClaudeHook } from '../runtimes/hooks/claude';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById } from '../runtimes';
@@ -61,7 +62,10 @@ export async function observeSeats(
       // about it (and could mislead), so its activity comes from its screen and roster only.
       const here = hostOfServer(pane.server) === 'local';
       if (seat.runtime === 'claude-code' && pane.agent) {
-        const hook = readHookEvidence(engine, seat.seat, pane.agent.conversationId);
+        // A remote seat's hook writes on its host; the host's evidence round read it.
+        const hook = here
+          ? readHookEvidence(engine, seat.seat, pane.agent.conversationId)
+          : remoteHookEvidence(engine.hosts.hooks.get(seat.seat), pane.agent.conversationId, now);
         if (hook) evidence.push(hook);
         const home = pane.agent.home ?? engine.seatHome(seat);
         const st = home && here ? claudeLiveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
@@ -92,12 +96,14 @@ export async function observeSeats(
         const r = adapter.readScreen({ ...screen, title: pane.title });
         // Claude leaves its live-state file (and last hook) at "busy" after a turn is interrupted
         // at a prompt; its footer's idle marker, which it draws only when no turn runs, overrules
-        // a stale "working" from either.
+        // a stale "working" from either, and a permission its last hook asked for that the screen
+        // no longer shows (a prompt answered "no" fires no hook after it).
         if (seat.runtime === 'claude-code' && r.activity === 'idle' && r.matched?.includes('? for shortcuts')) {
           for (let i = evidence.length - 1; i >= 0; i--) {
             const e = evidence[i]!;
-            if ((e.source === 'live_state' || e.source === 'hook') && e.activity === 'working' && !e.needsInput)
-              evidence.splice(i, 1);
+            const staleWork =
+              (e.source === 'live_state' || e.source === 'hook') && e.activity === 'working' && !e.needsInput;
+            if (staleWork || (e.source === 'hook' && e.needsInput && !r.needsInput)) evidence.splice(i, 1);
           }
         }
         const e: Evidence = { source: 'screen', at: now, detail: r.matched?.join('; ') };

@@ -1,6 +1,7 @@
 import type { Exec } from '../deps';
 import { splitDev } from '../proc/linux';
 import type { EvidenceIO } from '../runtimes/types';
+import { querySqliteCopy } from './sqlite-copy';
 
 /**
  * Evidence files on a host, read for many seats in one round trip. The runtimes' adapters own
@@ -12,15 +13,21 @@ import type { EvidenceIO } from '../runtimes/types';
  * of the number of seats.
  */
 
-export type ProbeOp = 'exists' | 'access' | 'list' | 'read' | 'tail' | 'fileid';
+export type ProbeOp = 'exists' | 'access' | 'list' | 'read' | 'tail' | 'fileid' | 'bytes' | 'aged';
 export interface Probe {
   op: ProbeOp;
   path: string;
   n?: number;
+  /** `bytes`: the file's stamp (size, mtime, inode) last read; an unchanged file answers 4 without its bytes. */
+  stamp?: string;
 }
-/** 0 answered, 3 absent, 5 present but unreadable (or the read failed part way). */
+/**
+ * 0 answered, 3 absent, 4 unchanged since `stamp`, 5 present but unreadable (or the read failed
+ * part way). A `bytes` answer is the file's stamp on a line, then its base64; an `aged` one, the
+ * file's age in seconds by the host's own clock on a line, then its text.
+ */
 export interface ProbeAnswer {
-  status: 0 | 3 | 5;
+  status: 0 | 3 | 4 | 5;
   data: string;
 }
 
@@ -46,6 +53,8 @@ export const PROBE_SCRIPT = [
   '    read) h 0; cat -- "$p" 2>/dev/null || h 5 ;;',
   '    tail) h 0; tail -c "$n" -- "$p" 2>/dev/null || h 5 ;;',
   '    fileid) h 0; stat -c "%d %i" -- "$p" 2>/dev/null || h 5 ;;',
+  '    aged) h 0; printf "%s\\n" "$(( $(date +%s) - $(stat -c %Y -- "$p") ))"; cat -- "$p" 2>/dev/null || h 5 ;;',
+  '    bytes) st=$(stat -c "%s %y %i" -- "$p" 2>/dev/null); if [ -n "$st" ] && [ "$st" = "$n" ]; then h 4; else h 0; printf "%s\\n" "$st"; base64 -w0 -- "$p" 2>/dev/null || h 5; fi ;;',
   '    *) h 5 ;;',
   '  esac; fi',
   '  i=$((i+1))',
@@ -54,7 +63,7 @@ export const PROBE_SCRIPT = [
 ].join('\n');
 
 export function probeArgs(probes: readonly Probe[]): string[] {
-  return ['-c', PROBE_SCRIPT, 'rigdesk-probe', ...probes.flatMap((p) => [p.op, p.path, String(p.n ?? 0)])];
+  return ['-c', PROBE_SCRIPT, 'rigdesk-probe', ...probes.flatMap((p) => [p.op, p.path, p.stamp ?? String(p.n ?? 0)])];
 }
 
 /** Throws when the output is cut short: the caller reads that as "could not read", never "absent". */
@@ -66,7 +75,7 @@ export function parseProbeAnswers(out: string, count: number): ProbeAnswer[] {
   let ended = false;
   const close = (to: number) => {
     if (!prev) return;
-    const status = prev.status === 0 || prev.status === 3 ? prev.status : 5;
+    const status = prev.status === 0 || prev.status === 3 || prev.status === 4 ? prev.status : 5;
     // A second header for the same index (the read failed after it began) replaces the first.
     got.set(prev.i, { status, data: status === 0 ? out.slice(prev.from, to) : '' });
   };
@@ -159,7 +168,56 @@ export function replayIO(answers: ReadonlyMap<string, ProbeAnswer>, wanted: Map<
       const [dev, ino] = a.data.trim().split(' ').map(Number);
       return { ...splitDev(dev!), inode: ino! };
     },
+    querySqlite: (file, sql, params) => {
+      // The log is read before the database, in the same round (see sqlite-copy.ts).
+      const probes: Probe[] = [
+        { op: 'bytes', path: `${file}-wal` },
+        { op: 'bytes', path: file },
+      ];
+      const [wal, db] = probes.map((p) => answers.get(probeKey(p)));
+      if (!wal || !db) {
+        for (const p of probes) if (!answers.has(probeKey(p))) wanted.set(probeKey(p), p);
+        throw new NotProbedYet(`bytes ${file}: not read from the host yet`);
+      }
+      if (db.status === 3) return undefined;
+      if (db.status !== 0) throw errno('EACCES', file);
+      if (wal.status !== 0 && wal.status !== 3) throw errno('EACCES', `${file}-wal`);
+      const d = stampedBytes(db.data);
+      const w = wal.status === 0 ? stampedBytes(wal.data) : undefined;
+      return querySqliteCopy(`${d.stamp}|${w?.stamp ?? ''}`, d.bytes, w?.bytes, sql, params);
+    },
   };
+}
+
+/** A `bytes` answer: the stamp line, then the file in base64. */
+export function stampedBytes(data: string): { stamp: string; bytes: Buffer } {
+  const nl = data.indexOf('\n');
+  return { stamp: data.slice(0, nl), bytes: Buffer.from(data.slice(nl + 1), 'base64') };
+}
+
+/**
+ * Keeps each `bytes` file last read from a host, so the next round asks with its stamp and an
+ * unchanged file comes back as "unchanged" (4) instead of whole: `send` gives the probes to ask,
+ * `take` turns the answers back into full ones.
+ */
+export class BytesCache {
+  private readonly files = new Map<string, string>();
+  send(probes: readonly Probe[]): Probe[] {
+    return probes.map((p) => {
+      const had = p.op === 'bytes' ? this.files.get(p.path) : undefined;
+      return had ? { ...p, stamp: stampedBytes(had).stamp } : p;
+    });
+  }
+  take(p: Probe, a: ProbeAnswer): ProbeAnswer {
+    if (p.op !== 'bytes') return a;
+    if (a.status === 4) {
+      const had = this.files.get(p.path);
+      return had === undefined ? { status: 5, data: '' } : { status: 0, data: had };
+    }
+    if (a.status === 0) this.files.set(p.path, a.data);
+    else this.files.delete(p.path);
+    return a;
+  }
 }
 
 /**

@@ -11,7 +11,16 @@ import { serverKey, type TmuxServerRef } from '../tmux/identity';
 import type { PaneRow } from '../tmux/format';
 import type { Result } from '../../../shared/errors';
 import { SshHost } from './transport';
-import { parseProbeAnswers, probeArgs, probeKey, replayIO, type Probe, type ProbeAnswer } from './evidence-batch';
+import {
+  BytesCache,
+  parseProbeAnswers,
+  probeArgs,
+  probeKey,
+  replayIO,
+  type Probe,
+  type ProbeAnswer,
+} from './evidence-batch';
+import { remoteHookOf, type RemoteHookRead } from './hook-watch';
 import { scanProcReader, type HostScan } from './remote-proc';
 
 /** Environment variables the roster reads from a remote agent: tmux placement, seat tag, homes. */
@@ -53,6 +62,10 @@ export class HostSet {
   private readonly byName = new Map<string, { json: string; host: SshHost }>();
   /** The process table each host showed at its last scan, for synchronous reads after a roster. */
   readonly lastProc = new Map<string, ProcReader>();
+  /** Whole files read from each host (OpenCode's database), asked again only when they changed. */
+  readonly bytes = new Map<string, BytesCache>();
+  /** Each remote seat's last hook event, as its host's latest evidence round read it. */
+  readonly hooks = new Map<string, RemoteHookRead>();
   constructor(private readonly deps: EngineDeps) {}
 
   get(name: string): SshHost | undefined {
@@ -136,7 +149,14 @@ export async function hostRoster(
   // Evidence files (live-state files, writer locks) are read in rounds: the roster is built on the
   // answers so far, every file it asked about and had no answer for is fetched for all seats in one
   // round trip, and it is built again, until nothing is missing. Never one blocking ssh per file.
+  // The seats' hook files ride in the first round.
   const known = new Map<string, ProbeAnswer>();
+  const hooks = seats
+    .filter((x) => x.host === name)
+    .flatMap((x) => {
+      const h = remoteHookOf(x);
+      return h ? [{ seat: x.seat, probe: { op: 'aged', path: h.file } as Probe }] : [];
+    });
   for (let round = 0; ; round++) {
     const wanted = new Map<string, Probe>();
     const roster = await buildRoster({
@@ -151,10 +171,14 @@ export async function hostRoster(
       now,
       host: name,
     });
-    if (wanted.size === 0) return { ...roster, hosts: [h.health()] };
+    if (round === 0) for (const x of hooks) wanted.set(probeKey(x.probe), x.probe);
+    if (wanted.size === 0) {
+      keepHooks(hosts, hooks, known, now());
+      return { ...roster, hosts: [h.health()] };
+    }
     const fetched =
       round < EVIDENCE_ROUNDS
-        ? await fetchProbes(h.exec, [...wanted.values()], known)
+        ? await fetchProbes(h.exec, [...wanted.values()], known, cacheOf(hosts, name))
         : 'did not settle within the round limit';
     // Unanswered evidence stays a problem of this roster: the guard fails closed on it.
     if (fetched !== true)
@@ -169,14 +193,50 @@ export async function hostRoster(
   }
 }
 
+function keepHooks(
+  hosts: HostSet,
+  hooks: readonly { seat: string; probe: Probe }[],
+  known: ReadonlyMap<string, ProbeAnswer>,
+  now: number,
+): void {
+  for (const { seat, probe } of hooks) {
+    const a = known.get(probeKey(probe));
+    const nl = a?.status === 0 ? a.data.indexOf('\n') : -1;
+    if (!a || nl < 0) {
+      hosts.hooks.delete(seat);
+      continue;
+    }
+    const age = Number(a.data.slice(0, nl));
+    hosts.hooks.set(seat, {
+      raw: a.data.slice(nl + 1),
+      ageMs: Number.isFinite(age) ? Math.max(0, age) * 1000 : 0,
+      readAt: now,
+    });
+  }
+}
+
 /** Most runtimes settle in two rounds (list a folder, read what it holds); Codex's dated folders in four. */
 const EVIDENCE_ROUNDS = 5;
 
-async function fetchProbes(exec: Exec, probes: Probe[], into: Map<string, ProbeAnswer>): Promise<true | string> {
-  const r = await exec('sh', probeArgs(probes), { timeoutMs: 8_000 });
+function cacheOf(hosts: HostSet, name: string): BytesCache {
+  const had = hosts.bytes.get(name);
+  if (had) return had;
+  const c = new BytesCache();
+  hosts.bytes.set(name, c);
+  return c;
+}
+
+async function fetchProbes(
+  exec: Exec,
+  probes: Probe[],
+  into: Map<string, ProbeAnswer>,
+  cache: BytesCache,
+): Promise<true | string> {
+  const r = await exec('sh', probeArgs(cache.send(probes)), { timeoutMs: 8_000 });
   if (r.spawnError) return r.spawnError;
   try {
-    for (const [i, a] of parseProbeAnswers(r.stdout, probes.length).entries()) into.set(probeKey(probes[i]!), a);
+    for (const [i, a] of parseProbeAnswers(r.stdout, probes.length).entries())
+      into.set(probeKey(probes[i]!), cache.take(probes[i]!, a));
     return true;
   } catch (e) {
     return (e as Error).message;

@@ -1,10 +1,9 @@
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { hostUnreachable } from '../hosts/merge';
-import { hostGate } from '../hosts/unsupported';
+import { hostGate } from '../hosts/gate';
 import type { Roster } from '../roster/types';
 import { runtimeById } from '../runtimes';
-import { remoteUnsupported } from '../services/launch-remote';
 import type { SeatRow } from '../store';
 import type { TranscriptFact } from './decide';
 import { transcriptFact } from './facts';
@@ -22,7 +21,7 @@ import { remoteGates } from './remote-facts';
 const NOTHING = 'nothing was created';
 
 /**
- * Before the roster: a known host and a runtime that runs on hosts. With a roster: the host
+ * Before the roster: a known host. With a roster: the host
  * answered in it. `undefined` for a local seat or a host that passes.
  */
 export function forkHostGate(engine: Engine, source: SeatRow, roster?: Roster) {
@@ -32,7 +31,6 @@ export function forkHostGate(engine: Engine, source: SeatRow, roster?: Roster) {
     {
       known: engine.hosts.get(source.host) !== undefined,
       unreachable: roster ? hostUnreachable(roster, source.host) : undefined,
-      runtimeUnsupported: remoteUnsupported(source.runtime),
     },
     NOTHING,
   );

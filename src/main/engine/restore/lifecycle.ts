@@ -12,9 +12,9 @@ import type { SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
 import { whichOnPath } from '../runtimes/install';
 import { stopSeat } from '../services/stop';
-import { hostGate } from '../hosts/unsupported';
+import { hostGate } from '../hosts/gate';
 import { hostUnreachable } from '../hosts/merge';
-import { programOnHost, remoteUnsupported } from '../services/launch-remote';
+import { programOnHost } from '../services/launch-remote';
 import { restartInPane, waitGone } from './restart-pane';
 
 /**
@@ -217,6 +217,5 @@ function gateOnHost(engine: Engine, seat: SeatRow, roster: Roster, what: string)
   return hostGate(seat, what, {
     known: engine.hosts.get(seat.host) !== undefined,
     unreachable: hostUnreachable(roster, seat.host),
-    runtimeUnsupported: remoteUnsupported(seat.runtime),
   });
 }

@@ -1,10 +1,10 @@
 import type { Engine } from '../engine';
 import { answerOnHost, probeKey, type Probe, type ProbeAnswer } from '../hosts/evidence-batch';
+import { remoteUnsupported } from '../hosts/gate';
 import { hostUnreachable } from '../hosts/merge';
 import type { Roster } from '../roster/types';
 import { runtimeById } from '../runtimes';
 import type { EvidenceIO } from '../runtimes/types';
-import { remoteUnsupported } from '../services/launch-remote';
 import type { SeatRow } from '../store';
 import type { TranscriptFact } from './decide';
 
@@ -18,7 +18,7 @@ import type { TranscriptFact } from './decide';
  */
 
 export interface RemoteGate {
-  /** The seat is refused before any plan: unsupported on hosts, unknown host, host not answering. */
+  /** The seat is refused before any plan: unknown host, host not answering. */
   refusal?: {
     code: 'HOST_UNSUPPORTED' | 'HOST_NOT_FOUND' | 'HOST_UNREACHABLE';
     why: string;

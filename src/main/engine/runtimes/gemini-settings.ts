@@ -1,4 +1,4 @@
-import { readJsonObject, writeJsonAtomic } from './json-settings';
+import { localSettingsIO, readJsonObject, writeJsonAtomic, type SettingsIO } from './json-settings';
 import { dirname, join } from 'node:path';
 import { fail, type Result } from '../../../shared/errors';
 
@@ -64,8 +64,8 @@ class UnreadableSettings extends Error {
   }
 }
 
-function readSettings(path: string): Record<string, unknown> | undefined {
-  const r = readJsonObject(path);
+function readSettings(path: string, io: SettingsIO): Record<string, unknown> | undefined {
+  const r = readJsonObject(path, io);
   if (!r.ok) throw new UnreadableSettings(path, r.why);
   return r.value;
 }
@@ -81,22 +81,23 @@ export function effectiveRetention(
   home: string,
   cwd: string,
   env: Record<string, string | undefined>,
+  io: SettingsIO = localSettingsIO,
 ): RetentionVerdict {
   // The workspace file counts only where it is not the user file itself (cwd = home).
   const files = settingsFiles(home, cwd, env).filter(
     (f, _, all) => f.scope !== 'workspace' || f.path !== all.find((x) => x.scope === 'user')!.path,
   );
   for (const f of files) {
-    const v = retentionIn(readSettings(f.path));
+    const v = retentionIn(readSettings(f.path, io));
     if (v !== undefined) return { enabled: v, scope: f.scope, path: f.path };
   }
   return { enabled: true, scope: 'default' };
 }
 
 /** Sets `general.sessionRetention.enabled = false` in a seat's own settings file, keeping everything else. */
-export function writeRetentionOff(home: string): void {
+export function writeRetentionOff(home: string, io: SettingsIO = localSettingsIO): void {
   const path = userSettingsPath(home);
-  const settings = readSettings(path) ?? {};
+  const settings = readSettings(path, io) ?? {};
   const general = (typeof settings.general === 'object' && settings.general !== null ? settings.general : {}) as Record<
     string,
     unknown
@@ -106,7 +107,7 @@ export function writeRetentionOff(home: string): void {
   ) as Record<string, unknown>;
   if (retention.enabled === false) return;
   settings.general = { ...general, sessionRetention: { ...retention, enabled: false } };
-  writeJsonAtomic(path, settings, 0o644);
+  writeJsonAtomic(path, settings, 0o644, io);
 }
 
 export interface GeminiSeatInput {
@@ -117,6 +118,8 @@ export interface GeminiSeatInput {
   cwd: string;
   /** The environment the seat runs with (system settings paths come from it). */
   env: Record<string, string | undefined>;
+  /** Where the files are: this machine's by default, or the seat's host's. */
+  io?: SettingsIO;
 }
 
 /**
@@ -128,12 +131,13 @@ export function prepareGeminiSeat(
   opts: { write: boolean } = { write: true },
 ): Result<{ retention: RetentionVerdict; wrote: boolean }> {
   let wrote = false;
+  const io = input.io ?? localSettingsIO;
   try {
     if (input.isolatedHome && opts.write) {
-      writeRetentionOff(input.isolatedHome);
+      writeRetentionOff(input.isolatedHome, io);
       wrote = true;
     }
-    const verdict = effectiveRetention(input.home, input.cwd, input.env);
+    const verdict = effectiveRetention(input.home, input.cwd, input.env, io);
     // A dry run (doctor) counts the seat's own file as what Rigdesk will make it.
     const willBeOff =
       !opts.write &&

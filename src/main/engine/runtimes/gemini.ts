@@ -117,7 +117,10 @@ export const gemini: RuntimeAdapter = {
   prepareCheckName: (seat) => `gemini session retention (${seat})`,
   prepareSeat(input, { write }) {
     const isolatedHome = input.seatEnv.GEMINI_CLI_HOME;
-    const r = prepareGeminiSeat({ isolatedHome, home: input.home, cwd: input.cwd, env: input.env }, { write });
+    const r = prepareGeminiSeat(
+      { isolatedHome, home: input.home, cwd: input.cwd, env: input.env, io: input.io },
+      { write },
+    );
     if (!r.ok) return r;
     return {
       ok: true,

@@ -2,20 +2,56 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
+ * How Rigdesk reads and writes a seat's own config files (settings, hooks) before a launch. This
+ * machine's files by default; for a seat on another host, an IO over that host (hosts/host-files.ts)
+ * whose reads are answered in rounds over the shared connection and whose writes are made there
+ * together, just before the pane is created.
+ */
+export interface SettingsIO {
+  /** The file's text; undefined when it does not exist; throws (with .code) when it cannot be read. */
+  readText(path: string): string | undefined;
+  /** Replaces the file whole (a temporary file renamed over it), making its folder as needed. */
+  writeText(path: string, text: string, mode?: number): void;
+  /** Makes a folder and its parents (the mode applies to folders it makes). */
+  ensureDir(path: string, mode?: number): void;
+}
+
+export const localSettingsIO: SettingsIO = {
+  readText(path) {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  },
+  writeText(path, text, mode) {
+    mkdirSync(dirname(path), { recursive: true });
+    const tmp = `${path}.rigdesk-${process.pid}`;
+    writeFileSync(tmp, text, mode === undefined ? undefined : { mode });
+    renameSync(tmp, path);
+  },
+  ensureDir(path, mode) {
+    mkdirSync(path, { recursive: true, ...(mode === undefined ? {} : { mode }) });
+  },
+};
+
+/**
  * A CLI's own JSON settings file, as Rigdesk reads and changes it for a seat (Gemini's session
  * cleanup, Qwen's proxy): absent is `undefined`; anything that is not a plain JSON object is a
  * reason, never a guess (a file with comments is not rewritten).
  */
 export function readJsonObject(
   path: string,
+  io: SettingsIO = localSettingsIO,
 ): { ok: true; value?: Record<string, unknown> } | { ok: false; why: string; unreadable: boolean } {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    text = io.readText(path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true };
     return { ok: false, why: (e as Error).message, unreadable: true };
   }
+  if (text === undefined) return { ok: true };
   try {
     const v: unknown = JSON.parse(text);
     if (typeof v === 'object' && v !== null && !Array.isArray(v))
@@ -27,9 +63,6 @@ export function readJsonObject(
 }
 
 /** Replaces the file whole (a temporary file renamed over it): a reader never sees half of it. */
-export function writeJsonAtomic(path: string, value: unknown, mode = 0o600): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.rigdesk-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`, { mode });
-  renameSync(tmp, path);
+export function writeJsonAtomic(path: string, value: unknown, mode = 0o600, io: SettingsIO = localSettingsIO): void {
+  io.writeText(path, `${JSON.stringify(value, null, 2)}\n`, mode);
 }

@@ -26,11 +26,20 @@ export interface OpencodeSessionRow {
 /**
  * Reads the top-level sessions of some folders. Read-only, never creating the file: Rigdesk must not
  * write a person's OpenCode database (a read of a WAL database still maps its -shm, as every
- * reader does). Throws when the file is there but cannot be read: custody then fails closed.
+ * reader does). Throws when the file is there but cannot be read: custody then fails closed. A
+ * host's database is read through `io` (a copy read in the host's evidence round).
  */
-export function readOpencodeSessions(dataHome: string, directories: readonly string[]): OpencodeSessionRow[] {
+export function readOpencodeSessions(
+  dataHome: string,
+  directories: readonly string[],
+  io?: Pick<EvidenceIO, 'querySqlite'>,
+): OpencodeSessionRow[] {
   const file = OPENCODE_LAYOUT.dbFile(dataHome);
-  if (directories.length === 0 || !existsSync(file)) return [];
+  if (directories.length === 0) return [];
+  const marks = directories.map(() => '?').join(',');
+  const sql = `SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE parent_id IS NULL AND directory IN (${marks}) ORDER BY time_updated DESC`;
+  if (io?.querySqlite) return (io.querySqlite(file, sql, directories) ?? []) as OpencodeSessionRow[];
+  if (!existsSync(file)) return [];
   const db = new Database(file, {
     readonly: true,
     fileMustExist: true,
@@ -38,21 +47,22 @@ export function readOpencodeSessions(dataHome: string, directories: readonly str
     nativeBinding: sqliteNativeBinding(),
   });
   try {
-    const marks = directories.map(() => '?').join(',');
-    const rows = db
-      .prepare(
-        `SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE parent_id IS NULL AND directory IN (${marks}) ORDER BY time_updated DESC`,
-      )
-      .all(...directories) as OpencodeSessionRow[];
-    return rows;
+    return db.prepare(sql).all(...directories) as OpencodeSessionRow[];
   } finally {
     db.close();
   }
 }
 
 /** One session's row, or undefined (for restore and the journeys: does X exist, where). */
-export function findOpencodeSession(dataHome: string, id: string): OpencodeSessionRow | undefined {
+export function findOpencodeSession(
+  dataHome: string,
+  id: string,
+  io?: Pick<EvidenceIO, 'querySqlite'>,
+): OpencodeSessionRow | undefined {
   const file = OPENCODE_LAYOUT.dbFile(dataHome);
+  const sql =
+    'SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE id = ?';
+  if (io?.querySqlite) return io.querySqlite(file, sql, [id])?.[0] as OpencodeSessionRow | undefined;
   if (!existsSync(file)) return undefined;
   const db = new Database(file, {
     readonly: true,
@@ -61,11 +71,7 @@ export function findOpencodeSession(dataHome: string, id: string): OpencodeSessi
     nativeBinding: sqliteNativeBinding(),
   });
   try {
-    return db
-      .prepare(
-        'SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE id = ?',
-      )
-      .get(id) as OpencodeSessionRow | undefined;
+    return db.prepare(sql).get(id) as OpencodeSessionRow | undefined;
   } finally {
     db.close();
   }

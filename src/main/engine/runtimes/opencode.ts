@@ -71,13 +71,13 @@ export const opencode: RuntimeAdapter = {
     const mine = (processes ?? []).map((p) => ({ ...p, startedAtMs: startedAtMs(p.startTime, io) }));
     if (mine.length === 0) return [];
     const dirs = [...new Set(mine.map((p) => p.cwd).filter((d): d is string => d !== undefined))];
-    return opencodeSessionClaims({ home, processes: mine, sessions: readOpencodeSessions(home, dirs) });
+    return opencodeSessionClaims({ home, processes: mine, sessions: readOpencodeSessions(home, dirs, io) });
   },
-  transcriptPath(home, _cwd, id) {
+  transcriptPath(home, _cwd, id, io) {
     // One database holds every session: the "transcript" of a session is that file, when it has the row.
-    return findOpencodeSession(home, id) ? OPENCODE_LAYOUT.dbFile(home) : undefined;
+    return findOpencodeSession(home, id, io) ? OPENCODE_LAYOUT.dbFile(home) : undefined;
   },
-  seatEnv({ seatDir, env }) {
+  seatEnv({ seatDir, env, ensureDir }) {
     // OpenCode's Bun binary unpacks ~19 MB of .so files into TMPDIR on every start and leaves them
     // there: a seat's go into Rigdesk's own folder for it, not the system's temp dir. And a CLI
     // that replaces its own binary mid-run has no place under orchestration.
@@ -85,7 +85,8 @@ export const opencode: RuntimeAdapter = {
     if (env.TMPDIR === undefined) {
       const tmp = join(seatDir, 'tmp');
       try {
-        mkdirSync(tmp, { recursive: true, mode: 0o700 });
+        if (ensureDir) ensureDir(tmp);
+        else mkdirSync(tmp, { recursive: true, mode: 0o700 });
         out.TMPDIR = tmp;
       } catch {
         // Rigdesk's home not writable: the launch itself fails on it further on, with its own error.

@@ -1,6 +1,13 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { basename, flagValue, type EvidenceIO, type LaunchContext, type RuntimeAdapter } from './types';
+import { dirname, join } from 'node:path';
+import {
+  basename,
+  flagValue,
+  type EvidenceIO,
+  type LaunchContext,
+  type LaunchFiles,
+  type RuntimeAdapter,
+} from './types';
 import { readPiScreen } from './screens/pi';
 
 /**
@@ -89,19 +96,25 @@ function realOrSame(p: string): string {
  * header lines; Pi reads such a file as one session.) Without a home, or when the folder cannot
  * be written, the launch is a plain `pi` whose conversation stays unknown (and custody doubts it).
  */
+const LOCAL_FILES: LaunchFiles = {
+  realPath: realOrSame,
+  createNew(path, text) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text, { flag: 'wx' });
+  },
+};
+
 function prepareFreshSession(ctx: LaunchContext): { path: string; id: string } | undefined {
   if (!ctx.home) return undefined;
-  const cwd = realOrSame(ctx.cwd);
+  const files = ctx.files ?? LOCAL_FILES;
+  const cwd = files.realPath(ctx.cwd);
   const id = ctx.newId();
   const at = new Date().toISOString();
-  const dir = piSessionDir(ctx.home, cwd);
-  const path = join(dir, PI_LAYOUT.fileFor(at, id));
+  const path = join(piSessionDir(ctx.home, cwd), PI_LAYOUT.fileFor(at, id));
   try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
+    files.createNew(
       path,
       `${JSON.stringify({ type: 'session', version: PI_LAYOUT.headerVersion, id, timestamp: at, cwd })}\n`,
-      { flag: 'wx' },
     );
   } catch {
     return undefined;

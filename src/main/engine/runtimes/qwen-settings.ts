@@ -1,4 +1,4 @@
-import { readJsonObject, writeJsonAtomic } from './json-settings';
+import { localSettingsIO, readJsonObject, writeJsonAtomic, type SettingsIO } from './json-settings';
 import { join } from 'node:path';
 import { fail, type Result } from '../../../shared/errors';
 
@@ -33,6 +33,8 @@ export interface QwenSeatInput {
   userHome?: string;
   /** Decide only (doctor): report what launch would write or refuse, and write nothing. */
   dryRun?: boolean;
+  /** Where the files are: this machine's by default, or the seat's host's. */
+  io?: SettingsIO;
 }
 
 export interface QwenSeatPlan {
@@ -41,8 +43,8 @@ export interface QwenSeatPlan {
   proxy?: string;
 }
 
-function readSettings(path: string): Result<{ settings: Record<string, unknown> | undefined }> {
-  const r = readJsonObject(path);
+function readSettings(path: string, io: SettingsIO): Result<{ settings: Record<string, unknown> | undefined }> {
+  const r = readJsonObject(path, io);
   if (r.ok) return { ok: true, settings: r.value };
   if (r.unreadable)
     return fail('RUNTIME_CONFIG_UNSAFE', `cannot read Qwen settings ${path}: ${r.why}`, { evidence: { path } });
@@ -55,6 +57,7 @@ function readSettings(path: string): Result<{ settings: Record<string, unknown> 
 /** Decides, and where the seat isolates Qwen's config, writes the proxy setting. */
 export function prepareQwenSeat(input: QwenSeatInput): Result<QwenSeatPlan> {
   const env = input.effectiveEnv;
+  const io = input.io ?? localSettingsIO;
   const want = env[QWEN_PROXY_VAR]?.trim() || undefined;
   const isolated = input.seatEnv.QWEN_HOME?.trim() || undefined;
   const proxied = PROXY_VARS.find((v) => env[v]?.trim());
@@ -75,14 +78,14 @@ export function prepareQwenSeat(input: QwenSeatInput): Result<QwenSeatPlan> {
     const own = input.userHome
       ? join(env.QWEN_HOME?.trim() || join(input.userHome, '.qwen'), 'settings.json')
       : undefined;
-    const read = own ? readSettings(own) : undefined;
+    const read = own ? readSettings(own, io) : undefined;
     if (read?.ok && typeof read.settings?.proxy === 'string' && read.settings.proxy)
       return { ok: true, proxy: read.settings.proxy };
     return noProxyRefusal(proxied, noProxy, own);
   }
 
   const path = join(isolated, 'settings.json');
-  const read = readSettings(path);
+  const read = readSettings(path, io);
   if (!read.ok) return read;
   const settings = read.settings ?? {};
   if (!want) {
@@ -93,7 +96,7 @@ export function prepareQwenSeat(input: QwenSeatInput): Result<QwenSeatPlan> {
   if (settings.proxy === want || input.dryRun) return { ok: true, proxy: want };
   const next = { ...settings, proxy: want };
   try {
-    writeJsonAtomic(path, next);
+    writeJsonAtomic(path, next, 0o600, io);
   } catch (e) {
     return fail('RUNTIME_CONFIG_UNSAFE', `cannot write Qwen's proxy setting into ${path}: ${(e as Error).message}`, {
       evidence: { path },

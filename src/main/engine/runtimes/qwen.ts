@@ -52,6 +52,7 @@ export const qwen: RuntimeAdapter = {
       effectiveEnv: input.env,
       userHome: input.env.HOME ?? input.userHome,
       dryRun: !write,
+      io: input.io,
     });
     if (!q.ok) return q;
     return { ok: true, detail: q.proxy ? `Qwen uses ${q.proxy}` : 'no proxy variables' };

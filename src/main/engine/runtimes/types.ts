@@ -1,5 +1,6 @@
 import type { Result } from '../../../shared/errors';
 import type { ProcInfo } from '../proc/types';
+import type { SettingsIO } from './json-settings';
 
 /** What a seat's launch needs to know; built by the engine from the seat row. */
 export interface LaunchContext {
@@ -17,6 +18,19 @@ export interface LaunchContext {
    * whose files depend on it (omp names a cwd's session folder after HOME and TMPDIR).
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Where the launch's own files are made: this machine by default, or the seat's host. */
+  files?: LaunchFiles;
+}
+
+/**
+ * Files a launch makes before its program starts (Pi's fresh session header). On another host they
+ * are kept and written there in one round trip just before the pane is created.
+ */
+export interface LaunchFiles {
+  /** The path as the program will see it (symlinks resolved where that can be told), else the path. */
+  realPath(path: string): string;
+  /** A new file and its folders; throws when it exists or cannot be made. */
+  createNew(path: string, text: string): void;
 }
 
 /** Where a claim of "process P writes conversation C" comes from. Strongest first. */
@@ -41,6 +55,12 @@ export interface EvidenceIO {
   fileId(path: string): { devMajor: number; devMinor: number; inode: number } | undefined;
   /** The last `bytes` of a file (transcripts grow large); falls back to readFile when absent. */
   readTail?(path: string, bytes: number): string;
+  /**
+   * Rows of a read-only query of a SQLite database, undefined when the file does not exist; throws
+   * when it cannot be read. Absent here: the reader opens the file on this machine itself. A host's
+   * IO answers it from a copy of the file read in its evidence round.
+   */
+  querySqlite?(file: string, sql: string, params: readonly (string | number)[]): unknown[] | undefined;
 }
 
 export interface LiveEvidenceInput {
@@ -97,6 +117,8 @@ export interface SeatPrepInput {
   /** The runtime's config home for this seat, or the person's default. */
   home: string;
   userHome: string;
+  /** Where the seat's config files are read and written: this machine's by default, or its host's. */
+  io?: SettingsIO;
 }
 
 export type ServiceRole = 'daemon' | 'daemon_helper';
@@ -161,7 +183,12 @@ export interface RuntimeAdapter {
    * Variables Rigdesk adds to the seat's pane so the CLI keeps to what Rigdesk owns (OpenCode's
    * TMPDIR); never one the seat's spec sets. `seatDir` is Rigdesk's own folder for the seat.
    */
-  seatEnv?(input: { seatDir: string; env: Readonly<Record<string, string>> }): Record<string, string>;
+  seatEnv?(input: {
+    seatDir: string;
+    env: Readonly<Record<string, string>>;
+    /** Makes a folder where the seat runs (this machine's by default, its host's for a remote seat). */
+    ensureDir?: (path: string) => void;
+  }): Record<string, string>;
   /** Milliseconds to wait between pasted text and Enter (Codex drops an Enter sent too soon). */
   submitDelayMs?: number;
   /**

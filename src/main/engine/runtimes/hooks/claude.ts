@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { localSettingsIO, type SettingsIO } from '../json-settings';
 
 /**
  * Claude Code hooks that Rigdesk installs into a seat's OWN isolated config (a CLAUDE_CONFIG_DIR
  * named in the seat's env, never a person's default ~/.claude). Each hook writes the event Claude
  * hands it (JSON on stdin: hook_event_name, session_id, …) to one file per seat, atomically; the
- * engine reads it as the strongest activity evidence and watches the folder for changes.
+ * engine reads it as the strongest activity evidence and watches the folder for changes. A seat on
+ * another host gets them in its home there (`io` over that host), writing to a folder there.
  */
 export const CLAUDE_HOOK_EVENTS = [
   'SessionStart',
@@ -13,6 +14,7 @@ export const CLAUDE_HOOK_EVENTS = [
   'PreToolUse',
   'PostToolUse',
   'Notification',
+  'PermissionRequest',
   'Stop',
 ] as const;
 
@@ -32,18 +34,31 @@ interface HookEntry {
   hooks: { type: string; command: string }[];
 }
 
-export function installClaudeHooks(configDir: string, hooksDir: string, seat: string): void {
-  mkdirSync(hooksDir, { recursive: true, mode: 0o700 });
+/**
+ * `notify` (a seat on another host): a fifo the engine's stream there reads; the hook also writes
+ * the seat's name into it, opened read-write so it never waits, and only when it is a fifo.
+ */
+export function installClaudeHooks(
+  configDir: string,
+  hooksDir: string,
+  seat: string,
+  io: SettingsIO = localSettingsIO,
+  notify?: string,
+): void {
+  io.ensureDir(hooksDir, 0o700);
   const file = hookFileFor(hooksDir, seat);
-  const command = `cat > ${shQuote(`${file}.tmp`)} && mv ${shQuote(`${file}.tmp`)} ${shQuote(file)} # ${MARK}`;
+  const write = `cat > ${shQuote(`${file}.tmp`)} && mv ${shQuote(`${file}.tmp`)} ${shQuote(file)}`;
+  const tell = notify
+    ? `; [ -p ${shQuote(notify)} ] && printf '%s\\n' ${shQuote(seat)} 1<>${shQuote(notify)}; exit 0`
+    : '';
+  const command = `${write}${tell} # ${MARK}`;
   const settingsPath = join(configDir, 'settings.json');
   let settings: Record<string, unknown> = {};
-  if (existsSync(settingsPath)) {
-    try {
-      settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
-    } catch {
-      return; // a file we cannot read is not ours to rewrite; activity falls back to other evidence
-    }
+  try {
+    const text = io.readText(settingsPath);
+    if (text !== undefined) settings = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return; // a file we cannot read is not ours to rewrite; activity falls back to other evidence
   }
   const hooks = (settings.hooks ?? {}) as Record<string, HookEntry[]>;
   for (const ev of CLAUDE_HOOK_EVENTS) {
@@ -57,9 +72,7 @@ export function installClaudeHooks(configDir: string, hooksDir: string, seat: st
     ];
   }
   settings.hooks = hooks;
-  mkdirSync(configDir, { recursive: true });
-  writeFileSync(`${settingsPath}.rigdesk.tmp`, `${JSON.stringify(settings, null, 2)}\n`);
-  renameSync(`${settingsPath}.rigdesk.tmp`, settingsPath);
+  io.writeText(settingsPath, `${JSON.stringify(settings, null, 2)}\n`);
 }
 
 /** What the last hook event says about the seat. */
@@ -84,6 +97,8 @@ export function readClaudeHook(raw: string): {
     case 'Stop':
     case 'SessionStart':
       return { ...base, activity: 'idle' };
+    case 'PermissionRequest':
+      return { ...base, needsInput: 'permission' };
     case 'Notification':
       if (/permission/i.test(`${e.message ?? ''} ${e.notification_type ?? ''}`))
         return { ...base, needsInput: 'permission' };

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { localSettingsIO, type SettingsIO } from '../json-settings';
 import { hookFileFor } from './claude';
 
 /**
@@ -16,20 +16,31 @@ export function installCodexNotify(
   codexHome: string,
   hooksDir: string,
   seat: string,
+  io: SettingsIO = localSettingsIO,
+  notify?: string,
 ): 'installed' | 'kept_theirs' | 'unreadable' {
-  mkdirSync(hooksDir, { recursive: true, mode: 0o700 });
+  io.ensureDir(hooksDir, 0o700);
   const file = hookFileFor(hooksDir, seat);
-  const script = 'printf "%s" "$1" > "$0.tmp" && mv "$0.tmp" "$0"';
+  // Codex adds the payload as the last argument. On another host the program also writes the
+  // seat's name into the engine's fifo there (see installClaudeHooks).
+  const argv = notify
+    ? [
+        '/bin/sh',
+        '-c',
+        'printf "%s" "$3" > "$0.tmp" && mv "$0.tmp" "$0"; [ -p "$1" ] && printf "%s\\n" "$2" 1<>"$1"; exit 0',
+        file,
+        notify,
+        seat,
+      ]
+    : ['/bin/sh', '-c', 'printf "%s" "$1" > "$0.tmp" && mv "$0.tmp" "$0"', file];
   // TOML basic strings take JSON's escapes for what appears here (quotes, backslashes).
-  const line = `notify = [${['/bin/sh', '-c', script, file].map((x) => JSON.stringify(x)).join(', ')}] ${MARK}`;
+  const line = `notify = [${argv.map((x) => JSON.stringify(x)).join(', ')}] ${MARK}`;
   const path = join(codexHome, 'config.toml');
   let text = '';
-  if (existsSync(path)) {
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch {
-      return 'unreadable';
-    }
+  try {
+    text = io.readText(path) ?? '';
+  } catch {
+    return 'unreadable';
   }
   const lines = text.split('\n');
   const firstTable = lines.findIndex((l) => /^\s*\[/.test(l));
@@ -42,8 +53,6 @@ export function installCodexNotify(
     // Top-level keys must come before the first [table] in TOML.
     lines.splice(top, 0, line);
   }
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(`${path}.rigdesk.tmp`, lines.join('\n'));
-  renameSync(`${path}.rigdesk.tmp`, path);
+  io.writeText(path, lines.join('\n'));
   return 'installed';
 }

@@ -1,25 +1,29 @@
 import { fail, type Failure } from '../../../shared/errors';
 
 /**
+ * omp and omo seats run on this machine only for now: omp's session file and first-run setup and
+ * omo's plugin install are written locally, not through the host's file rounds yet. A remote seat of
+ * theirs is refused (HOST_UNSUPPORTED) rather than launched unguarded; restore refuses it up front.
+ */
+const LOCAL_ONLY: ReadonlySet<string> = new Set(['omp', 'omo']);
+
+export function remoteUnsupported(runtime: string): boolean {
+  return LOCAL_ONLY.has(runtime);
+}
+
+/**
  * Before a step on a seat of another host (restart, fresh, fork) stops or creates anything: the
- * host must be known and answering now, and the runtime one that runs on hosts. Refusing here keeps
- * everything exactly as it was (`nothing` says what was not done); `undefined` for a local seat or a
- * host that answers.
+ * host must be known and answering now. Refusing here keeps everything exactly as it was
+ * (`nothing` says what was not done); `undefined` for a local seat or a host that answers.
  */
 export function hostGate(
   seat: { seat: string; host: string; runtime: string },
   what: string,
-  facts: { known: boolean; unreachable?: string; runtimeUnsupported: boolean },
+  facts: { known: boolean; unreachable?: string },
   nothing = 'nothing was stopped',
 ): Failure | undefined {
   if (seat.host === 'local') return undefined;
   const evidence = { host: seat.host, seat: seat.seat, operation: what };
-  if (facts.runtimeUnsupported)
-    return fail(
-      'HOST_UNSUPPORTED',
-      `${seat.runtime} seats cannot run on another host yet; ${what} of ${seat.seat} was refused and ${nothing}`,
-      { evidence: { ...evidence, runtime: seat.runtime } },
-    );
   if (!facts.known)
     return fail('HOST_NOT_FOUND', `${seat.seat} runs on host "${seat.host}", which Rigdesk does not know; ${nothing}`, {
       hint: 'Declare it under hosts: in the rig spec, or rigdesk hosts add.',
