@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -60,11 +60,40 @@ export class TestTmux {
     const r = this.tryRun(['display-message', '-p', '#{pid}']);
     return r.ok ? Number(r.out.trim()) : undefined;
   }
-  /** Kills this test's own server and removes its socket file (tmux 3.3a leaves it behind). */
+  /**
+   * Kills this test's own server and removes its socket file (tmux 3.3a leaves it behind). A server
+   * that outlives its kill-server (seen on a loaded machine, its socket then removed under it, so
+   * nothing could reach it again) is ended by its pid, which this server's own answer gave.
+   */
   kill(): void {
+    const pid = this.serverPid();
     this.tryRun(['kill-server']);
+    if (pid !== undefined && !gone(pid, 3000)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone meanwhile */
+      }
+    }
     const uid = process.getuid?.() ?? 0;
     rmSync(join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${uid}`, this.socketName), { force: true });
+  }
+}
+
+/** Whether a process has exited (or is a zombie no one reaps) within the time given. */
+function gone(pid: number, withinMs: number): boolean {
+  const until = Date.now() + withinMs;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let state: string | undefined;
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)?.[0];
+    } catch {
+      return true;
+    }
+    if (state === 'Z' || state === 'X') return true;
+    if (Date.now() > until) return false;
+    Atomics.wait(nap, 0, 0, 50);
   }
 }
 
