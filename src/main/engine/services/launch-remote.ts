@@ -64,7 +64,9 @@ export async function launchRemote(
     return found.code === 'HOST_UNREACHABLE' ? unreachable(String(found.evidence?.reason ?? found.message)) : found;
   const binary = found.binary;
 
-  const earlier = await settleEarlier(engine, seat, roster);
+  // The host's health and its server's listing were needed up front: this roster serves every check.
+  const taken = async () => roster;
+  const earlier = await settleEarlier(engine, seat, taken);
   if (!earlier.ok) return earlier;
   const ctx: LaunchContext = {
     binary,
@@ -73,9 +75,9 @@ export async function launchRemote(
     home: engine.seatHome(seat),
     newId: engine.deps.newId,
   };
-  const chosen = choose({ engine, seat, adapter, ctx, roster });
+  const chosen = await choose({ engine, seat, adapter, ctx, roster: taken });
   if (!chosen.ok) return chosen;
-  return createBehindFence(engine, seat, chosen.plan, wrapForPane(chosen.argv), roster);
+  return createBehindFence(engine, seat, chosen.plan, wrapForPane(chosen.argv), taken);
 }
 
 /** One round trip: the seat's folder exists on its host and its program resolves in the host's login PATH. */
