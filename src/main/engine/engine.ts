@@ -1,6 +1,7 @@
 import { ownSocketPath, tmuxFor, type EngineDeps } from './context';
 import type { Exec } from './deps';
 import { buildRoster } from './roster/build';
+import { ForeignListings } from './roster/foreign';
 import type { Roster } from './roster/types';
 import { AGENT_RUNTIMES, runtimeById } from './runtimes';
 import type { SeatRow, SessionRow } from './store';
@@ -21,6 +22,8 @@ export class Engine {
   readonly ownKey: string;
   private readonly ownPath: string;
   readonly hosts: HostSet;
+  /** Other servers' listings, used again while they still fit (roster/foreign.ts). */
+  private readonly foreign = new ForeignListings();
   constructor(readonly deps: EngineDeps) {
     this.hosts = new HostSet(deps);
     this.own = tmuxFor(deps, deps.layout.tmuxServer);
@@ -128,6 +131,7 @@ export class Engine {
         uid: this.deps.uid,
         selfPid: this.deps.selfPid,
         now: () => this.now(),
+        foreign: this.foreign,
       }),
       ...remote.map((h) =>
         hostRoster(

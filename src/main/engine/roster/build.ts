@@ -5,6 +5,7 @@ import type { ServiceRole } from '../runtimes/types';
 import type { TmuxClient } from '../tmux/client';
 import type { PaneRow } from '../tmux/format';
 import { serverKey } from '../tmux/identity';
+import { askAgentServers, type ForeignListings, listServer } from './foreign';
 import type { Roster, RosterAgent, RosterPane, RosterProblem } from './types';
 
 export interface RosterDeps {
@@ -23,6 +24,8 @@ export interface RosterDeps {
   now: () => number;
   /** The host this roster reads (absent: this machine); its keys, agents, claims and problems carry it. */
   host?: string;
+  /** Listings of servers found only through agents, kept between refreshes (absent: listed every time). */
+  foreign?: ForeignListings;
 }
 
 type HostClaim = ConversationClaim & { host?: string };
@@ -31,23 +34,19 @@ const SOURCE_RANK: Record<ConversationClaim['source'], number> = { writer_lock: 
 
 /**
  * One roster refresh: one read of the process table, one `list-panes -a` per tmux server that is
- * watched or hosts an agent, and file reads for live-state evidence. The number of process spawns
- * does not grow with the number of seats.
+ * watched or hosts an agent (one found only through an agent: at most one, see roster/foreign.ts),
+ * and file reads for live-state evidence. The number of process spawns does not grow with the
+ * number of seats.
  */
 export async function buildRoster(deps: RosterDeps): Promise<Roster> {
   const problems: RosterProblem[] = [];
+  // The watched servers are asked first, so tmux answers while the process table is read.
+  const watched = deps.servers.map((client) => ({ client, res: listServer(client) }));
   const snap = deps.proc.snapshot();
   const agents = findAgents(snap, deps, problems);
-
-  // Servers: the watched ones plus any server an agent says it runs in (its TMUX variable).
-  const clients = new Map<string, TmuxClient>(deps.servers.map((c) => [c.key, c]));
-  for (const a of agents.values()) {
-    const path = a.agent.service ? undefined : a.env?.TMUX?.split(',')[0];
-    if (!path) continue;
-    const key = pathKey(deps, path);
-    if (!clients.has(key)) clients.set(key, deps.clientForPath(path));
-  }
-  const listed = await Promise.all([...clients.values()].map(async (c) => ({ client: c, res: await c.listPanes() })));
+  const others = askAgentServers(agentServers(deps, agents), snap, deps.clientForPath, deps.foreign);
+  const asked = [...watched, ...others];
+  const listed = await Promise.all(asked.map(async ({ client, res }) => ({ client, res: await res })));
 
   const panes: RosterPane[] = [];
   const servers: Roster['servers'] = [];
@@ -94,6 +93,25 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     for (const p of problems) p.host = deps.host;
   }
   return { takenAt: deps.now(), servers, panes, agents: agentList, claims, problems };
+}
+
+/** Any server an agent says it runs in (its TMUX variable) that is not watched, with its agents. */
+function agentServers(
+  deps: RosterDeps,
+  agents: Map<number, FoundAgent>,
+): Map<string, { path: string; pids: number[] }> {
+  const watched = new Set(deps.servers.map((c) => c.key));
+  const found = new Map<string, { path: string; pids: number[] }>();
+  for (const a of agents.values()) {
+    const path = a.agent.service ? undefined : a.env?.TMUX?.split(',')[0];
+    if (!path) continue;
+    const key = pathKey(deps, path);
+    if (watched.has(key)) continue;
+    const entry = found.get(key) ?? { path, pids: [] };
+    entry.pids.push(a.agent.pid);
+    found.set(key, entry);
+  }
+  return found;
 }
 
 /** A server named by socket path, on the roster's host. */
