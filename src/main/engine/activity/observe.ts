@@ -30,9 +30,10 @@ export async function observeSeats(
     const live = engine.store.sessions.live(seat.seat);
     return { seat, live, pane: live ? engine.paneOf(roster, live) : undefined };
   });
+  // Only the screens a runtime reads (a shell seat's is never read: its process tree says it all).
   const byServer = new Map<string, string[]>();
   for (const f of found)
-    if (f.pane && !f.pane.paneDead)
+    if (f.pane && !f.pane.paneDead && runtimeById(f.seat.runtime)?.readScreen)
       byServer.set(f.pane.server, [...(byServer.get(f.pane.server) ?? []), f.pane.paneId]);
   const screens = new Map<string, Awaited<ReturnType<typeof capturePanes>> extends Map<string, infer V> ? V : never>();
   await Promise.all(
