@@ -1,4 +1,5 @@
 import type { EventRow } from '../../../shared/contract/engine';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import type { EventKind } from './event-kinds';
 
@@ -35,6 +36,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export class EventLog {
   private readonly insert;
   private readonly lastStateAt;
+  /**
+   * list()'s statements by their SQL (a handful of shapes): a window polls the log ten times a
+   * second, and compiling the query each time was most of what that poll cost at rest.
+   */
+  private readonly listed = new Map<string, Statement<(string | number)[], RawEvent>>();
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
@@ -69,20 +75,22 @@ export class EventLog {
     if (filter.afterSeq !== undefined) where.push('seq > ?'), args.push(filter.afterSeq);
     const sql = `SELECT seq, at, kind, rig, seat, data_json FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`;
     args.push(filter.limit ?? 10_000);
-    return this.db
-      .prepare<(string | number)[], RawEvent>(sql)
-      .all(...args)
-      .map((r) => {
-        // append writes an object's JSON: anything else is a row written by something else, kept under `value`.
-        const data: unknown = JSON.parse(r.data_json);
-        return {
-          seq: r.seq,
-          at: r.at,
-          kind: r.kind,
-          rig: r.rig,
-          seat: r.seat,
-          data: isRecord(data) ? data : { value: data },
-        };
-      });
+    let stmt = this.listed.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare<(string | number)[], RawEvent>(sql);
+      this.listed.set(sql, stmt);
+    }
+    return stmt.all(...args).map((r) => {
+      // append writes an object's JSON: anything else is a row written by something else, kept under `value`.
+      const data: unknown = JSON.parse(r.data_json);
+      return {
+        seq: r.seq,
+        at: r.at,
+        kind: r.kind,
+        rig: r.rig,
+        seat: r.seat,
+        data: isRecord(data) ? data : { value: data },
+      };
+    });
   }
 }
