@@ -2,6 +2,7 @@ import { ownSocketPath, tmuxFor, type EngineDeps } from './context';
 import type { Exec } from './deps';
 import { buildRoster } from './roster/build';
 import { ForeignListings } from './roster/foreign';
+import { LocksAhead } from './roster/locks';
 import type { Roster } from './roster/types';
 import { AGENT_RUNTIMES, runtimeById } from './runtimes';
 import type { SeatRow, SessionRow } from './store';
@@ -24,6 +25,7 @@ export class Engine {
   readonly hosts: HostSet;
   /** Other servers' listings, used again while they still fit (roster/foreign.ts). */
   private readonly foreign = new ForeignListings();
+  private readonly locksAhead = new LocksAhead();
   constructor(readonly deps: EngineDeps) {
     this.hosts = new HostSet(deps);
     this.own = tmuxFor(deps, deps.layout.tmuxServer);
@@ -132,6 +134,7 @@ export class Engine {
         selfPid: this.deps.selfPid,
         now: () => this.now(),
         foreign: this.foreign,
+        locksAhead: this.locksAhead,
       }),
       ...remote.map((h) =>
         hostRoster(

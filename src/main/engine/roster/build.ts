@@ -1,11 +1,12 @@
 import { ancestors, descendants, foregroundOf } from '../proc/lineage';
-import type { ProcInfo, ProcReader, ProcSnapshot } from '../proc/types';
+import type { FileLock, ProcInfo, ProcReader, ProcSnapshot } from '../proc/types';
 import { AGENT_RUNTIMES, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from '../runtimes';
 import type { ServiceRole } from '../runtimes/types';
 import type { TmuxClient } from '../tmux/client';
 import type { PaneRow } from '../tmux/format';
 import { serverKey } from '../tmux/identity';
 import { askAgentServers, type ForeignListings, listServer } from './foreign';
+import { type ClaimHome, claimHomes, type LocksAhead, need, wantsLocks } from './locks';
 import type { Roster, RosterAgent, RosterPane, RosterProblem } from './types';
 
 export interface RosterDeps {
@@ -26,6 +27,8 @@ export interface RosterDeps {
   host?: string;
   /** Listings of servers found only through agents, kept between refreshes (absent: listed every time). */
   foreign?: ForeignListings;
+  /** Starts the read of the held locks early when the last refresh needed them (roster/locks.ts). */
+  locksAhead?: LocksAhead;
 }
 
 type HostClaim = ConversationClaim & { host?: string };
@@ -42,9 +45,16 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
   const problems: RosterProblem[] = [];
   // The watched servers are asked first, so tmux answers while the process table is read.
   const watched = deps.servers.map((client) => ({ client, res: listServer(client) }));
+  const early = deps.locksAhead?.early(deps.proc);
   const snap = deps.proc.snapshot();
   const agents = findAgents(snap, deps, problems);
   const others = askAgentServers(agentServers(deps, agents), snap, deps.clientForPath, deps.foreign);
+  const homes = claimHomes(
+    deps.knownHomes,
+    [...agents.values()].map((a) => ({ runtime: a.adapter.id, home: a.agent.home })),
+  );
+  const wanted = wantsLocks(homes.values(), deps.io);
+  const locks = deps.locksAhead ? deps.locksAhead.need(wanted, deps.proc, early) : need(wanted, deps.proc);
   const asked = [...watched, ...others];
   const listed = await Promise.all(asked.map(async ({ client, res }) => ({ client, res: await res })));
 
@@ -73,7 +83,12 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     }
   }
 
-  const claims: HostClaim[] = [...gatherClaims(snap, deps, agents, problems), ...wrapperClaims(snap, panes, deps)];
+  const held = await locks;
+  if ('error' in held) problems.push({ probe: '/proc/locks', error: held.error });
+  const claims: HostClaim[] = [
+    ...gatherClaims(snap, deps, agents, problems, { homes, locks: 'locks' in held ? held.locks : [] }),
+    ...wrapperClaims(snap, panes, deps),
+  ];
   attributeClaims(snap, claims, agents);
 
   const agentList: RosterAgent[] = [];
@@ -222,6 +237,7 @@ function gatherClaims(
   deps: RosterDeps,
   agents: Map<number, FoundAgent>,
   problems: RosterProblem[],
+  { homes, locks }: { homes: Map<string, ClaimHome>; locks: FileLock[] },
 ): HostClaim[] {
   const claims: ConversationClaim[] = [];
   for (const a of agents.values()) {
@@ -237,26 +253,6 @@ function gatherClaims(
           source: 'argv',
           home: a.agent.home,
         });
-    }
-  }
-  const homes = new Map<string, { runtime: string; home: string }>();
-  for (const h of deps.knownHomes) homes.set(`${h.runtime}\0${h.home}`, h);
-  for (const a of agents.values())
-    if (a.agent.home) homes.set(`${a.adapter.id}\0${a.agent.home}`, { runtime: a.adapter.id, home: a.agent.home });
-
-  let locks: ReturnType<ProcReader['locks']> = [];
-  const wantLocks = [...homes.values()].some(({ runtime, home }) => {
-    try {
-      return AGENT_RUNTIMES.find((r) => r.id === runtime)?.needsLocks?.(home, deps.io) ?? false;
-    } catch {
-      return true; // unreadable: let liveClaims report it, with the locks in hand
-    }
-  });
-  if (wantLocks) {
-    try {
-      locks = deps.proc.locks();
-    } catch (e) {
-      problems.push({ probe: '/proc/locks', error: (e as Error).message });
     }
   }
   const alive = (pid: number, start?: string) => {
