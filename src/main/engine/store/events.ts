@@ -41,11 +41,17 @@ export class EventLog {
    * second, and compiling the query each time was most of what that poll cost at rest.
    */
   private readonly listed = new Map<string, Statement<(string | number)[], RawEvent>>();
+  private readonly dataVersion;
+  /** Rows this connection has appended (SQLite's data_version counts only other connections' commits). */
+  private appended = 0;
+  /** The last tail poll that found nothing new: until anything is committed, the next finds nothing too. */
+  private quiet?: { afterSeq: number; version: unknown; appended: number };
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
   ) {
     this.insert = db.prepare('INSERT INTO events (at, kind, rig, seat, data_json) VALUES (?, ?, ?, ?, ?)');
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
     // Walks the seat's rows newest first on events_by_seat(seat, seq) and stops at the first match.
     this.lastStateAt = db.prepare<[string, ...string[]], { at: number }>(
       `SELECT at FROM events WHERE seat = ? AND kind IN (${SEAT_STATE_KINDS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
@@ -58,6 +64,7 @@ export class EventLog {
     data: Record<string, unknown> = {},
   ): number {
     const info = this.insert.run(this.now(), kind, where.rig ?? null, where.seat ?? null, JSON.stringify(data));
+    this.appended++;
     return Number(info.lastInsertRowid);
   }
 
@@ -67,6 +74,20 @@ export class EventLog {
   }
 
   list(filter: { seat?: string; rig?: string; kind?: string; afterSeq?: number; limit?: number } = {}): EventRow[] {
+    // A window's poll for new rows, ten times a second: when nothing was committed since the last
+    // one that found none (no append here, the same data_version for every other connection and
+    // process), there is nothing new, and asking SQLite for data_version costs a third of the query.
+    const tail = filter.afterSeq !== undefined && !filter.seat && !filter.rig && !filter.kind;
+    const version = tail ? this.dataVersion.get() : undefined;
+    const q = this.quiet;
+    if (tail && q && q.afterSeq === filter.afterSeq && q.version === version && q.appended === this.appended) return [];
+    const rows = this.query(filter);
+    this.quiet =
+      tail && rows.length === 0 ? { afterSeq: filter.afterSeq!, version, appended: this.appended } : undefined;
+    return rows;
+  }
+
+  private query(filter: { seat?: string; rig?: string; kind?: string; afterSeq?: number; limit?: number }): EventRow[] {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (filter.seat) where.push('seat = ?'), args.push(filter.seat);
