@@ -19,8 +19,8 @@ import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
  * one seat while another floods output (`yes`), and the flood's CPU cost to the engine against
  * tmux's own in the same window; (2b) with those 50 idle seats, what an open window's seat pushes
  * add: polled every second, and polled on the monitor's events (as `rigdesk serve` and the app do),
- * each the median of RDBENCH_REST_REPS windows, beside this process's own CPU idle before any engine
- * exists (the test runner's worker), which every "engine" figure here includes.
+ * each the median of RDBENCH_REST_REPS windows, beside this process's own CPU idle once every engine
+ * is gone (the test runner's worker), which every "engine" figure here includes.
  *
  * Run: npx vitest run --config bench/vitest.bench.config.mts bench/activity.bench.ts
  * Env: RDBENCH_TRIALS=20  RDBENCH_IDLE_SEATS=50  RDBENCH_IDLE_SECONDS=60  RDBENCH_WINDOW_SECONDS=20
@@ -32,7 +32,7 @@ const IDLE_SECONDS = Number(process.env.RDBENCH_IDLE_SECONDS ?? 60);
 const WINDOW_SECONDS = Number(process.env.RDBENCH_WINDOW_SECONDS ?? 20);
 /** Windows of WINDOW_SECONDS per case, for a median: one window is a handful of looks on a shared machine. */
 const REST_REPS = Number(process.env.RDBENCH_REST_REPS ?? 3);
-/** This process idle, before any engine exists: the floor under every "engine" figure here. */
+/** This process idle once every world is gone: the floor under every "engine" figure here. */
 const FLOOR_SECONDS = Number(process.env.RDBENCH_FLOOR_SECONDS ?? 10);
 /** /proc/<pid>/stat counts CPU in clock ticks: USER_HZ, 100 on Linux. */
 const TICK = 100;
@@ -253,8 +253,6 @@ it(
   "activity: screen change to event delay, CPU at rest, and under another seat's flood",
   async () => {
     const started = Date.now();
-    // The bench's own process idles too (the test runner's worker): measured first, with no engine.
-    const floor = await processFloor(FLOOR_SECONDS);
     // (1) Delay: a bash seat runs `sleep 0.3`; the engine must report working, then idle.
     const d = await world(1, ['bash', '--noprofile', '--norc']);
     const delays: number[] = [];
@@ -309,6 +307,10 @@ it(
       m?.stop();
       f.cleanup();
     }
+    // The bench's own process idles too (the test runner's worker): measured last, every world gone
+    // and settled (right after the worker starts it is still loading and compiling: not idle).
+    await new Promise((r) => setTimeout(r, 3000));
+    const floor = await processFloor(FLOOR_SECONDS);
     floodDelays.sort((a, b) => a - b);
     floodIdle.sort((a, b) => a - b);
 
@@ -338,7 +340,7 @@ it(
         tmuxServerCpuPctOfCore: +(serverCpu * 100).toFixed(2),
       },
       restWithWindow: { seats: IDLE_SEATS, seconds: WINDOW_SECONDS, reps: REST_REPS, ...windowRest },
-      /** This process idle before any engine existed (the runner's worker): under every engine figure. */
+      /** This process idle once every engine was gone (the runner's worker): under every engine figure. */
       processFloor: { seconds: FLOOR_SECONDS, cpuPctOfCore: +floor.toFixed(2) },
       /** Held, window open, polled on events, with the process floor taken off: what the engine adds. */
       restWithWindowHeldNetPctOfCore: +(windowRest.onEvents!.engineCpuPctOfCore - floor).toFixed(2),
@@ -387,7 +389,7 @@ it(
         const r = restBy[mode]!;
         return `tmux ${mode}: at rest ${(r.engineCpu * 100).toFixed(2)} % engine (with its tmux children), window open (polled on events) ${r.windowRest.onEvents!.engineCpuPctOfCore} %, every second ${r.windowRest.everySecond!.engineCpuPctOfCore} %`;
       }),
-      `this process idle before any engine (the runner's worker): ${figures.processFloor.cpuPctOfCore} % of one core over ${FLOOR_SECONDS} s; window figures are medians of ${REST_REPS} windows of ${WINDOW_SECONDS} s (rosters a window: ${(['held', 'one-shot'] as const).map((mode) => `${mode} ${restBy[mode]!.windowRest.onEvents!.rosters} on events, ${restBy[mode]!.windowRest.everySecond!.rosters} every second`).join('; ')})`,
+      `this process idle with no engine (the runner's worker, at the end): ${figures.processFloor.cpuPctOfCore} % of one core over ${FLOOR_SECONDS} s; window figures are medians of ${REST_REPS} windows of ${WINDOW_SECONDS} s (rosters a window: ${(['held', 'one-shot'] as const).map((mode) => `${mode} ${restBy[mode]!.windowRest.onEvents!.rosters} on events, ${restBy[mode]!.windowRest.everySecond!.rosters} every second`).join('; ')})`,
       `${figures.restWithWindowHeldNetPctOfCore < 0.5 ? 'PASS' : 'FAIL'}  held: engine < 0.5 % of one core at rest with ${IDLE_SEATS} idle seats and an open window: ${figures.restWithWindowHeldNetPctOfCore} % net of the process floor, ${restBy.held!.windowRest.onEvents!.engineCpuPctOfCore} % with it (one-shot in this run: ${restBy['one-shot']!.windowRest.onEvents!.engineCpuPctOfCore} % with it)`,
       `while another seat floods (yes) for ${figures.flood.seconds} s: change -> event median ${figures.flood.medianMs} ms, p95 ${figures.flood.p95Ms} ms (${figures.flood.seen}/${TRIALS} seen); engine ${figures.flood.engineCpuPctOfCore} % + watch ${figures.flood.watchCpuPctOfCore} % of a core vs tmux server ${figures.flood.tmuxServerCpuPctOfCore} % (ratio ${figures.flood.engineToTmuxRatio})`,
       `${figures.flood.p95Ms < 1500 && figures.flood.seen === TRIALS ? 'PASS' : 'FAIL'}  a flooding seat does not hide another seat's change (p95 < 1500 ms, every trial seen)`,
