@@ -62,8 +62,8 @@ interface SizeResult {
   bringUpRosters: number;
   /** Each launch's create (`new-session` and its tags) from the engine's call to tmux's answer, in ms. */
   bringUpCreate: { medianMs: number; p95Ms: number; sumMs: number };
-  /** CPU of this process over the bring-up, and of the children it reaped (one-shot tmux runs), per seat. */
-  bringUpCpuPerSeatMs: { engine: number; children: number };
+  /** CPU per seat over the bring-up: this process, the children it reaped (one-shot tmux runs), the tmux server. */
+  bringUpCpuPerSeatMs: { engine: number; children: number; tmuxServer: number };
   panesSeen: number;
   rosterProblems: string[];
   engine: Stats & {
@@ -226,6 +226,7 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
       bringUpCpuPerSeatMs: {
         engine: round(r.bringUpCpuPerSeatMs.engine),
         children: round(r.bringUpCpuPerSeatMs.children),
+        tmuxServer: round(r.bringUpCpuPerSeatMs.tmuxServer),
       },
       engine: {
         ...roundStats(r.engine),
@@ -308,6 +309,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     const bringUpCpuPerSeatMs = {
       engine: (cpu.user + cpu.system) / 1000 / n,
       children: (reapedChildrenMs() - cpu0.children) / n,
+      tmuxServer: 0,
     };
     eng.roster = roster;
     eng.own.newSession = create;
@@ -328,6 +330,10 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     const panes = first.panes.filter((p) => p.server === eng.ownKey).map((p) => p.paneId);
     if (panes.length !== n) throw new Error(`roster sees ${panes.length} panes on ${eng.ownKey}, expected ${n}`);
     const rosterProblems = first.problems.map((p) => JSON.stringify(p));
+    // The server started with this bring-up: its whole CPU is the bring-up's (schedstat: ns, not ticks).
+    const serverPid = first.panes.find((p) => p.server === eng.ownKey)?.serverPid;
+    bringUpCpuPerSeatMs.tmuxServer = (serverPid ? onCpuMs(serverPid) : 0) / n;
+    log(`  tmux server CPU per seat of the bring-up: ${fmt(bringUpCpuPerSeatMs.tmuxServer)} ms`);
 
     const engTimes: number[] = [];
     /**
@@ -487,12 +493,26 @@ function tmuxVersion(): string {
 
 /** CPU of the children this process has reaped (utime + stime of waited-for children), in ms. */
 function reapedChildrenMs(): number {
+  return cpuMs('self').reaped;
+}
+
+/** A process's time on a CPU so far, in ms, from /proc/<pid>/schedstat (in ns). */
+function onCpuMs(pid: number): number {
   try {
-    const st = readFileSync('/proc/self/stat', 'utf8');
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[13]) + Number(f[14])) * 10; // USER_HZ is 100 on Linux
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
   } catch {
     return 0;
+  }
+}
+
+/** A process's own CPU and that of the children it reaped, in ms (USER_HZ is 100 on Linux). */
+function cpuMs(pid: number | 'self'): { self: number; reaped: number } {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+    return { self: (Number(f[11]) + Number(f[12])) * 10, reaped: (Number(f[13]) + Number(f[14])) * 10 };
+  } catch {
+    return { self: 0, reaped: 0 };
   }
 }
 
