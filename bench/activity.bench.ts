@@ -18,15 +18,22 @@ import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
  * watch's processes (a pipe's `cat` per pane), against the tmux server's own CPU in the same window; (3) the same delay on
  * one seat while another floods output (`yes`), and the flood's CPU cost to the engine against
  * tmux's own in the same window; (2b) with those 50 idle seats, what an open window's seat pushes
- * add: polled every second, and polled on the monitor's events (as `rigdesk serve` and the app do).
+ * add: polled every second, and polled on the monitor's events (as `rigdesk serve` and the app do),
+ * each the median of RDBENCH_REST_REPS windows, beside this process's own CPU idle once every engine
+ * is gone (the test runner's worker), which every "engine" figure here includes.
  *
  * Run: npx vitest run --config bench/vitest.bench.config.mts bench/activity.bench.ts
  * Env: RDBENCH_TRIALS=20  RDBENCH_IDLE_SEATS=50  RDBENCH_IDLE_SECONDS=60  RDBENCH_WINDOW_SECONDS=20
+ *      RDBENCH_REST_REPS=3  RDBENCH_FLOOR_SECONDS=10
  */
 const TRIALS = Number(process.env.RDBENCH_TRIALS ?? 20);
 const IDLE_SEATS = Number(process.env.RDBENCH_IDLE_SEATS ?? 50);
 const IDLE_SECONDS = Number(process.env.RDBENCH_IDLE_SECONDS ?? 60);
 const WINDOW_SECONDS = Number(process.env.RDBENCH_WINDOW_SECONDS ?? 20);
+/** Windows of WINDOW_SECONDS per case, for a median: one window is a handful of looks on a shared machine. */
+const REST_REPS = Number(process.env.RDBENCH_REST_REPS ?? 3);
+/** This process idle once every world is gone: the floor under every "engine" figure here. */
+const FLOOR_SECONDS = Number(process.env.RDBENCH_FLOOR_SECONDS ?? 10);
 /** /proc/<pid>/stat counts CPU in clock ticks: USER_HZ, 100 on Linux. */
 const TICK = 100;
 
@@ -58,6 +65,19 @@ function watchPids(m: ActivityMonitor): number[] {
     }
   }
   return [...out];
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** This process's CPU over `seconds` with nothing of the engine running, as % of one core. */
+async function processFloor(seconds: number): Promise<number> {
+  const u0 = process.cpuUsage();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const u = process.cpuUsage(u0);
+  return ((u.user + u.system) / 1000 / (seconds * 1000)) * 100;
 }
 
 function pct(sorted: number[], p: number): number {
@@ -142,9 +162,14 @@ async function trials(
 }
 
 interface WindowRest {
+  /** Median over the windows. */
   engineCpuPctOfCore: number;
   tmuxServerCpuPctOfCore: number;
   psRuns: number;
+  /** Rosters taken in a window (median): the window's ps runs and the monitor's own passes. */
+  rosters: number;
+  /** Every window's engine figure, in order. */
+  engineCpuPctOfCoreEach: number[];
 }
 interface RestFigures {
   engineCpu: number;
@@ -185,25 +210,38 @@ async function restCpu(mode: TmuxMode): Promise<RestFigures> {
     const watchCpu = ((pids.reduce((s, p) => s + cpuTicks(p), 0) - k0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
     const serverCpu = ((cpuTicks(serverPid) - s0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
     // (2b) The same rest with a window open: its seats subscribed, as the serve host does.
+    const real = c.engine.roster.bind(c.engine);
+    let rosters = 0;
+    c.engine.roster = (...a: Parameters<typeof real>) => (rosters++, real(...a));
     for (const poll of ['everySecond', 'onEvents'] as const) {
       const hub = new PushHub(c.engine, { activityEvents: poll === 'onEvents' });
       const off = hub.subscribe(() => undefined);
       await new Promise((r) => setTimeout(r, 1500));
-      const p0 = hub.stats.seatPolls;
-      const w0 = engineCpuMs(c.links);
-      const ws0 = cpuTicks(serverPid);
-      await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
+      const each: { engine: number; server: number; ps: number; rosters: number }[] = [];
+      for (let rep = 0; rep < REST_REPS; rep++) {
+        const p0 = hub.stats.seatPolls;
+        const r0 = rosters;
+        const w0 = engineCpuMs(c.links);
+        const ws0 = cpuTicks(serverPid);
+        await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
+        each.push({
+          engine: ((engineCpuMs(c.links) - w0) / (WINDOW_SECONDS * 1000)) * 100,
+          server: (((cpuTicks(serverPid) - ws0) * (1000 / TICK)) / (WINDOW_SECONDS * 1000)) * 100,
+          ps: hub.stats.seatPolls - p0,
+          rosters: rosters - r0,
+        });
+      }
       windowRest[poll] = {
-        engineCpuPctOfCore: +(((engineCpuMs(c.links) - w0) / (WINDOW_SECONDS * 1000)) * 100).toFixed(2),
-        tmuxServerCpuPctOfCore: +(
-          (((cpuTicks(serverPid) - ws0) * (1000 / TICK)) / (WINDOW_SECONDS * 1000)) *
-          100
-        ).toFixed(2),
-        psRuns: hub.stats.seatPolls - p0,
+        engineCpuPctOfCore: +median(each.map((e) => e.engine)).toFixed(2),
+        tmuxServerCpuPctOfCore: +median(each.map((e) => e.server)).toFixed(2),
+        psRuns: median(each.map((e) => e.ps)),
+        rosters: median(each.map((e) => e.rosters)),
+        engineCpuPctOfCoreEach: each.map((e) => +e.engine.toFixed(2)),
       };
       off();
       hub.close();
     }
+    c.engine.roster = real;
     return { engineCpu, watchCpu, serverCpu, windowRest };
   } finally {
     m?.stop();
@@ -269,6 +307,10 @@ it(
       m?.stop();
       f.cleanup();
     }
+    // The bench's own process idles too (the test runner's worker): measured last, every world gone
+    // and settled (right after the worker starts it is still loading and compiling: not idle).
+    await new Promise((r) => setTimeout(r, 3000));
+    const floor = await processFloor(FLOOR_SECONDS);
     floodDelays.sort((a, b) => a - b);
     floodIdle.sort((a, b) => a - b);
 
@@ -297,7 +339,11 @@ it(
         watchCpuPctOfCore: +(watchCpu * 100).toFixed(2),
         tmuxServerCpuPctOfCore: +(serverCpu * 100).toFixed(2),
       },
-      restWithWindow: { seats: IDLE_SEATS, seconds: WINDOW_SECONDS, ...windowRest },
+      restWithWindow: { seats: IDLE_SEATS, seconds: WINDOW_SECONDS, reps: REST_REPS, ...windowRest },
+      /** This process idle once every engine was gone (the runner's worker): under every engine figure. */
+      processFloor: { seconds: FLOOR_SECONDS, cpuPctOfCore: +floor.toFixed(2) },
+      /** Held, window open, polled on events, with the process floor taken off: what the engine adds. */
+      restWithWindowHeldNetPctOfCore: +(windowRest.onEvents!.engineCpuPctOfCore - floor).toFixed(2),
       /** (2) and (2b) on both tmux paths in this run: the held client, and one process per command. */
       restByTmux: Object.fromEntries(
         Object.entries(restBy).map(([mode, r]) => [
@@ -343,7 +389,8 @@ it(
         const r = restBy[mode]!;
         return `tmux ${mode}: at rest ${(r.engineCpu * 100).toFixed(2)} % engine (with its tmux children), window open (polled on events) ${r.windowRest.onEvents!.engineCpuPctOfCore} %, every second ${r.windowRest.everySecond!.engineCpuPctOfCore} %`;
       }),
-      `${restBy.held!.windowRest.onEvents!.engineCpuPctOfCore < 0.5 ? 'PASS' : 'FAIL'}  held: engine < 0.5 % of one core at rest with ${IDLE_SEATS} idle seats and an open window (one-shot in this run: ${restBy['one-shot']!.windowRest.onEvents!.engineCpuPctOfCore} %)`,
+      `this process idle with no engine (the runner's worker, at the end): ${figures.processFloor.cpuPctOfCore} % of one core over ${FLOOR_SECONDS} s; window figures are medians of ${REST_REPS} windows of ${WINDOW_SECONDS} s (rosters a window: ${(['held', 'one-shot'] as const).map((mode) => `${mode} ${restBy[mode]!.windowRest.onEvents!.rosters} on events, ${restBy[mode]!.windowRest.everySecond!.rosters} every second`).join('; ')})`,
+      `${figures.restWithWindowHeldNetPctOfCore < 0.5 ? 'PASS' : 'FAIL'}  held: engine < 0.5 % of one core at rest with ${IDLE_SEATS} idle seats and an open window: ${figures.restWithWindowHeldNetPctOfCore} % net of the process floor, ${restBy.held!.windowRest.onEvents!.engineCpuPctOfCore} % with it (one-shot in this run: ${restBy['one-shot']!.windowRest.onEvents!.engineCpuPctOfCore} % with it)`,
       `while another seat floods (yes) for ${figures.flood.seconds} s: change -> event median ${figures.flood.medianMs} ms, p95 ${figures.flood.p95Ms} ms (${figures.flood.seen}/${TRIALS} seen); engine ${figures.flood.engineCpuPctOfCore} % + watch ${figures.flood.watchCpuPctOfCore} % of a core vs tmux server ${figures.flood.tmuxServerCpuPctOfCore} % (ratio ${figures.flood.engineToTmuxRatio})`,
       `${figures.flood.p95Ms < 1500 && figures.flood.seen === TRIALS ? 'PASS' : 'FAIL'}  a flooding seat does not hide another seat's change (p95 < 1500 ms, every trial seen)`,
       `whole bench: ${((Date.now() - started) / 1000).toFixed(1)} s`,

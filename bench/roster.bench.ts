@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -58,9 +58,19 @@ interface SizeResult {
   bringUpSpawns: number;
   /** Those spawns by program (and tmux command). */
   bringUpKinds: Record<string, number>;
+  /** Rosters the launches took (a fresh launch with nothing to settle takes none). */
+  bringUpRosters: number;
+  /** Each launch's create (`new-session` and its tags) from the engine's call to tmux's answer, in ms. */
+  bringUpCreate: { medianMs: number; p95Ms: number; sumMs: number };
+  /** CPU per seat over the bring-up: this process, the children it reaped (one-shot tmux runs), the tmux server. */
+  bringUpCpuPerSeatMs: { engine: number; children: number; tmuxServer: number };
   panesSeen: number;
   rosterProblems: string[];
   engine: Stats & {
+    /** The same, over the refreshes that read nothing for other processes (no other server, no /proc/locks). */
+    ownOnly?: Stats & { refreshes: number };
+    /** Reads of /proc/locks over the refreshes (and warm-ups), and how long each waited. */
+    locks?: Stats & { reads: number };
     spawnsPerRefresh: number[];
     /** Spawns that addressed the bench's own tmux server (the one that scales with N). */
     ownSpawnsPerRefresh: number[];
@@ -121,13 +131,13 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
           {
             target: `${TARGET_SEATS} seats, held: refresh median < ${TARGET_MEDIAN_MS} ms`,
             pass: target.engine.medianMs < TARGET_MEDIAN_MS,
-            detail: `held ${fmt(target.engine.medianMs)} ms, one-shot ${fmt(targetOnce.engine.medianMs)} ms`,
+            detail: `held ${fmt(target.engine.medianMs)} ms, one-shot ${fmt(targetOnce.engine.medianMs)} ms${target.engine.locks ? `; held, /proc/locks read ${target.engine.locks.reads} times, waiting ${fmt(target.engine.locks.medianMs)} ms median` : ''}${target.engine.ownOnly && target.engine.ownOnly.refreshes < REPS ? `; held, the ${target.engine.ownOnly.refreshes} of ${REPS} refreshes that read nothing for other processes: ${fmt(target.engine.ownOnly.medianMs)} ms` : ''}`,
             hard: false,
           },
           {
             target: `${TARGET_SEATS} shell seats brought up >= ${TARGET_BRING_UP_RATIO}x faster held than one-shot`,
             pass: bringUpRatio! >= TARGET_BRING_UP_RATIO,
-            detail: `held ${(target.bringUpMs / 1000).toFixed(1)} s (${target.bringUpSpawns} spawns), one-shot ${(targetOnce.bringUpMs / 1000).toFixed(1)} s (${targetOnce.bringUpSpawns} spawns): ${bringUpRatio!.toFixed(1)}x`,
+            detail: `held ${(target.bringUpMs / 1000).toFixed(1)} s (${target.bringUpSpawns} spawns, tmux's creates ${(target.bringUpCreate.sumMs / 1000).toFixed(1)} s of it), one-shot ${(targetOnce.bringUpMs / 1000).toFixed(1)} s (${targetOnce.bringUpSpawns} spawns, creates ${(targetOnce.bringUpCreate.sumMs / 1000).toFixed(1)} s): ${bringUpRatio!.toFixed(1)}x`,
             hard: false,
           },
         ]
@@ -141,6 +151,8 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
       'tmux',
       'bring-up',
       'up spawns',
+      'up rosters',
+      'create med',
       'eng spawns',
       'eng median',
       'eng p95',
@@ -155,6 +167,8 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
       r.mode,
       `${(r.bringUpMs / 1000).toFixed(1)} s`,
       String(r.bringUpSpawns),
+      String(r.bringUpRosters),
+      `${fmt(r.bringUpCreate.medianMs)} ms`,
       range(r.engine.spawnsPerRefresh),
       `${fmt(r.engine.medianMs)} ms`,
       `${fmt(r.engine.p95Ms)} ms`,
@@ -204,8 +218,22 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
     results: results.map((r) => ({
       ...r,
       bringUpMs: round(r.bringUpMs),
+      bringUpCreate: {
+        medianMs: round(r.bringUpCreate.medianMs),
+        p95Ms: round(r.bringUpCreate.p95Ms),
+        sumMs: round(r.bringUpCreate.sumMs),
+      },
+      bringUpCpuPerSeatMs: {
+        engine: round(r.bringUpCpuPerSeatMs.engine),
+        children: round(r.bringUpCpuPerSeatMs.children),
+        tmuxServer: round(r.bringUpCpuPerSeatMs.tmuxServer),
+      },
       engine: {
         ...roundStats(r.engine),
+        ...(r.engine.ownOnly
+          ? { ownOnly: { refreshes: r.engine.ownOnly.refreshes, ...roundStats(r.engine.ownOnly) } }
+          : {}),
+        ...(r.engine.locks ? { locks: { reads: r.engine.locks.reads, ...roundStats(r.engine.locks) } } : {}),
         spawnsPerRefresh: range(r.engine.spawnsPerRefresh),
         ownSpawnsPerRefresh: range(r.engine.ownSpawnsPerRefresh),
         foreignCalls: [...new Set(r.engine.foreignCalls)],
@@ -261,20 +289,69 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     const specPath = join(root, `${rig}.yaml`);
     writeFileSync(specPath, rigYaml(rig, members));
 
+    // What one launch costs, beside the spawns: the rosters it takes and tmux's own create.
+    let bringUpRosters = 0;
+    const roster = eng.roster.bind(eng);
+    eng.roster = (...a: Parameters<typeof roster>) => (bringUpRosters++, roster(...a));
+    const creates: number[] = [];
+    const create = eng.own.newSession.bind(eng.own);
+    eng.own.newSession = async (...a: Parameters<typeof create>) => {
+      const c0 = performance.now();
+      const r = await create(...a);
+      creates.push(performance.now() - c0);
+      return r;
+    };
+    const cpu0 = { self: process.cpuUsage(), children: reapedChildrenMs() };
     const t0 = performance.now();
     const up = await upRig(eng, specPath);
     const bringUpMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0.self);
+    const bringUpCpuPerSeatMs = {
+      engine: (cpu.user + cpu.system) / 1000 / n,
+      children: (reapedChildrenMs() - cpu0.children) / n,
+      tmuxServer: 0,
+    };
+    eng.roster = roster;
+    eng.own.newSession = create;
+    const createStats = stats(creates);
+    const bringUpCreate = {
+      medianMs: createStats.medianMs,
+      p95Ms: createStats.p95Ms,
+      sumMs: creates.reduce((a, b) => a + b, 0),
+    };
     const bringUpSpawns = spawnsNow();
     const bringUpKinds = spawnKinds(exec.calls, links.spawns);
     if (!up.ok) throw new Error(`up of ${n} seats failed: ${up.code}: ${up.message}`);
-    log(`${n} seats up (${mode}) in ${(bringUpMs / 1000).toFixed(1)} s (${bringUpSpawns} spawns during bring-up)`);
+    log(
+      `${n} seats up (${mode}) in ${(bringUpMs / 1000).toFixed(1)} s (${bringUpSpawns} spawns, ${bringUpRosters} rosters); tmux's create median ${fmt(bringUpCreate.medianMs)} ms (${(bringUpCreate.sumMs / 1000).toFixed(1)} s in all); CPU per seat: engine ${fmt(bringUpCpuPerSeatMs.engine)} ms, reaped children ${fmt(bringUpCpuPerSeatMs.children)} ms`,
+    );
 
     const first = await eng.roster();
     const panes = first.panes.filter((p) => p.server === eng.ownKey).map((p) => p.paneId);
     if (panes.length !== n) throw new Error(`roster sees ${panes.length} panes on ${eng.ownKey}, expected ${n}`);
     const rosterProblems = first.problems.map((p) => JSON.stringify(p));
+    // The server started with this bring-up: its whole CPU is the bring-up's (schedstat: ns, not ticks).
+    const serverPid = first.panes.find((p) => p.server === eng.ownKey)?.serverPid;
+    bringUpCpuPerSeatMs.tmuxServer = (serverPid ? onCpuMs(serverPid) : 0) / n;
+    log(`  tmux server CPU per seat of the bring-up: ${fmt(bringUpCpuPerSeatMs.tmuxServer)} ms`);
 
     const engTimes: number[] = [];
+    /**
+     * Refreshes that read nothing for other processes on the machine: no other server listed (a tmux
+     * process each) and no /proc/locks (read when a Codex home has writer locks; the kernel makes a
+     * read after a quiet spell wait for an RCU grace period).
+     */
+    const engTimesOwnOnly: number[] = [];
+    const locksWaits: number[] = [];
+    const proc = eng.deps.proc;
+    const readLocks = proc.locksAsync?.bind(proc);
+    if (readLocks)
+      proc.locksAsync = async () => {
+        const l0 = performance.now();
+        const r = await readLocks();
+        locksWaits.push(performance.now() - l0);
+        return r;
+      };
     const engSpawns: number[] = [];
     const ownSpawns: number[] = [];
     const foreignCalls: string[] = [];
@@ -284,6 +361,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     for (let i = 0; i < WARMUP + REPS; i++) {
       const k0 = exec.calls.length;
       const h0 = links.spawns;
+      const w0 = locksWaits.length;
       const a = performance.now();
       const roster = await eng.roster();
       const dt = performance.now() - a;
@@ -304,6 +382,8 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
 
       if (i < WARMUP) continue;
       engTimes.push(dt);
+      const lockedNow = locksWaits.length > w0;
+      if (!lockedNow && !calls.some((c) => c[0] === 'tmux' && !c.includes(tmux.socketName))) engTimesOwnOnly.push(dt);
       engSpawns.push(calls.length + heldSpawns);
       const own = calls.filter((c) => c.includes(tmux.socketName));
       ownSpawns.push(own.length + heldSpawns + calls.filter((c) => c[0] !== 'tmux').length);
@@ -316,7 +396,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     const engStats = stats(engTimes);
     const naive = stats(naiveTimes);
     log(
-      `${n} seats (${mode}): engine median ${fmt(engStats.medianMs)} ms / p95 ${fmt(engStats.p95Ms)} ms (${range(engSpawns)} spawns); naive median ${fmt(naive.medianMs)} ms / p95 ${fmt(naive.p95Ms)} ms (${range(naiveSpawns)} spawns)`,
+      `${n} seats (${mode}): engine median ${fmt(engStats.medianMs)} ms / p95 ${fmt(engStats.p95Ms)} ms (${range(engSpawns)} spawns); naive median ${fmt(naive.medianMs)} ms / p95 ${fmt(naive.p95Ms)} ms (${range(naiveSpawns)} spawns)${locksWaits.length ? `; /proc/locks read ${locksWaits.length} times, waiting ${fmt(stats(locksWaits).medianMs)} ms median` : ''}`,
     );
     return {
       seats: n,
@@ -324,9 +404,19 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
       bringUpMs,
       bringUpSpawns,
       bringUpKinds,
+      bringUpRosters,
+      bringUpCreate,
+      bringUpCpuPerSeatMs,
       panesSeen: panes.length,
       rosterProblems,
-      engine: { ...engStats, spawnsPerRefresh: engSpawns, ownSpawnsPerRefresh: ownSpawns, foreignCalls },
+      engine: {
+        ...engStats,
+        spawnsPerRefresh: engSpawns,
+        ownSpawnsPerRefresh: ownSpawns,
+        foreignCalls,
+        ownOnly: engTimesOwnOnly.length ? { refreshes: engTimesOwnOnly.length, ...stats(engTimesOwnOnly) } : undefined,
+        locks: locksWaits.length ? { reads: locksWaits.length, ...stats(locksWaits) } : undefined,
+      },
       naive: { ...naive, spawnsPerRefresh: naiveSpawns },
       ratioMedian: naive.medianMs / engStats.medianMs,
       ratioP95: naive.p95Ms / engStats.p95Ms,
@@ -398,6 +488,31 @@ function tmuxVersion(): string {
     return execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
   } catch {
     return 'tmux: not found';
+  }
+}
+
+/** CPU of the children this process has reaped (utime + stime of waited-for children), in ms. */
+function reapedChildrenMs(): number {
+  return cpuMs('self').reaped;
+}
+
+/** A process's time on a CPU so far, in ms, from /proc/<pid>/schedstat (in ns). */
+function onCpuMs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/** A process's own CPU and that of the children it reaped, in ms (USER_HZ is 100 on Linux). */
+function cpuMs(pid: number | 'self'): { self: number; reaped: number } {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+    return { self: (Number(f[11]) + Number(f[12])) * 10, reaped: (Number(f[13]) + Number(f[14])) * 10 };
+  } catch {
+    return { self: 0, reaped: 0 };
   }
 }
 

@@ -131,6 +131,64 @@ describe('the activity monitor', () => {
     expect(idle.at - t0).toBeLessThan(4000 + 5000);
   });
 
+  it("what a window's ps sees change is a seat.activity row at that look, before ps answers", async () => {
+    const e = w.engine();
+    // The monitor's own looks are a minute away, after output as after nothing: only another's look
+    // can report the change in time.
+    const front = (seat: string) => w.tmux.run(['display-message', '-p', '-t', seat, '#{pane_current_command}']).trim();
+    await waitFor(() => front('a@demo') === 'bash' && front('b@demo') === 'bash', { what: 'both shells up' });
+    m = new ActivityMonitor(e, { fallbackMs: 60_000, debounceMs: 60_000 });
+    const changes: ActivityChange[] = [];
+    m.onChange((c) => changes.push(c));
+    await m.start();
+    expect(changes.map((c) => c.label)).toEqual(['idle', 'idle']);
+    w.tmux.run(['send-keys', '-t', 'a@demo', 'sleep 30', 'Enter']);
+    await waitFor(() => front('a@demo') === 'sleep', { what: 'sleep in front' });
+    expect(changes).toHaveLength(2);
+    const { ps } = await import('../../src/main/engine/services/ps');
+    const seen = await ps(e);
+    expect(seen.ok && seen.seats.find((s) => s.seat === 'a@demo')?.activity).toBe('working');
+    // Recorded during that look: the row first, then the news, before ps answered.
+    expect(changes.slice(2).map((c) => [c.seat, c.label])).toEqual([['a@demo', 'working']]);
+    expect(e.store.events.list({ kind: 'seat.activity', seat: 'a@demo' }).at(-1)?.data.label).toBe('working');
+  });
+
+  it("a window's ps looking at every seat stands for the monitor's fallback pass: no roster of its own meanwhile", async () => {
+    const e = w.engine();
+    m = new ActivityMonitor(e, { fallbackMs: 3000 });
+    const changes: ActivityChange[] = [];
+    m.onChange((c) => changes.push(c));
+    await m.start();
+    await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
+    const real = e.roster.bind(e);
+    // The monitor's own rosters: every one taken outside a ps.
+    let inPs = false;
+    let own = 0;
+    e.roster = (...a: Parameters<typeof real>) => {
+      if (!inPs) own++;
+      return real(...a);
+    };
+    const { ps } = await import('../../src/main/engine/services/ps');
+    const windowPoll = async (times: number) => {
+      for (let i = 0; i < times; i++) {
+        inPs = true;
+        try {
+          expect((await ps(e)).ok).toBe(true);
+        } finally {
+          inPs = false;
+        }
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    };
+    await windowPoll(2); // the monitor's passes for its watches' first bytes are over by then
+    const settled = own;
+    // A window polling at 1 s for 6 s: the monitor takes no roster of its own (every 3 s it would).
+    await windowPoll(6);
+    expect(own).toBe(settled);
+    // With no window the fallback pass comes back on its own.
+    await waitFor(() => own > settled, { timeoutMs: 10_000, what: 'a fallback pass' });
+  });
+
   it('a seat whose program exits reads exited, through the pane output it leaves', async () => {
     const e = w.engine();
     m = new ActivityMonitor(e, { fallbackMs: 60_000 });

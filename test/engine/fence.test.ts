@@ -87,6 +87,34 @@ describe('the create fence (design.md invariant 3)', () => {
     expect(w.sessions().filter((s) => s.seat === 'lead@demo')).toHaveLength(1);
   });
 
+  it('a launch takes a roster only when a check needs one, and one for all its checks: none for a stopped seat with nothing left, one for a census that adopts and the running seat it then finds', async () => {
+    const e = w.engine();
+    let rosters = 0;
+    const fresh = e.roster.bind(e);
+    e.roster = () => {
+      rosters++;
+      return fresh();
+    };
+    const { launchSeat } = await import('../../src/main/engine/services/launch');
+    const first = await launchSeat(e, 'lead@demo');
+    expect(first.ok, JSON.stringify(first)).toBe(true);
+    expect(rosters).toBe(0);
+    expect((await w.cli(['stop', 'lead@demo'])).code).toBe(0);
+
+    // A launch that died after creating: the census adopts its session (it needs the roster), and the
+    // seat is then found running (that check reads the same roster, taken once).
+    await killAtPhase(w, 'lead@demo', 'fence.after_helper_invoked');
+    rosters = 0;
+    const next = await launchSeat(e, 'lead@demo');
+    expect(next.ok ? 'launched' : next.code).toBe('SEAT_ALREADY_RUNNING');
+    expect(rosters).toBe(1);
+    const census = e.store.events.list({ seat: 'lead@demo', kind: 'fence.census' });
+    expect(census.map((c) => c.data)).toEqual([
+      expect.objectContaining({ phase: 'helper_invoked', outcome: 'adopted' }),
+    ]);
+    expect(w.sessions().filter((s) => s.seat === 'lead@demo')).toHaveLength(1);
+  });
+
   it('a launch deciding from a roster taken before another launch created the session refuses, and never ends that row (fault: stale roster injected)', async () => {
     const late = w.engine();
     const stale = await late.roster(); // taken while the seat is stopped

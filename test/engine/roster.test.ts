@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkConversationFree } from '../../src/main/engine/custody/guard';
@@ -79,6 +79,47 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     const h = roster.agents.find((g) => g.pid === headless.pid);
     expect(h).toMatchObject({ runtime: 'codex', conversationId: T, conversationSource: 'argv' });
     expect(h!.pane).toBeUndefined();
+  });
+
+  it("another server's listing is kept while its agents stay in the panes it listed, and taken again when an agent starts in a new pane there or a pane goes", async () => {
+    const other = new TestTmux('rdt-other');
+    servers.push(other);
+    const Y = '11111111-2222-4333-8444-555555555555';
+    const isAgent = (pid: number) => {
+      try {
+        return require('node:fs').readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('claude');
+      } catch {
+        return false;
+      }
+    };
+    const a = other.newSession('a', standInArgv('claude', ['--session-id', X]));
+    await waitFor(() => isAgent(a.panePid), { what: 'stand-in a' });
+    const exec = countingExec(liveExec);
+    const engine = w.engine({ exec });
+    const listings = () => exec.calls.filter((c) => c.some((x) => x.includes(other.socketName))).length;
+    const on = (r: Awaited<ReturnType<typeof engine.roster>>, id: string) =>
+      r.agents.find((g) => g.conversationId === id)?.pane;
+
+    expect(on(await engine.roster(), X)).toMatchObject({ paneId: a.paneId, sessionName: 'a' });
+    expect(listings()).toBe(1);
+    // Nothing changed there: the same listing places the agent, with no process spawned for it.
+    expect(on(await engine.roster(), X)).toMatchObject({ paneId: a.paneId, sessionName: 'a' });
+    expect(listings()).toBe(1);
+
+    // An agent in a pane made since: the kept listing cannot place it, so the server is listed again.
+    const b = other.newSession('b', standInArgv('claude', ['--resume', Y]));
+    await waitFor(() => isAgent(b.panePid), { what: 'stand-in b' });
+    expect(on(await engine.roster(), Y)).toMatchObject({ paneId: b.paneId, sessionName: 'b' });
+    expect(listings()).toBe(2);
+    await engine.roster();
+    expect(listings()).toBe(2);
+
+    // A listed pane gone: listed again, and the roster no longer shows it.
+    other.run(['kill-session', '-t', 'b']);
+    await waitFor(() => !existsSync(`/proc/${b.panePid}`), { what: 'pane b gone' });
+    const after = await engine.roster();
+    expect(listings()).toBe(3);
+    expect(after.panes.filter((p) => p.server.includes(other.socketName)).map((p) => p.paneId)).toEqual([a.paneId]);
   });
 
   it('a Codex writer lock held by a live process blocks its thread, and names the home (real flock)', async () => {

@@ -33,6 +33,26 @@ describe('the store (real SQLite file)', () => {
     s.close();
   });
 
+  it("a window's poll for new rows sees every row committed since, by this connection or another, however many polls found none", () => {
+    const s = Store.open(join(dir, 'x.db'));
+    const other = Store.open(join(dir, 'x.db'));
+    const first = s.events.append('seat.launch', { rig: 'r', seat: 'a@r' }, { n: 1 });
+    const poll = () => s.events.list({ afterSeq: first, limit: 500 }).map((e) => e.data.n);
+    expect(poll()).toEqual([]);
+    expect(poll()).toEqual([]);
+    // Another connection (another engine, the CLI) commits: the next poll has it.
+    other.events.append('seat.stop', { rig: 'r', seat: 'a@r' }, { n: 2 });
+    expect(poll()).toEqual([2]);
+    expect(s.events.list({ afterSeq: first + 1 })).toEqual([]);
+    // This connection appends: the next poll has it too.
+    s.events.append('seat.launch', { rig: 'r', seat: 'a@r' }, { n: 3 });
+    expect(s.events.list({ afterSeq: first + 1 }).map((e) => e.data.n)).toEqual([3]);
+    // A poll with a filter is never answered from a quiet tail.
+    expect(s.events.list({ afterSeq: first, seat: 'a@r' }).map((e) => e.data.n)).toEqual([2, 3]);
+    other.close();
+    s.close();
+  });
+
   it('the fence allows one active reservation per seat and only legal phase moves', () => {
     const s = Store.open(join(dir, 'x.db'));
     const input = {

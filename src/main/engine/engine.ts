@@ -1,6 +1,8 @@
 import { ownSocketPath, tmuxFor, type EngineDeps } from './context';
 import type { Exec } from './deps';
 import { buildRoster } from './roster/build';
+import { ForeignListings } from './roster/foreign';
+import { LocksAhead } from './roster/locks';
 import type { Roster } from './roster/types';
 import { AGENT_RUNTIMES, runtimeById } from './runtimes';
 import type { SeatRow, SessionRow } from './store';
@@ -21,6 +23,9 @@ export class Engine {
   readonly ownKey: string;
   private readonly ownPath: string;
   readonly hosts: HostSet;
+  /** Other servers' listings, used again while they still fit (roster/foreign.ts). */
+  private readonly foreign = new ForeignListings();
+  private readonly locksAhead = new LocksAhead();
   constructor(readonly deps: EngineDeps) {
     this.hosts = new HostSet(deps);
     this.own = tmuxFor(deps, deps.layout.tmuxServer);
@@ -128,6 +133,8 @@ export class Engine {
         uid: this.deps.uid,
         selfPid: this.deps.selfPid,
         now: () => this.now(),
+        foreign: this.foreign,
+        locksAhead: this.locksAhead,
       }),
       ...remote.map((h) =>
         hostRoster(

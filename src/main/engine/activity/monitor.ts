@@ -8,18 +8,20 @@ import { PaneOutputWatch } from './control';
 import { LookPacer } from './pace';
 import { PanePipeWatch } from './pipe';
 import { remotePipeArgs, RemotePipeWatch } from './pipe-remote';
-import { activityLabel, type SeatActivity } from './decide';
-import { observeSeats } from './observe';
-import type { RosterPane } from '../roster/types';
+import { type ActivityChange, ActivityRecord } from './record';
+import { type ObservedSeat, observeSeats, onObserved } from './observe';
+import type { Roster, RosterPane } from '../roster/types';
 import { bindDiscoveredConversations } from '../services/bind';
 import { RemoteHookWatches } from '../hosts/hook-watch';
 
-export interface ActivityChange {
-  seat: string;
-  activity: SeatActivity;
-  label: ReturnType<typeof activityLabel>;
-  at: number;
-}
+export type { ActivityChange };
+
+/**
+ * A look at every seat by somebody else (a window's `ps`) puts the fallback pass off by this much
+ * more than the monitor's own would: a window polls at rest every `fallbackMs` or a second later,
+ * and a pass of the monitor's own just before it would read the same machine twice.
+ */
+const OTHERS_LOOK_SLACK = 1.25;
 
 /**
  * Event-driven activity for a long-lived engine (the app, `rigdesk serve`): pane output (a
@@ -28,7 +30,10 @@ export interface ActivityChange {
  * looked at once, paced while its output streams on (pace.ts) (one roster + one batched capture),
  * and a change becomes a `seat.activity` event row before
  * anything else hears of it. A slow full pass catches what no event reports (a process exiting
- * without printing). At rest nothing runs but the fallback pass.
+ * without printing). Looks taken by others (observe.ts `onObserved`: a window's `ps`, a send) are
+ * news too: what they saw change is recorded the same way, and one that covers every seat stands
+ * for the fallback pass. At rest nothing runs but the fallback pass, or nothing at all while a
+ * window's polls look.
  */
 export class ActivityMonitor {
   private watches = new Map<string, PaneOutputWatch | PanePipeWatch | RemotePipeWatch>();
@@ -39,9 +44,12 @@ export class ActivityMonitor {
   private urgent = new Set<string>();
   private timerAt = Infinity;
   private readonly pacer: LookPacer;
-  private last = new Map<string, string>();
+  private readonly recorded: ActivityRecord;
   private timer?: NodeJS.Timeout;
   private fallback?: NodeJS.Timeout;
+  /** The roster of the monitor's own pass in progress: that look is recorded by the pass itself. */
+  private ownRoster?: Roster;
+  private offLooks?: () => void;
   private running = false;
   private busy = false;
   private listeners: ((c: ActivityChange) => void)[] = [];
@@ -69,6 +77,7 @@ export class ActivityMonitor {
       (seat) => this.markDirty(seat, true),
       this.engine.deps.env,
     );
+    this.recorded = new ActivityRecord(engine);
   }
 
   onChange(fn: (c: ActivityChange) => void): () => void {
@@ -93,16 +102,28 @@ export class ActivityMonitor {
     } catch {
       /* the fallback pass covers it */
     }
+    this.offLooks = onObserved(this.engine, (roster, observed) => this.othersLook(roster, observed));
     // The first pass's failure is the caller's: a monitor that cannot look at all does not start.
     await this.passOnce(true);
-    this.fallback = setInterval(() => void this.pass(true), this.opts.fallbackMs ?? 5000);
+  }
+
+  private get fallbackMs(): number {
+    return this.opts.fallbackMs ?? 5000;
+  }
+
+  /** The next full pass, `afterMs` from now unless a look at every seat comes first. */
+  private armFallback(afterMs: number): void {
+    clearTimeout(this.fallback);
+    if (!this.running) return;
+    this.fallback = setTimeout(() => void this.pass(true), afterMs);
     this.fallback.unref?.();
   }
 
   stop(): void {
     this.running = false;
     this.offRespawn?.();
-    clearInterval(this.fallback);
+    this.offLooks?.();
+    clearTimeout(this.fallback);
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = Infinity;
@@ -215,35 +236,10 @@ export class ActivityMonitor {
       return;
     }
     this.busy = true;
+    let full = false;
     try {
-      const now = this.engine.now();
-      let names: Set<string> | undefined;
-      if (all || this.dirty.has('*')) {
-        this.dirty.clear();
-        this.urgent.clear();
-      } else {
-        // Only the seats that are due; a paced seat waits for its own time.
-        names = new Set([...this.dirty].filter(([, due]) => due <= now + 2).map(([seat]) => seat));
-        for (const seat of names) {
-          // A working seat still streaming output waits for a pause in it (pace.ts).
-          const hold = this.urgent.has(seat)
-            ? now
-            : this.pacer.holdUntil(
-                seat,
-                now,
-                this.last.get(seat)?.startsWith('working|') ?? false,
-                this.watches.get(seat)?.lastOutputAt,
-              );
-          if (hold > now + 2) {
-            this.dirty.set(seat, hold);
-            names.delete(seat);
-            continue;
-          }
-          this.dirty.delete(seat);
-          this.urgent.delete(seat);
-          this.pacer.looked(seat, now);
-        }
-      }
+      const names = this.dueSeats(all);
+      full = names === undefined;
       const every = this.engine.store.rigs.seats();
       this.remoteHooks.sync(every);
       const seats = every.filter((s) => !names || names.has(s.seat));
@@ -253,35 +249,76 @@ export class ActivityMonitor {
       // Stopped while the roster was read (the store may be closed by now): nothing more to do.
       if (!this.running) return;
       bindDiscoveredConversations(this.engine, roster);
-      const observed = await observeSeats(this.engine, roster, seats);
-      if (!this.running) return;
-      for (const [seat, o] of observed) {
-        const label = activityLabel(o.activity);
-        const key = `${label}|${o.activity.needsInput}|${o.activity.session}|${o.activity.draft ? 1 : 0}`;
-        if (this.last.get(seat) === key) continue;
-        this.last.set(seat, key);
-        const at = this.engine.now();
-        this.engine.store.events.append(
-          'seat.activity',
-          { rig: o.seat.rig, seat },
-          {
-            label,
-            session: o.activity.session,
-            activity: o.activity.activity,
-            needsInput: o.activity.needsInput,
-            draft: Boolean(o.activity.draft),
-            basis: o.activity.basis,
-          },
-        );
-        for (const l of this.listeners) l({ seat, activity: o.activity, label, at });
+      this.ownRoster = roster;
+      let observed: Map<string, ObservedSeat>;
+      try {
+        observed = await observeSeats(this.engine, roster, seats);
+      } finally {
+        this.ownRoster = undefined;
       }
+      if (!this.running) return;
+      this.record(observed, roster.takenAt);
       // After the news: starting a watch waits on tmux (and ssh), for every seat at once.
       await Promise.all(
         [...observed].map(([seat, o]) => this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane)),
       );
     } finally {
       this.busy = false;
+      if (full) this.armFallback(this.fallbackMs);
       this.schedule();
+    }
+  }
+
+  /** The seats due for a look now (undefined: every seat), taking them off the dirty list. */
+  private dueSeats(all: boolean): Set<string> | undefined {
+    const now = this.engine.now();
+    if (all || this.dirty.has('*')) {
+      this.dirty.clear();
+      this.urgent.clear();
+      return undefined;
+    }
+    // Only the seats that are due; a paced seat waits for its own time.
+    const names = new Set([...this.dirty].filter(([, due]) => due <= now + 2).map(([seat]) => seat));
+    for (const seat of names) {
+      // A working seat still streaming output waits for a pause in it (pace.ts).
+      const hold = this.urgent.has(seat)
+        ? now
+        : this.pacer.holdUntil(seat, now, this.recorded.working(seat), this.watches.get(seat)?.lastOutputAt);
+      if (hold > now + 2) {
+        this.dirty.set(seat, hold);
+        names.delete(seat);
+        continue;
+      }
+      this.dirty.delete(seat);
+      this.urgent.delete(seat);
+      this.pacer.looked(seat, now);
+    }
+    return names;
+  }
+
+  /** Each change becomes a `seat.activity` row, then news for the listeners. */
+  private record(observed: ReadonlyMap<string, ObservedSeat>, takenAt: number): void {
+    for (const c of this.recorded.take(observed, takenAt)) for (const l of this.listeners) l(c);
+  }
+
+  /**
+   * Somebody else looked (a window's `ps`, a send): what changed is recorded as from a look of our
+   * own. A seat it found with no live watch gets a pass of ours (which starts one); a look at every
+   * seat, all watched, puts the fallback pass off.
+   */
+  private othersLook(roster: Roster, observed: ReadonlyMap<string, ObservedSeat>): void {
+    if (!this.running || roster === this.ownRoster) return;
+    try {
+      this.record(observed, roster.takenAt);
+      const unwatched = [...observed]
+        .filter(([seat, o]) => o.live && !this.watches.get(seat)?.alive && !this.respawning.has(seat))
+        .map(([seat]) => seat);
+      for (const seat of unwatched) this.markDirty(seat);
+      if (unwatched.length > 0) return;
+      if (this.engine.store.rigs.seats().every((s) => observed.has(s.seat)))
+        this.armFallback(Math.round(this.fallbackMs * OTHERS_LOOK_SLACK));
+    } catch {
+      /* the store is closing under a look that is ending: nothing to record */
     }
   }
 

@@ -17,6 +17,23 @@ export interface ObservedSeat {
   activity: SeatActivity;
 }
 
+/** Told of every observation taken on an engine, by whoever took it. */
+export type Looker = (roster: Roster, observed: ReadonlyMap<string, ObservedSeat>) => void;
+
+const LOOKERS = new WeakMap<Engine, Set<Looker>>();
+
+/**
+ * Every look at seats on this engine, whoever took it for whatever reason (`ps` for a window, a
+ * send, the activity monitor itself): the monitor records what changed from any of them rather
+ * than taking a roster of its own a moment later.
+ */
+export function onObserved(engine: Engine, fn: Looker): () => void {
+  const set = LOOKERS.get(engine) ?? new Set<Looker>();
+  LOOKERS.set(engine, set);
+  set.add(fn);
+  return () => void set.delete(fn);
+}
+
 /**
  * Gathers every kind of evidence for the given seats from one roster and one batched capture per
  * tmux server, then decides each seat's activity. Costs O(servers) spawns, not O(seats).
@@ -27,13 +44,22 @@ export async function observeSeats(
   seats: readonly SeatRow[],
 ): Promise<Map<string, ObservedSeat>> {
   const now = engine.now();
+  // One read of the live rows for many seats (a seat has at most one; the newest wins, as live() does).
+  const liveOf =
+    seats.length > 1
+      ? (() => {
+          const bySeat = new Map(engine.store.sessions.allLive().map((r) => [r.seat, r]));
+          return (seat: string) => bySeat.get(seat);
+        })()
+      : (seat: string) => engine.store.sessions.live(seat);
   const found = seats.map((seat) => {
-    const live = engine.store.sessions.live(seat.seat);
+    const live = liveOf(seat.seat);
     return { seat, live, pane: live ? engine.paneOf(roster, live) : undefined };
   });
+  // Only the screens a runtime reads (a shell seat's is never read: its process tree says it all).
   const byServer = new Map<string, string[]>();
   for (const f of found)
-    if (f.pane && !f.pane.paneDead)
+    if (f.pane && !f.pane.paneDead && runtimeById(f.seat.runtime)?.readScreen)
       byServer.set(f.pane.server, [...(byServer.get(f.pane.server) ?? []), f.pane.paneId]);
   const screens = new Map<string, Awaited<ReturnType<typeof capturePanes>> extends Map<string, infer V> ? V : never>();
   await Promise.all(
@@ -115,6 +141,7 @@ export async function observeSeats(
     }
     out.set(seat.seat, { seat, live, pane, activity: decideActivity({ session, evidence, now }) });
   }
+  for (const fn of LOOKERS.get(engine) ?? []) fn(roster, out);
   return out;
 }
 
@@ -129,11 +156,14 @@ function sessionAxis(
   if (!pane) return engine.serverRunning(roster, live.server) === undefined ? 'detached' : 'absent';
   if (pane.paneDead) return 'exited';
   // The pane runs Rigdesk's wrapper; the seat's program is its child. Without it the wrapper's
-  // shell is in front: the agent exited.
-  const wrapper = (hostOfServer(pane.server) === 'local' ? engine.deps.proc : engine.procOf(pane.server)).read(
-    pane.panePid,
-  );
-  if (!wrapper?.argv.includes('rigdesk-seat')) return 'exited';
+  // shell is in front: the agent exited. The roster's own process table says so (a pane made by
+  // hand has no such fact: read now).
+  const wrapped =
+    pane.wrapped ??
+    (hostOfServer(pane.server) === 'local' ? engine.deps.proc : engine.procOf(pane.server))
+      .read(pane.panePid)
+      ?.argv.includes('rigdesk-seat');
+  if (!wrapped) return 'exited';
   if (seat.runtime === 'shell') return pane.lineage.length > 0 ? 'present' : 'exited';
   return pane.agent ? 'present' : 'exited';
 }

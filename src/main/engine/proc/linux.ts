@@ -9,6 +9,7 @@ import {
   readSync,
   statSync,
 } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { buildSnapshot } from './lineage';
 import type { FileLock, ProcInfo, ProcReader, ProcSnapshot } from './types';
 
@@ -130,6 +131,10 @@ export function linuxProcReader(opts: LinuxProcReaderOptions = {}): ProcReader {
         return [];
       }
       return parseLocks(raw);
+    },
+
+    locksAsync(): Promise<FileLock[]> {
+      return readFile(`${root}/locks`, 'utf8').then(parseLocks, () => []);
     },
   };
 }

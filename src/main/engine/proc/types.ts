@@ -54,6 +54,11 @@ export interface ProcReader {
   environ(pid: number): Record<string, string> | undefined;
   /** Held file locks (Linux /proc/locks); empty elsewhere. */
   locks(): FileLock[];
+  /**
+   * The same, read off the event loop: on Linux the kernel writes /proc/locks out only after an
+   * RCU grace period, milliseconds of waiting after a quiet spell (see roster/locks.ts).
+   */
+  locksAsync?(): Promise<FileLock[]>;
 }
 
 /**

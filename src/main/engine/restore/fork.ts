@@ -315,7 +315,8 @@ async function launchFork(
 /** Checked again on the launch's own fresh roster: X may have changed hands since. */
 function forkChooser({ source, plan, adapter, transcript: t }: ForkLaunch): ArgvChooser {
   const from = plan.from;
-  return ({ engine: e, ctx, roster: r }) => {
+  return async ({ engine: e, ctx, roster }) => {
+    const r = await roster();
     const again = sourceConversation(e, r, source);
     if (!again.ok) return again;
     if (again.id !== from)

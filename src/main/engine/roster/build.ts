@@ -1,10 +1,12 @@
 import { ancestors, descendants, foregroundOf } from '../proc/lineage';
-import type { ProcInfo, ProcReader, ProcSnapshot } from '../proc/types';
+import type { FileLock, ProcInfo, ProcReader, ProcSnapshot } from '../proc/types';
 import { AGENT_RUNTIMES, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from '../runtimes';
 import type { ServiceRole } from '../runtimes/types';
 import type { TmuxClient } from '../tmux/client';
 import type { PaneRow } from '../tmux/format';
 import { serverKey } from '../tmux/identity';
+import { askAgentServers, type ForeignListings, listServer } from './foreign';
+import { type ClaimHome, claimHomes, type LocksAhead, need, wantsLocks } from './locks';
 import type { Roster, RosterAgent, RosterPane, RosterProblem } from './types';
 
 export interface RosterDeps {
@@ -23,6 +25,10 @@ export interface RosterDeps {
   now: () => number;
   /** The host this roster reads (absent: this machine); its keys, agents, claims and problems carry it. */
   host?: string;
+  /** Listings of servers found only through agents, kept between refreshes (absent: listed every time). */
+  foreign?: ForeignListings;
+  /** Starts the read of the held locks early when the last refresh needed them (roster/locks.ts). */
+  locksAhead?: LocksAhead;
 }
 
 type HostClaim = ConversationClaim & { host?: string };
@@ -31,23 +37,26 @@ const SOURCE_RANK: Record<ConversationClaim['source'], number> = { writer_lock: 
 
 /**
  * One roster refresh: one read of the process table, one `list-panes -a` per tmux server that is
- * watched or hosts an agent, and file reads for live-state evidence. The number of process spawns
- * does not grow with the number of seats.
+ * watched or hosts an agent (one found only through an agent: at most one, see roster/foreign.ts),
+ * and file reads for live-state evidence. The number of process spawns does not grow with the
+ * number of seats.
  */
 export async function buildRoster(deps: RosterDeps): Promise<Roster> {
   const problems: RosterProblem[] = [];
+  // The watched servers are asked first, so tmux answers while the process table is read.
+  const watched = deps.servers.map((client) => ({ client, res: listServer(client) }));
+  const early = deps.locksAhead?.early(deps.proc);
   const snap = deps.proc.snapshot();
   const agents = findAgents(snap, deps, problems);
-
-  // Servers: the watched ones plus any server an agent says it runs in (its TMUX variable).
-  const clients = new Map<string, TmuxClient>(deps.servers.map((c) => [c.key, c]));
-  for (const a of agents.values()) {
-    const path = a.agent.service ? undefined : a.env?.TMUX?.split(',')[0];
-    if (!path) continue;
-    const key = pathKey(deps, path);
-    if (!clients.has(key)) clients.set(key, deps.clientForPath(path));
-  }
-  const listed = await Promise.all([...clients.values()].map(async (c) => ({ client: c, res: await c.listPanes() })));
+  const others = askAgentServers(agentServers(deps, agents), snap, deps.clientForPath, deps.foreign);
+  const homes = claimHomes(
+    deps.knownHomes,
+    [...agents.values()].map((a) => ({ runtime: a.adapter.id, home: a.agent.home })),
+  );
+  const wanted = wantsLocks(homes.values(), deps.io);
+  const locks = deps.locksAhead ? deps.locksAhead.need(wanted, deps.proc, early) : need(wanted, deps.proc);
+  const asked = [...watched, ...others];
+  const listed = await Promise.all(asked.map(async ({ client, res }) => ({ client, res: await res })));
 
   const panes: RosterPane[] = [];
   const servers: Roster['servers'] = [];
@@ -74,7 +83,12 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     }
   }
 
-  const claims: HostClaim[] = [...gatherClaims(snap, deps, agents, problems), ...wrapperClaims(snap, panes, deps)];
+  const held = await locks;
+  if ('error' in held) problems.push({ probe: '/proc/locks', error: held.error });
+  const claims: HostClaim[] = [
+    ...gatherClaims(snap, deps, agents, problems, { homes, locks: 'locks' in held ? held.locks : [] }),
+    ...wrapperClaims(snap, panes, deps),
+  ];
   attributeClaims(snap, claims, agents);
 
   const agentList: RosterAgent[] = [];
@@ -94,6 +108,25 @@ export async function buildRoster(deps: RosterDeps): Promise<Roster> {
     for (const p of problems) p.host = deps.host;
   }
   return { takenAt: deps.now(), servers, panes, agents: agentList, claims, problems };
+}
+
+/** Any server an agent says it runs in (its TMUX variable) that is not watched, with its agents. */
+function agentServers(
+  deps: RosterDeps,
+  agents: Map<number, FoundAgent>,
+): Map<string, { path: string; pids: number[] }> {
+  const watched = new Set(deps.servers.map((c) => c.key));
+  const found = new Map<string, { path: string; pids: number[] }>();
+  for (const a of agents.values()) {
+    const path = a.agent.service ? undefined : a.env?.TMUX?.split(',')[0];
+    if (!path) continue;
+    const key = pathKey(deps, path);
+    if (watched.has(key)) continue;
+    const entry = found.get(key) ?? { path, pids: [] };
+    entry.pids.push(a.agent.pid);
+    found.set(key, entry);
+  }
+  return found;
 }
 
 /** A server named by socket path, on the roster's host. */
@@ -188,6 +221,7 @@ function paneFromRow(server: string, row: PaneRow, snap: ProcSnapshot, agents: M
     currentCommand: row.currentCommand,
     currentPath: row.currentPath,
     title: row.title,
+    wrapped: self?.argv.includes('rigdesk-seat') ?? false,
     lineage: tree.slice(0, 32).map((p) => ({ pid: p.pid, comm: p.comm, startTime: p.startTime })),
     foreground: fg ? { pid: fg.pid, comm: fg.comm } : undefined,
   };
@@ -203,6 +237,7 @@ function gatherClaims(
   deps: RosterDeps,
   agents: Map<number, FoundAgent>,
   problems: RosterProblem[],
+  { homes, locks }: { homes: Map<string, ClaimHome>; locks: FileLock[] },
 ): HostClaim[] {
   const claims: ConversationClaim[] = [];
   for (const a of agents.values()) {
@@ -218,26 +253,6 @@ function gatherClaims(
           source: 'argv',
           home: a.agent.home,
         });
-    }
-  }
-  const homes = new Map<string, { runtime: string; home: string }>();
-  for (const h of deps.knownHomes) homes.set(`${h.runtime}\0${h.home}`, h);
-  for (const a of agents.values())
-    if (a.agent.home) homes.set(`${a.adapter.id}\0${a.agent.home}`, { runtime: a.adapter.id, home: a.agent.home });
-
-  let locks: ReturnType<ProcReader['locks']> = [];
-  const wantLocks = [...homes.values()].some(({ runtime, home }) => {
-    try {
-      return AGENT_RUNTIMES.find((r) => r.id === runtime)?.needsLocks?.(home, deps.io) ?? false;
-    } catch {
-      return true; // unreadable: let liveClaims report it, with the locks in hand
-    }
-  });
-  if (wantLocks) {
-    try {
-      locks = deps.proc.locks();
-    } catch (e) {
-      problems.push({ probe: '/proc/locks', error: (e as Error).message });
     }
   }
   const alive = (pid: number, start?: string) => {

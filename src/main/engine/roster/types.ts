@@ -44,6 +44,11 @@ export interface RosterPane {
   title: string;
   /** The agent process in this pane's lineage, if any. */
   agent?: RosterAgent;
+  /**
+   * The pane's process is Rigdesk's seat wrapper (`rigdesk-seat` in its argv), as the roster's
+   * process table read it; once the agent ends, the wrapper becomes a shell.
+   */
+  wrapped?: boolean;
   /** Processes under the pane, shallow first (pid, comm). */
   lineage: { pid: number; comm: string; startTime: string }[];
   /** The foreground process (the shell itself when nothing runs on top of it). */

@@ -13,14 +13,31 @@ import { hostOfServer, type SessionIdentity } from '../tmux/identity';
  * earlier launch left, then create the seat's session behind the fence.
  */
 
-/** Chooses the agent's argv once the seat is known free to launch; custody checks belong here. */
+/**
+ * Chooses the agent's argv once the seat is known free to launch; custody checks belong here, on
+ * the launch's roster (`roster()`: taken fresh at the first check that needs it).
+ */
 export type ArgvChooser = (input: {
   engine: Engine;
   seat: SeatRow;
   adapter: RuntimeAdapter;
   ctx: LaunchContext;
-  roster: Roster;
-}) => Result<{ argv: string[]; plan: LaunchPlan }>;
+  roster: LaunchRoster;
+}) => Result<{ argv: string[]; plan: LaunchPlan }> | Promise<Result<{ argv: string[]; plan: LaunchPlan }>>;
+
+/** The one roster of one launch: taken fresh the first time a check asks for it, then shared. */
+export type LaunchRoster = () => Promise<Roster>;
+
+/**
+ * A launch's roster, taken only when a check needs one: settling what an earlier launch left (a
+ * stale reservation's census, a live row's pane) or a custody decision (a resume, a fork). A fresh
+ * launch of a seat with nothing to settle decides nothing from tmux or the process table before its
+ * create, so it takes none; the fence and the create's own answer are what it rests on.
+ */
+export function launchRoster(engine: Engine): LaunchRoster {
+  let taken: Promise<Roster> | undefined;
+  return () => (taken ??= engine.roster());
+}
 
 /**
  * Before a create: a reservation left by a launch that died is settled by census; a live row whose
@@ -29,28 +46,29 @@ export type ArgvChooser = (input: {
 export async function settleEarlier(
   engine: Engine,
   seat: SeatRow,
-  roster: Roster,
+  roster: LaunchRoster,
 ): Promise<Result<Record<never, never>>> {
   const on = seat.host === 'local' ? '' : ` on ${seat.host}`;
   const host = seat.host === 'local' ? {} : { host: seat.host };
   const stale = engine.store.reservations.active(seat.seat);
   if (stale) {
-    const settled = await resolveStaleReservation(engine, stale, roster);
+    const settled = await resolveStaleReservation(engine, stale, await roster());
     if (!settled.ok) return settled;
   }
   const live = engine.store.sessions.live(seat.seat);
   if (!live) return { ok: true };
+  const seen = await roster();
   const running = () =>
     fail('SEAT_ALREADY_RUNNING', `${seat.seat} is already running in pane ${live.paneId}${on}`, {
       evidence: { paneId: live.paneId, sessionId: live.sessionId, ...host },
     });
-  if (engine.paneOf(roster, live)) return running();
+  if (engine.paneOf(seen, live)) return running();
   // Missing from the roster is not gone: another launch may have created it a moment ago.
   const state = await sessionGone(engine, live);
   if (state === 'present') return running();
   if (state === 'unknown')
     return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s earlier session${on} still runs`, {
-      evidence: { problems: roster.problems },
+      evidence: { problems: seen.problems },
     });
   engine.store.sessions.end(live.id, 'gone');
   engine.store.events.append(
@@ -68,13 +86,13 @@ async function reserveSeat(
   engine: Engine,
   seat: SeatRow,
   input: ReservationInput,
-  roster: Roster,
+  roster: LaunchRoster,
 ): Promise<Result<{ id: number }>> {
   const { store } = engine;
   const precondition = () => (store.sessions.live(seat.seat) ? 'running' : undefined);
   let taken = store.reservations.reserve(input, precondition);
   if (!taken.ok && 'existing' in taken) {
-    const census = await resolveStaleReservation(engine, taken.existing, roster);
+    const census = await resolveStaleReservation(engine, taken.existing, await roster());
     if (!census.ok) return census;
     taken = store.reservations.reserve(input, precondition);
   }
@@ -129,7 +147,7 @@ export async function createBehindFence(
   seat: SeatRow,
   plan: LaunchPlan,
   paneArgv: string[],
-  roster: Roster,
+  roster: LaunchRoster,
   extraEnv: Record<string, string> = {},
 ): Promise<Result<{ launched: LaunchedSeat }>> {
   const { store } = engine;

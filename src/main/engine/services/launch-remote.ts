@@ -58,7 +58,9 @@ export async function launchRemote(
   if (!found.ok)
     return found.code === 'HOST_UNREACHABLE' ? unreachable(String(found.evidence?.reason ?? found.message)) : found;
 
-  const earlier = await settleEarlier(engine, seat, roster);
+  // The host's health and its server's listing were needed up front: this roster serves every check.
+  const taken = async () => roster;
+  const earlier = await settleEarlier(engine, seat, taken);
   if (!earlier.ok) return earlier;
   const launchFiles = recordingFiles(new Map([[seat.cwd, found.realCwd]]));
   const ctx: LaunchContext = {
@@ -69,7 +71,7 @@ export async function launchRemote(
     newId: engine.deps.newId,
     files: launchFiles,
   };
-  const chosen = choose({ engine, seat, adapter, ctx, roster });
+  const chosen = await choose({ engine, seat, adapter, ctx, roster: taken });
   if (!chosen.ok) return chosen;
   const prepared = await prepareOnHost(engine, host, seat, adapter, found);
   if (!prepared.ok) return prepared.unreachable ? unreachable(prepared.reason) : prepared.failure;
@@ -81,7 +83,7 @@ export async function launchRemote(
           hint: `Check that the host's user may write the seat's config home and folder on ${seat.host}.`,
           evidence: { host: seat.host, reason: wrote.reason },
         });
-  return createBehindFence(engine, seat, chosen.plan, wrapForPane(chosen.argv), roster, prepared.extraEnv);
+  return createBehindFence(engine, seat, chosen.plan, wrapForPane(chosen.argv), taken, prepared.extraEnv);
 }
 
 /** A launch's own files, kept to be written on the host with the rest (Pi's session header). */

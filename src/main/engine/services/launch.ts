@@ -11,9 +11,9 @@ import { installCodexNotify } from '../runtimes/hooks/codex';
 import type { SeatRow } from '../store';
 import { INSTALL_HINTS, whichOnPath } from '../runtimes/install';
 import { launchRemote } from './launch-remote';
-import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
+import { createBehindFence, launchRoster, settleEarlier, type ArgvChooser } from './fence';
 
-export { attachArgv, createBehindFence, type ArgvChooser } from './fence';
+export { attachArgv, createBehindFence, type ArgvChooser, type LaunchRoster } from './fence';
 
 export async function launchSeat(
   engine: Engine,
@@ -35,13 +35,13 @@ export async function launchSeat(
 /** The default: resume the seat's last conversation when it has one and the runtime can; else fresh. */
 const resumeOrFresh =
   (opts: { fresh?: boolean }): ArgvChooser =>
-  ({ engine, seat, adapter, ctx, roster }) => {
+  async ({ engine, seat, adapter, ctx, roster }) => {
     const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
     if (resume) {
       const conversationId = seat.conversationId!;
       const cwd = seat.host === 'local' ? realpathSync(seat.cwd) : seat.cwd;
       const free = checkConversationFree(
-        roster,
+        await roster(),
         { runtime: adapter.id, conversationId, cwd, home: ctx.home, host: seat.host },
         engine.store.sessions.liveBoundTo(adapter.id, conversationId),
       );
@@ -106,11 +106,8 @@ export async function launchSeatWith(
     );
   }
 
-  const roster = await engine.roster();
-  const ownListing = roster.servers.find((s) => s.server === engine.ownKey);
-  if (!ownListing)
-    return fail('TMUX_FAILED', "could not list Rigdesk's tmux server", { evidence: { problems: roster.problems } });
-
+  // Taken at the first check that needs it (docs/architecture.md invariant 1), then shared.
+  const roster = launchRoster(engine);
   const earlier = await settleEarlier(engine, seat, roster);
   if (!earlier.ok) return earlier;
 
@@ -122,7 +119,7 @@ export async function launchSeatWith(
     newId: engine.deps.newId,
     env: seatEnv,
   };
-  const chosen = choose({ engine, seat, adapter, ctx, roster });
+  const chosen = await choose({ engine, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
   if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR)

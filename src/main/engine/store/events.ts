@@ -1,4 +1,5 @@
 import type { EventRow } from '../../../shared/contract/engine';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db';
 import type { EventKind } from './event-kinds';
 
@@ -35,11 +36,22 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export class EventLog {
   private readonly insert;
   private readonly lastStateAt;
+  /**
+   * list()'s statements by their SQL (a handful of shapes): a window polls the log ten times a
+   * second, and compiling the query each time was most of what that poll cost at rest.
+   */
+  private readonly listed = new Map<string, Statement<(string | number)[], RawEvent>>();
+  private readonly dataVersion;
+  /** Rows this connection has appended (SQLite's data_version counts only other connections' commits). */
+  private appended = 0;
+  /** The last tail poll that found nothing new: until anything is committed, the next finds nothing too. */
+  private quiet?: { afterSeq: number; version: unknown; appended: number };
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
   ) {
     this.insert = db.prepare('INSERT INTO events (at, kind, rig, seat, data_json) VALUES (?, ?, ?, ?, ?)');
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
     // Walks the seat's rows newest first on events_by_seat(seat, seq) and stops at the first match.
     this.lastStateAt = db.prepare<[string, ...string[]], { at: number }>(
       `SELECT at FROM events WHERE seat = ? AND kind IN (${SEAT_STATE_KINDS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
@@ -52,6 +64,7 @@ export class EventLog {
     data: Record<string, unknown> = {},
   ): number {
     const info = this.insert.run(this.now(), kind, where.rig ?? null, where.seat ?? null, JSON.stringify(data));
+    this.appended++;
     return Number(info.lastInsertRowid);
   }
 
@@ -61,6 +74,20 @@ export class EventLog {
   }
 
   list(filter: { seat?: string; rig?: string; kind?: string; afterSeq?: number; limit?: number } = {}): EventRow[] {
+    // A window's poll for new rows, ten times a second: when nothing was committed since the last
+    // one that found none (no append here, the same data_version for every other connection and
+    // process), there is nothing new, and asking SQLite for data_version costs a third of the query.
+    const tail = filter.afterSeq !== undefined && !filter.seat && !filter.rig && !filter.kind;
+    const version = tail ? this.dataVersion.get() : undefined;
+    const q = this.quiet;
+    if (tail && q && q.afterSeq === filter.afterSeq && q.version === version && q.appended === this.appended) return [];
+    const rows = this.query(filter);
+    this.quiet =
+      tail && rows.length === 0 ? { afterSeq: filter.afterSeq!, version, appended: this.appended } : undefined;
+    return rows;
+  }
+
+  private query(filter: { seat?: string; rig?: string; kind?: string; afterSeq?: number; limit?: number }): EventRow[] {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (filter.seat) where.push('seat = ?'), args.push(filter.seat);
@@ -69,20 +96,22 @@ export class EventLog {
     if (filter.afterSeq !== undefined) where.push('seq > ?'), args.push(filter.afterSeq);
     const sql = `SELECT seq, at, kind, rig, seat, data_json FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`;
     args.push(filter.limit ?? 10_000);
-    return this.db
-      .prepare<(string | number)[], RawEvent>(sql)
-      .all(...args)
-      .map((r) => {
-        // append writes an object's JSON: anything else is a row written by something else, kept under `value`.
-        const data: unknown = JSON.parse(r.data_json);
-        return {
-          seq: r.seq,
-          at: r.at,
-          kind: r.kind,
-          rig: r.rig,
-          seat: r.seat,
-          data: isRecord(data) ? data : { value: data },
-        };
-      });
+    let stmt = this.listed.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare<(string | number)[], RawEvent>(sql);
+      this.listed.set(sql, stmt);
+    }
+    return stmt.all(...args).map((r) => {
+      // append writes an object's JSON: anything else is a row written by something else, kept under `value`.
+      const data: unknown = JSON.parse(r.data_json);
+      return {
+        seq: r.seq,
+        at: r.at,
+        kind: r.kind,
+        rig: r.rig,
+        seat: r.seat,
+        data: isRecord(data) ? data : { value: data },
+      };
+    });
   }
 }
