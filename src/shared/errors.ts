@@ -50,8 +50,6 @@ export const ERROR_CODES = [
   // hosts over SSH: the host did not answer; its seats are unknown and nothing of it is decided
   'HOST_UNREACHABLE',
   'HOST_NOT_FOUND',
-  // a runtime whose seats run on this machine only (omp and omo, for now)
-  'HOST_UNSUPPORTED',
   'NOT_REMOVED',
   'STORE_FAILED',
   'ENGINE_UNREACHABLE',

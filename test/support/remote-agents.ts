@@ -6,6 +6,8 @@ import { makeClaudeFixture } from '../agents/claude-fixture';
 import { makeCodexFixture } from '../agents/codex-fixture';
 import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
 import { makeGeminiFixture } from '../agents/gemini-fixture';
+import { makeOmoFixture } from '../agents/omo-fixture';
+import { makeOmpFixture } from '../agents/omp-fixture';
 import { makeOpencodeFixture } from '../agents/opencode-fixture';
 import { makePiFixture } from '../agents/pi-fixture';
 import { startLocalProxy, type LocalProxy } from '../agents/local-proxy';
@@ -17,7 +19,7 @@ import type { RigWorld } from './rig';
 import type { TestSshd } from './sshd';
 import { waitFor } from './tmux';
 
-export type HostRuntime = 'claude-code' | 'codex' | 'pi' | 'opencode' | 'gemini' | 'qwen';
+export type HostRuntime = 'claude-code' | 'codex' | 'pi' | 'opencode' | 'gemini' | 'qwen' | 'omp' | 'omo';
 
 /**
  * The real agent CLIs on the test host (test-host.ts), against the fake model server on this
@@ -51,7 +53,7 @@ export class HostAgents {
 
   static async start(sshd: TestSshd, runtimes: readonly HostRuntime[], opts = {}): Promise<HostAgents> {
     // The host's user must find and read each CLI (linked from this project's node_modules).
-    const bins = runtimes.map((rt) => runtimeById(rt)!.binary!);
+    const bins = runtimes.flatMap((rt) => [runtimeById(rt)!.binary!, ...(runtimeById(rt)!.needs ?? [])]);
     const lacking = sshd
       .asRemote([
         'sh',
@@ -79,6 +81,8 @@ export class HostAgents {
       opencode: () => makeOpencodeFixture(opts).env,
       gemini: () => makeGeminiFixture(opts).env,
       qwen: () => makeQwenFixture(opts).env,
+      omp: () => makeOmpFixture(opts).env,
+      omo: () => makeOmoFixture(opts).env,
     }[rt]();
     // What the fixture wrote at `here` is the host's `root`: no path of this machine may stay in it.
     const out: Record<string, string> = {};
@@ -177,13 +181,19 @@ export class HostAgents {
     );
   }
 
-  /** A rig spec's member on `host`, in the host's work folder, with the runtime's isolated env. */
-  member(id: string, rt: HostRuntime, host = 'box', env: Record<string, string> = this.env[rt]): string {
+  /** A rig spec's member on `host`, in the host's work folder (or `cwd`), with the runtime's isolated env. */
+  member(
+    id: string,
+    rt: HostRuntime,
+    host = 'box',
+    env: Record<string, string> = this.env[rt],
+    cwd = this.work,
+  ): string {
     return [
       `      - id: ${id}`,
       `        runtime: ${rt}`,
       `        host: ${host}`,
-      `        cwd: ${JSON.stringify(this.work)}`,
+      `        cwd: ${JSON.stringify(cwd)}`,
       '        env:',
       ...Object.entries(env).map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`),
     ].join('\n');

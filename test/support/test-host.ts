@@ -23,8 +23,12 @@ import { waitForExit } from '../agents/claude-run';
  */
 export const REMOTE_USER = 'rdhost';
 export const REMOTE_HOME = `/home/${REMOTE_USER}`;
-/** The agent CLIs linked into the host's PATH (the project's own, from node_modules/.bin). */
-export const HOST_CLIS = ['claude', 'codex', 'pi', 'opencode', 'gemini', 'qwen'] as const;
+/**
+ * The agent CLIs linked into the host's PATH (the project's own, from node_modules/.bin): omp runs
+ * on bun (`#!/usr/bin/env bun`), so bun is there too, and so is omo (whose package is the plugin an
+ * omo seat's OpenCode loads).
+ */
+export const HOST_CLIS = ['claude', 'codex', 'pi', 'opencode', 'gemini', 'qwen', 'omp', 'bun', 'omo'] as const;
 const PROJECT_BIN = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
 /** The host's PATH: its own bin folder (the agent CLIs), then the system's. */
 export const loginPath = (bin: string): string => `${bin}:/usr/local/bin:/usr/bin:/bin`;

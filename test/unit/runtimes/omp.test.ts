@@ -108,6 +108,49 @@ describe('omp argv', () => {
   });
 });
 
+describe("omp's fresh session on another host", () => {
+  /** Launch files as a host's launch keeps them: real paths as the host gave them, writes recorded. */
+  const hostFiles = (real: Record<string, string>) => {
+    const writes: { path: string; text: string }[] = [];
+    return {
+      writes,
+      realPath: (p: string) => real[p] ?? p,
+      createNew: (path: string, text: string) => void writes.push({ path, text }),
+    };
+  };
+
+  it("names the folder from the host's real HOME and temp root, makes nothing here, and needs the host's HOME", () => {
+    const files = hostFiles({ '/h/work': '/data/u/work', '/home/u': '/data/u', '/tmp': '/tmp' });
+    const ctx = {
+      binary: '/opt/omp',
+      cwd: '/h/work',
+      args: [],
+      home: '/data/u/.omp-seat',
+      newId: () => X,
+      env: { HOME: '/home/u', PI_CODING_AGENT_DIR: '/data/u/.omp-seat' },
+      files,
+    };
+    expect(omp.freshArgv(ctx)).toEqual({ argv: ['/opt/omp', '--resume', X], conversationId: X });
+    expect(files.writes).toHaveLength(1);
+    // Under HOME as the host resolves it (a link there): `-work`, where omp itself will look.
+    expect(files.writes[0]!.path).toMatch(new RegExp(`^/data/u/\\.omp-seat/sessions/-work/[^/]+_${X}\\.jsonl$`));
+    expect(ompHeaderId(files.writes[0]!.text)).toBe(X);
+    expect(JSON.parse(files.writes[0]!.text.split('\n')[1]!)).toMatchObject({ cwd: '/data/u/work' });
+    // Without the host's answer for HOME the same cwd is not under it: the folder would differ.
+    expect(ompFolderFor('/data/u/work', '/home/u', '/tmp', (p) => p)).toBe('--data-u-work--');
+    expect(ompFolderFor('/data/u/work', '/home/u', '/tmp', (p) => (p === '/home/u' ? '/data/u' : p))).toBe('-work');
+    // On a host, this machine's HOME means nothing, nor does a data dir it cannot see: plain omp.
+    const bare = hostFiles({});
+    expect(omp.freshArgv({ ...ctx, files: bare, env: { PI_CODING_AGENT_DIR: ctx.home } })).toEqual({
+      argv: ['/opt/omp'],
+    });
+    expect(omp.freshArgv({ ...ctx, files: bare, env: { HOME: '/home/u', XDG_DATA_HOME: '/x' } })).toEqual({
+      argv: ['/opt/omp'],
+    });
+    expect(bare.writes).toEqual([]);
+  });
+});
+
 describe("omp's session folder and files", () => {
   it('names a cwd under HOME `-rel`, under the temp root `-tmp-rel`, elsewhere `--abs--`', () => {
     const root = tempDir();

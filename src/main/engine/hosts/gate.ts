@@ -1,17 +1,6 @@
 import { fail, type Failure } from '../../../shared/errors';
 
 /**
- * omp and omo seats run on this machine only for now: omp's session file and first-run setup and
- * omo's plugin install are written locally, not through the host's file rounds yet. A remote seat of
- * theirs is refused (HOST_UNSUPPORTED) rather than launched unguarded; restore refuses it up front.
- */
-const LOCAL_ONLY: ReadonlySet<string> = new Set(['omp', 'omo']);
-
-export function remoteUnsupported(runtime: string): boolean {
-  return LOCAL_ONLY.has(runtime);
-}
-
-/**
  * Before a step on a seat of another host (restart, fresh, fork) stops or creates anything: the
  * host must be known and answering now. Refusing here keeps everything exactly as it was
  * (`nothing` says what was not done); `undefined` for a local seat or a host that answers.

@@ -13,7 +13,8 @@ import { shq } from './ssh';
  * one round trip, just before the pane is created. A step that fails writes nothing.
  */
 export interface HostWrite {
-  kind: 'file' | 'new' | 'dir';
+  /** `link`: a symbolic link to `text`, made only where nothing is at the path yet. */
+  kind: 'file' | 'new' | 'dir' | 'link';
   path: string;
   text: string;
   mode?: number;
@@ -31,7 +32,7 @@ export class HostFileIO implements SettingsIO, LaunchFiles {
   readText(path: string): string | undefined {
     for (let i = this.writes.length - 1; i >= 0; i--) {
       const w = this.writes[i]!;
-      if (w.path === path && w.kind !== 'dir') return w.text;
+      if (w.path === path && (w.kind === 'file' || w.kind === 'new')) return w.text;
     }
     const p: Probe = { op: 'read', path };
     const a = this.known.get(probeKey(p));
@@ -50,6 +51,22 @@ export class HostFileIO implements SettingsIO, LaunchFiles {
 
   ensureDir(path: string, mode?: number): void {
     this.writes.push({ kind: 'dir', path, text: '', ...(mode === undefined ? {} : { mode }) });
+  }
+
+  exists(path: string): boolean {
+    if (this.writes.some((w) => w.path === path && w.kind !== 'link')) return true;
+    const p: Probe = { op: 'exists', path };
+    const a = this.known.get(probeKey(p));
+    if (!a) {
+      this.wanted.set(probeKey(p), p);
+      throw new NotProbedYet(`exists ${path}: not asked of the host yet`);
+    }
+    if (a.status === 5) throw Object.assign(new Error(`EACCES: ${path} on the host`), { code: 'EACCES' });
+    return a.status === 0;
+  }
+
+  symlink(target: string, path: string): void {
+    this.writes.push({ kind: 'link', path, text: target });
   }
 
   realPath(path: string): string {
@@ -107,8 +124,8 @@ export async function withHostFiles<T>(
 
 /**
  * Makes `writes` on the host in order, in one round trip: a file replaces the old one whole (a
- * temporary file renamed over it), a new file is never made over an existing one. Stops at the
- * first failure and says which.
+ * temporary file renamed over it), a new file is never made over an existing one, a link only
+ * where nothing is. Stops at the first failure and says which.
  */
 const WRITE_SCRIPT = [
   'while [ $# -ge 4 ]; do',
@@ -117,6 +134,8 @@ const WRITE_SCRIPT = [
   '    dir) mkdir -p -- "$p" && { [ -z "$m" ] || chmod "$m" -- "$p"; } ;;',
   '    file) mkdir -p -- "$(dirname -- "$p")" && tmp="$p.rigdesk-$$" && printf "%s" "$t" > "$tmp" && { [ -z "$m" ] || chmod "$m" -- "$tmp"; } && mv -f -- "$tmp" "$p" ;;',
   '    new) mkdir -p -- "$(dirname -- "$p")" && ( set -C; printf "%s" "$t" > "$p" ) ;;',
+  '    link) [ -e "$p" ] || [ -L "$p" ] || { mkdir -p -- "$(dirname -- "$p")" && ln -s -- "$t" "$p"; } ;;',
+  '    *) false ;;',
   '  esac || { echo "rigdesk-failed $p"; exit 0; }',
   'done',
   'echo rigdesk-wrote',

@@ -1,6 +1,5 @@
 import type { Engine } from '../engine';
 import { answerOnHost, probeKey, type Probe, type ProbeAnswer } from '../hosts/evidence-batch';
-import { remoteUnsupported } from '../hosts/gate';
 import { hostUnreachable } from '../hosts/merge';
 import type { Roster } from '../roster/types';
 import { runtimeById } from '../runtimes';
@@ -20,7 +19,7 @@ import type { TranscriptFact } from './decide';
 export interface RemoteGate {
   /** The seat is refused before any plan: unknown host, host not answering. */
   refusal?: {
-    code: 'HOST_UNSUPPORTED' | 'HOST_NOT_FOUND' | 'HOST_UNREACHABLE';
+    code: 'HOST_NOT_FOUND' | 'HOST_UNREACHABLE';
     why: string;
     evidence: Record<string, unknown>;
   };
@@ -47,16 +46,6 @@ export async function remoteGates(
   for (const { row, conversationId } of seats) {
     if (row.host === 'local') continue;
     const adapter = runtimeById(row.runtime);
-    if (adapter && remoteUnsupported(adapter.id)) {
-      gates.set(row.seat, {
-        refusal: {
-          code: 'HOST_UNSUPPORTED',
-          why: `${adapter.displayName} seats cannot run on another host yet; ${row.seat} was not restored`,
-          evidence: { host: row.host, runtime: adapter.id },
-        },
-      });
-      continue;
-    }
     if (!engine.hosts.get(row.host)) {
       gates.set(row.seat, {
         refusal: {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -14,6 +14,10 @@ export interface SettingsIO {
   writeText(path: string, text: string, mode?: number): void;
   /** Makes a folder and its parents (the mode applies to folders it makes). */
   ensureDir(path: string, mode?: number): void;
+  /** Whether the path exists (links followed); throws (with .code) when that cannot be told. */
+  exists(path: string): boolean;
+  /** A symbolic link at `path` to `target`, its folder made as needed; anything already at `path` is left. */
+  symlink(target: string, path: string): void;
 }
 
 export const localSettingsIO: SettingsIO = {
@@ -33,6 +37,17 @@ export const localSettingsIO: SettingsIO = {
   },
   ensureDir(path, mode) {
     mkdirSync(path, { recursive: true, ...(mode === undefined ? {} : { mode }) });
+  },
+  exists: (path) => existsSync(path),
+  symlink(target, path) {
+    try {
+      lstatSync(path);
+      return;
+    } catch {
+      /* absent: made below */
+    }
+    mkdirSync(dirname(path), { recursive: true });
+    symlinkSync(target, path, 'dir');
   },
 };
 

@@ -1,16 +1,18 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fail, type Result } from '../../../shared/errors';
 import { whichOnPath } from './install';
-import { readJsonObject, writeJsonAtomic } from './json-settings';
+import { localSettingsIO, readJsonObject, writeJsonAtomic, type SettingsIO } from './json-settings';
 
 /**
  * An omo seat is OpenCode with oh-my-opencode's plugin, installed into the seat's own OpenCode
  * config (`$XDG_CONFIG_HOME/opencode/`) before launch, from the package this machine has (the one
  * whose `omo` is on the seat's PATH), never as `oh-my-openagent@latest`, which OpenCode would
  * fetch from the registry. Only where the seat's env sets XDG_CONFIG_HOME: a person's own
- * `~/.config/opencode` is never written, and a seat without its own is refused with why.
+ * `~/.config/opencode` is never written, and a seat without its own is refused with why. For a seat
+ * on another host, the package is the one whose `omo` is on that host's PATH (found there, never
+ * this machine's path), and every file below is read and written there.
  *
  * OpenCode 1.18.33 also installs `@opencode-ai/plugin` into every config folder it loads, on every
  * start, and loads plugins only once that is done: it skips the install only when the folder has a
@@ -34,24 +36,49 @@ export interface OmoPackage {
   version: string;
 }
 
-/** The oh-my-opencode package whose `omo` is on PATH, or why none is. */
+/** The oh-my-opencode package whose `omo` is on this machine's PATH, or why none is. */
 export function findOmoPackage(path: string | undefined): OmoPackage | { missing: string } {
   const bin = whichOnPath('omo', path);
   if (!bin) return { missing: 'omo is not on PATH' };
-  let root: string;
+  let real: string;
   try {
-    root = dirname(dirname(realpathSync(bin)));
+    real = realpathSync(bin);
   } catch (e) {
     return { missing: `cannot resolve ${bin}: ${(e as Error).message}` };
   }
+  return omoPackageAt(real, localSettingsIO);
+}
+
+/**
+ * The package an `omo` program belongs to, from its real path (`<root>/bin/oh-my-opencode.js`),
+ * its files read through `io` (this machine's, or the host's where that program was found).
+ */
+export function omoPackageAt(realBin: string, io: SettingsIO): OmoPackage | { missing: string } {
+  const root = dirname(dirname(realBin));
+  const entry = join(root, 'dist', 'index.js');
+  const pkgFile = join(root, 'package.json');
+  // Both asked before either answer is used: a host answers them in one round trip.
+  const text = attempt(() => io.readText(pkgFile));
+  const hasEntry = attempt(() => io.exists(entry));
+  if ('error' in text) return { missing: `cannot read ${pkgFile}: ${text.error.message}` };
+  if (text.value === undefined) return { missing: `cannot read ${pkgFile}: it does not exist` };
+  let pkg: { name?: unknown; version?: unknown };
   try {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-    const entry = join(root, 'dist', 'index.js');
-    if (pkg.name !== 'oh-my-opencode' || !existsSync(entry))
-      return { missing: `${bin} is not oh-my-opencode's (no ${entry})` };
-    return { root, entry, version: String(pkg.version ?? '') };
+    pkg = JSON.parse(text.value) as typeof pkg;
   } catch (e) {
-    return { missing: `cannot read ${join(root, 'package.json')}: ${(e as Error).message}` };
+    return { missing: `cannot read ${pkgFile}: ${(e as Error).message}` };
+  }
+  if ('error' in hasEntry) return { missing: `cannot tell whether ${entry} exists: ${hasEntry.error.message}` };
+  if (pkg.name !== 'oh-my-opencode' || !hasEntry.value)
+    return { missing: `${realBin} is not oh-my-opencode's (no ${entry})` };
+  return { root, entry, version: String(pkg.version ?? '') };
+}
+
+function attempt<T>(f: () => T): { value: T } | { error: Error } {
+  try {
+    return { value: f() };
+  } catch (e) {
+    return { error: e as Error };
   }
 }
 
@@ -68,6 +95,17 @@ export interface OmoSeatInput {
   seatEnv: Readonly<Record<string, string>>;
   env: Readonly<Record<string, string | undefined>>;
   dryRun: boolean;
+  /** The seat's files: this machine's by default, or its host's. */
+  io?: SettingsIO;
+  /** Where `omo` is where the seat runs, links resolved (its host's answer); absent: this machine's PATH. */
+  programPath?: (program: string) => string | undefined;
+}
+
+/** The package for the seat: found on its host when it runs on one, else on this machine's PATH. */
+function seatPackage(input: OmoSeatInput, io: SettingsIO): OmoPackage | { missing: string } {
+  if (!input.programPath) return findOmoPackage(input.env.PATH);
+  const bin = input.programPath('omo');
+  return bin ? omoPackageAt(bin, io) : { missing: 'omo is not on PATH' };
 }
 
 export function prepareOmoSeat(input: OmoSeatInput): Result<{ detail: string; wrote: string[] }> {
@@ -81,14 +119,15 @@ export function prepareOmoSeat(input: OmoSeatInput): Result<{ detail: string; wr
         evidence: { variable: 'XDG_CONFIG_HOME' },
       },
     );
-  const pkg = findOmoPackage(input.env.PATH);
+  const io = input.io ?? localSettingsIO;
+  const dir = join(configHome, 'opencode');
+  const pkg = seatPackage(input, io);
+  const config = readJsonObject(join(dir, 'opencode.json'), io);
   if ('missing' in pkg)
     return fail('RUNTIME_NOT_INSTALLED', `oh-my-opencode is not installed for this seat (${pkg.missing})`, {
       hint: "Install it (npm install -g oh-my-opencode) or put its bin folder on the seat's PATH.",
       evidence: { program: 'omo', PATH: input.env.PATH ?? '' },
     });
-  const dir = join(configHome, 'opencode');
-  const config = readJsonObject(join(dir, 'opencode.json'));
   if (!config.ok)
     return fail('RUNTIME_CONFIG_UNSAFE', `cannot use ${join(dir, 'opencode.json')}: ${config.why}`, {
       hint: "Rigdesk rewrites only a plain JSON object there (the seat's own file); fix or remove it, then launch again.",
@@ -101,10 +140,10 @@ export function prepareOmoSeat(input: OmoSeatInput): Result<{ detail: string; wr
   const wrote: string[] = [];
   try {
     if (!same) {
-      writeJsonAtomic(join(dir, 'opencode.json'), { ...config.value, plugin: plugins }, 0o644);
+      writeJsonAtomic(join(dir, 'opencode.json'), { ...config.value, plugin: plugins }, 0o644, io);
       wrote.push(join(dir, 'opencode.json'));
     }
-    wrote.push(...markSdkInstalled(dir, pkg.root));
+    wrote.push(...markSdkInstalled(dir, pkg.root, io));
   } catch (e) {
     return fail('RUNTIME_CONFIG_UNSAFE', `cannot install oh-my-opencode into ${dir}: ${(e as Error).message}`, {
       evidence: { path: dir },
@@ -117,36 +156,33 @@ export function prepareOmoSeat(input: OmoSeatInput): Result<{ detail: string; wr
  * Links the package's own `@opencode-ai/plugin` into the config folder and records it where
  * OpenCode looks before installing (see above). Leaves a folder that already has it alone.
  */
-function markSdkInstalled(dir: string, pkgRoot: string): string[] {
+function markSdkInstalled(dir: string, pkgRoot: string, io: SettingsIO): string[] {
   const wrote: string[] = [];
   const link = join(dir, 'node_modules', ...OMO_PLUGIN.sdk.split('/'));
-  mkdirSync(dirname(link), { recursive: true });
-  let present = false;
-  try {
-    lstatSync(link);
-    present = true;
-  } catch {
-    present = false;
-  }
+  const files = ['package.json', 'package-lock.json'].map((f) => join(dir, f));
+  // Every file this step reads is asked before any answer is used: one round trip on a host.
+  const sdk = packageDirFrom(pkgRoot, OMO_PLUGIN.sdk, io);
+  const read = files.map((path) => ({ path, r: readJsonObject(path, io) }));
+  const present = io.exists(link);
+  // OpenCode skips its install only where the folder has a node_modules (made even without the SDK).
+  io.ensureDir(dirname(link));
   let version = '*';
-  const sdk = packageDirFrom(pkgRoot, OMO_PLUGIN.sdk);
   if (sdk) {
-    version = String((JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as { version?: unknown }).version);
+    version = String((JSON.parse(sdk.packageJson) as { version?: unknown }).version);
     if (!present) {
-      symlinkSync(sdk, link, 'dir');
+      io.symlink(sdk.dir, link);
       wrote.push(link);
     }
   }
-  for (const [file, edit] of [
-    ['package.json', (o: Record<string, unknown>) => withDep(o, 'dependencies', version)],
-    ['package-lock.json', (o: Record<string, unknown>) => withLockDep(o, version)],
-  ] as const) {
-    const path = join(dir, file);
-    const r = readJsonObject(path);
+  const edits = [
+    (o: Record<string, unknown>) => withDep(o, 'dependencies', version),
+    (o: Record<string, unknown>) => withLockDep(o, version),
+  ];
+  for (const [i, { path, r }] of read.entries()) {
     if (!r.ok) throw new Error(`${path}: ${r.why}`);
-    const next = edit(r.value ?? {});
+    const next = edits[i]!(r.value ?? {});
     if (next) {
-      writeJsonAtomic(path, next, 0o644);
+      writeJsonAtomic(path, next, 0o644, io);
       wrote.push(path);
     }
   }
@@ -168,11 +204,24 @@ function withLockDep(o: Record<string, unknown>, version: string): Record<string
   return { lockfileVersion: 3, ...o, packages: { ...packages, '': next } };
 }
 
-/** Where node would find package `name` from `root` (its own node_modules, then each parent's). */
-function packageDirFrom(root: string, name: string): string | undefined {
+/**
+ * Where node would find package `name` from `root` (its own node_modules, then each parent's),
+ * and its package.json. Every candidate is read before one is chosen, so a host answers them in
+ * one round trip; one that cannot be read is not there, as node would find it.
+ */
+function packageDirFrom(root: string, name: string, io: SettingsIO): { dir: string; packageJson: string } | undefined {
+  const dirs: string[] = [];
   for (let dir = root; ; dir = dirname(dir)) {
-    const p = join(dir, 'node_modules', ...name.split('/'));
-    if (existsSync(join(p, 'package.json'))) return p;
-    if (dirname(dir) === dir) return undefined;
+    dirs.push(join(dir, 'node_modules', ...name.split('/')));
+    if (dirname(dir) === dir) break;
   }
+  const texts = dirs.map((d) => {
+    try {
+      return io.readText(join(d, 'package.json'));
+    } catch {
+      return undefined;
+    }
+  });
+  const i = texts.findIndex((t) => t !== undefined);
+  return i < 0 ? undefined : { dir: dirs[i]!, packageJson: texts[i]! };
 }

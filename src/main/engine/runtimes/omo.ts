@@ -68,7 +68,13 @@ export const omo: RuntimeAdapter = {
   },
   prepareCheckName: (seat) => `omo plugin (${seat})`,
   prepareSeat(input, { write }) {
-    const r = prepareOmoSeat({ seatEnv: input.seatEnv, env: input.env, dryRun: !write });
+    const r = prepareOmoSeat({
+      seatEnv: input.seatEnv,
+      env: input.env,
+      dryRun: !write,
+      ...(input.io ? { io: input.io } : {}),
+      ...(input.programPath ? { programPath: input.programPath } : {}),
+    });
     return r.ok ? { ok: true, detail: r.detail } : r;
   },
 };

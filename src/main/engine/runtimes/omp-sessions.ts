@@ -1,6 +1,6 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
-import { UUID_RE, type EvidenceIO } from './types';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { UUID_RE, type EvidenceIO, type LaunchFiles } from './types';
 
 /**
  * Where omp (oh-my-pi 18.2.3) keeps a conversation, read from its own code (session-paths.ts,
@@ -27,10 +27,18 @@ export const OMP_LAYOUT = {
   idFromFile: (name: string): string | undefined => /_([^_/]+)\.jsonl$/.exec(name)?.[1],
 } as const;
 
-/** `-`, `-tmp` and the absolute form, exactly as omp names a cwd's session folder. */
-export function ompFolderFor(cwd: string, home: string, tmp: string): string {
+/**
+ * `-`, `-tmp` and the absolute form, exactly as omp names a cwd's session folder. `cwd` is a real
+ * path; `real` resolves HOME and the temp root as omp does (on the machine the seat runs on).
+ */
+export function ompFolderFor(
+  cwd: string,
+  home: string,
+  tmp: string,
+  real: (path: string) => string = realOrSame,
+): string {
   const under = (root: string): string | undefined => {
-    const r = relative(realOrSame(root), cwd);
+    const r = relative(real(root), cwd);
     return r === '' || (!r.startsWith('..') && !isAbsolute(r)) ? r : undefined;
   };
   const encode = (prefix: string, rel: string): string => {
@@ -59,20 +67,35 @@ export function realOrSame(p: string): string {
   }
 }
 
-/** Every session file of a home, as `folder/name` pairs ([] when there is none yet). */
+/** This machine's files, for a launch that runs here (the same steps omp's own writer takes). */
+export const LOCAL_OMP_FILES: LaunchFiles = {
+  realPath: realOrSame,
+  createNew(path, text) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text, { flag: 'wx' });
+  },
+};
+
+/**
+ * Every session file of a home, as `folder/name` pairs ([] when there is none yet). Every folder is
+ * asked before a failure is thrown, so a host's evidence round lists them all in one round trip.
+ */
 function sessionFiles(home: string, io: EvidenceIO): { dir: string; name: string }[] {
   const root = join(home, OMP_LAYOUT.sessionsDir);
-  return io.listDir(root).flatMap((folder) => {
+  let failed: unknown;
+  const out = io.listDir(root).flatMap((folder) => {
     const dir = join(root, folder);
     let names: string[];
     try {
       names = io.listDir(dir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-      throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') failed ??= e;
+      return [];
     }
     return names.filter((n) => n.endsWith('.jsonl')).map((name) => ({ dir, name }));
   });
+  if (failed !== undefined) throw failed;
+  return out;
 }
 
 /**
@@ -135,7 +158,8 @@ export function ompTitleSlot(isoTimestamp: string): string {
 
 /**
  * Writes a new session file holding only the title slot and a header naming `id`, in the folder
- * omp would use for `cwd` under the process's HOME and temp root. Never overwrites (`wx`).
+ * omp would use for `cwd` under the process's HOME and temp root. Never overwrites. `files` is
+ * where the seat runs: this machine by default, or its host (paths resolved and written there).
  */
 export function writeOmpSession(input: {
   home: string;
@@ -144,12 +168,13 @@ export function writeOmpSession(input: {
   userHome: string;
   tmp: string;
   now: Date;
+  files?: LaunchFiles;
 }): string {
-  const cwd = realOrSame(input.cwd);
+  const files = input.files ?? LOCAL_OMP_FILES;
+  const cwd = files.realPath(input.cwd);
   const at = input.now.toISOString();
-  const dir = join(input.home, OMP_LAYOUT.sessionsDir, ompFolderFor(cwd, input.userHome, input.tmp));
-  const path = join(dir, OMP_LAYOUT.fileFor(at, input.id));
-  mkdirSync(dir, { recursive: true });
+  const folder = ompFolderFor(cwd, input.userHome, input.tmp, (p) => files.realPath(p));
+  const path = join(input.home, OMP_LAYOUT.sessionsDir, folder, OMP_LAYOUT.fileFor(at, input.id));
   const header = JSON.stringify({
     type: 'session',
     version: OMP_LAYOUT.headerVersion,
@@ -157,7 +182,7 @@ export function writeOmpSession(input: {
     timestamp: at,
     cwd,
   });
-  writeFileSync(path, `${ompTitleSlot(at)}${header}\n`, { flag: 'wx' });
+  files.createNew(path, `${ompTitleSlot(at)}${header}\n`);
   return path;
 }
 

@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
 import { fail, type Result } from '../../../shared/errors';
+import { localSettingsIO, type SettingsIO } from './json-settings';
 
 /**
  * omp's first-run setup, settled in the seat's own agent dir. An interactive `omp` whose
@@ -12,7 +12,8 @@ import { fail, type Result } from '../../../shared/errors';
  * Rigdesk writes `setupVersion: 2` into `$PI_CODING_AGENT_DIR/config.yml`, merged into what is
  * there with its comments kept, and only where the seat's own env sets PI_CODING_AGENT_DIR: the
  * person's own `~/.omp/agent` is never written. A config.yml that is not a YAML map is a reason
- * (RUNTIME_CONFIG_UNSAFE), never a guess.
+ * (RUNTIME_CONFIG_UNSAFE), never a guess. The file is read and written through `io`: this machine's,
+ * or the seat's host's.
  */
 export const OMP_SETUP_VERSION = 2;
 
@@ -30,7 +31,9 @@ export function prepareOmpSetup(input: {
   /** The seat's own env from the rig spec. */
   seatEnv: Readonly<Record<string, string>>;
   dryRun: boolean;
+  io?: SettingsIO;
 }): Result<OmpSetupPlan> {
+  const io = input.io ?? localSettingsIO;
   const agentDir = input.seatEnv.PI_CODING_AGENT_DIR?.trim();
   if (!agentDir)
     return {
@@ -41,12 +44,11 @@ export function prepareOmpSetup(input: {
   const path = ompConfigPath(agentDir);
   let text = '';
   try {
-    text = readFileSync(path, 'utf8');
+    text = io.readText(path) ?? '';
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
-      return fail('RUNTIME_CONFIG_UNSAFE', `cannot read omp's config ${path}: ${(e as Error).message}`, {
-        evidence: { path },
-      });
+    return fail('RUNTIME_CONFIG_UNSAFE', `cannot read omp's config ${path}: ${(e as Error).message}`, {
+      evidence: { path },
+    });
   }
   const doc = parseDocument(text);
   if (doc.errors.length > 0 || (doc.contents !== null && !isMap(doc.contents)))
@@ -60,10 +62,7 @@ export function prepareOmpSetup(input: {
   if (input.dryRun) return { ok: true, detail: `launch writes setupVersion ${OMP_SETUP_VERSION} into ${path}` };
   doc.set('setupVersion', OMP_SETUP_VERSION);
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    const tmp = `${path}.rigdesk-${process.pid}`;
-    writeFileSync(tmp, String(doc), { mode: 0o600 });
-    renameSync(tmp, path);
+    io.writeText(path, String(doc), 0o600);
   } catch (e) {
     return fail('RUNTIME_CONFIG_UNSAFE', `cannot write omp's setupVersion into ${path}: ${(e as Error).message}`, {
       evidence: { path },

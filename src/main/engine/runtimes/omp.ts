@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { basename, flagValue, type ConversationClaim, type LaunchContext, type RuntimeAdapter } from './types';
-import { findOmpSession, isOmpId, ompResumeCandidates, ompTempRoot, realOrSame, writeOmpSession } from './omp-sessions';
+import { findOmpSession, isOmpId, ompResumeCandidates, ompTempRoot, writeOmpSession } from './omp-sessions';
 import { prepareOmpSetup } from './omp-settings';
 import { readOmpPrompt, readOmpScreen } from './screens/omp';
 
@@ -23,7 +23,8 @@ import { readOmpPrompt, readOmpScreen } from './screens/omp';
  * A fresh seat is bound the way Pi's is, by a session file Rigdesk writes before launch: the title
  * slot and a header naming an id Rigdesk chose, in the folder omp uses for the cwd, then
  * `omp --resume <id>`. omp opens it as that session (and never shows its setup wizard on a
- * resume), so the id is on the command line from the first moment.
+ * resume), so the id is on the command line from the first moment. For a seat on another host the
+ * file is made there (ctx.files), in the folder named from that host's HOME and temp root.
  */
 export const OMP_SIGNATURES = {
   /** `omp --resume X` and `omp -p --resume X` print this and exit 1 when X names no session. */
@@ -56,13 +57,17 @@ export function ompResumeArg(args: readonly string[]): string | undefined {
  * Where Rigdesk may write a fresh seat's session file so omp finds it: the seat's own agent dir,
  * or the default one when nothing moves omp's files elsewhere (a profile, or XDG dirs omp was
  * migrated to, would). Undefined: launch plain `omp`, conversation unknown until it is named.
+ * On another host (`ctx.files`) only a seat's own agent dir is known, and HOME must be the host's.
  */
-function freshSessionHome(ctx: LaunchContext): string | undefined {
+function freshSessionHome(ctx: LaunchContext): { home: string; userHome: string } | undefined {
   const env = ctx.env;
   if (!ctx.home || !env) return undefined;
   if (env.OMP_PROFILE?.trim() || env.PI_PROFILE?.trim()) return undefined;
-  if (!env.PI_CODING_AGENT_DIR && env.XDG_DATA_HOME && existsSync(join(env.XDG_DATA_HOME, 'omp'))) return undefined;
-  return ctx.home;
+  const userHome = env.HOME || (ctx.files ? undefined : homedir());
+  if (!userHome) return undefined;
+  if (!env.PI_CODING_AGENT_DIR && (ctx.files || (env.XDG_DATA_HOME && existsSync(join(env.XDG_DATA_HOME, 'omp')))))
+    return undefined;
+  return { home: ctx.home, userHome };
 }
 
 export const omp: RuntimeAdapter = {
@@ -75,17 +80,19 @@ export const omp: RuntimeAdapter = {
   canResume: true,
   choosesIdUpFront: true,
   freshArgv(ctx) {
-    const home = freshSessionHome(ctx);
-    if (!home) return { argv: [ctx.binary, ...ctx.args] };
+    const at = freshSessionHome(ctx);
+    if (!at) return { argv: [ctx.binary, ...ctx.args] };
     const id = ctx.newId();
     try {
+      // HOME and the temp root are resolved where the seat runs (ctx.files), as omp resolves them.
       writeOmpSession({
-        home,
+        home: at.home,
         cwd: ctx.cwd,
         id,
-        userHome: realOrSame(ctx.env?.HOME || homedir()),
+        userHome: at.userHome,
         tmp: ompTempRoot(ctx.env ?? {}),
         now: new Date(),
+        ...(ctx.files ? { files: ctx.files } : {}),
       });
     } catch {
       return { argv: [ctx.binary, ...ctx.args] };
@@ -135,7 +142,7 @@ export const omp: RuntimeAdapter = {
   promptKeys: { approve: ['Enter'], deny: ['Escape'] },
   prepareCheckName: (seat) => `omp setup (${seat})`,
   prepareSeat(input, { write }) {
-    const r = prepareOmpSetup({ seatEnv: input.seatEnv, dryRun: !write });
+    const r = prepareOmpSetup({ seatEnv: input.seatEnv, dryRun: !write, ...(input.io ? { io: input.io } : {}) });
     return r.ok ? { ok: true, detail: r.detail } : r;
   },
   missingConversation: OMP_SIGNATURES.missingConversation,

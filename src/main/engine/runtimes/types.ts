@@ -119,6 +119,11 @@ export interface SeatPrepInput {
   userHome: string;
   /** Where the seat's config files are read and written: this machine's by default, or its host's. */
   io?: SettingsIO;
+  /**
+   * Where a program the runtime needs is on the PATH the seat runs with, links resolved (omo: the
+   * package its plugin comes from), as its host found it; absent, it is looked up on this machine.
+   */
+  programPath?: (program: string) => string | undefined;
 }
 
 export type ServiceRole = 'daemon' | 'daemon_helper';

@@ -2,14 +2,13 @@ import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { writeOnHost, type HostWrite } from '../hosts/host-files';
-import { remoteUnsupported } from '../hosts/gate';
 import { hostUnreachable } from '../hosts/merge';
 import type { SshHost } from '../hosts/transport';
 import type { LaunchContext, LaunchFiles, RuntimeAdapter } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
 import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
-import { prepareOnHost } from './prepare-remote';
+import { hostSeatEnv, prepareOnHost, type HostFacts } from './prepare-remote';
 
 /**
  * Launch on another host: the same roster, custody guard, pre-launch steps and create fence as a
@@ -36,15 +35,6 @@ export async function launchRemote(
       evidence: { host: seat.host, reason: why },
     });
 
-  if (remoteUnsupported(adapter.id))
-    return fail(
-      'HOST_UNSUPPORTED',
-      `${adapter.displayName} seats cannot run on another host yet; ${seat.seat} was not launched`,
-      {
-        hint: 'Run this seat on this machine (no host:); every other runtime runs on hosts.',
-        evidence: { host: seat.host, runtime: adapter.id },
-      },
-    );
   const roster = await engine.roster();
   const down = hostUnreachable(roster, seat.host);
   if (down !== undefined) return unreachable(down);
@@ -62,13 +52,14 @@ export async function launchRemote(
   const taken = async () => roster;
   const earlier = await settleEarlier(engine, seat, taken);
   if (!earlier.ok) return earlier;
-  const launchFiles = recordingFiles(new Map([[seat.cwd, found.realCwd]]));
+  const launchFiles = recordingFiles(found.real);
   const ctx: LaunchContext = {
     binary: found.binary,
     cwd: seat.cwd,
     args: seat.args,
     home: engine.seatHome(seat),
     newId: engine.deps.newId,
+    env: hostSeatEnv(seat, found),
     files: launchFiles,
   };
   const chosen = await choose({ engine, seat, adapter, ctx, roster: taken });
@@ -96,40 +87,81 @@ function recordingFiles(real: ReadonlyMap<string, string>): LaunchFiles & { writ
   };
 }
 
-export interface HostFacts {
-  binary: string;
-  /** The seat's folder as the host resolves it (`pwd -P` there). */
-  realCwd: string;
-  /** The host user's home there. */
-  home: string;
-}
-
 /**
  * One round trip: the seat's folder exists on its host (and its real path there), its program
- * resolves in the host's login PATH, and the host user's home.
+ * and the runtime's other programs resolve in the host's login PATH, the host user's home and
+ * TMPDIR, and the real paths there of the folders the seat's env names as its HOME and temp root.
  */
-export async function programOnHost(host: SshHost, seat: SeatRow, adapter: RuntimeAdapter): Promise<Result<HostFacts>> {
+const HOST_FACTS_SCRIPT = [
+  'cd "$1" 2>/dev/null || { echo nocwd; exit 0; }',
+  'printf "cwd %s\\n" "$(pwd -P)"; printf "home %s\\n" "$HOME"; printf "tmpdir %s\\n" "${TMPDIR-}"',
+  'prog=$2; n=$3; shift 3',
+  'while [ "$n" -gt 0 ]; do printf "need %s\\t%s\\n" "$1" "$(p=$(command -v "$1") && readlink -f -- "$p")"; shift; n=$((n-1)); done',
+  'for p in "$HOME" ${TMPDIR:+"$TMPDIR"} "$@"; do printf "real %s\\t%s\\n" "$p" "$(cd "$p" 2>/dev/null && pwd -P)"; done',
+  'command -v "$prog" || echo noprog',
+].join('\n');
+
+/** The `sh` argv of HOST_FACTS_SCRIPT for a seat: its folder, program, the runtime's needs, the folders to resolve. */
+export function hostFactsArgs(seat: Pick<SeatRow, 'cwd' | 'command' | 'env'>, adapter: RuntimeAdapter): string[] {
   const program = adapter.binary ?? seat.command ?? 'sh';
-  const probe = await host.exec('sh', [
+  const needs = adapter.needs ?? [];
+  const folders = [seat.env.HOME, seat.env.TMPDIR, seat.env.TMP, seat.env.TEMP, '/tmp'].filter(
+    (p): p is string => typeof p === 'string' && p.startsWith('/'),
+  );
+  return [
     '-c',
-    'cd "$1" 2>/dev/null || { echo nocwd; exit 0; }; pwd -P; printf "%s\\n" "$HOME"; command -v "$2" || echo noprog',
+    HOST_FACTS_SCRIPT,
     'rd',
     seat.cwd,
     seat.command && adapter.id !== 'shell' ? seat.command : program,
-  ]);
+    String(needs.length),
+    ...needs,
+    ...folders,
+  ];
+}
+
+export async function programOnHost(host: SshHost, seat: SeatRow, adapter: RuntimeAdapter): Promise<Result<HostFacts>> {
+  const program = adapter.binary ?? seat.command ?? 'sh';
+  const probe = await host.exec('sh', hostFactsArgs(seat, adapter));
   if (probe.spawnError)
     return fail('HOST_UNREACHABLE', `host ${seat.host} does not answer (${probe.spawnError})`, {
       evidence: { host: seat.host, reason: probe.spawnError },
     });
-  const lines = probe.stdout.trim().split('\n');
-  const said = lines.at(-1) ?? '';
-  if (said === 'nocwd')
+  const facts = parseHostFacts(probe.stdout, seat.cwd);
+  if (facts === 'nocwd')
     return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist on ${seat.host}: ${seat.cwd}`, {
       evidence: { host: seat.host, cwd: seat.cwd },
     });
-  if (said === 'noprog' || said === '' || lines.length < 3)
+  if (facts === 'noprog')
     return fail('RUNTIME_NOT_INSTALLED', `${adapter.displayName} (${program}) is not on the PATH of ${seat.host}`, {
       evidence: { host: seat.host, program },
     });
-  return { ok: true, binary: said, realCwd: lines[0]!, home: lines[1]! };
+  return { ok: true, ...facts };
+}
+
+/** Reads HOST_FACTS_SCRIPT's answer; a cut-short answer (no program line) is "no program". */
+export function parseHostFacts(stdout: string, cwd: string): HostFacts | 'nocwd' | 'noprog' {
+  const lines = stdout.split('\n').filter((l) => l !== '');
+  const said = lines.at(-1) ?? '';
+  if (said === 'nocwd') return 'nocwd';
+  const tagged = (tag: string) => lines.filter((l) => l.startsWith(`${tag} `)).map((l) => l.slice(tag.length + 1));
+  const realCwd = tagged('cwd')[0];
+  const home = tagged('home')[0];
+  if (said === 'noprog' || /^(?:cwd|home|tmpdir|need|real) /.test(said) || !realCwd || home === undefined)
+    return 'noprog';
+  const pairs = (tag: string) =>
+    tagged(tag).flatMap((l) => {
+      const tab = l.indexOf('\t');
+      const [k, v] = [l.slice(0, tab), l.slice(tab + 1)];
+      return tab > 0 && v ? [[k, v] as const] : [];
+    });
+  const tmpdir = tagged('tmpdir')[0];
+  return {
+    binary: said,
+    realCwd,
+    home,
+    ...(tmpdir ? { tmpdir } : {}),
+    real: new Map([...pairs('real'), [cwd, realCwd]]),
+    needs: Object.fromEntries(pairs('need')),
+  };
 }
