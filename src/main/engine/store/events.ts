@@ -8,7 +8,7 @@ export type { EventKind };
 export type { EventRow };
 
 /** A row of the events table as SQLite returns it. */
-interface RawEvent {
+export interface RawEvent {
   seq: number;
   at: number;
   kind: string;
@@ -101,17 +101,21 @@ export class EventLog {
       stmt = this.db.prepare<(string | number)[], RawEvent>(sql);
       this.listed.set(sql, stmt);
     }
-    return stmt.all(...args).map((r) => {
-      // append writes an object's JSON: anything else is a row written by something else, kept under `value`.
-      const data: unknown = JSON.parse(r.data_json);
-      return {
-        seq: r.seq,
-        at: r.at,
-        kind: r.kind,
-        rig: r.rig,
-        seat: r.seat,
-        data: isRecord(data) ? data : { value: data },
-      };
-    });
+    return stmt.all(...args).map(eventRow);
   }
+}
+
+/**
+ * A row as the contract gives it. `append` writes an object's JSON: anything else is a row written
+ * by something else, kept under `value`; a row whose JSON cannot be read shows with no data.
+ */
+export function eventRow(r: RawEvent): EventRow {
+  let data: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(r.data_json);
+    data = isRecord(parsed) ? parsed : { value: parsed };
+  } catch {
+    /* kept with no data */
+  }
+  return { seq: r.seq, at: r.at, kind: r.kind, rig: r.rig, seat: r.seat, data };
 }

@@ -2,7 +2,7 @@ import { type EventRow, TIMELINE_GROUPS, TIMELINE_QUIET_PREFIXES, type TimelineK
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import type { EventKind } from '../store';
-import { type RawEvent, toRow } from './timeline';
+import { eventRow, type RawEvent } from '../store/events';
 
 /** Every kind the log takes is in a timeline group or quiet: a new kind that is neither does not compile. */
 type Grouped = (typeof TIMELINE_GROUPS)[TimelineKind][number];
@@ -61,5 +61,5 @@ export function rigTimeline(
       `SELECT seq, at, kind, rig, seat, data_json FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
     )
     .all(...args, limit + 1);
-  return { ok: true, rig: q.rig, events: rows.slice(0, limit).map(toRow), more: rows.length > limit };
+  return { ok: true, rig: q.rig, events: rows.slice(0, limit).map(eventRow), more: rows.length > limit };
 }

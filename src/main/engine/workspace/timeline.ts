@@ -1,26 +1,7 @@
 import type { EventRow } from '../../../shared/contract/engine';
 import type { HistoryItem } from '../../../shared/contract/workspace';
 import type { Engine } from '../engine';
-
-export type RawEvent = {
-  seq: number;
-  at: number;
-  kind: string;
-  rig: string | null;
-  seat: string | null;
-  data_json: string;
-};
-
-export function toRow(r: RawEvent): EventRow {
-  let data: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(r.data_json);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) data = { ...parsed };
-  } catch {
-    /* a row the log could not keep whole shows with no data */
-  }
-  return { seq: r.seq, at: r.at, kind: r.kind, rig: r.rig, seat: r.seat, data };
-}
+import { eventRow, type RawEvent } from '../store/events';
 
 /**
  * The newest events first from the log (read only), as the log's own `list` reads oldest first:
@@ -30,7 +11,7 @@ function newest(engine: Engine, where: string, args: unknown[], limit: number): 
   const rows = engine.store.db
     .prepare(`SELECT seq, at, kind, rig, seat, data_json FROM events WHERE ${where} ORDER BY seq DESC LIMIT ?`)
     .all(...args, limit) as RawEvent[];
-  return rows.map(toRow);
+  return rows.map(eventRow);
 }
 
 /** The kinds a seat's timeline leaves out: the fence's and the census's steps, which say nothing to a person. */
