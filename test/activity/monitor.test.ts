@@ -185,8 +185,40 @@ describe('the activity monitor', () => {
     // A window polling at 1 s for 6 s: the monitor takes no roster of its own (every 3 s it would).
     await windowPoll(6);
     expect(own).toBe(settled);
-    // With no window the fallback pass comes back on its own.
-    await waitFor(() => own > settled, { timeoutMs: 10_000, what: 'a fallback pass' });
+    // With no window the fallback pass comes back on its own (the window's quiet looks have stretched
+    // its wait to the rest cap, 3 x 3 s, and a look by others puts it off a quarter more).
+    await waitFor(() => own > settled, { timeoutMs: 15_000, what: 'a fallback pass' });
+  });
+
+  it('on a rig where nothing happens the fallback passes thin out to the rest cap, and pane output brings back the base pace', async () => {
+    const e = w.engine();
+    m = new ActivityMonitor(e, { fallbackMs: 250, restMaxMs: 3000 });
+    const changes: ActivityChange[] = [];
+    m.onChange((c) => changes.push(c));
+    await m.start();
+    await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
+    const real = e.roster.bind(e);
+    const at: number[] = [];
+    e.roster = (...a: Parameters<typeof real>) => (at.push(Date.now()), real(...a));
+    await new Promise((r) => setTimeout(r, 2000)); // 250, 500, 1000, 2000: at the cap soon
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, 6000));
+    const quiet = at.filter((t) => t >= t0);
+    // At the base pace 24 passes in 6 s; at the cap 2. The cap still looks (a silent exit is seen).
+    expect(quiet.length, `passes at ${quiet.map((t) => t - t0).join(', ')} ms`).toBeGreaterThanOrEqual(1);
+    expect(quiet.length).toBeLessThanOrEqual(4);
+    // Output on b just after a fallback pass, so left at the cap the next one is 3 s away: b is
+    // looked at once, and the fallback comes back at 250 ms, then 500 (passes near 250 and 750 ms).
+    const n = at.length;
+    await waitFor(() => at.length > n, { timeoutMs: 5000, intervalMs: 5, what: 'a fallback pass at the cap' });
+    const t1 = Date.now();
+    w.tmux.run(['send-keys', '-t', 'b@demo', 'echo hi', 'Enter']);
+    await new Promise((r) => setTimeout(r, 1600));
+    const after = at.filter((t) => t >= t1);
+    expect(
+      after.filter((t) => t - t1 >= 150 && t - t1 <= 1500).length,
+      `looks at ${after.map((t) => t - t1).join(', ')} ms`,
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it('a seat whose program exits reads exited, through the pane output it leaves', async () => {

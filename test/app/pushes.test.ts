@@ -86,3 +86,43 @@ it('with an activity monitor writing events, a quiet rig is not polled every tic
     monitor.stop();
   }
 });
+
+it('with activity events, the rest polls thin out while nothing changes and keep the base pace while a seat works (tokens move then)', async () => {
+  // No monitor: no event rows, so every poll here is a rest poll.
+  const hub = new PushHub(w.engine, {
+    seatsMs: 40,
+    eventsMs: 40,
+    restSeatsMs: 200,
+    restSeatsMaxMs: 800,
+    activityEvents: true,
+  });
+  const seats: { seat: string; activity: string }[][] = [];
+  const off = hub.subscribe(
+    (m) => void (m.push === 'seats' && seats.push((m.data as { seats: { seat: string; activity: string }[] }).seats)),
+  );
+  try {
+    // (a was stopped by an earlier test.)
+    await waitFor(() => seats.at(-1)?.find((r) => r.seat === 'b@push')?.activity === 'idle', {
+      what: 'b idle in a push',
+    });
+    await new Promise((r) => setTimeout(r, 1500)); // 200, 400, 800: at the cap by now
+    const p0 = hub.stats.seatPolls;
+    await new Promise((r) => setTimeout(r, 3200));
+    const quiet = hub.stats.seatPolls - p0;
+    // At the base pace 16 polls in 3.2 s; at the cap 4.
+    expect(quiet, 'rest polls in 3.2 s of a quiet rig').toBeLessThanOrEqual(6);
+    expect(quiet).toBeGreaterThanOrEqual(2);
+    w.world.tmux.run(['send-keys', '-t', w.engine.store.sessions.live('b@push')!.paneId, 'sleep 6', 'Enter']);
+    await waitFor(() => seats.at(-1)?.find((r) => r.seat === 'b@push')?.activity === 'working', {
+      what: 'b working in a seats push',
+      timeoutMs: 5000,
+    });
+    const p1 = hub.stats.seatPolls;
+    await new Promise((r) => setTimeout(r, 2000));
+    // Working: every 200 ms (about 10), not every 800 (about 2).
+    expect(hub.stats.seatPolls - p1, 'polls in 2 s while b works').toBeGreaterThanOrEqual(6);
+  } finally {
+    off();
+    hub.close();
+  }
+});

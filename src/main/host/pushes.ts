@@ -2,6 +2,7 @@ import type { PsRow } from '../../shared/contract';
 import type { PromptItem, PushMessage } from '../../shared/contract/app';
 import { dispatch } from '../engine/api';
 import { onFocusRequest } from '../engine/api/app';
+import { RestCadence } from '../engine/activity/cadence';
 import type { Engine } from '../engine/engine';
 import { promptsFor } from '../engine/prompts/list';
 import { type EventRow, SEAT_STATE_KINDS } from '../engine/store/events';
@@ -37,6 +38,8 @@ export class PushHub {
   /** A seat.activity row arrived since the last seats poll began: poll again as soon as it ends. */
   private activityDue = false;
   private lastSeatsAt = -Infinity;
+  /** With activity events: the wait between polls that no event asked for. */
+  private readonly rest: RestCadence;
   private seatPolls = 0;
   private readonly unfocus: () => void;
   /** The seats each window shows focused (for the notification rule). */
@@ -50,15 +53,19 @@ export class PushHub {
       /**
        * An activity monitor writes every seat's activity change as an event row on this home
        * (`rigdesk serve`, the app): the seats are then polled when event rows arrive, while a seat
-       * needs input, or every `restSeatsMs` (default 5 s) for what no event reports, instead of every
-       * `seatsMs`. A window left open on a quiet rig then costs a fifth of the `ps` runs.
+       * needs input, or every `restSeatsMs` (default 5 s) for what no event reports (tokens while a
+       * seat works), instead of every `seatsMs`. While polls find nothing new and no seat works, the
+       * wait grows to `restSeatsMaxMs` (default 15 s): a window left open on a quiet rig costs a
+       * fifteenth of the `ps` runs.
        */
       activityEvents?: boolean;
       restSeatsMs?: number;
+      restSeatsMaxMs?: number;
     } = {},
   ) {
     const last = engine.store.events.list({ afterSeq: 0, limit: 1_000_000 }).at(-1);
     this.lastSeq = last?.seq ?? 0;
+    this.rest = new RestCadence(opts.restSeatsMs ?? 5000, opts.restSeatsMaxMs);
     this.unfocus = onFocusRequest((seat) => this.broadcast({ push: 'focus', data: { seat } }));
   }
 
@@ -127,7 +134,7 @@ export class PushHub {
   private seatsAtRest(): boolean {
     if (!this.opts.activityEvents || this.seatsDue) return false;
     if (this.latestSeats.some((s) => s.activity === 'needs_input')) return false;
-    return this.engine.now() - this.lastSeatsAt < (this.opts.restSeatsMs ?? 5000);
+    return this.engine.now() - this.lastSeatsAt < this.rest.waitMs;
   }
 
   private stop(): void {
@@ -148,6 +155,7 @@ export class PushHub {
     }
     if (rows.length === 0) return;
     this.seatsDue = true;
+    this.rest.news();
     // With activity events, an event is the news: the seats are read now, not at the next tick, so
     // a seat's needs_input, stop or launch reaches the windows a poll after its event row
     // (bench/window.bench.ts, bench/views.bench.ts).
@@ -176,6 +184,8 @@ export class PushHub {
           ...(r.hosts.length ? { hosts: r.hosts } : {}),
         };
         const key = JSON.stringify(data);
+        // Tokens move while a seat works, and nothing else says so: those polls keep the base pace.
+        this.rest.looked(key !== this.seatsKey || r.seats.some((s) => s.activity === 'working'));
         if (key !== this.seatsKey) {
           this.seatsKey = key;
           this.broadcast({ push: 'seats', data });

@@ -5,9 +5,11 @@ import { parseServerKey, serverArgs, type TmuxServerRef } from '../tmux/identity
 import type { SshHost } from '../hosts/transport';
 import { createHash } from 'node:crypto';
 import { PaneOutputWatch } from './control';
+import { RestCadence } from './cadence';
 import { LookPacer } from './pace';
 import { PanePipeWatch } from './pipe';
 import { remotePipeArgs, RemotePipeWatch } from './pipe-remote';
+import { controlPids, pipeFifos, type SeatWatch, watchKind } from './watch-kinds';
 import { type ActivityChange, ActivityRecord } from './record';
 import { type ObservedSeat, observeSeats, onObserved } from './observe';
 import type { Roster, RosterPane } from '../roster/types';
@@ -17,9 +19,8 @@ import { RemoteHookWatches } from '../hosts/hook-watch';
 export type { ActivityChange };
 
 /**
- * A look at every seat by somebody else (a window's `ps`) puts the fallback pass off by this much
- * more than the monitor's own would: a window polls at rest every `fallbackMs` or a second later,
- * and a pass of the monitor's own just before it would read the same machine twice.
+ * A look at every seat by somebody else (a window's `ps`) puts the fallback pass off by this much more
+ * than the monitor's own would, so a pass of ours just before a window's next poll never reads twice.
  */
 const OTHERS_LOOK_SLACK = 1.25;
 
@@ -28,15 +29,15 @@ const OTHERS_LOOK_SLACK = 1.25;
  * `pipe-pane` fifo per pane, pipe.ts, on a host pipe-remote.ts; a control-mode client for panes
  * somebody else pipes, control.ts) and live-state files (inotify) mark seats dirty; a dirty seat is
  * looked at once, paced while its output streams on (pace.ts) (one roster + one batched capture),
- * and a change becomes a `seat.activity` event row before
- * anything else hears of it. A slow full pass catches what no event reports (a process exiting
- * without printing). Looks taken by others (observe.ts `onObserved`: a window's `ps`, a send) are
- * news too: what they saw change is recorded the same way, and one that covers every seat stands
- * for the fallback pass. At rest nothing runs but the fallback pass, or nothing at all while a
- * window's polls look.
+ * and a change becomes a `seat.activity` event row before anything else hears of it. A slow full
+ * pass catches what no event reports (a process exiting without printing), every `fallbackMs` while
+ * anything happens, up to `restMaxMs` apart on a rig where nothing does (cadence.ts). Looks taken
+ * by others (observe.ts `onObserved`: a window's `ps`, a send) are news too: what they saw change is
+ * recorded the same way, and one that covers every seat stands for the fallback pass. At rest
+ * nothing runs but the fallback pass, or nothing at all while a window's polls look.
  */
 export class ActivityMonitor {
-  private watches = new Map<string, PaneOutputWatch | PanePipeWatch | RemotePipeWatch>();
+  private watches = new Map<string, SeatWatch>();
   private fsWatchers: FSWatcher[] = [];
   /** Seats to look at, and when ('*': every seat, now). */
   private dirty = new Map<string, number>();
@@ -58,12 +59,16 @@ export class ActivityMonitor {
   private offRespawn?: () => void;
   /** Hooks of seats on other hosts: explicit news, as the local hooks folder's. */
   private readonly remoteHooks: RemoteHookWatches;
+  /** The wait before the next fallback pass: longer while full looks find nothing new. */
+  private readonly rest: RestCadence;
 
   constructor(
     private readonly engine: Engine,
     private readonly opts: {
       debounceMs?: number;
       fallbackMs?: number;
+      /** The longest wait between fallback passes on a rig where nothing happens (default 3 × fallbackMs). */
+      restMaxMs?: number;
       /** A pass that failed while the monitor runs (one that fails after stop() is not news). */
       onError?: (e: Error) => void;
     } = {},
@@ -78,6 +83,7 @@ export class ActivityMonitor {
       this.engine.deps.env,
     );
     this.recorded = new ActivityRecord(engine);
+    this.rest = new RestCadence(this.fallbackMs, opts.restMaxMs);
   }
 
   onChange(fn: (c: ActivityChange) => void): () => void {
@@ -167,30 +173,23 @@ export class ActivityMonitor {
 
   /** Pids of the control clients, so a bench can count their CPU too. */
   watcherPids(): number[] {
-    return [...this.watches.values()]
-      .map((w) => (w instanceof PaneOutputWatch ? w.pid : undefined))
-      .filter((p): p is number => p !== undefined);
+    return controlPids(this.watches.values());
   }
 
   /** How each seat is watched (tests and diagnostics). */
   watchKind(seat: string): 'pipe' | 'remote-pipe' | 'control' | undefined {
-    const w = this.watches.get(seat);
-    return w instanceof PanePipeWatch
-      ? 'pipe'
-      : w instanceof RemotePipeWatch
-        ? 'remote-pipe'
-        : w instanceof PaneOutputWatch
-          ? 'control'
-          : undefined;
+    return watchKind(this.watches.get(seat));
   }
 
-  /** The fifos pane output is piped into, so a bench can find the `cat` writing each one. */
+  /** The fifos pane output is piped into (a bench finds the `cat` writing each). */
   watchFifos(): string[] {
-    return [...this.watches.values()].flatMap((w) => (w instanceof PanePipeWatch ? [w.fifo] : []));
+    return pipeFifos(this.watches.values());
   }
 
   /** Pane output (paced: see pace.ts), or `urgent` news from a hook or a live-state file. */
   private markDirty(seat: string, urgent = false): void {
+    // News after a quiet spell: the next fallback pass comes at the base pace again, not a long wait away.
+    if (seat !== '*' && this.rest.news()) this.armFallback(this.fallbackMs);
     const due = this.pacer.dueAt(seat, this.engine.now(), urgent || seat === '*');
     if (urgent) this.urgent.add(seat);
     const prev = this.dirty.get(seat);
@@ -238,6 +237,7 @@ export class ActivityMonitor {
     this.busy = true;
     let full = false;
     try {
+      const mark = this.rest.mark;
       const names = this.dueSeats(all);
       full = names === undefined;
       const every = this.engine.store.rigs.seats();
@@ -257,14 +257,15 @@ export class ActivityMonitor {
         this.ownRoster = undefined;
       }
       if (!this.running) return;
-      this.record(observed, roster.takenAt);
+      const changed = this.record(observed, roster.takenAt);
+      if (full) this.rest.looked(changed > 0, mark);
       // After the news: starting a watch waits on tmux (and ssh), for every seat at once.
       await Promise.all(
         [...observed].map(([seat, o]) => this.ensureWatches(seat, o.live?.server, o.live?.sessionId, o.pane)),
       );
     } finally {
       this.busy = false;
-      if (full) this.armFallback(this.fallbackMs);
+      if (full) this.armFallback(this.rest.waitMs);
       this.schedule();
     }
   }
@@ -296,9 +297,11 @@ export class ActivityMonitor {
     return names;
   }
 
-  /** Each change becomes a `seat.activity` row, then news for the listeners. */
-  private record(observed: ReadonlyMap<string, ObservedSeat>, takenAt: number): void {
-    for (const c of this.recorded.take(observed, takenAt)) for (const l of this.listeners) l(c);
+  /** Each change becomes a `seat.activity` row, then news for the listeners; how many there were. */
+  private record(observed: ReadonlyMap<string, ObservedSeat>, takenAt: number): number {
+    const changes = this.recorded.take(observed, takenAt);
+    for (const c of changes) for (const l of this.listeners) l(c);
+    return changes.length;
   }
 
   /**
@@ -309,14 +312,16 @@ export class ActivityMonitor {
   private othersLook(roster: Roster, observed: ReadonlyMap<string, ObservedSeat>): void {
     if (!this.running || roster === this.ownRoster) return;
     try {
-      this.record(observed, roster.takenAt);
+      const changed = this.record(observed, roster.takenAt);
       const unwatched = [...observed]
         .filter(([seat, o]) => o.live && !this.watches.get(seat)?.alive && !this.respawning.has(seat))
         .map(([seat]) => seat);
       for (const seat of unwatched) this.markDirty(seat);
       if (unwatched.length > 0) return;
-      if (this.engine.store.rigs.seats().every((s) => observed.has(s.seat)))
-        this.armFallback(Math.round(this.fallbackMs * OTHERS_LOOK_SLACK));
+      if (this.engine.store.rigs.seats().every((s) => observed.has(s.seat))) {
+        this.rest.looked(changed > 0);
+        this.armFallback(Math.round(this.rest.waitMs * OTHERS_LOOK_SLACK));
+      }
     } catch {
       /* the store is closing under a look that is ending: nothing to record */
     }
