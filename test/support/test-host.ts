@@ -29,7 +29,8 @@ export const REMOTE_HOME = `/home/${REMOTE_USER}`;
  * omo seat's OpenCode loads).
  */
 export const HOST_CLIS = ['claude', 'codex', 'pi', 'opencode', 'gemini', 'qwen', 'omp', 'bun', 'omo'] as const;
-const PROJECT_BIN = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const PROJECT_BIN = join(PROJECT_ROOT, 'node_modules', '.bin');
 /** The host's PATH: its own bin folder (the agent CLIs), then the system's. */
 export const loginPath = (bin: string): string => `${bin}:/usr/local/bin:/usr/bin:/bin`;
 
@@ -99,17 +100,20 @@ export function chownTree(path: string, ids: { uid: number; gid: number }): void
 
 /**
  * The namespace's first process: mounts the host's /home (a tmpfs with the user's home bound
- * from `<dir>/home`) and its own /tmp, keeps sshd's own folder visible at the same path, says
- * `ready`, then reaps every orphan (tmux servers) until it is killed.
+ * from `<dir>/home`) and its own /tmp, keeps sshd's own folder visible at the same path (and the
+ * project, whose CLIs the host's PATH links, when it was cloned under /tmp), says `ready`, then
+ * reaps every orphan (tmux servers) until it is killed.
  */
 const NAMESPACE_SETUP = [
   'set -e',
-  'dir=$1; home=$2',
+  'dir=$1; home=$2; proj=$3',
   'mount -t tmpfs -o mode=755 rdhost-home /home',
   'mkdir -p "$home"; mount --bind "$dir/home" "$home"',
   'mkdir /home/.rdsshd; mount --bind "$dir/sshd" /home/.rdsshd',
+  'case "$proj" in /tmp/*) mkdir /home/.rdproj; mount --bind "$proj" /home/.rdproj;; esac',
   'mount -t tmpfs -o mode=1777 rdhost-tmp /tmp',
   'mkdir -p "$dir/sshd"; mount --move /home/.rdsshd "$dir/sshd"; rmdir /home/.rdsshd',
+  'case "$proj" in /tmp/*) mkdir -p "$proj"; mount --move /home/.rdproj "$proj"; rmdir /home/.rdproj;; esac',
   'echo ready',
   `exec perl -e 'while (1) { sleep 1 if wait() < 0 }'`,
 ].join('\n');
@@ -137,6 +141,7 @@ export class HostNamespace {
         'rdhost',
         dir,
         REMOTE_HOME,
+        PROJECT_ROOT,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
