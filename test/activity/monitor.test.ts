@@ -295,6 +295,33 @@ describe('the activity monitor', () => {
       expect(pipeOf('b@demo')).toBe('1');
     });
 
+    it('what a pane prints between the first look and its watch starting is still seen (fault: that look is held until both commands are over)', async () => {
+      // b has a person's pipe, so it gets a control client; a gets our pipe.
+      w.tmux.run(['pipe-pane', '-t', 'b@demo', `cat >> ${join(w.root, 'their-log.txt')}`]);
+      for (const seat of ['a@demo', 'b@demo']) w.tmux.run(['send-keys', '-t', seat, 'sleep 1', 'Enter']);
+      await new Promise((r) => setTimeout(r, 300));
+      const e = w.engine();
+      const real = e.roster.bind(e);
+      let first = true;
+      e.roster = async (...a: Parameters<typeof real>) => {
+        const r = await real(...a);
+        // The first look sees both sleeping; the prompts come back before any watch exists.
+        if (first) await new Promise((res) => setTimeout(res, 1500));
+        first = false;
+        return r;
+      };
+      m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+      const changes: ActivityChange[] = [];
+      m.onChange((c) => changes.push(c));
+      await m.start();
+      expect(changes.map((c) => c.label)).toEqual(['working', 'working']);
+      // Only a look after each watch started can see them idle (the fallback is a minute away).
+      await waitFor(() => changes.filter((c) => c.label === 'idle').length === 2, {
+        timeoutMs: 5000,
+        what: `both idle (${JSON.stringify(changes.map((c) => [c.seat, c.label]))})`,
+      });
+    });
+
     it('respawning seats while they flood leaves the tmux server and every seat up', async () => {
       await start();
       const pid = serverPid();

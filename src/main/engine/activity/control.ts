@@ -113,6 +113,9 @@ export class PaneOutputWatch {
         }
       } else if (line.startsWith('%exit')) {
         this.onDirty('*');
+      } else if (line.startsWith('%session-changed')) {
+        // Attached: what the panes printed before now reached nobody, so the seat is looked at once.
+        this.onDirty('*');
       }
     }
   }
