@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect } from 'vitest';
+import { machineFacts } from './machine';
 import { ActivityMonitor, type ActivityChange } from '../src/main/engine/activity/monitor';
 import { remoteHookOf } from '../src/main/engine/hosts/hook-watch';
 import { controlPathFor } from '../src/main/engine/hosts/ssh';
@@ -174,11 +174,7 @@ function report(resultsDir: string, started: number, trials: Trial[]): void {
     totalMs: Date.now() - started,
     settings: { trials: TRIALS },
     machine: {
-      cpuModel: os.cpus()[0]?.model ?? 'unknown',
-      cores: os.cpus().length,
-      platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-      node: process.version,
-      tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(),
+      ...machineFacts(),
       loadavgAtEnd: os.loadavg(),
     },
     target: { windowAndPsFromHookP95Ms: TARGET_MS },

@@ -4,6 +4,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect, it } from 'vitest';
+import { machineFacts } from './machine';
 import { liveEngineDeps } from '../src/main/engine/context';
 import { countingExec, liveExec } from '../src/main/engine/deps';
 import { Engine } from '../src/main/engine/engine';
@@ -52,14 +53,8 @@ it.skipIf(PART === 'hooks')(
   async () => {
     const started = Date.now();
     const machine = {
-      cpuModel: os.cpus()[0]?.model ?? 'unknown',
-      cores: os.cpus().length,
-      totalMemBytes: os.totalmem(),
-      platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-      node: process.version,
-      tmux: execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim(),
+      ...machineFacts(),
       ssh: execFileSync('ssh', ['-V'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim() || sshVersion(),
-      loadavgAtStart: os.loadavg(),
     };
     const results: SizeResult[] = [];
     for (const n of SIZES) results.push(await benchSize(n));

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect, it } from 'vitest';
+import { machineFacts } from './machine';
 import { restore } from '../src/main/engine/restore/run';
 import { upRig } from '../src/main/engine/services/up';
 import { RigWorld } from '../test/support/rig';
@@ -72,13 +71,7 @@ async function timedRestore(n: number): Promise<{ ms: number; outcome: string; r
 
 it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`, async () => {
   const machine = {
-    cpuModel: os.cpus()[0]?.model ?? 'unknown',
-    cores: os.cpus().length,
-    totalMemBytes: os.totalmem(),
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-    tmux: tmuxVersion(),
-    loadavgAtStart: os.loadavg(),
+    ...machineFacts(),
   };
   log(
     `restore bench: ${SEATS} seats x ${REPS}, single seat x ${SINGLE_REPS}; machine: ${machine.cpuModel}, ${machine.cores} cores, node ${machine.node}, ${machine.tmux}, load ${machine.loadavgAtStart.map((l) => l.toFixed(2)).join(' ')}`,
@@ -134,13 +127,6 @@ it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`,
   log(`results: ${file}`);
 });
 
-function tmuxVersion(): string {
-  try {
-    return execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
-  } catch {
-    return 'tmux: not found';
-  }
-}
 function log(s: string): void {
   console.log(s);
 }

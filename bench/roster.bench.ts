@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect, it } from 'vitest';
+import { machineFacts } from './machine';
 import { liveEngineDeps } from '../src/main/engine/context';
 import { countingExec, liveExec } from '../src/main/engine/deps';
 import { Engine } from '../src/main/engine/engine';
@@ -86,13 +86,7 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
   const started = performance.now();
   const startedAt = new Date();
   const machine = {
-    cpuModel: os.cpus()[0]?.model ?? 'unknown',
-    cores: os.cpus().length,
-    totalMemBytes: os.totalmem(),
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-    tmux: tmuxVersion(),
-    loadavgAtStart: os.loadavg(),
+    ...machineFacts(),
     procCountAtStart: procCount(),
   };
   log(
@@ -481,14 +475,6 @@ function table(rows: string[][]): string {
   const w = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(w[c]!) : cell.padStart(w[c]!))).join('  ');
   return [line(rows[0]!), w.map((x) => '-'.repeat(x)).join('  '), ...rows.slice(1).map(line)].join('\n');
-}
-
-function tmuxVersion(): string {
-  try {
-    return execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
-  } catch {
-    return 'tmux: not found';
-  }
 }
 
 /** CPU of the children this process has reaped (utime + stime of waited-for children), in ms. */

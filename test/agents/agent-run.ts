@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import type { TestTmux } from '../support/tmux';
+import { newPaneArgv, printedPane, type TestTmux } from '../support/tmux';
 import { processAlive, waitForExit } from './claude-run';
 
 export { killTmuxServer, processAlive, waitForExit } from './claude-run';
@@ -79,31 +79,8 @@ export function startInTmux(
 ): { paneId: string; panePid: number } {
   const env = agentProcessEnv(fxEnv);
   const pre = opts.remainOnExit ? ['set-option', '-g', 'remain-on-exit', 'on', ';'] : [];
-  const out = tmux
-    .run(
-      [
-        ...pre,
-        'new-session',
-        '-d',
-        '-s',
-        name,
-        '-x',
-        '200',
-        '-y',
-        '50',
-        '-c',
-        cwd,
-        ...Object.entries(fxEnv).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-        '-P',
-        '-F',
-        '#{pane_id} #{pane_pid}',
-        ...argv,
-      ],
-      { env },
-    )
-    .trim();
-  const [paneId, pid] = out.split(' ');
-  return { paneId: paneId!, panePid: Number(pid) };
+  const out = tmux.run([...pre, ...newPaneArgv(name, cwd, fxEnv), ...argv], { env });
+  return printedPane(out);
 }
 
 /** The visible screen plus `history` lines of scrollback (Codex pushes some output into history). */

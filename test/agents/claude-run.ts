@@ -1,7 +1,7 @@
 /** Running the real Claude Code from tests: headless as a child process, interactive in a TestTmux. */
 import { readFileSync, rmSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { TestTmux } from '../support/tmux';
+import { newPaneArgv, printedPane, type TestTmux } from '../support/tmux';
 import { CLAUDE_BIN, type ClaudeFixture, claudeProcessEnv } from './claude-fixture';
 
 export type { RunResult } from './agent-run';
@@ -24,30 +24,8 @@ export function startInTmux(
   argv: string[],
 ): { paneId: string; panePid: number } {
   const env = claudeProcessEnv(fx);
-  const out = tmux
-    .run(
-      [
-        'new-session',
-        '-d',
-        '-s',
-        name,
-        '-x',
-        '200',
-        '-y',
-        '50',
-        '-c',
-        cwd,
-        ...Object.entries(fx.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-        '-P',
-        '-F',
-        '#{pane_id} #{pane_pid}',
-        ...argv,
-      ],
-      { env },
-    )
-    .trim();
-  const [paneId, pid] = out.split(' ');
-  return { paneId: paneId!, panePid: Number(pid) };
+  const out = tmux.run([...newPaneArgv(name, cwd, fx.env), ...argv], { env });
+  return printedPane(out);
 }
 
 /** True while the pid exists and is not a zombie (PID 1 in a container may not reap orphans). */

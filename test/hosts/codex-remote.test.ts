@@ -27,15 +27,9 @@ describe.skipIf(!!sshdMissing())('Codex seats on another host (real sshd, stand-
     const { bin, home } = installRemoteCodexStandIn(sshd);
     const spec = w.spec(
       'rig.yaml',
-      `${[
-        'name: mix',
-        'hosts:',
-        sshd.hostYaml('box'),
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - { id: x, runtime: codex, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CODEX_HOME: ${home} } }`,
-      ].join('\n')}\n`,
+      sshd.rigYaml('mix', [
+        `{ id: x, runtime: codex, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CODEX_HOME: ${home} } }`,
+      ]),
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);

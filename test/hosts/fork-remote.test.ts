@@ -21,15 +21,9 @@ describe.skipIf(!!sshdMissing())('fork of a seat on another host (real sshd, sta
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
     const spec = w.spec(
       'rig.yaml',
-      `${[
-        'name: mix',
-        'hosts:',
-        sshd.hostYaml('box'),
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
-      ].join('\n')}\n`,
+      sshd.rigYaml('mix', [
+        `{ id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
+      ]),
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);

@@ -63,15 +63,9 @@ describe.skipIf(!!hostNamespaceMissing())('a file at a remote seat’s path on t
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
     const spec = w.spec(
       'rig.yaml',
-      `${[
-        'name: sep',
-        'hosts:',
-        sshd.hostYaml('box'),
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
-      ].join('\n')}\n`,
+      sshd.rigYaml('sep', [
+        `{ id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
+      ]),
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
@@ -134,15 +128,9 @@ describe.skipIf(!!hostNamespaceMissing())('a file at a remote seat’s path on t
     const { bin, home } = installRemoteCodexStandIn(sshd);
     const spec = w.spec(
       'rig.yaml',
-      `${[
-        'name: sep',
-        'hosts:',
-        sshd.hostYaml('box'),
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - { id: x, runtime: codex, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CODEX_HOME: ${home} } }`,
-      ].join('\n')}\n`,
+      sshd.rigYaml('sep', [
+        `{ id: x, runtime: codex, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CODEX_HOME: ${home} } }`,
+      ]),
     );
     expect((await w.cli(['up', spec, '--json'])).code).toBe(0);
     let row: { conversationId?: string; pid: number; state: string } | undefined;

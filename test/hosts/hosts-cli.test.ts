@@ -80,15 +80,7 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     // A seat on box that runs Claude Code: the host has no `claude`, and check says so.
     const spec = w.spec(
       'rig.yaml',
-      `${[
-        'name: mix',
-        'hosts:',
-        sshd.hostYaml('box'),
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`,
-      ].join('\n')}\n`,
+      sshd.rigYaml('mix', [`{ id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`]),
     );
     const e = w.engine();
     const { loadRigSpec } = await import('../../src/main/engine/spec');

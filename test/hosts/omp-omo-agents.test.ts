@@ -17,33 +17,24 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, realpathSync, symlinkSync, unlinkSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { ompHeaderId } from '../../src/main/engine/runtimes/omp-sessions';
 import { OPENCODE_LAYOUT } from '../../src/main/engine/runtimes/opencode-sessions';
 import { waitForExit } from '../agents/claude-run';
 import { closedPort } from '../agents/fake-model-server';
 import { OMO_TELEMETRY_OFF } from '../agents/omo-fixture';
 import { OMP_PROBED_PORTS, ompPortsProblem } from '../agents/omp-fixture';
+import type { PsRow } from '../../src/shared/contract';
 import { requireCli } from '../journeys/support';
+import { endHostJourney, psRows, seenOnHost } from '../support/host-journey';
 import { HostAgents } from '../support/remote-agents';
 import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import { sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 const OMP = 'om@ompr';
 const OMO = 'oo@omor';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PROJECT_MODULES = fileURLToPath(new URL('../../node_modules', import.meta.url));
-
-interface Row {
-  seat: string;
-  host: string;
-  state: string;
-  activity: string;
-  needsInput?: string;
-  conversationId?: string;
-  pid?: number;
-}
 
 /** The ports omp probes that something listens on, as the host's own /proc/net says. */
 function hostListening(sshd: TestSshd): number[] {
@@ -104,35 +95,12 @@ describe.skipIf(!!sshdMissing() || !!ompPortsProblem())(
       expect(versions).toMatch(/^1\.\d+\.\d+\nomp\/\d+\.\d+\.\d+\n\d+\.\d+\.\d+\n$/);
       w = new RigWorld();
     }, 120_000);
-    afterAll(async () => {
-      if (w) closeMaster(controlPathFor(w.home, 'box'));
-      await w?.shutdown();
-      await agents?.close();
-      await sshd?.cleanup();
-      if (agents && installed()) agents.expectThroughForward();
-    }, 120_000);
+    afterAll(() => endHostJourney({ w, agents, sshd }, installed()), 120_000);
 
-    const rows = async (): Promise<Row[]> => {
-      const ps = await w.cli(['ps', '--json']);
-      if (!ps.json?.seats) throw new Error(`rigdesk ps failed: ${ps.stdout}${ps.stderr}`);
-      return ps.json.seats as Row[];
-    };
-    const seen = async (seats: string[], want: (r: Row) => boolean, what: string, timeoutMs = 60_000) => {
-      let last: Row[] = [];
-      try {
-        return await waitFor(
-          async () => {
-            last = (await rows()).filter((r) => seats.includes(r.seat));
-            return last.length === seats.length && last.every(want) ? last : undefined;
-          },
-          { timeoutMs, intervalMs: 250, what },
-        );
-      } catch (e) {
-        throw new Error(
-          `${(e as Error).message}; last: ${JSON.stringify(last)}${seats.map((s) => `\n--- ${s}:\n${agents.screen(s)}`).join('')}`,
-        );
-      }
-    };
+    const rows = () => psRows(w);
+    /** Polls ps until every seat matches `want`; the screens on the host say why when it does not. */
+    const seen = (seats: string[], want: (r: PsRow) => boolean, what: string, timeoutMs = 60_000) =>
+      seenOnHost(w, agents, seats, want, what, timeoutMs);
     /** The host's processes of a runtime (by comm) started with `name=value` in their env. */
     const hostPids = (name: string, value: string, comm: RegExp): number[] =>
       sshd

@@ -9,12 +9,13 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { OPENCODE_LAYOUT } from '../../src/main/engine/runtimes/opencode-sessions';
+import type { PsRow } from '../../src/shared/contract';
 import { requireCli } from '../journeys/support';
+import { endHostJourney, psRows, seenOnHost } from '../support/host-journey';
 import { HostAgents, type HostRuntime } from '../support/remote-agents';
 import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import { sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 const SEATS: { seat: string; member: string; runtime: HostRuntime; resume: (id: string) => string[] }[] = [
@@ -22,16 +23,6 @@ const SEATS: { seat: string; member: string; runtime: HostRuntime; resume: (id: 
   { seat: 'gem@far', member: 'gem', runtime: 'gemini', resume: (id) => ['gemini', '--resume', id] },
   { seat: 'qw@far', member: 'qw', runtime: 'qwen', resume: (id) => ['qwen', '--resume', id] },
 ];
-
-interface Row {
-  seat: string;
-  host: string;
-  state: string;
-  activity: string;
-  conversationId?: string;
-  pid?: number;
-  paneId?: string;
-}
 
 describe.skipIf(!!sshdMissing())(
   'journey: the real OpenCode, Gemini CLI and Qwen Code on another host, over ssh',
@@ -51,35 +42,12 @@ describe.skipIf(!!sshdMissing())(
       await agents.qwenProxy();
       w = new RigWorld();
     }, 120_000);
-    afterAll(async () => {
-      if (w) closeMaster(controlPathFor(w.home, 'box'));
-      await w?.shutdown();
-      await agents?.close();
-      await sshd?.cleanup();
-      if (agents && installed()) agents.expectThroughForward();
-    }, 120_000);
+    afterAll(() => endHostJourney({ w, agents, sshd }, installed()), 120_000);
 
-    const rows = async (): Promise<Row[]> => {
-      const ps = await w.cli(['ps', '--json']);
-      if (!ps.json?.seats) throw new Error(`rigdesk ps failed: ${ps.stdout}${ps.stderr}`);
-      return ps.json.seats as Row[];
-    };
-    const seen = async (seats: string[], want: (r: Row) => boolean, what: string, timeoutMs = 90_000) => {
-      let last: Row[] = [];
-      try {
-        return await waitFor(
-          async () => {
-            last = (await rows()).filter((r) => seats.includes(r.seat));
-            return last.length === seats.length && last.every(want) ? last : undefined;
-          },
-          { timeoutMs, intervalMs: 250, what },
-        );
-      } catch (e) {
-        throw new Error(
-          `${(e as Error).message}; last: ${JSON.stringify(last)}${seats.map((s) => `\n--- ${s}:\n${agents.screen(s)}`).join('')}`,
-        );
-      }
-    };
+    const rows = () => psRows(w);
+    /** Polls ps until every seat matches `want`; the screens on the host say why when it does not. */
+    const seen = (seats: string[], want: (r: PsRow) => boolean, what: string, timeoutMs = 90_000) =>
+      seenOnHost(w, agents, seats, want, what, timeoutMs);
     const all = SEATS.map((s) => s.seat);
 
     it("up launches each seat on the host, with what its runtime needs made there; a send's reply lands in its conversation on the host", async () => {

@@ -9,12 +9,13 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlPathFor } from '../../src/main/engine/hosts/ssh';
 import { CLAUDE_SCREEN } from '../../src/main/engine/runtimes/screens/claude';
+import type { PsRow } from '../../src/shared/contract';
 import { requireCli } from '../journeys/support';
+import { endHostJourney, psRows, seenOnHost } from '../support/host-journey';
 import { HostAgents, type HostRuntime } from '../support/remote-agents';
 import { RigWorld } from '../support/rig';
-import { closeMaster, sshdMissing, TestSshd } from '../support/sshd';
+import { sshdMissing, TestSshd } from '../support/sshd';
 import { waitFor } from '../support/tmux';
 
 const SEATS: { seat: string; member: string; runtime: HostRuntime }[] = [
@@ -24,16 +25,6 @@ const SEATS: { seat: string; member: string; runtime: HostRuntime }[] = [
 ];
 /** Pi's editor: the empty line between two full-width rules (its idle screen). */
 const PI_EDITOR = /^─{8,}\n\s*\n─{8,}$/m;
-
-interface Row {
-  seat: string;
-  host: string;
-  state: string;
-  activity: string;
-  needsInput?: string;
-  conversationId?: string;
-  pid?: number;
-}
 
 describe.skipIf(!!sshdMissing())('journey: the real Claude Code, Codex and Pi on another host, over ssh', () => {
   const installed = requireCli('claude-code', 'codex', 'pi');
@@ -50,36 +41,12 @@ describe.skipIf(!!sshdMissing())('journey: the real Claude Code, Codex and Pi on
     );
     w = new RigWorld();
   }, 120_000);
-  afterAll(async () => {
-    if (w) closeMaster(controlPathFor(w.home, 'box'));
-    await w?.shutdown();
-    await agents?.close();
-    await sshd?.cleanup();
-    if (agents && installed()) agents.expectThroughForward();
-  }, 120_000);
+  afterAll(() => endHostJourney({ w, agents, sshd }, installed()), 120_000);
 
-  const rows = async (): Promise<Row[]> => {
-    const ps = await w.cli(['ps', '--json']);
-    if (!ps.json?.seats) throw new Error(`rigdesk ps failed: ${ps.stdout}${ps.stderr}`);
-    return ps.json.seats as Row[];
-  };
+  const rows = () => psRows(w);
   /** Polls ps until every seat matches `want`; the screens on the host say why when it does not. */
-  const seen = async (seats: string[], want: (r: Row) => boolean, what: string, timeoutMs = 60_000) => {
-    let last: Row[] = [];
-    try {
-      return await waitFor(
-        async () => {
-          last = (await rows()).filter((r) => seats.includes(r.seat));
-          return last.length === seats.length && last.every(want) ? last : undefined;
-        },
-        { timeoutMs, intervalMs: 200, what },
-      );
-    } catch (e) {
-      throw new Error(
-        `${(e as Error).message}; last: ${JSON.stringify(last)}${seats.map((s) => `\n--- ${s}:\n${agents.screen(s)}`).join('')}`,
-      );
-    }
-  };
+  const seen = (seats: string[], want: (r: PsRow) => boolean, what: string, timeoutMs = 60_000) =>
+    seenOnHost(w, agents, seats, want, what, timeoutMs);
 
   it('up launches each seat on the host; ps shows each running there, idle, on a conversation it names', async () => {
     const spec = agents.spec(

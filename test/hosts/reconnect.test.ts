@@ -25,15 +25,9 @@ describe.skipIf(!!sshdMissing())(
       const engine = w.engine({ clock });
       const spec = w.spec(
         'rig.yaml',
-        `${[
-          'name: mix',
-          'hosts:',
-          sshd.hostYaml('box'),
-          'pods:',
-          '  - id: team',
-          '    members:',
-          `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
-        ].join('\n')}\n`,
+        sshd.rigYaml('mix', [
+          `{ id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
+        ]),
       );
       expect((await dispatch(engine, 'up', { spec })).ok).toBe(true);
       // This test's own tmux server on the host: the remote user is shared with host tests running in

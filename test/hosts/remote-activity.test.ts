@@ -26,15 +26,9 @@ describe.skipIf(!!sshdMissing())(
     const up = async () => {
       const spec = w.spec(
         'rig.yaml',
-        `${[
-          'name: mix',
-          'hosts:',
-          sshd.hostYaml('box'),
-          'pods:',
-          '  - id: team',
-          '    members:',
-          `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
-        ].join('\n')}\n`,
+        sshd.rigYaml('mix', [
+          `{ id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
+        ]),
       );
       expect((await w.cli(['up', spec])).code).toBe(0);
     };

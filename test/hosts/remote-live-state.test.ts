@@ -20,15 +20,9 @@ describe.skipIf(!!sshdMissing())('live-state files of agents on another host (re
     const { bin, configDir } = installRemoteClaudeStandIn(sshd);
     const spec = w.spec(
       'rig.yaml',
-      `${[
-        'name: live',
-        'hosts:',
-        sshd.hostYaml('box'),
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
-      ].join('\n')}\n`,
+      sshd.rigYaml('live', [
+        `{ id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${bin}, host: box, env: { CLAUDE_CONFIG_DIR: ${configDir} } }`,
+      ]),
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);

@@ -16,15 +16,9 @@ describe.skipIf(!!sshdMissing())(
     it('streams the remote pane, carries keystrokes to it, resizes it through the host, and ends only its own client', async () => {
       const spec = w.spec(
         'rig.yaml',
-        `${[
-          'name: mix',
-          'hosts:',
-          sshd.hostYaml('box'),
-          'pods:',
-          '  - id: team',
-          '    members:',
-          `      - { id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
-        ].join('\n')}\n`,
+        sshd.rigYaml('mix', [
+          `{ id: r1, runtime: shell, cwd: ${sshd.remoteDir}, command: bash, args: ["--noprofile", "--norc"], host: box }`,
+        ]),
       );
       expect((await w.cli(['up', spec])).code).toBe(0);
       await waitFor(async () => /[$#] *$/m.test((await w.cli(['capture', 'r1@mix'])).stdout), {

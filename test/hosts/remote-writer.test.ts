@@ -24,15 +24,7 @@ describe.skipIf(!!sshdMissing())(
       const claude = sshd.installProgram('claude', '#!/bin/sh\nexec sleep 600 &\nwait\n');
       const spec = w.spec(
         'rig.yaml',
-        `${[
-          'name: mix',
-          'hosts:',
-          sshd.hostYaml('box'),
-          'pods:',
-          '  - id: team',
-          '    members:',
-          `      - { id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${claude}, host: box }`,
-        ].join('\n')}\n`,
+        sshd.rigYaml('mix', [`{ id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, command: ${claude}, host: box }`]),
       );
       const up = await w.cli(['up', spec, '--json']);
       expect(up.code, up.stdout + up.stderr).toBe(0);

@@ -115,16 +115,10 @@ describe.skipIf(!!sshdMissing())('seats on another host over ssh (real sshd on 1
     const qwenHome = `${sshd.remoteDir}/qwen-home`;
     const spec = w.spec(
       'rig.yaml',
-      `${[
-        'name: far',
-        'hosts:',
-        sshd.hostYaml('box'),
-        'pods:',
-        '  - id: team',
-        '    members:',
-        `      - { id: g, runtime: gemini, cwd: ${sshd.remoteDir}, host: box, env: { GEMINI_CLI_HOME: ${gemHome} } }`,
-        `      - { id: q, runtime: qwen, cwd: ${sshd.remoteDir}, host: box, env: { QWEN_HOME: ${qwenHome}, HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1" } }`,
-      ].join('\n')}\n`,
+      sshd.rigYaml('far', [
+        `{ id: g, runtime: gemini, cwd: ${sshd.remoteDir}, host: box, env: { GEMINI_CLI_HOME: ${gemHome} } }`,
+        `{ id: q, runtime: qwen, cwd: ${sshd.remoteDir}, host: box, env: { QWEN_HOME: ${qwenHome}, HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1" } }`,
+      ]),
     );
     const up = await w.cli(['up', spec, '--json']);
     expect(up.code, up.stdout + up.stderr).not.toBe(0);

@@ -17,7 +17,7 @@ import { runtimeById, type RuntimeAdapter } from '../../src/main/engine/runtimes
 import type { EvidenceIO } from '../../src/main/engine/runtimes/types';
 import type { RigWorld } from './rig';
 import type { TestSshd } from './sshd';
-import { waitFor } from './tmux';
+import { newPaneArgv, printedPane, waitFor } from './tmux';
 
 export type HostRuntime = 'claude-code' | 'codex' | 'pi' | 'opencode' | 'gemini' | 'qwen' | 'omp' | 'omo';
 
@@ -225,40 +225,24 @@ export class HostAgents {
    */
   personPane(rt: HostRuntime, name: string, argv: string[]): { paneId: string; panePid: number } {
     const env = this.env[rt];
-    const out = this.sshd
-      .asRemote(
-        [
-          'tmux',
-          '-L',
-          this.personSocket,
-          '-f',
-          '/dev/null',
-          'new-session',
-          '-d',
-          '-s',
-          name,
-          '-x',
-          '200',
-          '-y',
-          '50',
-          '-c',
-          this.work,
-          ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-          '-P',
-          '-F',
-          '#{pane_id} #{pane_pid}',
-          // The pane stays when the program ends, with how it ended, for a failure's message.
-          'sh',
-          '-c',
-          '"$@"; echo "[exited $?]"; exec sleep 3600',
-          'sh',
-          ...argv,
-        ],
-        { env },
-      )
-      .trim();
-    const [paneId, pid] = out.split(' ');
-    return { paneId: paneId!, panePid: Number(pid) };
+    const out = this.sshd.asRemote(
+      [
+        'tmux',
+        '-L',
+        this.personSocket,
+        '-f',
+        '/dev/null',
+        ...newPaneArgv(name, this.work, env),
+        // The pane stays when the program ends, with how it ended, for a failure's message.
+        'sh',
+        '-c',
+        '"$@"; echo "[exited $?]"; exec sleep 3600',
+        'sh',
+        ...argv,
+      ],
+      { env },
+    );
+    return printedPane(out);
   }
 
   personScreen(paneId: string): string {

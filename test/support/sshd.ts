@@ -217,6 +217,12 @@ export class TestSshd {
     ];
   }
 
+  /** A rig spec with this server as host `box` and one pod, `team`, of the given member entries. */
+  rigYaml(rig: string, members: string[]): string {
+    const lines = [`name: ${rig}`, 'hosts:', this.hostYaml('box'), 'pods:', '  - id: team', '    members:'];
+    return `${[...lines, ...members.map((m) => `      - ${m}`)].join('\n')}\n`;
+  }
+
   /** The rig spec's `hosts:` entry for this server. */
   hostYaml(name: string): string {
     return [

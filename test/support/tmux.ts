@@ -33,25 +33,7 @@ export class TestTmux {
     argv: string[],
     opts: { cwd?: string; env?: Record<string, string> } = {},
   ): { sessionId: string; paneId: string; panePid: number } {
-    const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    const out = this.run([
-      'new-session',
-      '-d',
-      '-s',
-      name,
-      '-x',
-      '200',
-      '-y',
-      '50',
-      ...(opts.cwd ? ['-c', opts.cwd] : []),
-      ...envArgs,
-      '-P',
-      '-F',
-      '#{session_id} #{pane_id} #{pane_pid}',
-      ...argv,
-    ]).trim();
-    const [sessionId, paneId, pid] = out.split(' ');
-    return { sessionId: sessionId!, paneId: paneId!, panePid: Number(pid) };
+    return printedPane(this.run([...newPaneArgv(name, opts.cwd, opts.env ?? {}), ...argv]));
   }
   capture(target: string): string {
     return this.run(['capture-pane', '-p', '-t', target]);
@@ -130,4 +112,19 @@ export async function waitFor<T>(
       throw new Error(`timed out waiting for ${opts.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
   }
+}
+
+const PRINTED_PANE = '#{session_id} #{pane_id} #{pane_pid}';
+
+/** `new-session` argv for a detached 200x50 session `name` (in `cwd`, with `env` set) that prints its pane. */
+export function newPaneArgv(name: string, cwd: string | undefined, env: Record<string, string>): string[] {
+  const sets = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const where = cwd ? ['-c', cwd] : [];
+  return ['new-session', '-d', '-s', name, '-x', '200', '-y', '50', ...where, ...sets, '-P', '-F', PRINTED_PANE];
+}
+
+/** The session and pane that a `newPaneArgv` command printed. */
+export function printedPane(out: string): { sessionId: string; paneId: string; panePid: number } {
+  const [sessionId, paneId, pid] = out.trim().split(' ');
+  return { sessionId: sessionId!, paneId: paneId!, panePid: Number(pid) };
 }
