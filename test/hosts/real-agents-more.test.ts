@@ -49,6 +49,27 @@ describe.skipIf(!!sshdMissing())(
     const seen = (seats: string[], want: (r: PsRow) => boolean, what: string, timeoutMs = 90_000) =>
       seenOnHost(w, agents, seats, want, what, timeoutMs);
     const all = SEATS.map((s) => s.seat);
+    /** Gemini appends `{"$set":{"sessionId":…}}` to a transcript once a resume of it has loaded. */
+    const resumeMarks = (id: string) =>
+      sshd
+        .readHost(agents.transcript('gemini', id)!)
+        .split('\n')
+        .filter((l) => l.startsWith('{"$set":{"sessionId"')).length;
+    /**
+     * The person's pane shows their conversation, and a Gemini there has taken it up. Until then a
+     * resuming Gemini holds a new empty record, and when the conversation began in the same minute
+     * that record is the conversation's own file: ended then, Gemini deletes it as an empty session
+     * (a run failed so, the seat's resume then finding "No previous sessions").
+     */
+    const personHasLoaded = (s: (typeof SEATS)[number], paneId: string, marksBefore: number) =>
+      waitFor(
+        () =>
+          agents.personScreen(paneId).includes(`ACK hello ${s.member}`) &&
+          (s.runtime !== 'gemini' || resumeMarks(conv[s.seat]!) > marksBefore),
+        { timeoutMs: 60_000, what: `${s.seat}: the person's ${s.runtime} has taken up its conversation` },
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}\n${agents.personScreen(paneId)}`);
+      });
 
     it("up launches each seat on the host, with what its runtime needs made there; a send's reply lands in its conversation on the host", async () => {
       const spec = agents.spec(
@@ -97,6 +118,7 @@ describe.skipIf(!!sshdMissing())(
     it('a person resuming a conversation by hand on the host is a second writer: Rigdesk refuses to send into it or launch on it', async () => {
       for (const s of SEATS) {
         const X = conv[s.seat]!;
+        const marks = s.runtime === 'gemini' ? resumeMarks(X) : 0;
         const hand = agents.personPane(s.runtime, `mine-${s.member}`, s.resume(X));
         const blocked = await waitFor(
           async () => {
@@ -107,6 +129,7 @@ describe.skipIf(!!sshdMissing())(
         ).catch((e: Error) => {
           throw new Error(`${e.message}\n${agents.personScreen(hand.paneId)}`);
         });
+        await personHasLoaded(s, hand.paneId, marks);
         expect(blocked.json.evidence).toMatchObject({ host: 'box' });
         expect(blocked.json.evidence.owners.map((o: { paneId?: string }) => o.paneId)).toContain(hand.paneId);
         expect((await w.cli(['stop', s.seat, '--json'])).code).toBe(0);
