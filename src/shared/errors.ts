@@ -22,6 +22,8 @@ export const ERROR_CODES = [
   // custody (docs/architecture.md invariants 1-5)
   'CONVERSATION_LIVE_ELSEWHERE',
   'CONVERSATION_OWNER_UNKNOWN',
+  // the agent is taking up its conversation, and ending it now would leave that unresumable
+  'CONVERSATION_LOADING',
   'EVIDENCE_UNREADABLE',
   'LAUNCH_IN_PROGRESS',
   'SEAT_ALREADY_RUNNING',

@@ -12,6 +12,7 @@ import { runtimeById, type LaunchContext } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { ReservationRow, SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
+import { untilTakenUp } from '../services/taking-up';
 
 /**
  * `restart --keep-conversation` once everything is proven (./lifecycle.ts): the agent is replaced
@@ -61,6 +62,8 @@ export async function restartInPane(
   r: Restart,
   opts: { verify?: Partial<VerifyOptions> },
 ): Promise<Result<RestartAnswer>> {
+  const loaded = await untilTakenUp(engine, r.seat, r.cid);
+  if (!loaded.ok) return loaded;
   const taken = await reserve(engine, r);
   if (!taken.ok) return taken;
   const respawned = await respawn(engine, r, taken.row);

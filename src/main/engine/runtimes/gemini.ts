@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { basename, flagValue, SESSION_ID_ARGV, type EvidenceIO, type RuntimeAdapter } from './types';
 import { readGeminiPrompt, readGeminiScreen } from './screens/gemini';
 import { prepareGeminiSeat } from './gemini-settings';
+import { geminiTakingUp } from './gemini-resume';
 
 /**
  * Gemini CLI (observed: @google/gemini-cli 0.61.0; facts pinned by test/journeys/gemini.test.ts). Its id can
@@ -148,6 +149,7 @@ export const gemini: RuntimeAdapter = {
   transcriptPath(home, cwd, id, io) {
     return findGeminiTranscript(home, cwd, id, io);
   },
+  takingUp: geminiTakingUp,
   readScreen: readGeminiScreen,
   readPrompt: ({ plain }) => {
     const p = readGeminiPrompt(plain);

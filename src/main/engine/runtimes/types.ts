@@ -176,6 +176,11 @@ export interface RuntimeAdapter {
   needsLocks?(home: string, io: EvidenceIO): boolean;
   /** Runtime status from its own live-state file, when it keeps one (Claude: idle/busy/waiting). */
   transcriptPath?(home: string, cwd: string, conversationId: string, io: EvidenceIO): string | undefined;
+  /**
+   * The agent is part way through taking up the conversation this transcript holds, and ending it
+   * now would leave the conversation unresumable (Gemini, see ./gemini-resume.ts): a stop waits.
+   */
+  takingUp?(transcript: string): boolean;
   /** Turn state from the transcript's own events (Codex task_started/task_complete). */
   transcriptActivity?(home: string, conversationId: string, io: EvidenceIO): 'working' | 'idle' | undefined;
   /** Reads its own screen: working, idle, waiting for the person, a draft in the input box. */

@@ -3,6 +3,7 @@ import { fail, type Failure, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { runtimeById } from '../runtimes';
 import { snapshotRig } from '../restore/snapshot';
+import { untilTakenUp } from './taking-up';
 
 /** A seat `down` could not stop: in the failure's evidence, beside the seats that did stop. */
 interface NotRemovedSeat {
@@ -55,6 +56,8 @@ export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ s
     store.rigs.setStoppedOnPurpose(seat.seat, true);
     return { ok: true, stopped: { seat: seat.seat, outcome: 'not_running' } };
   }
+  const taken = await untilTakenUp(engine, seat, live.conversationId ?? seat.conversationId);
+  if (!taken.ok) return taken;
   const out = await engine.client(live.server).killByIdentity(live);
   const where = { rig: seat.rig, seat: seat.seat };
   const ident = {
