@@ -14,7 +14,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCODE_BIN } from '../agents/opencode-fixture';
-import { agentProcessEnv, killTmuxServer, runAgent, startInTmux } from '../agents/agent-run';
+import { agentProcessEnv, killTmuxServer, processTree, rawCmdline, runAgent, startInTmux } from '../agents/agent-run';
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { OPENCODE_SCREEN } from '../../src/main/engine/runtimes/screens/opencode';
@@ -56,6 +56,16 @@ function within(seen: Parameters<typeof expectWithin>[0], what: string): void {
     `[opencode journey] ${what}: reported ${seen.ms} ms after the screen changed (ps call ${seen.callMs} ms)`,
   );
   expectWithin(seen, 2000, what);
+}
+
+/** A process's state and the kernel function it sleeps in ('' when gone). */
+function procWait(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return `${stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)} ${readFileSync(`/proc/${pid}/wchan`, 'utf8')}`;
+  } catch {
+    return '';
+  }
 }
 
 describe('journey: an OpenCode seat, driven through rigdesk', () => {
@@ -287,8 +297,14 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     for (const c of refused.json.evidence.candidates as { pid: number }[]) await waitForExit(c.pid, 10_000);
     const back = await w.cli(['launch', SEAT, '--json']);
     expect(back.json, back.stdout).toMatchObject({ ok: true, launched: { mode: 'resume', conversationId: X } });
-    await w.seen(SEAT, { activity: 'idle', named: true });
-  }, 120_000);
+    // A Bun TUI's start on a loaded two-core machine has taken over 30 s (see `up` above); one CI run
+    // saw this one blank for 45 s. On a timeout, what its processes were doing says why next time.
+    await w.seen(SEAT, { activity: 'idle', named: true }, Date.now(), 90_000).catch(async (e: Error) => {
+      const pid = (await w.row(SEAT)).pid;
+      const procs = pid ? processTree(pid).map((p) => `${p} ${procWait(p)} ${rawCmdline(p).slice(0, 80)}`) : [];
+      throw new Error(`${e.message}\n--- the seat's processes (pid state wchan argv):\n${procs.join('\n')}`);
+    });
+  }, 180_000);
 
   it('reboot: restore brings the seat back on X (its argv names it), and it keeps writing X', async () => {
     const pid = (await w.row(SEAT)).pid!;
