@@ -240,13 +240,17 @@ describe.skipIf(!!sshdMissing() || !!ompPortsProblem())(
       // omo: a headless run resuming the seat's session, its turn held at the model.
       agents.server.hold();
       const held = agents.server.held();
+      // What the run prints goes to a file on the host, for a failure's message.
+      const runLog = `${sshd.remoteDir}/omo-run.log`;
+      const runStarted = Date.now();
       const run = sshd.startAsRemote(
         [
           'sh',
           '-c',
-          'cd "$1" && shift && exec "$@"',
+          'cd "$1" && log="$2" && shift 2 && exec "$@" >"$log" 2>&1',
           'sh',
           agents.work,
+          runLog,
           'omo',
           'run',
           '--port',
@@ -275,10 +279,18 @@ describe.skipIf(!!sshdMissing() || !!ompPortsProblem())(
         1,
       );
 
+      // 12 s here idle and with both cores busy; one CI run saw it take over 60 s (what it was doing
+      // was not recorded then: a timeout now prints the run's output).
       await waitFor(() => agents.server.held() > held, {
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
         what: "the headless run's turn at the model",
+      }).catch((e: Error) => {
+        const requests = agents.server.requests.slice(-5).map((r) => `${r.method} ${r.path}`);
+        throw new Error(
+          `${e.message} (${Date.now() - runStarted} ms after it started)\n--- the run's output:\n${sshd.readHost(runLog)}\n--- the server's last requests: ${requests.join(', ')}`,
+        );
       });
+      console.log(`omo: the headless run at the model ${Date.now() - runStarted} ms after it started`);
       const owner = { conversationId: Y, headless: true, runtime: 'omo', source: 'argv' };
       const sentOmo = await w.cli(['send', OMO, 'typed while omo run writes Y', '--json']);
       expect(sentOmo.json, sentOmo.stdout).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
@@ -312,7 +324,7 @@ describe.skipIf(!!sshdMissing() || !!ompPortsProblem())(
       );
       expect(back.json.launched).toMatchObject({ mode: 'resume', conversationId: X });
       await seen([OMP], (r) => r.state === 'running' && r.activity === 'idle' && r.conversationId === X, 'omp on X');
-    }, 180_000);
+    }, 240_000);
 
     it("restore after the host's tmux server is killed resumes omp on X there, and it replies in X", async () => {
       const [before] = (await rows()).filter((r) => r.seat === OMP);
