@@ -209,7 +209,8 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
     expect((await j.cli(['send', SEAT, 'long HOLD', '--verify', '--json'])).json).toMatchObject({ ok: true });
     await waitFor(() => server.held() > held, { timeoutMs: 30_000, what: "the seat's reply in flight" });
     expect(rollout()).toContain('long HOLD');
-    expect((await j.cli(['stop', SEAT, '--json'])).json).toMatchObject({ ok: true });
+    const stopped = await j.cli(['stop', SEAT, '--json']);
+    expect(stopped.json, stopped.stdout + stopped.stderr).toMatchObject({ ok: true });
     await waitFor(() => lockHolder(conv) === undefined, {
       timeoutMs: 5_000,
       intervalMs: 50,
@@ -239,7 +240,7 @@ describe('journey: Codex seats in a home whose background daemon is on', () => {
     expect(lockHolder(conv)).toBe(daemon);
     const refused = await j.cli(['launch', SEAT, '--json']);
     expect(refused.code, refused.stdout).toBe(1);
-    expect(refused.json).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
+    expect(refused.json, refused.stdout).toMatchObject({ ok: false, code: 'CONVERSATION_LIVE_ELSEWHERE' });
     expect(refused.json.message).toContain(`the Codex daemon of ${home} (pid ${daemon})`);
     expect(refused.json.message).not.toContain('tmux pane');
     expect(refused.json.hint).toContain(`close the Codex that has it open (a codex resume in CODEX_HOME=${home})`);
