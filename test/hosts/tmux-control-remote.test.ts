@@ -37,7 +37,10 @@ describe.skipIf(!!sshdMissing())('held tmux client on a remote host', () => {
     const live = e.store.sessions.live('r1@far')!;
     const client = e.client(live.server);
     expect(client.held).toBe(true);
-    await waitFor(async () => (await client.capture(live.paneId, 10)).ok, { what: 'remote capture' });
+    const screen = async () => (await client.run(['capture-pane', '-p', '-t', live.paneId])).stdout;
+    // A person types once the shell shows its prompt; on a loaded machine bash over ssh takes a while.
+    await waitFor(async () => /\$ *$/m.test(await screen()), { timeoutMs: 30_000, what: "the remote shell's prompt" });
+    expect((await client.capture(live.paneId, 10)).ok).toBe(true);
 
     const before = exec.calls.length;
     // Before the first seat there was no server to attach to (that try, and the one-shot start).
@@ -56,12 +59,11 @@ describe.skipIf(!!sshdMissing())('held tmux client on a remote host', () => {
     const sent = await client.paste(live.paneId, 'echo "far $((6*7)) ; é"', 'rigdesk-remote-test');
     expect(sent.ok).toBe(true);
     expect((await client.sendKeys(live.paneId, ['Enter'])).ok).toBe(true);
-    await waitFor(
-      async () => /^far 42 ; é$/m.test((await client.run(['capture-pane', '-p', '-t', live.paneId])).stdout),
-      {
-        what: 'the remote shell ran the pasted line',
-      },
-    );
+    await waitFor(async () => /^far 42 ; é$/m.test(await screen()), {
+      what: 'the remote shell ran the pasted line',
+    }).catch(async (e: Error) => {
+      throw new Error(`${e.message}\n--- the pane:\n${await screen()}`);
+    });
     expect(e.deps.tmux.spawns).toBe(held);
   });
 });
