@@ -69,6 +69,31 @@ describe('exact cleanup (design.md invariant 4)', () => {
     expect(engine.store.sessions.live('worker1@demo')).toBeDefined();
   });
 
+  /** The kill command answers with an error tmux gives no meaning here, after running it or not. */
+  const erring =
+    (runIt: boolean): Exec =>
+    async (file, args, opts) => {
+      if (!args.includes('if-shell')) return liveExec(file, args, opts);
+      if (runIt) await liveExec(file, args, opts);
+      return { code: 1, signal: null, stdout: '', stderr: 'no current target', timedOut: false };
+    };
+
+  it('a kill that ran but answered with an error is proven by the probe: removed (fault: injected exec)', async () => {
+    const engine = w.engine({ exec: erring(true) });
+    const r = await stopSeat(engine, 'lead@demo');
+    expect(r, JSON.stringify(r)).toMatchObject({ ok: true, stopped: { outcome: 'removed' } });
+    expect(w.sessions().map((s) => s.seat)).toEqual(['worker1@demo']);
+    expect(engine.store.sessions.live('lead@demo')).toBeUndefined();
+  });
+
+  it('the same error from a kill that did not run leaves the session, not removed (fault: injected exec)', async () => {
+    const engine = w.engine({ exec: erring(false) });
+    const r = await stopSeat(engine, 'lead@demo');
+    expect(r).toMatchObject({ ok: false, code: 'NOT_REMOVED', message: expect.stringContaining('no current target') });
+    expect(w.sessions().map((s) => s.seat)).toContain('lead@demo');
+    expect(engine.store.sessions.live('lead@demo')).toBeDefined();
+  });
+
   it('down reports each seat and fails when any seat was not removed (fault: injected exec)', async () => {
     const slowKill: Exec = (file, args, opts) =>
       args.includes('if-shell') && args.some((a) => a.includes('$1'))

@@ -227,12 +227,13 @@ export class TmuxClient {
     ]);
     if (r.spawnError) return { outcome: 'not_removed', why: `tmux not runnable: ${r.spawnError}` };
     if (r.timedOut) return { outcome: 'not_removed', why: 'tmux timed out; the session may still exist' };
-    if (r.code !== 0) {
+    // Any other error leaves open whether the kill ran (a CI run's `down` got "no current target"
+    // for a seat's kill): the proof below decides, and what it cannot prove stays not removed.
+    const unclear = r.code !== 0 ? r.stderr.trim() || `tmux exited ${r.code}` : undefined;
+    if (unclear !== undefined) {
       if (serverAbsent(r.stderr)) return { outcome: 'already_gone', why: 'its tmux server is not running' };
       if (sessionAbsent(r.stderr)) return { outcome: 'already_gone', why: 'no session with its id' };
-      return { outcome: 'not_removed', why: r.stderr.trim() || `tmux exited ${r.code}` };
-    }
-    if (r.stdout.includes('rigdesk:not-ours'))
+    } else if (r.stdout.includes('rigdesk:not-ours'))
       return {
         outcome: 'already_gone',
         why: `${id.sessionId} now belongs to another session (server restarted or id reused)`,
@@ -246,11 +247,14 @@ export class TmuxClient {
     }
     if (after.state === 'absent') return { outcome: 'removed' };
     if (after.state === 'present' && (after.serverPid !== id.serverPid || after.sessionCreated !== id.sessionCreated))
-      return { outcome: 'removed' };
-    return {
-      outcome: 'not_removed',
-      why: after.state === 'indeterminate' ? after.why : 'the session is still there after kill-session',
-    };
+      return unclear === undefined
+        ? { outcome: 'removed' }
+        : {
+            outcome: 'already_gone',
+            why: `${id.sessionId} now belongs to another session (the kill answered: ${unclear})`,
+          };
+    const still = unclear === undefined ? 'the session is still there after kill-session' : unclear;
+    return { outcome: 'not_removed', why: after.state === 'indeterminate' ? after.why : still };
   }
 
   async capture(paneId: string, lines: number): Promise<Result<{ text: string }>> {
