@@ -8,10 +8,10 @@
  * previous sessions found". The real Gemini is held in that moment with SIGSTOP (a forced fault),
  * and `rigdesk stop` must wait for it rather than end it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GEMINI_BIN } from '../agents/gemini-fixture';
-import { pidsWithCmdline, runAgent } from '../agents/agent-run';
+import { processTree, runAgent } from '../agents/agent-run';
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { gemini } from '../../src/main/engine/runtimes';
@@ -29,22 +29,6 @@ import {
 const SEAT = 'gm@gem';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const minute = (): number => Math.floor(Date.now() / 60_000);
-/** A process's group (the fifth field of its stat, after the command in parentheses). */
-const groupOf = (pid: number): number => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-};
-const pidsInGroup = (group: number): number[] =>
-  readdirSync('/proc')
-    .filter((n) => /^\d+$/.test(n))
-    .map(Number)
-    .filter((p) => {
-      try {
-        return groupOf(p) === group;
-      } catch {
-        return false;
-      }
-    });
 /** Signals each pid that still runs. */
 const signal = (pids: number[], sig: NodeJS.Signals) => {
   for (const p of pids) {
@@ -79,8 +63,8 @@ describe('journey: a stop while Gemini takes up its conversation', () => {
   });
 
   /**
-   * Watches X's transcript and stops (SIGSTOP) the resuming Gemini's processes in the pane (its
-   * launcher and the child that writes) the moment the resume's empty record is there
+   * Watches X's transcript and stops (SIGSTOP) the resuming Gemini's processes in the pane the
+   * moment the resume's empty record is there
    * and not yet taken up; resolves with the processes it stopped.
    */
   function holdWhileTakingUp(X: string): Promise<number[]> {
@@ -88,11 +72,11 @@ describe('journey: a stop while Gemini takes up its conversation', () => {
       () => {
         const path = transcriptOf(gemini, j.homeOf('gemini'), j.dir(), X);
         if (!path || !geminiTakingUp(readFileSync(path, 'utf8'))) return undefined;
-        const one = pidsWithCmdline(X).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('--resume'));
-        if (!one) return undefined;
-        // Not the pane's own process (the group's leader): tmux continues a pane whose child stops.
-        const group = groupOf(one);
-        held = pidsInGroup(group).filter((p) => p !== group);
+        // The pane's program's descendants (Gemini's launcher and the child that writes), never the
+        // pane's own process: tmux continues a pane whose own process stops.
+        const pane = Number(j.w.tmux.tryRun(['display-message', '-p', '-t', SEAT, '#{pane_pid}']).out.trim());
+        held = pane > 0 ? processTree(pane).slice(1) : [];
+        if (held.length === 0) return undefined;
         signal(held, 'SIGSTOP');
         // Stopped inside the moment, or it passed while we stopped it: look again.
         if (geminiTakingUp(readFileSync(path, 'utf8'))) return held;
