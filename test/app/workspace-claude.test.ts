@@ -139,8 +139,19 @@ describe.skipIf(!!missing)('the workspace with a real Claude seat', () => {
     expect(electron.notifications[0]!.title).toBe(`${LEAD} needs you`);
     await page.keyboard.press('Control+j');
     await waitFor(async () => (await focusedPane()) === LEAD, { what: 'lead focused' });
+    // The key answers the card a person sees: under load the prompts push can reach the window
+    // after the seats push the notifier acted on, and a key pressed before it says "no prompt waits".
+    await page.locator(`[data-decision-card][data-seat="${LEAD}"]`).getByRole('button', { name: 'Deny' }).waitFor({
+      timeout: 10_000,
+    });
     await page.keyboard.press('Control+Shift+Backspace');
-    await waitFor(() => !screen().includes('Do you want to proceed?'), { timeoutMs: 10_000, what: 'prompt gone' });
+    try {
+      await waitFor(() => !screen().includes('Do you want to proceed?'), { timeoutMs: 10_000, what: 'prompt gone' });
+    } catch (e) {
+      const notes = await page.locator('.notes').textContent();
+      const events = w.engine.store.events.list({ seat: LEAD }).slice(-6);
+      throw new Error(`${String(e)}\nwindow notes: ${notes}\nevents: ${JSON.stringify(events)}\nscreen:\n${screen()}`);
+    }
     expect(existsSync(join(w.work, 'two.txt'))).toBe(false);
     // After a denial the fake model answers the next message with the rejected tool result.
     w.world.tmux.run(['send-keys', '-t', pane(), '-l', 'hello']);
