@@ -38,6 +38,7 @@ import {
  * Run: npm run bench:terminal
  * Env: RDBENCH_LINES=5000000 RDBENCH_CLIENT_LINES=1000000 RDBENCH_REPS=5 RDBENCH_HEAP_SEATS=1,8,32 RDBENCH_FLOOD_MB=1024
  *      RDBENCH_GATE_PAIRS=6 RDBENCH_CEILING_REPS=10 RDBENCH_ONLY=throughput,clients,heap,flood,gate,ceiling
+ *      RDBENCH_WARM=500000 (each window run after a warm-up flood in its page) RDBENCH_TOP=1 (busiest processes)
  */
 // About 44 MB, several seconds a run: a rate, not a latency. With `seq 1 1000000` (7 MB, half a
 // second) the fixed end of a run (the window's 10 fps paint during a flood, the page's frame

@@ -190,6 +190,15 @@ export async function browserRun(
     await openSeat(page, seat);
     await magnified(page, w, seat);
     const used = await page.evaluate((s) => window.__rigdeskScreens?.[s]?.renderer ?? '?', seat);
+    // RDBENCH_WARM=N: a first flood of N lines in the same page before the measured one, so the
+    // page runs warm, as a window a person keeps open does (a fresh page's first flood costs
+    // Chromium about a third more CPU).
+    if (process.env.RDBENCH_WARM) {
+      const wid = `${process.pid}-${signals}-warm`;
+      const wp = runInPane(w, seat, `seq 1 ${process.env.RDBENCH_WARM}`, `; echo bench-${wid}-$((40+2))`);
+      await parsedText(page, seat, `^bench-${wid}-42$`);
+      await wp;
+    }
     const serverPid = Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim());
     const cdp = process.env.RDBENCH_DEBUG ? await page.context().newCDPSession(page) : undefined;
     if (cdp) {
