@@ -94,6 +94,21 @@ describe('exact cleanup (design.md invariant 4)', () => {
     expect(engine.store.sessions.live('lead@demo')).toBeDefined();
   });
 
+  it("a probe answered 'no current target' (the held client after the server's last session went) proves absence: removed (fault: injected exec)", async () => {
+    // The kill runs and errs; the probe that follows gets what a held client whose session is gone
+    // gets from a server with no session left. Before, that read as unprovable: NOT_REMOVED.
+    const noTarget: Exec = async (file, args, opts) => {
+      if (args.includes('if-shell')) return erring(true)(file, args, opts);
+      if (args.includes('has-session'))
+        return { code: 1, signal: null, stdout: '', stderr: 'no current target\n', timedOut: false };
+      return liveExec(file, args, opts);
+    };
+    const engine = w.engine({ exec: noTarget });
+    const r = await stopSeat(engine, 'lead@demo');
+    expect(r, JSON.stringify(r)).toMatchObject({ ok: true, stopped: { outcome: 'removed' } });
+    expect(w.sessions().map((s) => s.seat)).toEqual(['worker1@demo']);
+  });
+
   it('down reports each seat and fails when any seat was not removed (fault: injected exec)', async () => {
     const slowKill: Exec = (file, args, opts) =>
       args.includes('if-shell') && args.some((a) => a.includes('$1'))

@@ -3,7 +3,7 @@ import { fail, type Result } from '../../../shared/errors';
 import type { ControlConnection } from './control';
 import { carriedControl } from './held';
 import { oneShotArgs } from './quote';
-import { PANE_FORMAT, SEP, parsePaneRows, serverAbsent, sessionAbsent, type PaneRow } from './format';
+import { PANE_FORMAT, SEP, parsePaneRows, noSessionLeft, serverAbsent, sessionAbsent, type PaneRow } from './format';
 import { serverArgs, serverKey, type SessionIdentity, type TmuxServerRef } from './identity';
 
 const TMUX_TIMEOUT_MS = 5_000;
@@ -199,6 +199,7 @@ export class TmuxClient {
     if (has.code !== 0) {
       if (serverAbsent(has.stderr)) return { state: 'absent', why: 'server not running' };
       if (sessionAbsent(has.stderr)) return { state: 'absent', why: 'no such session' };
+      if (noSessionLeft(has.stderr)) return { state: 'absent', why: 'the server has no session left' };
       return { state: 'indeterminate', why: has.stderr.trim() || `has-session exited ${has.code}` };
     }
     const d = await this.run(['display-message', '-p', '-t', sessionId, `#{pid}${SEP}#{session_created}`]);

@@ -105,6 +105,15 @@ export function serverAbsent(stderr: string): boolean {
   return /no server running on|error connecting to .*\((No such file or directory|Connection refused)\)/.test(stderr);
 }
 
+/**
+ * tmux resolves a command's current session before its -t target, and says "no current target"
+ * only when the client has no session and the server has none at all to fall back on: seen on the
+ * held client right after a kill of the server's last session. So no session of it exists.
+ */
+export function noSessionLeft(stderr: string): boolean {
+  return /no current target/.test(stderr);
+}
+
 export function sessionAbsent(stderr: string): boolean {
   return /can't find session|session not found|can't find pane|can't find window/.test(stderr);
 }
