@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,8 @@ import { heapWithSeatsOpen } from '../test/app/bench/heap';
 import {
   browserRun,
   headlessRate,
+  hostClientRun,
+  type ClientRun,
   tmuxAlone,
   type AloneRun,
   type BrowserRun,
@@ -33,11 +36,18 @@ import {
  *     alternating pairs, each against tmux alone just before it;
  *  6. the ceiling: tmux alone against headless over many reps, no browser at all. Every byte a
  *     window shows was parsed by tmux first, so a rep where tmux alone is under 70 % of headless is
- *     one no window can pass at headless's pace: the window's target is against tmux alone.
+ *     one no window can pass at headless's pace: the window's target is against tmux alone;
+ *  7. a neighbour: tmux alone with the other core idle and beside a busy loop at the lowest
+ *     priority, interleaved: what any work next to a flood costs it on this machine.
+ * The throughput part also runs the window's host path with no window (the same attach client,
+ * read gate, batching and flow control, frames acked and dropped): what every client costs, so
+ * the window's own share is its rate over that one.
  *
  * Run: npm run bench:terminal
  * Env: RDBENCH_LINES=5000000 RDBENCH_CLIENT_LINES=1000000 RDBENCH_REPS=5 RDBENCH_HEAP_SEATS=1,8,32 RDBENCH_FLOOD_MB=1024
- *      RDBENCH_GATE_PAIRS=6 RDBENCH_CEILING_REPS=10 RDBENCH_ONLY=throughput,clients,heap,flood,gate,ceiling
+ *      RDBENCH_GATE_PAIRS=6 RDBENCH_CEILING_REPS=10 RDBENCH_NEIGHBOUR_REPS=5
+ *      RDBENCH_ONLY=throughput,clients,heap,flood,gate,ceiling,neighbour
+ *      RDBENCH_RENDERERS=dom,webgl (which window renderers the throughput part measures)
  *      RDBENCH_WARM=500000 (each window run after a warm-up flood in its page) RDBENCH_TOP=1 (busiest processes)
  */
 // About 44 MB, several seconds a run: a rate, not a latency. With `seq 1 1000000` (7 MB, half a
@@ -50,7 +60,9 @@ const HEAP_SEATS = (process.env.RDBENCH_HEAP_SEATS ?? '1,8,32').split(',').map(N
 const FLOOD_MB = Number(process.env.RDBENCH_FLOOD_MB ?? 1024);
 const GATE_PAIRS = Number(process.env.RDBENCH_GATE_PAIRS ?? 6);
 const CEILING_REPS = Number(process.env.RDBENCH_CEILING_REPS ?? 10);
-const ONLY = new Set((process.env.RDBENCH_ONLY ?? 'throughput,clients,heap,flood,gate,ceiling').split(','));
+const NEIGHBOUR_REPS = Number(process.env.RDBENCH_NEIGHBOUR_REPS ?? 5);
+const RENDERERS = new Set((process.env.RDBENCH_RENDERERS ?? 'dom,webgl').split(','));
+const ONLY = new Set((process.env.RDBENCH_ONLY ?? 'throughput,clients,heap,flood,gate,ceiling,neighbour').split(','));
 /**
  * The window must reach this share of tmux alone's rate (no client) at the same pane size: every
  * client of a pane shares that ceiling, since tmux parses every byte first. Headless xterm stays
@@ -100,7 +112,14 @@ it.skipIf(!ONLY.has('throughput'))(
   async () => {
     // What `seq 1 N` prints through a pane, as headless counted it: every side's rate divides it.
     let bytes = 0;
-    const reps: { headless: number; alone: AloneRun; dom?: BrowserRun; webgl?: BrowserRun; loadavg: number }[] = [];
+    const reps: {
+      headless: number;
+      alone: AloneRun;
+      client?: ClientRun;
+      dom?: BrowserRun;
+      webgl?: BrowserRun;
+      loadavg: number;
+    }[] = [];
     // With the activity monitor, as `rigdesk serve` and the app run: its watch and looks are part of the cost.
     const w = await appWorld('bench', ['flood', 'bare'], { monitor: true });
     const chrome = missing ? undefined : await launchChromium({ width: 1920, height: 1080 });
@@ -127,22 +146,33 @@ it.skipIf(!ONLY.has('throughput'))(
         const windowFirst = i % 2 === 1;
         let dom: BrowserRun | undefined;
         let webgl: BrowserRun | undefined;
+        let client: ClientRun | undefined;
         const windows = async () => {
+          // The window's own client with no window: what any client of the pane costs.
+          client = await hostClientRun(w, 'flood@bench', LINES, size);
           if (!chrome) return;
-          dom = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'dom');
-          webgl = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'webgl');
+          if (RENDERERS.has('dom')) dom = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'dom');
+          if (RENDERERS.has('webgl')) webgl = await browserRun(w, chrome.browser, 'flood@bench', LINES, 'webgl');
         };
         if (windowFirst) await windows();
         const alone = await tmuxAlone(w, 'bare@bench', LINES, size);
         if (!windowFirst) await windows();
-        const r: (typeof reps)[number] = { headless: h.bytesPerSec, alone, loadavg: os.loadavg()[0]!, dom, webgl };
+        const r: (typeof reps)[number] = {
+          headless: h.bytesPerSec,
+          alone,
+          loadavg: os.loadavg()[0]!,
+          client,
+          dom,
+          webgl,
+        };
         reps.push(r);
         const fmt = (b?: BrowserRun) =>
           b
             ? `${b.renderer} ${(b.ms / 1000).toFixed(2)} s (pane ${(b.paneMs / 1000).toFixed(2)} s; cpu tmux ${b.cpuMs.tmux} / host ${b.cpuMs.host} / chromium ${b.cpuMs.chromium} / watch ${b.cpuMs.watch} ms)`
             : 'skipped';
+        const c = r.client!;
         log(
-          `rep ${i + 1}: headless ${(r.headless / 1e6).toFixed(1)} MB/s; tmux alone ${(r.alone.ms / 1000).toFixed(2)} s (cpu tmux ${r.alone.cpuMs.tmux} / host ${r.alone.cpuMs.host} / watch ${r.alone.cpuMs.watch} ms); ${fmt(r.dom)}; ${fmt(r.webgl)}; load ${r.loadavg.toFixed(1)}`,
+          `rep ${i + 1}: headless ${(r.headless / 1e6).toFixed(1)} MB/s; tmux alone ${(r.alone.ms / 1000).toFixed(2)} s (cpu tmux ${r.alone.cpuMs.tmux} / host ${r.alone.cpuMs.host} / watch ${r.alone.cpuMs.watch} ms); client alone ${(c.ms / 1000).toFixed(2)} s (pane ${(c.paneMs / 1000).toFixed(2)} s, ${Math.round(c.clientBytes / 1024)} KB sent it; cpu tmux ${c.cpuMs.tmux} / host ${c.cpuMs.host} ms); ${fmt(r.dom)}; ${fmt(r.webgl)}; load ${r.loadavg.toFixed(1)}`,
         );
       }
       results.paneSize = size;
@@ -166,6 +196,25 @@ it.skipIf(!ONLY.has('throughput'))(
       tmuxAloneRatioToHeadless: tmuxRatio,
       tmuxAloneMedianCpuMs: aloneCpu,
     };
+    // The client alone: the ceiling a window can reach on its own client, and how far below tmux
+    // alone any client already is (its end, and its pane's end, each over tmux alone per rep).
+    const clients = reps.filter((r) => r.client);
+    if (clients.length) {
+      const cl = {
+        ratioToTmuxAlone: median(clients.map((r) => r.alone.ms / r.client!.ms)),
+        paneRatioToTmuxAlone: median(clients.map((r) => r.alone.ms / r.client!.paneMs)),
+        medianTailMs: median(clients.map((r) => r.client!.ms - r.client!.paneMs)),
+        medianClientBytes: median(clients.map((r) => r.client!.clientBytes)),
+        medianCpuMs: {
+          tmux: median(clients.map((r) => r.client!.cpuMs.tmux)),
+          host: median(clients.map((r) => r.client!.cpuMs.host)),
+        },
+      };
+      summary.clientAlone = cl;
+      log(
+        `  client alone (the window's host path, no window): ${(100 * cl.ratioToTmuxAlone).toFixed(0)} % of tmux alone to its last screen, its pane ${(100 * cl.paneRatioToTmuxAlone).toFixed(0)} %; last screen ${cl.medianTailMs.toFixed(0)} ms after the pane; ${Math.round(cl.medianClientBytes / 1024)} KB sent it`,
+      );
+    }
     log(
       `median over ${REPS}: headless xterm ${(headless / 1e6).toFixed(1)} MB/s; tmux alone (no window) = ${(100 * tmuxRatio).toFixed(0)} % of headless; watching it cost the host (engine) ${aloneCpu.host} ms of CPU and the watch's cat ${aloneCpu.watch} ms, against tmux's ${aloneCpu.tmux} ms`,
     );
@@ -176,6 +225,8 @@ it.skipIf(!ONLY.has('throughput'))(
           run: r[k]!,
           toHeadless: (mbps(bytes, r[k]!.ms) * 1e6) / r.headless,
           toTmux: r.alone.ms / r[k]!.ms,
+          toClient: r.client ? r.client.ms / r[k]!.ms : NaN,
+          paneToTmux: r.alone.ms / r[k]!.paneMs,
         }));
       if (!paired.length) continue;
       const runs = paired.map((p) => p.run);
@@ -198,6 +249,8 @@ it.skipIf(!ONLY.has('throughput'))(
         ratioToHeadless: ratio,
         repsAtTarget: met,
         ratioToTmuxAlone: toTmux,
+        paneRatioToTmuxAlone: median(paired.map((p) => p.paneToTmux)),
+        ratioToClientAlone: median(paired.map((p) => p.toClient)),
         target: { ratioToTmuxAlone: TARGET, minReps: MIN_REPS, met: paired.length >= MIN_REPS && toTmux >= TARGET },
         medianTailMs: tailMs,
         medianCpuMs: cpu,
@@ -211,7 +264,7 @@ it.skipIf(!ONLY.has('throughput'))(
               `${met} of ${paired.length} reps at or over it`
           : `forced: the window picks ${String(results.windowRenderer)} here`;
       log(
-        `  browser (${runs[0]!.renderer}): ${rate.toFixed(1)} MB/s; ${(100 * ratio).toFixed(0)} % of headless (the parser's limit), ${(100 * toTmux).toFixed(0)} % of tmux alone [${verdict}] (medians of per-rep ratios); window has parsed the end ${tailMs.toFixed(0)} ms after the pane; cpu ms tmux ${cpu.tmux}, host ${cpu.host}, chromium ${cpu.chromium}, watch ${cpu.watch}`,
+        `  browser (${runs[0]!.renderer}): ${rate.toFixed(1)} MB/s; ${(100 * ratio).toFixed(0)} % of headless (the parser's limit), ${(100 * toTmux).toFixed(0)} % of tmux alone [${verdict}] (medians of per-rep ratios); its pane ${(100 * median(paired.map((p) => p.paneToTmux))).toFixed(0)} % of tmux alone; ${(100 * median(paired.map((p) => p.toClient))).toFixed(0)} % of the client alone; window has parsed the end ${tailMs.toFixed(0)} ms after the pane; cpu ms tmux ${cpu.tmux}, host ${cpu.host}, chromium ${cpu.chromium}, watch ${cpu.watch}`,
       );
     }
     results.throughput = { ...summary, reps };
@@ -398,3 +451,57 @@ it.skipIf(!ONLY.has('ceiling'))(
     };
   },
 );
+
+it.skipIf(!ONLY.has('neighbour'))(
+  `a neighbour: tmux alone with the other core idle, and with a busy loop at the lowest priority there, ${NEIGHBOUR_REPS} reps`,
+  async () => {
+    // What any work beside a flood costs it on this machine, whatever its priority: the window
+    // must paint, so this is the least a painting window can cost the pane here.
+    const size = (results.paneSize as PaneSize | undefined) ?? FALLBACK_SIZE;
+    const w = await appWorld('neighbour', ['bare'], { monitor: true });
+    const reps: { idleMs: number; busyMs: number; ratio: number }[] = [];
+    try {
+      for (let i = 0; i < NEIGHBOUR_REPS; i++) {
+        const quiet = () => tmuxAlone(w, 'bare@neighbour', LINES, size);
+        const busy = async () => {
+          const loop = lowestPriorityBusyLoop();
+          try {
+            return await tmuxAlone(w, 'bare@neighbour', LINES, size);
+          } finally {
+            loop.stop();
+          }
+        };
+        // Alternating which goes first, so a drifting load favours neither.
+        const early = i % 2 ? await quiet() : await busy();
+        const late = i % 2 ? await busy() : await quiet();
+        const [idle, loaded] = i % 2 ? [early, late] : [late, early];
+        reps.push({ idleMs: idle.ms, busyMs: loaded.ms, ratio: idle.ms / loaded.ms });
+        log(
+          `  rep ${i + 1}: tmux alone ${(idle.ms / 1000).toFixed(2)} s, beside a lowest-priority busy loop ${(loaded.ms / 1000).toFixed(2)} s (${(100 * reps.at(-1)!.ratio).toFixed(0)} %)`,
+        );
+      }
+    } finally {
+      await w.cleanup();
+    }
+    const ratio = median(reps.map((r) => r.ratio));
+    log(
+      `  a flood beside a lowest-priority busy loop runs at ${(100 * ratio).toFixed(0)} % of its rate with the core idle`,
+    );
+    results.neighbour = { size, ratio, reps };
+  },
+);
+
+/**
+ * One process spinning at the lowest priority the kernel offers an ordinary process: nice 19, and
+ * in a session of its own (detached) whose autogroup is set to nice 19 too, since with autogroups
+ * a process's nice only counts within its session. Stopped by its pid.
+ */
+function lowestPriorityBusyLoop(): { stop(): void } {
+  const child = spawn('nice', ['-n', '19', process.execPath, '-e', 'for (;;) {}'], { detached: true, stdio: 'ignore' });
+  try {
+    writeFileSync(`/proc/${child.pid}/autogroup`, '19');
+  } catch {
+    /* no autogroups on this kernel: nice alone then */
+  }
+  return { stop: () => void child.kill('SIGKILL') };
+}

@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
+import { decodeFrame, FRAME } from '../../../src/shared/contract/app';
+import { TerminalHub } from '../../../src/main/terminal/hub';
 import type { AppWorld } from '../helpers';
 import { cpuBetween, sampleCpu, topCpu, treeOf } from './cpu';
 import { openSeat } from './heap';
@@ -264,5 +266,74 @@ export async function browserRun(
     };
   } finally {
     await page.close();
+  }
+}
+
+export interface ClientRun {
+  /** To the viewer's bytes carrying the line after the flood (what the window would then parse). */
+  ms: number;
+  /** To the pane itself finishing. */
+  paneMs: number;
+  /** Bytes tmux sent this viewer during the run. */
+  clientBytes: number;
+  cpuMs: { tmux: number; host: number; watch: number };
+}
+
+/**
+ * `seq 1 N` in a seat watched by the window's own host path with no window: a TerminalHub viewer
+ * (the node-pty attach client, its read gate, batching and flow control) whose frames are acked at
+ * once and dropped. What every client of the pane pays, measured on the client the window uses;
+ * the window's rate over this one is what the window itself (WebSocket, xterm, Chromium) costs.
+ */
+export async function hostClientRun(w: AppWorld, seat: string, lines: number, size: PaneSize): Promise<ClientRun> {
+  const owner = {};
+  const hub = new TerminalHub(w.engine);
+  const id = `${process.pid}-${signals}`;
+  const marker = Buffer.from(`bench-${id}-42`);
+  let seen: (() => void) | undefined;
+  let clientBytes = 0;
+  let carry = Buffer.alloc(0);
+  let term = 0;
+  const opened = await hub.open(owner, seat, size.cols, size.rows, {
+    frame: (f) => {
+      const d = decodeFrame(f);
+      if (!d || d.kind !== FRAME.OUTPUT) return;
+      clientBytes += d.payload.length;
+      hub.ack(owner, d.term, d.payload.length);
+      // The marker may straddle two frames: keep the previous frame's last bytes in front.
+      const hay = Buffer.concat([carry, Buffer.from(d.payload)]);
+      if (seen && hay.includes(marker)) seen();
+      carry = hay.subarray(Math.max(0, hay.length - marker.length));
+    },
+    exit: () => undefined,
+  });
+  if (!opened.ok) throw new Error(`no viewer for ${seat}: ${opened.message}`);
+  term = opened.term;
+  try {
+    // The same pane size as the other sides (the viewer took its size less tmux's status line).
+    w.world.tmux.run([
+      'resize-window',
+      '-t',
+      w.engine.store.sessions.live(seat)!.sessionId,
+      '-x',
+      String(size.cols),
+      '-y',
+      String(size.rows),
+    ]);
+    await new Promise((r) => setTimeout(r, 500));
+    const stop = cpuWindow(
+      Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim()),
+      'host client, no window',
+    );
+    const shown = new Promise<number>((res) => (seen = () => res(performance.now())));
+    const b0 = clientBytes;
+    const t0 = performance.now();
+    const pane = runInPane(w, seat, `seq 1 ${lines}`, `; echo bench-${id}-$((40+2))`);
+    const end = await shown;
+    const paneAt = await pane;
+    const { tmux, host, watch } = stop().cpuMs;
+    return { ms: end - t0, paneMs: paneAt - t0, clientBytes: clientBytes - b0, cpuMs: { tmux, host, watch } };
+  } finally {
+    hub.close(owner, term);
   }
 }
