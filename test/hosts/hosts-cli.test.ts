@@ -122,3 +122,66 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
     expect(parseDestination('a b')).toBeUndefined();
   });
 });
+
+describe.skipIf(!!sshdMissing())(
+  'rigdesk hosts check: what a runtime needs beside its CLI (real sshd on 127.0.0.1)',
+  () => {
+    let w: RigWorld;
+    let sshd: TestSshd;
+    // omp's CLI without bun (which runs it) and OpenCode without omo's own CLI (which holds its plugin).
+    const world = sshWorldPerTest(
+      'box',
+      HOST_CLIS.filter((c) => c !== 'bun' && c !== 'omo'),
+    );
+    beforeEach(() => ({ w, sshd } = world));
+
+    it('names bun for an omp seat and omo for an omo seat, each as a row of its own', async () => {
+      const add = await w.cli([
+        'hosts',
+        'add',
+        'box',
+        `${REMOTE_USER}@127.0.0.1:${sshd.port}`,
+        `--identity=${sshd.userKey}`,
+        `--known-hosts=${sshd.knownHosts}`,
+        '--ssh-config=/dev/null',
+        `--tmux-socket=${sshd.tmuxSocket}`,
+        '--json',
+      ]);
+      expect(add.code, add.stdout + add.stderr).toBe(0);
+      // Nothing on box uses them yet: found or not, nothing is missing.
+      const before = await w.cli(['hosts', 'check', 'box', '--json']);
+      expect(before.json.check.missing).toEqual([]);
+      expect(before.json.check.runtimes).toEqual(
+        expect.arrayContaining([
+          { runtime: 'omp', binary: 'omp', found: expect.stringMatching(/\/omp$/) },
+          { runtime: 'omp', binary: 'bun' },
+          { runtime: 'omo', binary: 'opencode', found: expect.stringMatching(/\/opencode$/) },
+          { runtime: 'omo', binary: 'omo' },
+        ]),
+      );
+
+      const spec = w.spec(
+        'rig.yaml',
+        sshd.rigYaml('pair', [
+          `{ id: p, runtime: omp, cwd: ${sshd.remoteDir}, host: box }`,
+          `{ id: o, runtime: omo, cwd: ${sshd.remoteDir}, host: box }`,
+        ]),
+      );
+      const e = w.engine();
+      const { loadRigSpec } = await import('../../src/main/engine/spec');
+      const { RUNTIME_IDS } = await import('../../src/main/engine/runtimes');
+      const loaded = loadRigSpec(spec, { knownRuntimes: RUNTIME_IDS });
+      expect(loaded.ok, loaded.ok ? '' : loaded.message).toBe(true);
+      if (loaded.ok) e.store.rigs.upsert(loaded.spec);
+      e.store.close();
+      const lacks = await w.cli(['hosts', 'check', 'box', '--json']);
+      expect(lacks.json.check.missing).toEqual([
+        expect.stringMatching(/^bun \(runtime omp, used by a seat on box\)$/),
+        expect.stringMatching(/^omo \(runtime omo, used by a seat on box\)$/),
+      ]);
+      const text = (await w.cli(['hosts', 'check', 'box'])).stdout;
+      expect(text).toMatch(/^ {2}omp +bun +-$/m);
+      expect(text).toMatch(/missing: bun \(runtime omp.*; omo \(runtime omo/);
+    });
+  },
+);

@@ -35,13 +35,13 @@ describe('doctor and the window know omp and omo', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('doctor: omp and omo missing, each with how to install it; OpenCode without omo is not omo; with both there, both are found', async () => {
+  it('doctor: omp and omo missing, each with how to install it; OpenCode without omo is not omo, omp without bun is not omp; with all there, both are found', async () => {
     const w = new RigWorld();
     worlds.push(w);
     const none = await w.cli(['doctor', '--json'], { PATH: pathWith(join(tmp, 'none'), ['opencode']) });
     expect(none.code, none.stdout).toBe(0);
     const checks = Object.fromEntries(none.json.checks.map((c: { check: string }) => [c.check, c]));
-    expect(checks['omp CLI']).toMatchObject({ ok: false, detail: 'omp not on PATH', hint: INSTALL_HINTS.omp });
+    expect(checks['omp CLI']).toMatchObject({ ok: false, detail: 'omp, bun not on PATH', hint: INSTALL_HINTS.omp });
     expect(INSTALL_HINTS.omp).toContain('@oh-my-pi/pi-coding-agent');
     expect(checks['omo CLI']).toMatchObject({
       ok: false,
@@ -50,6 +50,16 @@ describe('doctor and the window know omp and omo', () => {
     });
     expect(INSTALL_HINTS.omo).toContain('oh-my-opencode');
     expect(checks['opencode CLI']).toMatchObject({ ok: true });
+
+    // omp's CLI is a bun script: found without bun, it is named as not startable.
+    const noBun = await w.cli(['doctor', '--json'], { PATH: pathWith(join(tmp, 'no-bun'), ['omp']) });
+    const lacking = Object.fromEntries(noBun.json.checks.map((c: { check: string }) => [c.check, c]));
+    expect(lacking['omp CLI']).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^bun not on PATH \(omp is .*\/omp\)$/),
+      hint: INSTALL_HINTS.omp,
+    });
+    expect(INSTALL_HINTS.omp).toContain('bun');
 
     const all = await w.cli(['doctor', '--json'], {
       PATH: pathWith(join(tmp, 'all'), ['opencode', 'omo', 'omp', 'bun']),

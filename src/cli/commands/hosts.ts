@@ -68,7 +68,7 @@ function checkText({ check: c }: AnswerOf<'hostsCheck'>): string {
   const lines = [
     `${c.host}: ssh ok (${c.ssh.rttMs} ms), ${c.tmux.ok ? c.tmux.detail : `tmux NOT OK: ${c.tmux.detail || 'missing'}`}`,
   ];
-  for (const rt of c.runtimes) lines.push(`  ${rt.runtime.padEnd(12)} ${rt.found ?? '-'}`);
+  for (const rt of c.runtimes) lines.push(`  ${rt.runtime.padEnd(12)} ${rt.binary.padEnd(10)} ${rt.found ?? '-'}`);
   lines.push(c.missing.length ? `missing: ${c.missing.join('; ')}` : 'nothing missing');
   return lines.join('\n');
 }

@@ -90,7 +90,10 @@ export const hostCheck = z.strictObject({
   ssh: z.strictObject({ ok: z.boolean(), detail: z.string(), rttMs: z.number() }),
   /** ok: tmux 3.2 or newer; detail: what `tmux -V` said. */
   tmux: z.strictObject({ ok: z.boolean(), detail: z.string() }),
-  /** Every runtime's CLI, and where the host's login PATH has it (absent: not found). */
+  /**
+   * Every runtime's CLI and each other program its seats need (a row each, under the runtime's
+   * id), and where the host's login PATH has it (absent: not found).
+   */
   runtimes: z.array(z.strictObject({ runtime: z.string(), binary: z.string(), found: z.string().optional() })),
   /** One line per thing to install or fix, empty when the host has everything. */
   missing: z.array(z.string()),

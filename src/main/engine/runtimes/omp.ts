@@ -74,6 +74,8 @@ export const omp: RuntimeAdapter = {
   id: 'omp',
   displayName: 'omp (oh-my-pi)',
   binary: 'omp',
+  // omp's CLI is a bun script (`#!/usr/bin/env bun`): without bun on the PATH it does not start.
+  needs: ['bun'],
   homeEnvVar: 'PI_CODING_AGENT_DIR',
   defaultHome: (userHome) => join(userHome, '.omp', 'agent'),
   doubtsUnnamed: true,

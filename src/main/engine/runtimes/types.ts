@@ -135,7 +135,8 @@ export interface RuntimeAdapter {
   binary?: string;
   /**
    * Programs besides `binary` a seat of this runtime needs on its PATH (omo: its own CLI, whose
-   * package holds the plugin its OpenCode loads); doctor and the window say so when one is missing.
+   * package holds the plugin its OpenCode loads; omp: bun, which runs its CLI); doctor, `hosts
+   * check` and the window say so when one is missing.
    */
   needs?: readonly string[];
   /** The variable that isolates its config, and its default under a user's home. */

@@ -49,7 +49,10 @@ export async function checkHost(engine: Engine, name: string): Promise<Result<An
       hint: 'rigdesk hosts list shows the known hosts; add one with rigdesk hosts add.',
       evidence: { host: name },
     });
-  const bins = AGENT_RUNTIMES.filter((r) => r.binary).map((r) => ({ runtime: r.id, binary: r.binary! }));
+  // Each runtime's program, then what else its seats need on the PATH (omp's bun, omo's own CLI).
+  const bins = AGENT_RUNTIMES.filter((r) => r.binary).flatMap((r) =>
+    [r.binary!, ...(r.needs ?? [])].map((binary) => ({ runtime: r.id, binary })),
+  );
   const script =
     'echo rd-ok; tmux -V 2>/dev/null || echo "tmux: none"; shift; for b in "$@"; do printf "%s=%s\\n" "$b" "$(command -v "$b" 2>/dev/null)"; done';
   const t0 = engine.now();
