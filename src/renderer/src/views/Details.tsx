@@ -4,7 +4,7 @@ import { call, copyAttach } from '../state/actions';
 import { visibleSlots } from '../state/grid';
 import { custodyText, STATE_LABEL, stateWord } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
-import { describeEvent } from './events-text';
+import { describeEvent } from '../../../shared/events-text';
 import { SeatQueue } from './SeatQueue';
 import { seatActions } from './seat-actions';
 

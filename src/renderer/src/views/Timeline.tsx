@@ -8,7 +8,7 @@ import {
 } from '../../../shared/contract';
 import { call, openInGrid } from '../state/actions';
 import { useWindow } from '../state/store';
-import { describeEvent } from './events-text';
+import { describeEvent } from '../../../shared/events-text';
 import { RigPicker, useViewRig } from './RigPicker';
 
 /** One page of the log per request: the first answer holds this many rows, scrolling asks for the next. */

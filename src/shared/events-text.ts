@@ -1,4 +1,4 @@
-import type { EventRow } from '../../../shared/contract';
+import type { EventRow } from './contract';
 
 const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
 /** A field of a nested object in an event's data, when it is there. */
@@ -16,7 +16,10 @@ function restartText(d: Record<string, unknown>): string {
   return `restart ${str(d.step) ?? ''}`.trim();
 }
 
-/** One line per event of a seat's timeline, in a person's words; the kind itself when unknown. */
+/**
+ * One line per event, in a person's words (the kind itself when unknown): the window's timelines
+ * and the CLI's progress lines read the log the same way.
+ */
 export function describeEvent(e: EventRow): string {
   const d = e.data;
   const pid = str(d.pid);
@@ -29,7 +32,8 @@ export function describeEvent(e: EventRow): string {
     case 'seat.identity_bound':
       return `bound to pane ${str(d.paneId) ?? '?'}${pid ? `, pid ${pid}` : ''}`;
     case 'seat.conversation_bound':
-      return `conversation ${conv ?? '?'} bound`;
+      // The engine records the change as from/to.
+      return `conversation ${str(d.to) ?? conv ?? '?'} bound`;
     case 'seat.activity':
       return `now ${str(d.label) ?? str(d.activity) ?? '?'}${str(d.needsInput) ? ` (${str(d.needsInput)})` : ''}`;
     case 'seat.send':
@@ -40,6 +44,18 @@ export function describeEvent(e: EventRow): string {
       return `send refused: ${str(d.code) ?? ''}`;
     case 'seat.stop':
       return 'stopped';
+    case 'seat.kill':
+      return 'session removed';
+    case 'seat.kill_not_removed':
+      return `session NOT removed${str(d.why) ? `: ${str(d.why)}` : ''}`;
+    case 'seat.already_gone':
+      return 'already gone';
+    case 'restore.seat':
+      return `restore: ${(str(d.outcome) ?? str(d.step) ?? 'a step').replace(/_/g, ' ')}`;
+    case 'rig.up':
+      return 'rig recorded';
+    case 'rig.down':
+      return 'rig taken down';
     case 'seat.restart':
       return restartText(d);
     case 'seat.fresh_with_reason':
