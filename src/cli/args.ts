@@ -51,4 +51,6 @@ export const USAGE_TAIL = `  serve [--port P]             run the engine and kee
                                and host the window in a browser at the URL it prints
 
 Every command takes --json. Exit codes: 0 ok, 1 refused or failed, 2 bad usage.
+Commands that launch, end or wait for agents print their progress on stderr when it is a terminal
+(each seat's launch, bind, stop, as the engine records it); --progress always, --no-progress never.
 Environment: RIGDESK_HOME (default ~/.rigdesk), RIGDESK_TMUX_SOCKET (default: tmux -L rigdesk).`;

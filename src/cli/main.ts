@@ -15,16 +15,28 @@ import { serveEngineSocket } from '../main/engine/rpc/server';
 import { parseArgs, USAGE_HEAD, USAGE_TAIL } from './args';
 import { COMMANDS } from './commands';
 import { formatFailure, reportLine } from './format';
+import { FOLLOWED, withProgress } from './progress';
 
 function usage(): string {
   return [USAGE_HEAD, ...Object.values(COMMANDS).map((c) => `  ${c.usage}`), USAGE_TAIL].join('\n');
 }
 
-type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
+/** Where the CLI writes; `stderrTTY` (a person watching) turns progress lines on by default. */
+function after(fn: () => void, ms: number): { cancel(): void } {
+  const t = setTimeout(fn, ms);
+  return { cancel: () => clearTimeout(t) };
+}
 
-/** Runs a request on a running engine if there is one, else on an engine in this process. */
-function engineCall(env: NodeJS.ProcessEnv): EngineCall {
-  return async (method, params) => {
+type Out = { stdout: (s: string) => void; stderr: (s: string) => void; stderrTTY?: boolean };
+
+/**
+ * Runs requests on a running engine if there is one, else on one engine in this process, made at
+ * the first request and kept for the rest (a command's progress reads its log while it runs).
+ */
+function engineCall(env: NodeJS.ProcessEnv): { call: EngineCall; close(): void } {
+  let local: Engine | undefined;
+  const call: EngineCall = async (method, params) => {
+    if (local) return dispatch(local, method, params);
     const layout = resolveHome(env);
     const remote = await callRunningEngine(layout.engineInfoPath, method, params);
     if (remote) return remote;
@@ -35,13 +47,10 @@ function engineCall(env: NodeJS.ProcessEnv): EngineCall {
       });
     }
     mkdirSync(layout.home, { recursive: true, mode: 0o700 });
-    const engine = new Engine(liveEngineDeps(env, { layout }));
-    try {
-      return await dispatch(engine, method, params);
-    } finally {
-      engine.store.close();
-    }
+    local ??= new Engine(liveEngineDeps(env, { layout }));
+    return dispatch(local, method, params);
   };
+  return { call, close: () => local?.store.close() };
 }
 
 async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: number): Promise<number> {
@@ -89,7 +98,11 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
 export async function runCli(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
-  out: Out = { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) },
+  out: Out = {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    stderrTTY: process.stderr.isTTY === true,
+  },
 ): Promise<number> {
   const a = parseArgs(argv);
   const json = a.flags.json === true;
@@ -120,7 +133,23 @@ export async function runCli(
   }
   if (!req.ok) return report(req);
   const method = req.prepared.method;
-  const done = await req.prepared.run(engineCall(env));
+  const engine = engineCall(env);
+  const run = () => req.prepared.run(engine.call);
+  // Progress on stderr for a slow command: on when a person watches stderr, or asked for.
+  const follow =
+    FOLLOWED.has(method) && !a.flags['no-progress'] && (a.flags.progress === true || (out.stderrTTY && !json));
+  let done: Awaited<ReturnType<typeof run>>;
+  try {
+    done = follow
+      ? await withProgress(
+          { call: engine.call, print: (l) => out.stderr(`${l}\n`), now: Date.now, after },
+          { ...req.prepared.target, label: [a.command, ...a.positionals].join(' '), json },
+          run,
+        )
+      : await run();
+  } finally {
+    engine.close();
+  }
   const res = done.result;
   if (!res.ok) return report(res);
   if (method === 'attach' && !json && !a.flags.print && 'argv' in res && Array.isArray(res.argv)) {

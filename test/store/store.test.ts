@@ -53,6 +53,21 @@ describe('the store (real SQLite file)', () => {
     s.close();
   });
 
+  it("the log's end: the newest rows, oldest first, by the same filters, without reading the rest", () => {
+    const s = Store.open(join(dir, 'x.db'));
+    expect(s.events.list({ newest: 1 })).toEqual([]);
+    for (let n = 1; n <= 5; n++) s.events.append('seat.launch', { rig: 'r', seat: n % 2 ? 'a@r' : 'b@r' }, { n });
+    expect(s.events.list({ newest: 1 }).map((e) => e.data.n)).toEqual([5]);
+    expect(s.events.list({ newest: 3 }).map((e) => e.data.n)).toEqual([3, 4, 5]);
+    expect(s.events.list({ newest: 2, seat: 'b@r' }).map((e) => e.data.n)).toEqual([2, 4]);
+    // After a seq, the newest of what follows it; a quiet tail poll never answers for it.
+    const seq3 = s.events.list({ newest: 3 })[0]!.seq;
+    expect(s.events.list({ afterSeq: seq3 + 2 })).toEqual([]);
+    expect(s.events.list({ afterSeq: seq3 + 2, newest: 1 })).toEqual([]);
+    expect(s.events.list({ afterSeq: seq3, newest: 1 }).map((e) => e.data.n)).toEqual([5]);
+    s.close();
+  });
+
   it('the fence allows one active reservation per seat and only legal phase moves', () => {
     const s = Store.open(join(dir, 'x.db'));
     const input = {

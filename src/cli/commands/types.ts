@@ -6,6 +6,8 @@ import type { ParsedArgs } from '../args';
 /** A request the CLI is about to make, bound to how its answer reads to a person. */
 export interface Prepared {
   readonly method: Method;
+  /** The seat or rig the request names, whose events show its progress. */
+  readonly target: { seat?: string; rig?: string };
   /** Runs the request through `call`; `human` is how a successful answer reads to a person. */
   run(call: EngineCall): Promise<{ result: Result; human?: string }>;
 }
@@ -21,11 +23,19 @@ export function prepare<M extends Method>(
 ): Prepared {
   return {
     method,
+    target: targetOf(params),
     run: async (call) => {
       const result = await call(method, params);
       return result.ok ? { result, human: human(result) } : { result };
     },
   };
+}
+
+function targetOf(params: unknown): { seat?: string; rig?: string } {
+  if (typeof params !== 'object' || params === null) return {};
+  if ('seat' in params && typeof params.seat === 'string') return { seat: params.seat };
+  if ('rig' in params && typeof params.rig === 'string') return { rig: params.rig };
+  return {};
 }
 
 /** One CLI command: how its argv becomes a prepared, typed request. */

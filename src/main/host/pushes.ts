@@ -63,7 +63,7 @@ export class PushHub {
       restSeatsMaxMs?: number;
     } = {},
   ) {
-    const last = engine.store.events.list({ afterSeq: 0, limit: 1_000_000 }).at(-1);
+    const last = engine.store.events.list({ newest: 1 }).at(-1);
     this.lastSeq = last?.seq ?? 0;
     this.rest = new RestCadence(opts.restSeatsMs ?? 5000, opts.restSeatsMaxMs);
     this.unfocus = onFocusRequest((seat) => this.broadcast({ push: 'focus', data: { seat } }));

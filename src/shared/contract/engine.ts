@@ -45,6 +45,8 @@ export const ENGINE_REQUESTS = {
     rig: rigName.optional(),
     afterSeq: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).max(10_000).optional(),
+    /** The newest this many rows (still oldest first) instead of the first `limit`: a log's end. */
+    newest: z.number().int().min(1).max(10_000).optional(),
   }),
 } as const;
 

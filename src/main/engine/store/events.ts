@@ -21,6 +21,16 @@ export interface RawEvent {
  * The kinds that change what a seat is or does (`ps`'s state and activity): the monitor's activity
  * changes, launches (restore's too go through the fence), stops, and sessions found gone.
  */
+/** Which rows `list` gives: by seat, rig, kind, after a seq; the first `limit`, or the `newest` N. */
+export interface EventFilter {
+  seat?: string;
+  rig?: string;
+  kind?: string;
+  afterSeq?: number;
+  limit?: number;
+  newest?: number;
+}
+
 export const SEAT_STATE_KINDS = [
   'seat.activity',
   'seat.launch',
@@ -73,11 +83,11 @@ export class EventLog {
     return this.lastStateAt.get(seat, ...SEAT_STATE_KINDS)?.at;
   }
 
-  list(filter: { seat?: string; rig?: string; kind?: string; afterSeq?: number; limit?: number } = {}): EventRow[] {
+  list(filter: EventFilter = {}): EventRow[] {
     // A window's poll for new rows, ten times a second: when nothing was committed since the last
     // one that found none (no append here, the same data_version for every other connection and
     // process), there is nothing new, and asking SQLite for data_version costs a third of the query.
-    const tail = filter.afterSeq !== undefined && !filter.seat && !filter.rig && !filter.kind;
+    const tail = filter.afterSeq !== undefined && !filter.seat && !filter.rig && !filter.kind && !filter.newest;
     const version = tail ? this.dataVersion.get() : undefined;
     const q = this.quiet;
     if (tail && q && q.afterSeq === filter.afterSeq && q.version === version && q.appended === this.appended) return [];
@@ -87,21 +97,23 @@ export class EventLog {
     return rows;
   }
 
-  private query(filter: { seat?: string; rig?: string; kind?: string; afterSeq?: number; limit?: number }): EventRow[] {
+  private query(filter: EventFilter): EventRow[] {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (filter.seat) where.push('seat = ?'), args.push(filter.seat);
     if (filter.rig) where.push('rig = ?'), args.push(filter.rig);
     if (filter.kind) where.push('kind = ?'), args.push(filter.kind);
     if (filter.afterSeq !== undefined) where.push('seq > ?'), args.push(filter.afterSeq);
-    const sql = `SELECT seq, at, kind, rig, seat, data_json FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`;
-    args.push(filter.limit ?? 10_000);
+    const order = filter.newest ? 'DESC' : 'ASC';
+    const sql = `SELECT seq, at, kind, rig, seat, data_json FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq ${order} LIMIT ?`;
+    args.push(filter.newest ?? filter.limit ?? 10_000);
     let stmt = this.listed.get(sql);
     if (!stmt) {
       stmt = this.db.prepare<(string | number)[], RawEvent>(sql);
       this.listed.set(sql, stmt);
     }
-    return stmt.all(...args).map(eventRow);
+    const rows = stmt.all(...args).map(eventRow);
+    return filter.newest ? rows.reverse() : rows;
   }
 }
 
