@@ -3,6 +3,21 @@ import { parseDestination } from '../../src/cli/commands/hosts';
 import type { RigWorld } from '../support/rig';
 import { HOST_CLIS, sshdMissing, REMOTE_USER, sshWorldPerTest, type TestSshd } from '../support/sshd';
 
+/** `rigdesk hosts add box …` for the test's sshd, with its key, known hosts and tmux socket. */
+function addBox(w: RigWorld, sshd: TestSshd) {
+  return w.cli([
+    'hosts',
+    'add',
+    'box',
+    `${REMOTE_USER}@127.0.0.1:${sshd.port}`,
+    `--identity=${sshd.userKey}`,
+    `--known-hosts=${sshd.knownHosts}`,
+    '--ssh-config=/dev/null',
+    `--tmux-socket=${sshd.tmuxSocket}`,
+    '--json',
+  ]);
+}
+
 describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127.0.0.1)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
@@ -14,17 +29,7 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
   beforeEach(() => ({ w, sshd } = world));
 
   it('adds a host, lists it, and check says what the host lacks for the seats that name it', async () => {
-    const add = await w.cli([
-      'hosts',
-      'add',
-      'box',
-      `${REMOTE_USER}@127.0.0.1:${sshd.port}`,
-      `--identity=${sshd.userKey}`,
-      `--known-hosts=${sshd.knownHosts}`,
-      '--ssh-config=/dev/null',
-      `--tmux-socket=${sshd.tmuxSocket}`,
-      '--json',
-    ]);
+    const add = await addBox(w, sshd);
     expect(add.code, add.stdout + add.stderr).toBe(0);
     const list = await w.cli(['hosts', 'list', '--json']);
     expect(list.json.hosts).toEqual([
@@ -136,17 +141,7 @@ describe.skipIf(!!sshdMissing())(
     beforeEach(() => ({ w, sshd } = world));
 
     it('names bun for an omp seat and omo for an omo seat, each as a row of its own', async () => {
-      const add = await w.cli([
-        'hosts',
-        'add',
-        'box',
-        `${REMOTE_USER}@127.0.0.1:${sshd.port}`,
-        `--identity=${sshd.userKey}`,
-        `--known-hosts=${sshd.knownHosts}`,
-        '--ssh-config=/dev/null',
-        `--tmux-socket=${sshd.tmuxSocket}`,
-        '--json',
-      ]);
+      const add = await addBox(w, sshd);
       expect(add.code, add.stdout + add.stderr).toBe(0);
       // Nothing on box uses them yet: found or not, nothing is missing.
       const before = await w.cli(['hosts', 'check', 'box', '--json']);

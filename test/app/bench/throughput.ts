@@ -115,17 +115,15 @@ export interface AloneRun {
   cpuMs: { tmux: number; host: number; watch: number };
 }
 
+/** Gives a seat's window the size every side of a comparison runs at. */
+function resizePane(w: AppWorld, seat: string, size: PaneSize): void {
+  const session = w.engine.store.sessions.live(seat)!.sessionId;
+  w.world.tmux.run(['resize-window', '-t', session, '-x', String(size.cols), '-y', String(size.rows)]);
+}
+
 /** `seq 1 N` in a seat no window shows, at the given size: what tmux alone takes for the flood. */
 export async function tmuxAlone(w: AppWorld, seat: string, lines: number, size: PaneSize): Promise<AloneRun> {
-  w.world.tmux.run([
-    'resize-window',
-    '-t',
-    w.engine.store.sessions.live(seat)!.sessionId,
-    '-x',
-    String(size.cols),
-    '-y',
-    String(size.rows),
-  ]);
+  resizePane(w, seat, size);
   const stop = cpuWindow(Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim()), 'tmux alone');
   const t0 = performance.now();
   const ms = (await runInPane(w, seat, `seq 1 ${lines}`)) - t0;
@@ -327,15 +325,7 @@ export async function hostClientRun(w: AppWorld, seat: string, lines: number, si
   term = opened.term;
   try {
     // The same pane size as the other sides (the viewer took its size less tmux's status line).
-    w.world.tmux.run([
-      'resize-window',
-      '-t',
-      w.engine.store.sessions.live(seat)!.sessionId,
-      '-x',
-      String(size.cols),
-      '-y',
-      String(size.rows),
-    ]);
+    resizePane(w, seat, size);
     await new Promise((r) => setTimeout(r, 500));
     const stop = cpuWindow(
       Number(w.world.tmux.run(['display-message', '-p', '#{pid}']).trim()),
