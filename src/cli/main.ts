@@ -21,12 +21,13 @@ function usage(): string {
   return [USAGE_HEAD, ...Object.values(COMMANDS).map((c) => `  ${c.usage}`), USAGE_TAIL].join('\n');
 }
 
-/** Where the CLI writes; `stderrTTY` (a person watching) turns progress lines on by default. */
+/** The progress follower's timer. */
 function after(fn: () => void, ms: number): { cancel(): void } {
   const t = setTimeout(fn, ms);
   return { cancel: () => clearTimeout(t) };
 }
 
+/** Where the CLI writes; `stderrTTY` (a person watching) turns progress lines on by default. */
 type Out = { stdout: (s: string) => void; stderr: (s: string) => void; stderrTTY?: boolean };
 
 /**

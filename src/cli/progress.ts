@@ -50,8 +50,10 @@ export async function withProgress<T>(deps: FollowDeps, target: FollowTarget, wo
   let quietSince = t0;
   const filter = target.seat ? { seat: target.seat } : target.rig ? { rig: target.rig } : {};
   const poll = async () => {
-    const r = await deps.call('events', { afterSeq: after, limit: 500, ...filter });
-    if (!r.ok) return;
+    // Progress is a courtesy: a read that fails (the engine went away mid-command) prints nothing
+    // and never stands in for the command's own answer.
+    const r = await deps.call('events', { afterSeq: after, limit: 500, ...filter }).catch(() => undefined);
+    if (!r?.ok) return;
     for (const e of r.events) {
       after = Math.max(after, e.seq);
       const line = progressLine(e, target.json);

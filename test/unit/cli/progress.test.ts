@@ -152,6 +152,30 @@ describe('a slow command shows its progress from the event log', () => {
     expect(w.pending()).toEqual([]);
   });
 
+  it('a read that throws mid-command prints nothing and leaves the answer to the command', async () => {
+    const w = world();
+    const call = w.deps.call;
+    let reads = 0;
+    const deps: FollowDeps = {
+      ...w.deps,
+      call: (async (method: 'events', params: { newest?: number }) => {
+        reads++;
+        if (reads > 1) throw new Error('socket closed');
+        return call(method, params);
+      }) as FollowDeps['call'],
+    };
+    let finish!: () => void;
+    const running = withProgress(
+      deps,
+      { label: 'up', json: false },
+      () => new Promise<string>((r) => (finish = () => r('answer'))),
+    );
+    await w.advance(FOLLOW.pollMs * 3);
+    finish();
+    expect(await running).toBe('answer');
+    expect(w.printed).toEqual([]);
+  });
+
   it('prints only the kinds a person follows a command by', () => {
     expect(progressLine(row(1, 'seat.activity', 'a@demo'), false)).toBeUndefined();
     expect(progressLine(row(1, 'fence.reserved', 'a@demo'), false)).toBeUndefined();
