@@ -12,7 +12,7 @@
  * seat resumes X.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OMO_BIN } from '../agents/omo-fixture';
@@ -94,19 +94,53 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
     await waitFor(() => text().includes('ACK hello omo'), { what: 'the reply in X' });
   }, 120_000);
 
+  it("tokens: a reply's figures, as the fake server reported them, add to ps's totals from OpenCode's database; no window is recorded there", async () => {
+    const before = await w.row(SEAT);
+    expect(before.tokensIn, 'the first reply was counted').toBeGreaterThan(0);
+    const sent = await w.cli(['send', SEAT, 'USAGE:40001:321:1000:0 count these', '--verify', '--json']);
+    expect(sent.json, sent.stdout + sent.stderr).toMatchObject({ ok: true });
+    await waitFor(() => text().includes('ACK USAGE:40001:321:1000:0 count these'), { what: 'the reply in X' });
+    const after = await waitFor(
+      async () => {
+        const r = await w.row(SEAT);
+        return r.tokensOut !== before.tokensOut ? r : undefined;
+      },
+      { what: 'ps to count the reply' },
+    );
+    // OpenCode's step-finish: input without the cached part, cache.read beside it; together 40001.
+    expect(after.tokensIn! - before.tokensIn!).toBe(40001);
+    expect(after.tokensOut! - before.tokensOut!).toBe(321);
+    expect(after.contextPct).toBeUndefined();
+  }, 120_000);
+
   it('a headless `omo run --session-id X` while the seat writes X: a send is refused naming it; stopped, the seat is not launched on X while it runs, and nothing is started', async () => {
     const seatPid = (await w.row(SEAT)).pid!;
     server.hold();
     const held = server.held();
     const port = await closedPort();
+    // The run's output goes to a file, shown if it never reaches the model (once, with three test
+    // files of real agents running at once, it had not after 60 s; alone it takes 10-20 s).
+    const runLog = join(w.dir(), 'omo-run.log');
+    const logFd = openSync(runLog, 'w');
+    const runStarted = Date.now();
     const run = spawn(OMO_BIN, ['run', '--port', String(port), '--session-id', X, 'headless HOLD'], {
       cwd: w.dir(),
       env: agentProcessEnv(fx().handEnv(w.dir())),
-      stdio: 'ignore',
+      stdio: ['ignore', logFd, logFd],
     });
+    closeSync(logFd);
     w.own(run.pid!);
     const exited = new Promise<number | null>((r) => run.once('exit', (code) => r(code)));
-    await waitFor(() => server.held() > held, { timeoutMs: 60_000, what: "the headless run's turn at the model" });
+    await waitFor(() => server.held() > held, {
+      timeoutMs: 60_000,
+      what: "the headless run's turn at the model",
+    }).catch((e: Error) => {
+      const requests = server.requests.slice(-5).map((r) => `${r.method} ${r.path}`);
+      throw new Error(
+        `${e.message} (${Date.now() - runStarted} ms after it started; exit ${run.exitCode ?? 'none yet'})\n--- the run's output:\n${readFileSync(runLog, 'utf8').slice(-4000)}\n--- the server's last requests: ${requests.join(', ')}`,
+      );
+    });
+    console.info(`omo: the headless run at the model ${Date.now() - runStarted} ms after it started`);
     const owner = { pid: run.pid, conversationId: X, headless: true, runtime: 'omo', source: 'argv' };
 
     const sent = await w.cli(['send', SEAT, 'typed while omo run writes', '--json']);

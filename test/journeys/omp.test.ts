@@ -137,6 +137,28 @@ describe.skipIf(!!busyPorts)('journey: an omp seat driven through rigdesk', () =
     expect(await waitForReplyInTranscript(omp, home, work, X, 'ACK hello omp')).toBe(file);
   });
 
+  it("tokens: a reply's figures, as the fake server reported them, add to ps's totals; its share of the window models.yml declares is the context", async () => {
+    const row = () => w.row(SEAT);
+    const before = await row();
+    // The first reply's figures were the server's estimate: only what this one adds is compared.
+    expect(before.tokensIn).toBeGreaterThan(0);
+    const sent = await w.cli(['send', SEAT, 'USAGE:70001:555:2000:0 count these', '--verify', '--json']);
+    expect(sent.json, sent.stdout + sent.stderr).toMatchObject({ ok: true });
+    await waitForReplyInTranscript(omp, home, work, X, 'ACK USAGE:70001:555:2000:0 count these');
+    const after = await waitFor(
+      async () => {
+        const r = await row();
+        return r.tokensOut !== before.tokensOut ? r : undefined;
+      },
+      { what: 'ps to count the reply' },
+    );
+    // In omp's records: input without the cached part, cacheRead beside it; together the 70001.
+    expect(after.tokensIn! - before.tokensIn!).toBe(70001);
+    expect(after.tokensOut! - before.tokensOut!).toBe(555);
+    // (70001 + 555) of the 128000 the fixture's models.yml declares for fake-model.
+    expect(after.contextPct).toBe(55.1);
+  });
+
   it('working (spinner and turn timer) while a reply is held, then idle, each reported within 2 s of the screen', async () => {
     server.hold();
     expect((await w.cli(['send', SEAT, 'slow one HOLD', '--json'])).json.ok).toBe(true);

@@ -496,6 +496,9 @@ export interface PsRow {
   pid?: number;
   paneId?: string;
   server?: string;
+  tokensIn?: number;
+  tokensOut?: number;
+  contextPct?: number;
 }
 
 export interface Want {

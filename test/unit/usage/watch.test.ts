@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveOpencodeQuery, OpencodeTail } from '../../../src/main/engine/usage/opencode';
-import { piDeclaredWindow } from '../../../src/main/engine/usage/pi';
+import { ompDeclaredWindow, piDeclaredWindow } from '../../../src/main/engine/usage/pi';
 import { liveTailIO } from '../../../src/main/engine/usage/tail';
 import { contextPct, usageFields } from '../../../src/main/engine/usage/types';
 import { UsageWatch, type UsageDeps, type UsageTarget } from '../../../src/main/engine/usage/watch';
@@ -121,6 +121,26 @@ describe('the ps fields', () => {
     expect(contextPct({ contextTokens: 5 })).toBeUndefined();
     expect(usageFields({ tokensIn: 3, tokensOut: 4, contextTokens: 7 })).toEqual({ tokensIn: 3, tokensOut: 4 });
     expect(usageFields(undefined)).toEqual({});
+  });
+
+  it("omp writes Pi's records and declares its window in models.yml; omo is OpenCode's database", () => {
+    const file = join(dir, 'omp.jsonl');
+    write(file, 'pi', [C1]);
+    const yml = [
+      'providers:',
+      '  fake:',
+      '    models:',
+      '      - id: fake-model',
+      '        contextWindow: 128000',
+      '',
+    ].join('\n');
+    const configs = new Map([['/home/models.yml', yml]]);
+    const { watch, located } = watchWith({ where: new Map([['c1', file]]), readConfig: (p) => configs.get(p) });
+    expect(usageFields(watch.read(target('omp')))).toEqual({ tokensIn: 56901, tokensOut: 417, contextPct: 44.8 });
+    expect(ompDeclaredWindow('providers: [', 'fake', 'fake-model')).toBeUndefined();
+    // omo's conversation is looked for where OpenCode keeps it (no JSONL of its own).
+    expect(watch.read(target('omo', 'ses_x'))).toBeUndefined();
+    expect(located.map((t) => t.runtime)).toEqual(['omp', 'omo']);
   });
 
   it("piDeclaredWindow reads only a declared, positive window of that provider's model", () => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { num, obj, str, type UsageSink, type UsageTotals } from './types';
 
 /**
@@ -42,6 +43,26 @@ export function piDeclaredWindow(modelsJson: string, provider: string, model: st
   } catch {
     return undefined;
   }
+  return declaredWindow(parsed, provider, model);
+}
+
+/**
+ * omp (Pi's fork) keeps Pi's session records and its `providers: {<id>: {models: [{id,
+ * contextWindow}]}}` shape, in YAML: `models.yml` in its agent dir.
+ */
+export const ompModelsFile = (home: string): string => join(home, 'models.yml');
+
+export function ompDeclaredWindow(modelsYaml: string, provider: string, model: string): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = parse(modelsYaml);
+  } catch {
+    return undefined;
+  }
+  return declaredWindow(parsed, provider, model);
+}
+
+function declaredWindow(parsed: unknown, provider: string, model: string): number | undefined {
   const models = obj(obj(obj(parsed)?.providers)?.[provider])?.models;
   if (!Array.isArray(models)) return undefined;
   const entry = models.map(obj).find((m) => m?.id === model);

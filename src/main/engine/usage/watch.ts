@@ -2,7 +2,7 @@ import { claudeSink } from './claude';
 import { codexSink } from './codex';
 import { geminiSink } from './gemini';
 import { OpencodeTail, type OpencodeQuery } from './opencode';
-import { piDeclaredWindow, piModelsFile, piSink } from './pi';
+import { ompDeclaredWindow, ompModelsFile, piDeclaredWindow, piModelsFile, piSink } from './pi';
 import { qwenSink } from './qwen';
 import { JsonlTail, type TailIO } from './tail';
 import type { UsageSink, UsageTotals } from './types';
@@ -33,9 +33,19 @@ export const USAGE_READERS: Readonly<Record<string, UsageReader>> = {
       return text ? piDeclaredWindow(text, t.provider!, t.model!) : undefined;
     },
   },
+  // omp writes Pi's session records; its models file is YAML.
+  omp: {
+    sink: piSink,
+    declaredWindow(home, t, readConfig) {
+      const text = t.provider && t.model ? readConfig(ompModelsFile(home)) : undefined;
+      return text ? ompDeclaredWindow(text, t.provider!, t.model!) : undefined;
+    },
+  },
   gemini: { sink: geminiSink },
   qwen: { sink: qwenSink },
   opencode: { database: true },
+  // omo's seat is OpenCode with a plugin: its conversations are rows of OpenCode's database.
+  omo: { database: true },
 };
 
 /** One seat's conversation, as the ps row names it: where its runtime keeps its records. */
