@@ -18,6 +18,17 @@ function addBox(w: RigWorld, sshd: TestSshd) {
   ]);
 }
 
+/** Records a rig spec as `up` would, without launching its seats (their CLIs may be missing). */
+async function recordSpec(w: RigWorld, spec: string): Promise<void> {
+  const e = w.engine();
+  const { loadRigSpec } = await import('../../src/main/engine/spec');
+  const { RUNTIME_IDS } = await import('../../src/main/engine/runtimes');
+  const loaded = loadRigSpec(spec, { knownRuntimes: RUNTIME_IDS });
+  expect(loaded.ok, loaded.ok ? '' : loaded.message).toBe(true);
+  if (loaded.ok) e.store.rigs.upsert(loaded.spec);
+  e.store.close();
+}
+
 describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127.0.0.1)', () => {
   let w: RigWorld;
   let sshd: TestSshd;
@@ -87,13 +98,7 @@ describe.skipIf(!!sshdMissing())('rigdesk hosts add|list|check (real sshd on 127
       'rig.yaml',
       sshd.rigYaml('mix', [`{ id: c, runtime: claude-code, cwd: ${sshd.remoteDir}, host: box }`]),
     );
-    const e = w.engine();
-    const { loadRigSpec } = await import('../../src/main/engine/spec');
-    const { RUNTIME_IDS } = await import('../../src/main/engine/runtimes');
-    const loaded = loadRigSpec(spec, { knownRuntimes: RUNTIME_IDS });
-    expect(loaded.ok, loaded.ok ? '' : loaded.message).toBe(true);
-    if (loaded.ok) e.store.rigs.upsert(loaded.spec);
-    e.store.close();
+    await recordSpec(w, spec);
     const lacks = await w.cli(['hosts', 'check', 'box', '--json']);
     expect(lacks.json.check.missing).toEqual([expect.stringMatching(/^claude \(runtime claude-code/)]);
     expect((await w.cli(['hosts', 'check', 'box'])).stdout).toMatch(/missing: claude/);
@@ -162,13 +167,7 @@ describe.skipIf(!!sshdMissing())(
           `{ id: o, runtime: omo, cwd: ${sshd.remoteDir}, host: box }`,
         ]),
       );
-      const e = w.engine();
-      const { loadRigSpec } = await import('../../src/main/engine/spec');
-      const { RUNTIME_IDS } = await import('../../src/main/engine/runtimes');
-      const loaded = loadRigSpec(spec, { knownRuntimes: RUNTIME_IDS });
-      expect(loaded.ok, loaded.ok ? '' : loaded.message).toBe(true);
-      if (loaded.ok) e.store.rigs.upsert(loaded.spec);
-      e.store.close();
+      await recordSpec(w, spec);
       const lacks = await w.cli(['hosts', 'check', 'box', '--json']);
       expect(lacks.json.check.missing).toEqual([
         expect.stringMatching(/^bun \(runtime omp, used by a seat on box\)$/),
