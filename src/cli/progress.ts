@@ -7,6 +7,7 @@
  */
 import type { EngineCall, EventRow, Method } from '../shared/contract';
 import { describeEvent } from '../shared/events-text';
+import type { EventKind } from '../main/engine/store/event-kinds';
 
 /** Commands that can take seconds: they launch, end or wait for agents. */
 export const FOLLOWED: ReadonlySet<Method> = new Set<Method>([
@@ -88,7 +89,7 @@ export async function withProgress<T>(deps: FollowDeps, target: FollowTarget, wo
 }
 
 /** The kinds a command is followed by; the rest (activity, fence steps, binds) are the engine's own detail. */
-const SHOWN = new Set([
+const SHOWN: ReadonlySet<string> = new Set<EventKind>([
   'rig.up',
   'rig.down',
   'seat.launch',

@@ -17,10 +17,6 @@ export interface RawEvent {
   data_json: string;
 }
 
-/**
- * The kinds that change what a seat is or does (`ps`'s state and activity): the monitor's activity
- * changes, launches (restore's too go through the fence), stops, and sessions found gone.
- */
 /** Which rows `list` gives: by seat, rig, kind, after a seq; the first `limit`, or the `newest` N. */
 export interface EventFilter {
   seat?: string;
@@ -31,6 +27,10 @@ export interface EventFilter {
   newest?: number;
 }
 
+/**
+ * The kinds that change what a seat is or does (`ps`'s state and activity): the monitor's activity
+ * changes, launches (restore's too go through the fence), stops, and sessions found gone.
+ */
 export const SEAT_STATE_KINDS = [
   'seat.activity',
   'seat.launch',

@@ -23,24 +23,24 @@ export interface UsageReader {
   ): number | undefined;
 }
 
+/** The window a models file in the runtime's home declares for the model its records name. */
+function declaredIn(
+  file: (home: string) => string,
+  windowOf: (text: string, provider: string, model: string) => number | undefined,
+): NonNullable<UsageReader['declaredWindow']> {
+  return (home, t, readConfig) => {
+    if (!t.provider || !t.model) return undefined;
+    const text = readConfig(file(home));
+    return text ? windowOf(text, t.provider, t.model) : undefined;
+  };
+}
+
 export const USAGE_READERS: Readonly<Record<string, UsageReader>> = {
   'claude-code': { sink: claudeSink },
   codex: { sink: codexSink },
-  pi: {
-    sink: piSink,
-    declaredWindow(home, t, readConfig) {
-      const text = t.provider && t.model ? readConfig(piModelsFile(home)) : undefined;
-      return text ? piDeclaredWindow(text, t.provider!, t.model!) : undefined;
-    },
-  },
+  pi: { sink: piSink, declaredWindow: declaredIn(piModelsFile, piDeclaredWindow) },
   // omp writes Pi's session records; its models file is YAML.
-  omp: {
-    sink: piSink,
-    declaredWindow(home, t, readConfig) {
-      const text = t.provider && t.model ? readConfig(ompModelsFile(home)) : undefined;
-      return text ? ompDeclaredWindow(text, t.provider!, t.model!) : undefined;
-    },
-  },
+  omp: { sink: piSink, declaredWindow: declaredIn(ompModelsFile, ompDeclaredWindow) },
   gemini: { sink: geminiSink },
   qwen: { sink: qwenSink },
   opencode: { database: true },

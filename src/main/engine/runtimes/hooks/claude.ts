@@ -35,6 +35,20 @@ interface HookEntry {
 }
 
 /**
+ * The hook's shell command: the event on stdin goes to a temporary file of this shell's own (`$$`)
+ * and is moved over the hook file, so two hooks firing together never share one temporary file
+ * (that left one event's JSON followed by another's tail).
+ */
+export function claudeHookCommand(file: string, seat: string, notify?: string): string {
+  const tmp = `${shQuote(file)}.$$.tmp`;
+  const write = `cat > ${tmp} && mv ${tmp} ${shQuote(file)}`;
+  const tell = notify
+    ? `; [ -p ${shQuote(notify)} ] && printf '%s\\n' ${shQuote(seat)} 1<>${shQuote(notify)}; exit 0`
+    : '';
+  return `${write}${tell} # ${MARK}`;
+}
+
+/**
  * `notify` (a seat on another host): a fifo the engine's stream there reads; the hook also writes
  * the seat's name into it, opened read-write so it never waits, and only when it is a fifo.
  */
@@ -46,12 +60,7 @@ export function installClaudeHooks(
   notify?: string,
 ): void {
   io.ensureDir(hooksDir, 0o700);
-  const file = hookFileFor(hooksDir, seat);
-  const write = `cat > ${shQuote(`${file}.tmp`)} && mv ${shQuote(`${file}.tmp`)} ${shQuote(file)}`;
-  const tell = notify
-    ? `; [ -p ${shQuote(notify)} ] && printf '%s\\n' ${shQuote(seat)} 1<>${shQuote(notify)}; exit 0`
-    : '';
-  const command = `${write}${tell} # ${MARK}`;
+  const command = claudeHookCommand(hookFileFor(hooksDir, seat), seat, notify);
   const settingsPath = join(configDir, 'settings.json');
   let settings: Record<string, unknown> = {};
   try {

@@ -12,6 +12,20 @@ import { hookFileFor } from './claude';
  */
 const MARK = '# rigdesk-activity-hook';
 
+/**
+ * The notify program: Codex adds the payload as the last argument. It is written to a temporary
+ * file of its own (`$$`, this shell's pid) and moved over the hook file: Codex notifies for a
+ * side thread (its title request) and for the turn within moments of each other, and two writers
+ * of one shared temporary file left one payload's JSON followed by the other's tail. On another
+ * host the program also writes the seat's name into the engine's fifo there (see installClaudeHooks).
+ */
+export function codexNotifyArgv(file: string, seat: string, notify?: string): string[] {
+  const write = (payload: string) => `printf "%s" "${payload}" > "$0.$$.tmp" && mv "$0.$$.tmp" "$0"`;
+  return notify
+    ? ['/bin/sh', '-c', `${write('$3')}; [ -p "$1" ] && printf "%s\\n" "$2" 1<>"$1"; exit 0`, file, notify, seat]
+    : ['/bin/sh', '-c', write('$1'), file];
+}
+
 export function installCodexNotify(
   codexHome: string,
   hooksDir: string,
@@ -20,19 +34,7 @@ export function installCodexNotify(
   notify?: string,
 ): 'installed' | 'kept_theirs' | 'unreadable' {
   io.ensureDir(hooksDir, 0o700);
-  const file = hookFileFor(hooksDir, seat);
-  // Codex adds the payload as the last argument. On another host the program also writes the
-  // seat's name into the engine's fifo there (see installClaudeHooks).
-  const argv = notify
-    ? [
-        '/bin/sh',
-        '-c',
-        'printf "%s" "$3" > "$0.tmp" && mv "$0.tmp" "$0"; [ -p "$1" ] && printf "%s\\n" "$2" 1<>"$1"; exit 0',
-        file,
-        notify,
-        seat,
-      ]
-    : ['/bin/sh', '-c', 'printf "%s" "$1" > "$0.tmp" && mv "$0.tmp" "$0"', file];
+  const argv = codexNotifyArgv(hookFileFor(hooksDir, seat), seat, notify);
   // TOML basic strings take JSON's escapes for what appears here (quotes, backslashes).
   const line = `notify = [${argv.map((x) => JSON.stringify(x)).join(', ')}] ${MARK}`;
   const path = join(codexHome, 'config.toml');
