@@ -34,8 +34,6 @@ export function describeEvent(e: EventRow): string {
     case 'seat.conversation_bound':
       // The engine records the change as from/to.
       return `conversation ${str(d.to) ?? conv ?? '?'} bound`;
-    case 'seat.activity':
-      return `now ${str(d.label) ?? str(d.activity) ?? '?'}${str(d.needsInput) ? ` (${str(d.needsInput)})` : ''}`;
     case 'seat.send':
       return `sent: ${str(d.preview) ?? `${str(d.chars) ?? '?'} characters`}`;
     case 'seat.send_held':
@@ -44,18 +42,10 @@ export function describeEvent(e: EventRow): string {
       return `send refused: ${str(d.code) ?? ''}`;
     case 'seat.stop':
       return 'stopped';
-    case 'seat.kill':
-      return 'session removed';
     case 'seat.kill_not_removed':
       return `session NOT removed${str(d.why) ? `: ${str(d.why)}` : ''}`;
     case 'seat.already_gone':
       return 'already gone';
-    case 'restore.seat':
-      return `restore: ${(str(d.outcome) ?? str(d.step) ?? 'a step').replace(/_/g, ' ')}`;
-    case 'rig.up':
-      return 'rig recorded';
-    case 'rig.down':
-      return 'rig taken down';
     case 'seat.restart':
       return restartText(d);
     case 'seat.fresh_with_reason':
@@ -70,10 +60,41 @@ export function describeEvent(e: EventRow): string {
       return `decision opened: ${str(d.reason) ?? ''}`;
     case 'decision.answered':
       return `decision answered: ${str(d.choice) ?? '?'} (${str(d.reason) ?? ''})`;
-    case 'queue.created':
-      return 'work queued';
     case 'queue.wake':
       return 'woken for its queue';
+    default:
+      return rigOrQueueText(e);
+  }
+}
+
+const memberOf = (seat: string) => seat.slice(0, seat.lastIndexOf('@'));
+
+/** The rig's own steps, the queue's and a seat's activity; any other kind as its words. */
+function rigOrQueueText(e: EventRow): string {
+  const d = e.data;
+  switch (e.kind) {
+    case 'rig.up':
+      return 'rig brought up';
+    case 'rig.down':
+      return 'rig taken down';
+    case 'snapshot.taken':
+      return `snapshot ${str(d.snapshot) ?? ''} taken (${str(d.reason) ?? '?'})`;
+    case 'restore.planned':
+      return `restore planned on snapshot ${str(d.snapshot) ?? '?'}`;
+    case 'restore.seat':
+      return `restore: ${(str(d.outcome) ?? str(d.step) ?? '?').replace(/_/g, ' ')}${str(d.why) ? ` (${str(d.why)})` : ''}`;
+    case 'restore.finished':
+      return `restore finished: ${(str(d.outcome) ?? '?').replace(/_/g, ' ')}`;
+    case 'queue.created':
+      return `item #${str(d.id) ?? '?'} queued: ${str(d.preview) ?? ''}`;
+    case 'queue.moved':
+      return `item #${str(d.id) ?? '?'} ${str(d.move) ?? 'moved'}${d.fromSeat !== d.toSeat ? ` from ${memberOf(String(d.fromSeat))}` : ''}`;
+    case 'seat.activity': {
+      const why = str(d.needsInput);
+      return `now ${str(d.label) ?? str(d.activity) ?? '?'}${why && why !== 'none' ? ` (${why.replace(/_/g, ' ')})` : ''}`;
+    }
+    case 'seat.kill':
+      return 'session ended (exact cleanup)';
     default:
       return e.kind.replace(/[._]/g, ' ');
   }

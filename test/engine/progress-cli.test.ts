@@ -20,7 +20,7 @@ describe('rigdesk up/down --progress (real tmux, real CLI process)', () => {
     const upLines = up.stderr.trim().split('\n');
     expect(upLines).toEqual(
       expect.arrayContaining([
-        'demo: rig recorded',
+        'demo: rig brought up',
         expect.stringMatching(/^lead@demo: launched \(fresh\) in pane %\d+$/),
         expect.stringMatching(/^worker@demo: launched \(fresh\) in pane %\d+$/),
       ]),

@@ -185,6 +185,6 @@ describe('a slow command shows its progress from the event log', () => {
     expect(progressLine(row(1, 'restore.seat', 'a@demo', { step: 'ended_gone' }), false)).toBe(
       'a@demo: restore: ended gone',
     );
-    expect(progressLine({ ...row(1, 'rig.up', null) }, false)).toBe('demo: rig recorded');
+    expect(progressLine({ ...row(1, 'rig.up', null) }, false)).toBe('demo: rig brought up');
   });
 });

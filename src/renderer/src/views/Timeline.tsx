@@ -199,38 +199,6 @@ function Rows({ rows, pages, more, filter }: { rows: EventRow[]; pages: Pages; m
 }
 
 const memberOf = (seat: string) => seat.slice(0, seat.lastIndexOf('@'));
-const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
-
-/** The rig-wide kinds a seat's timeline never shows, in a person's words; the rest as the seat timeline says them. */
-function describeRigEvent(e: EventRow): string {
-  const d = e.data;
-  switch (e.kind) {
-    case 'rig.up':
-      return 'rig brought up';
-    case 'rig.down':
-      return 'rig taken down';
-    case 'snapshot.taken':
-      return `snapshot ${str(d.snapshot) ?? ''} taken (${str(d.reason) ?? '?'})`;
-    case 'restore.planned':
-      return `restore planned on snapshot ${str(d.snapshot) ?? '?'}`;
-    case 'restore.seat':
-      return `restore: ${str(d.outcome) ?? str(d.step) ?? '?'}${str(d.why) ? ` (${str(d.why)})` : ''}`;
-    case 'restore.finished':
-      return `restore finished: ${(str(d.outcome) ?? '?').replace(/_/g, ' ')}`;
-    case 'queue.moved':
-      return `item #${str(d.id) ?? '?'} ${str(d.move) ?? 'moved'}${d.fromSeat !== d.toSeat ? ` from ${memberOf(String(d.fromSeat))}` : ''}`;
-    case 'seat.activity': {
-      const why = str(d.needsInput);
-      return `now ${str(d.label) ?? str(d.activity) ?? '?'}${why && why !== 'none' ? ` (${why.replace(/_/g, ' ')})` : ''}`;
-    }
-    case 'seat.kill':
-      return 'session ended (exact cleanup)';
-    case 'queue.created':
-      return `item #${str(d.id) ?? '?'} queued: ${str(d.preview) ?? ''}`;
-    default:
-      return describeEvent(e);
-  }
-}
 
 /** Memoised: a pushed event re-renders the new row, not the hundreds already read. */
 const Row = memo(function Row({ e, live }: { e: EventRow; live: boolean }) {
@@ -259,7 +227,7 @@ const Row = memo(function Row({ e, live }: { e: EventRow; live: boolean }) {
       ) : (
         <span className="tl-seat muted">rig</span>
       )}
-      <span className="tl-what">{describeRigEvent(e)}</span>
+      <span className="tl-what">{describeEvent(e)}</span>
     </li>
   );
 });
