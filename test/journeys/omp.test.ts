@@ -41,9 +41,9 @@ import {
   transcriptOf,
   waitForExit,
   waitForReplyInTranscript,
-  type PsRow,
   type Want,
 } from './support';
+import type { PsRow } from '../../src/shared/contract';
 
 const SEAT = 'om@omp';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -58,10 +58,10 @@ describe.skipIf(!!busyPorts)('journey: an omp seat driven through rigdesk', () =
   let work = '';
   let file = '';
 
-  const detect = async (): Promise<PsRow> => {
+  const detect = async (): Promise<PsRow | undefined> => {
     const r = await ps(w.w.engine());
     if (!r.ok) throw new Error(r.message);
-    return r.seats.find((x) => x.seat === SEAT) as PsRow;
+    return r.seats.find((x) => x.seat === SEAT);
   };
   const detected = (want: Want) => async () => expectActivity(await detect(), want, SEAT);
   /** Every live omp process with the seat's agent dir, but `except`. */

@@ -30,7 +30,6 @@ import {
   requireCli,
   startServer,
   waitForExit,
-  type PsRow,
   type Want,
   altered,
   sensitive as holdsOnlyAsIs,
@@ -89,7 +88,11 @@ describe('journey: an OpenCode seat, driven through rigdesk', () => {
     const detect = async () => {
       const r = await ps(engine);
       if (!r.ok) throw new Error(r.message);
-      expectActivity(r.seats.find((x) => x.seat === SEAT) as PsRow, want, SEAT);
+      expectActivity(
+        r.seats.find((x) => x.seat === SEAT),
+        want,
+        SEAT,
+      );
     };
     await holdsOnlyAsIs(
       detect,

@@ -32,7 +32,6 @@ import {
   expectActivity,
   expectReplyInTranscript,
   expectOnlyLoopback,
-  type PsRow,
   type Want,
   expectWithin,
   JourneyWorld,
@@ -45,6 +44,7 @@ import {
   altered,
   sensitive,
 } from './support';
+import type { PsRow } from '../../src/shared/contract';
 
 const SEAT = 'qw@solo';
 /** Qwen's folder rule turns every non-alphanumeric into "-": a cwd with "_" and "." tells it from a "/"-only rule. */
@@ -78,10 +78,10 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
   let file = '';
 
   /** The engine's detection, in process, as `rigdesk ps` computes it. */
-  async function detect(): Promise<PsRow> {
+  async function detect(): Promise<PsRow | undefined> {
     const r = await ps(j.w.engine());
     if (!r.ok) throw new Error(r.message);
-    return r.seats.find((x) => x.seat === SEAT) as PsRow;
+    return r.seats.find((x) => x.seat === SEAT);
   }
   const detected = (want: Want) => async () => expectActivity(await detect(), want, SEAT);
 
@@ -209,11 +209,9 @@ describe('journey: a Qwen Code seat driven through rigdesk', () => {
     const sinceSend = Date.now();
     const unknown = await j.unknownBehindSpinner(SEAT);
     expect(unknown).toMatchObject({ state: 'running', session: 'present' });
-    expect((unknown as PsRow & { activityWhy?: string }).activityWhy, 'ps says why it cannot tell').toMatch(
-      /429.*cannot be told/,
-    );
+    expect(unknown.activityWhy, 'ps says why it cannot tell').toMatch(/429.*cannot be told/);
     await sensitive(
-      async () => expect((await detect()).activity).toBe('unknown'),
+      async () => expect((await detect())?.activity).toBe('unknown'),
       (c) => altered(QWEN_SCREEN, { silentAfterS: Number.POSITIVE_INFINITY }, c),
       'the silent-spinner rule',
     );

@@ -30,11 +30,11 @@ import {
   JourneyWorld,
   requireCli,
   startServer,
-  type PsRow,
   type Want,
   altered,
   sensitive,
 } from './support';
+import type { PsRow } from '../../src/shared/contract';
 
 const CX = 'cx@sig';
 const PI = 'pi@sig';
@@ -61,10 +61,10 @@ describe('a changed screen signature or file layout makes the journeys fail', ()
   });
 
   /** The engine's detection, in process, as `rigdesk ps` computes it. */
-  async function detect(seat: string): Promise<PsRow> {
+  async function detect(seat: string): Promise<PsRow | undefined> {
     const r = await ps(engine);
     if (!r.ok) throw new Error(r.message);
-    return r.seats.find((s) => s.seat === seat) as PsRow;
+    return r.seats.find((s) => s.seat === seat);
   }
 
   /** The journey's expectation holds with the real tables and fails with the altered one. */

@@ -32,6 +32,7 @@ import { TestTmux, waitFor } from '../support/tmux';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
 import { runtimeById, type RuntimeAdapter } from '../../src/main/engine/runtimes';
 import { stripSgr } from '../../src/main/engine/runtimes/types';
+import { type PsRow, psAnswer } from '../../src/shared/contract';
 
 export type AgentRuntime = 'claude-code' | 'codex' | 'pi' | 'opencode' | 'gemini' | 'qwen' | 'omp' | 'omo';
 
@@ -242,11 +243,14 @@ export class JourneyWorld {
     return this.w.cli(args);
   }
 
-  /** Every seat's row from one `rigdesk ps --json`. */
+  /** Every seat's row from one `rigdesk ps --json`, read through the contract's own schema. */
   async rows(): Promise<PsRow[]> {
     const ps = await this.w.cli(['ps', '--json']);
-    if (!ps.json?.seats) throw new Error(`rigdesk ps failed: ${ps.stdout}${ps.stderr}`);
-    return ps.json.seats as PsRow[];
+    if (ps.json?.ok !== true) throw new Error(`rigdesk ps failed: ${ps.stdout}${ps.stderr}`);
+    const { ok: _ok, ...answer } = ps.json;
+    const parsed = psAnswer.safeParse(answer);
+    if (!parsed.success) throw new Error(`rigdesk ps answered off its contract: ${parsed.error.message}\n${ps.stdout}`);
+    return parsed.data.seats;
   }
 
   /**
@@ -283,10 +287,10 @@ export class JourneyWorld {
   }
 
   async row(seat: string): Promise<PsRow> {
-    const ps = await this.w.cli(['ps', '--json']);
-    const r = ps.json?.seats?.find((s: PsRow) => s.seat === seat);
-    if (!r) throw new Error(`no row for ${seat} in rigdesk ps: ${ps.stdout}${ps.stderr}`);
-    return r as PsRow;
+    const rows = await this.rows();
+    const r = rows.find((s) => s.seat === seat);
+    if (!r) throw new Error(`no row for ${seat} in rigdesk ps: ${JSON.stringify(rows)}`);
+    return r;
   }
 
   /**
@@ -370,7 +374,7 @@ export class JourneyWorld {
   }
 
   /** The seat's row once ps reads it as `unknown` (a spinner hiding a silent 429), within a minute. */
-  async unknownBehindSpinner(seat: string): Promise<PsRow & { activityWhy?: string }> {
+  async unknownBehindSpinner(seat: string): Promise<PsRow> {
     return waitFor(
       async () => {
         const r = await this.row(seat);
@@ -481,24 +485,6 @@ export function expectWithin(seen: { ms: number; callMs: number; row: PsRow }, b
     seen.ms,
     `${what}: reported ${seen.ms} ms after the screen changed (the reporting rigdesk ps took ${seen.callMs} ms)`,
   ).toBeLessThan(budgetMs);
-}
-
-/** A row of `rigdesk ps --json` (the fields the journeys read). */
-export interface PsRow {
-  seat: string;
-  runtime: string;
-  state: string;
-  activity: string;
-  needsInput?: string;
-  session?: string;
-  draft?: boolean;
-  conversationId?: string;
-  pid?: number;
-  paneId?: string;
-  server?: string;
-  tokensIn?: number;
-  tokensOut?: number;
-  contextPct?: number;
 }
 
 export interface Want {

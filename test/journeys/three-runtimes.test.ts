@@ -16,14 +16,8 @@ import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { claudeCode, codex, pi } from '../../src/main/engine/runtimes';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
-import {
-  expectOnlyLoopback,
-  JourneyWorld,
-  requireCli,
-  startServer,
-  waitForReplyInTranscript,
-  type PsRow,
-} from './support';
+import { expectOnlyLoopback, JourneyWorld, requireCli, startServer, waitForReplyInTranscript } from './support';
+import type { PsRow } from '../../src/shared/contract';
 
 const ADAPTER = { 'claude-code': claudeCode, codex, pi } as const;
 const SEATS: { seat: string; member: string; runtime: keyof typeof ADAPTER }[] = [
