@@ -78,7 +78,7 @@ describe('untilTakenUp: ending a Gemini seat waits until its resume has taken up
     });
   });
 
-  it('a runtime that cannot say, a seat on another host, or no conversation: no wait', async () => {
+  it('a runtime that cannot say, a seat on a host Rigdesk does not know, or no conversation: no wait', async () => {
     const s = setup();
     writeFileSync(s.transcript, header + messages + header + emptied);
     const ok = { ok: true, waitedMs: 0 };

@@ -1,8 +1,10 @@
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
+import { answerOnHost } from '../hosts/evidence-batch';
 import { isLocal } from '../hosts/types';
 import { realOrSame } from '../restore/facts';
 import { runtimeById } from '../runtimes';
+import type { EvidenceIO, RuntimeAdapter } from '../runtimes/types';
 import type { SeatRow } from '../store/seats';
 
 /** How long an end waits for an agent to take up its conversation (Gemini takes a few seconds). */
@@ -10,12 +12,16 @@ export const TAKING_UP_WAIT_MS = 30_000;
 const POLL_MS = 200;
 
 type Seat = Pick<SeatRow, 'seat' | 'runtime' | 'env' | 'cwd'> & { host?: string };
+type Adapter = RuntimeAdapter & Required<Pick<RuntimeAdapter, 'takingUp' | 'transcriptPath'>>;
+
+/** One look: the transcript's path while it says the agent is taking up the conversation, else undefined. */
+type Look = () => Promise<string | undefined>;
 
 /**
  * Before a seat's agent is ended (stop, restart, fresh, down): waits while its transcript says it
  * is part way through taking up the conversation (RuntimeAdapter.takingUp), since an end then
  * leaves that conversation unresumable. Refuses, with nothing stopped, when it is still doing so
- * after `timeoutMs`. Read on this machine only: a seat on another host is not waited for.
+ * after `timeoutMs`. A seat on another host has its transcript read on that host.
  */
 export async function untilTakenUp(
   engine: Engine,
@@ -25,19 +31,14 @@ export async function untilTakenUp(
 ): Promise<Result<{ waitedMs: number }>> {
   const adapter = runtimeById(seat.runtime);
   const home = engine.seatHome(seat);
-  if (!adapter?.takingUp || !adapter.transcriptPath || !conversationId || !home || !isLocal(seat.host))
-    return { ok: true, waitedMs: 0 };
-  const { clock, io } = engine.deps;
-  const taking = (): string | undefined => {
-    try {
-      const path = adapter.transcriptPath!(home, realOrSame(seat.cwd), conversationId, io);
-      return path && adapter.takingUp!(io.readFile(path)) ? path : undefined;
-    } catch {
-      return undefined; // nothing readable says so: the end goes ahead as asked
-    }
-  };
+  if (!adapter?.takingUp || !adapter.transcriptPath || !conversationId || !home) return { ok: true, waitedMs: 0 };
+  const a = adapter as Adapter;
+  const look = isLocal(seat.host)
+    ? lookHere(engine, a, seat, home, conversationId)
+    : lookOnHost(engine, a, seat, home, conversationId);
+  const { clock } = engine.deps;
   const start = clock.now();
-  for (let path = taking(); path; path = taking()) {
+  for (let path = await look(); path; path = await look()) {
     const waitedMs = clock.now() - start;
     if (waitedMs >= timeoutMs)
       return fail(
@@ -45,10 +46,46 @@ export async function untilTakenUp(
         `${seat.seat}'s ${adapter.displayName} is still taking up ${conversationId} after ${Math.round(waitedMs / 1000)} s; ending it now would leave that conversation unresumable, so nothing was stopped`,
         {
           hint: `Wait until ${seat.seat}'s screen shows its conversation, then run the command again.`,
-          evidence: { conversationId, transcript: path, waitedMs },
+          evidence: { conversationId, transcript: path, waitedMs, ...(isLocal(seat.host) ? {} : { host: seat.host }) },
         },
       );
     await clock.sleep(POLL_MS);
   }
   return { ok: true, waitedMs: clock.now() - start };
+}
+
+/** Whether the transcript (found through `io`) says so; nothing readable says so (the end goes ahead). */
+function taking(a: Adapter, io: EvidenceIO, find: () => string | undefined): string | undefined {
+  const path = find();
+  return path && a.takingUp(io.readFile(path)) ? path : undefined;
+}
+
+function lookHere(engine: Engine, a: Adapter, seat: Seat, home: string, id: string): Look {
+  const { io } = engine.deps;
+  return async () => {
+    try {
+      return taking(a, io, () => a.transcriptPath(home, realOrSame(seat.cwd), id, io));
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
+ * On another host, over its shared ssh connection: the first look finds the transcript (a few
+ * round trips), each later one reads that file alone (one). A host that does not answer says
+ * nothing, as an unreadable file does here: the end goes ahead, and itself meets the host.
+ */
+function lookOnHost(engine: Engine, a: Adapter, seat: Seat, home: string, id: string): Look {
+  let found: string | undefined;
+  return async () => {
+    const host = seat.host ? engine.hosts.get(seat.host) : undefined;
+    if (!host) return undefined;
+    const ask = (io: EvidenceIO) => ({
+      path: taking(a, io, () => found ?? (found = a.transcriptPath(home, seat.cwd, id, io))),
+    });
+    const r = await answerOnHost(host.exec, new Map([[seat.seat, { ask }]]));
+    const answer = r.ok ? r.answers.get(seat.seat) : undefined;
+    return answer && 'path' in answer ? answer.path : undefined;
+  };
 }
