@@ -40,18 +40,7 @@ describe.skipIf(!!sshdMissing())('hosts answers parse against the contract (real
   async function refusal<M extends Method>(method: M, params: Params<M>, code: string): Promise<void> {
     expectFailure(method, await dispatch(e, method, params), code);
   }
-  const addBox = () =>
-    answer('hostsAdd', {
-      name: 'box',
-      host: '127.0.0.1',
-      user: REMOTE_USER,
-      port: sshd.port,
-      identityFile: sshd.userKey,
-      knownHostsFile: sshd.knownHosts,
-      strictHostKeyChecking: 'yes',
-      configFile: '/dev/null',
-      tmuxSocket: sshd.tmuxSocket,
-    });
+  const addBox = () => answer('hostsAdd', sshd.hostsAddRequest('box'));
   /** A rig whose Claude Code seat runs on box: recorded, not launched (the host has no `claude`). */
   const recordSeatOnBox = () => {
     const spec = w.spec(

@@ -7,16 +7,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/main/engine/deps';
 import { TAKING_UP_WAIT_MS, untilTakenUp } from '../../src/main/engine/services/taking-up';
 import { RigWorld } from '../support/rig';
-
-const ID = '0b7e2f10-4c1d-4e6a-9f3b-2a5c8d9e1f00';
-const line = (r: object) => `${JSON.stringify(r)}\n`;
-const header = line({ sessionId: ID, projectHash: 'p', startTime: 't', lastUpdated: 't', kind: 'main' });
-const messages = line({ id: 'u1', type: 'user', content: [{ text: 'hello' }] });
-const emptied = line({ $set: { messages: [] } });
-const mark = line({ $set: { sessionId: ID } });
+import { emptied, header, ID, mark, messages, steppedClock, transcriptName } from '../support/taking-up';
 
 describe('untilTakenUp: ending a Gemini seat waits until its resume has taken up the conversation', () => {
   let w: RigWorld;
@@ -35,20 +28,12 @@ describe('untilTakenUp: ending a Gemini seat waits until its resume has taken up
     mkdirSync(chats, { recursive: true });
     mkdirSync(cwd);
     writeFileSync(join(home, '.gemini', 'projects.json'), JSON.stringify({ projects: { [cwd]: 'work' } }));
-    const transcript = join(chats, `session-2026-12-03T18-32-${ID.slice(0, 8)}.jsonl`);
-    let now = 1_000_000;
-    let n = 0;
-    const clock: Clock = {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-        polls.onPoll?.(++n);
-      },
-    };
+    const transcript = join(chats, transcriptName);
+    const { clock, polls: n } = steppedClock(polls.onPoll);
     w = new RigWorld();
     const engine = w.engine({ clock });
     const seat = { seat: 'g@r', runtime: 'gemini', env: { GEMINI_CLI_HOME: home }, cwd, host: 'local' };
-    return { engine, seat, transcript, polls: () => n };
+    return { engine, seat, transcript, polls: n };
   }
 
   it('a conversation not being taken up is ended at once', async () => {

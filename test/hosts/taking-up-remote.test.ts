@@ -5,17 +5,11 @@
  * the middle is a forced fault), and a clock the test steps (each poll's sleep moves it on).
  */
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/main/engine/deps';
 import { addHost } from '../../src/main/engine/services/hosts';
 import { untilTakenUp } from '../../src/main/engine/services/taking-up';
-import { REMOTE_USER, sshdMissing, sshWorldPerTest } from '../support/sshd';
+import { sshdMissing, sshWorldPerTest } from '../support/sshd';
+import { emptied, header, ID, mark, messages, steppedClock, transcriptName } from '../support/taking-up';
 
-const ID = '0b7e2f10-4c1d-4e6a-9f3b-2a5c8d9e1f00';
-const line = (r: object) => `${JSON.stringify(r)}\n`;
-const header = line({ sessionId: ID, projectHash: 'p', startTime: 't', lastUpdated: 't', kind: 'main' });
-const messages = line({ id: 'u1', type: 'user', content: [{ text: 'hello' }] });
-const emptied = line({ $set: { messages: [] } });
-const mark = line({ $set: { sessionId: ID } });
 /** Short, so a refusal takes a few polls over ssh rather than 150. */
 const WAIT_MS = 2_000;
 
@@ -29,31 +23,14 @@ describe.skipIf(!!sshdMissing())('untilTakenUp on another host (real sshd, a Gem
     const cwd = `${sshd.remoteDir}/work`;
     sshd.writeHost(`${home}/.gemini/projects.json`, JSON.stringify({ projects: { [cwd]: 'work' } }));
     sshd.asRemote(['mkdir', '-p', cwd]);
-    const transcript = `${home}/.gemini/tmp/work/chats/session-2026-12-03T18-32-${ID.slice(0, 8)}.jsonl`;
-    let now = 1_000_000;
-    let n = 0;
-    const clock: Clock = {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-        polls.onPoll?.(++n);
-      },
-    };
+    const transcript = `${home}/.gemini/tmp/work/chats/${transcriptName}`;
+    const { clock, polls: n } = steppedClock(polls.onPoll);
     const engine = w.engine({ clock });
-    const added = addHost(engine, {
-      name: 'box',
-      host: '127.0.0.1',
-      user: REMOTE_USER,
-      port: sshd.port,
-      identityFile: sshd.userKey,
-      knownHostsFile: sshd.knownHosts,
-      configFile: '/dev/null',
-      tmuxSocket: sshd.tmuxSocket,
-    });
+    const added = addHost(engine, sshd.hostsAddRequest('box'));
     expect(added.ok).toBe(true);
     const seat = { seat: 'g@r', runtime: 'gemini', env: { GEMINI_CLI_HOME: home }, cwd, host: 'box' };
     const trips = () => engine.hosts.get('box')!.exec.roundTrips;
-    return { engine, seat, transcript, polls: () => n, trips, write: (s: string) => sshd.writeHost(transcript, s) };
+    return { engine, seat, transcript, polls: n, trips, write: (s: string) => sshd.writeHost(transcript, s) };
   }
 
   it('a conversation not being taken up on the host is ended at once', async () => {

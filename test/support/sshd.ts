@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { controlPathFor } from '../../src/main/engine/hosts/ssh';
+import type { RequestOf } from '../../src/shared/contract';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { waitForExit } from '../agents/claude-run';
 import { RigWorld } from './rig';
@@ -236,6 +237,21 @@ export class TestSshd {
       '      config_file: /dev/null',
       `    tmux_socket: ${this.tmuxSocket}`,
     ].join('\n');
+  }
+
+  /** `rigdesk hosts add`'s request for this server as host `name` (every ssh option it has). */
+  hostsAddRequest(name: string): RequestOf<'hostsAdd'> {
+    return {
+      name,
+      host: '127.0.0.1',
+      user: REMOTE_USER,
+      port: this.port,
+      identityFile: this.userKey,
+      knownHostsFile: this.knownHosts,
+      strictHostKeyChecking: 'yes',
+      configFile: '/dev/null',
+      tmuxSocket: this.tmuxSocket,
+    };
   }
 
   /** Where a path of the host is on this machine, for the test's own reads (root reads anything). */
