@@ -33,7 +33,7 @@ export interface FollowDeps {
   after(fn: () => void, ms: number): { cancel(): void };
 }
 
-/** Which rows to follow: the command's seat, else its rig, else every row (up, before its rig is known). */
+/** Which rows to follow: the command's seat, else its rig, else every row (an up whose spec names no rig it can read). */
 export interface FollowTarget {
   seat?: string;
   rig?: string;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import type { ClientParams, StoppedSeat } from '../../shared/contract';
 import { type Failure, fail, type Result } from '../../shared/errors';
 import type { ParsedArgs } from '../args';
@@ -76,19 +77,37 @@ function sendOptions(a: ParsedArgs): Failure | Omit<ClientParams<'send'>, 'seat'
   return out;
 }
 
+/**
+ * The rig a spec file names, read only for `up`'s progress (its rows are that rig's); anything
+ * unreadable leaves it unnamed, and the engine's own reading of the spec gives the answer.
+ */
+function rigNamedIn(path: string): { rig?: string } {
+  try {
+    const name: unknown = parseYaml(readFileSync(path, 'utf8'))?.name;
+    return typeof name === 'string' && name ? { rig: name } : {};
+  } catch {
+    return {};
+  }
+}
+
 const up: CommandSpec = {
   usage: 'up <spec.yaml>               validate a rig spec, record it, launch every seat',
   toRequest: (a) => {
     const p = positionals(a, 1, 'a rig spec path');
     if (!p.ok) return p;
+    const spec = resolve(p.args[0]!);
     return ready(
-      prepare('up', { spec: resolve(p.args[0]!) }, (r) =>
-        r.seats
-          .map(
-            (s) =>
-              `${s.seat}: ${s.outcome}${s.outcome === 'launched' ? ` (${s.launched.paneId}; attach: ${commandLine(s.launched.attach)})` : ''}`,
-          )
-          .join('\n'),
+      prepare(
+        'up',
+        { spec },
+        (r) =>
+          r.seats
+            .map(
+              (s) =>
+                `${s.seat}: ${s.outcome}${s.outcome === 'launched' ? ` (${s.launched.paneId}; attach: ${commandLine(s.launched.attach)})` : ''}`,
+            )
+            .join('\n'),
+        rigNamedIn(spec),
       ),
     );
   },

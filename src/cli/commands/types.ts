@@ -14,16 +14,18 @@ export interface Prepared {
 
 /**
  * Binds a method, its params and its reader, so the params and the answer are typed by the
- * method name from the contract: no answer is read as a loose record.
+ * method name from the contract: no answer is read as a loose record. `target` is the seat or rig
+ * the params name, unless given (`up` names its rig only inside the spec file).
  */
 export function prepare<M extends Method>(
   method: M,
   params: z.input<(typeof REQUESTS)[M]>,
   human: (answer: Ok<AnswerOf<M>>) => string,
+  target = targetOf(params),
 ): Prepared {
   return {
     method,
-    target: targetOf(params),
+    target,
     run: async (call) => {
       const result = await call(method, params);
       return result.ok ? { result, human: human(result) } : { result };

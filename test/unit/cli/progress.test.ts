@@ -1,4 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseArgs } from '../../../src/cli/args';
+import { COMMANDS } from '../../../src/cli/commands';
 import { FOLLOW, type FollowDeps, progressLine, withProgress } from '../../../src/cli/progress';
 import type { EventRow } from '../../../src/shared/contract';
 
@@ -186,5 +191,28 @@ describe('a slow command shows its progress from the event log', () => {
       'a@demo: restore: ended gone',
     );
     expect(progressLine({ ...row(1, 'rig.up', null) }, false)).toBe('demo: rig brought up');
+  });
+});
+
+describe("up's progress follows the rig its spec names", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rd-up-target-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const targetOf = (yaml: string) => {
+    const spec = join(dir, `${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(spec, yaml);
+    const r = COMMANDS.up!.toRequest(parseArgs(['up', spec]));
+    if (!r.ok) throw new Error(r.message);
+    return r.prepared.target;
+  };
+
+  it("the spec's name is the rig followed, so another rig's launches in the same seconds are not shown", () => {
+    expect(targetOf('name: demo\npods: []\n')).toEqual({ rig: 'demo' });
+  });
+
+  it('a spec it cannot read a name from follows every row, and the engine answers for the spec', () => {
+    expect(targetOf('pods: [\n')).toEqual({});
+    expect(targetOf('name: [1]\n')).toEqual({});
+    const r = COMMANDS.up!.toRequest(parseArgs(['up', join(dir, 'missing.yaml')]));
+    expect(r.ok && r.prepared.target).toEqual({});
   });
 });
