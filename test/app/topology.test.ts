@@ -190,6 +190,60 @@ describe.skipIf(!!missing)('the topology view', () => {
     await page.locator('[data-node="lead@duo"]').waitFor();
   });
 
+  it('a resized window keeps the whole rig in view, until the person pans it; fit view hands it back', async () => {
+    /** The nodes drawn (partly) outside the window. */
+    const outside = () =>
+      page.locator('[data-node]').evaluateAll((els) =>
+        els
+          .filter((e) => {
+            const r = e.getBoundingClientRect();
+            return r.left < 0 || r.top < 0 || r.right > window.innerWidth || r.bottom > window.innerHeight;
+          })
+          .map((e) => e.getAttribute('data-node')),
+      );
+    const view = () => page.locator('.react-flow__viewport').getAttribute('style');
+    /** Lets a resize reach the view: its observer, then the frame the fit is drawn in. */
+    const frames = () =>
+      page.evaluate(
+        () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 100)))),
+      );
+    const allInView = (what: string) =>
+      waitFor(async () => (await outside()).length === 0, { what, timeoutMs: 5_000 }).catch(async (e: Error) => {
+        throw new Error(`${e.message}; outside: ${JSON.stringify(await outside())}`);
+      });
+    try {
+      await page.setViewportSize({ width: 900, height: 600 });
+      await allInView('every node in view at 900x600, with no fit asked for');
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await allInView('every node in view back at 1400x900');
+
+      // The person drags the canvas: from then on the view stays where they put it.
+      const pane = (await page.locator('.react-flow__pane').boundingBox())!;
+      const y = pane.y + pane.height / 2;
+      const before = await view();
+      await page.mouse.move(pane.x + 6, y);
+      await page.mouse.down();
+      await page.mouse.move(pane.x + 106, y + 40, { steps: 5 });
+      await page.mouse.up();
+      const panned = await view();
+      expect(panned, 'the drag moved the view').not.toBe(before);
+      await page.setViewportSize({ width: 900, height: 600 });
+      await frames();
+      expect(await view(), 'a resize leaves a view the person moved where it is').toBe(panned);
+
+      // Fit view brings the rig back, and the view follows the window again.
+      await page.locator('.react-flow__controls-fitview').click();
+      await allInView('every node in view after fit view');
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await frames();
+      await page.setViewportSize({ width: 700, height: 500 });
+      await allInView('every node in view at 700x500, following again');
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await page.locator('.react-flow__controls-fitview').click();
+    }
+  });
+
   it('the chosen view is kept in the saved layout and comes back on a reload', async () => {
     await waitFor(
       async () => {

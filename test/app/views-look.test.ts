@@ -110,16 +110,20 @@ describe.skipIf(!!missing)('the centre views, as a person sees them', () => {
     monitor?.stop();
     await serve?.close();
   }
+  /**
+   * Each size, light and dark. What `check` selects must fit the window: the topology follows the
+   * window's size by itself (no fit asked for), so this waits for the view to settle, then shoots.
+   */
   async function shoot(name: string, check: string): Promise<void> {
     for (const [width, height] of SIZES) {
       await page.setViewportSize({ width, height });
+      await waitFor(async () => (await fits(page, check)).length === 0, {
+        what: `${name} to fit ${width}x${height}`,
+        timeoutMs: 5_000,
+      }).catch(() => undefined); // the assertion below names what does not fit
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
-        await page
-          .locator('.react-flow__controls-fitview')
-          .click({ timeout: 500 })
-          .catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 400));
+        await new Promise((r) => setTimeout(r, 200));
         await page.screenshot({ path: join(SHOTS, `${name}-${width}x${height}-${scheme}.png`) });
       }
       expect(await fits(page, check), `${name} at ${width}x${height}`).toEqual([]);

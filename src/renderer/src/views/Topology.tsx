@@ -109,6 +109,8 @@ function TopologyCanvas() {
 
   // A new shape is fitted to the view once it is drawn (the first one by `fitView` on mount).
   const first = useRef(true);
+  // Whether the view still fits the whole rig to the box's size (until the person pans or zooms).
+  const follow = useRef(true);
   // biome-ignore lint/correctness/useExhaustiveDependencies: fitted again when the layout changes
   useEffect(() => {
     if (first.current) {
@@ -119,6 +121,7 @@ function TopologyCanvas() {
     return () => cancelAnimationFrame(id);
   }, [layout]);
   useEffect(() => () => clearTimeout(timer.current), []);
+  useFollowSize(box, rf.fitView, follow);
 
   const move = useCallback<TopologyCtx['move']>(
     (from, key) => {
@@ -130,7 +133,9 @@ function TopologyCanvas() {
       const r = el.getBoundingClientRect();
       const inside = r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom;
       const at = layout.places.get(to)!;
-      if (!inside) void rf.setCenter(at.x + SEAT_W / 2, at.y + SEAT_H / 2, { zoom: rf.getZoom(), duration: 150 });
+      if (inside) return;
+      follow.current = false;
+      void rf.setCenter(at.x + SEAT_W / 2, at.y + SEAT_H / 2, { zoom: rf.getZoom(), duration: 150 });
     },
     [layout, rf],
   );
@@ -179,12 +184,17 @@ function TopologyCanvas() {
           selectionKeyCode={null}
           multiSelectionKeyCode={null}
           zoomOnDoubleClick={false}
-          onMoveStart={() => (setPreview(undefined), setMenu(undefined))}
+          onMoveStart={(e) => {
+            // A gesture of the person's (a fit or a resize moves the view with no event).
+            if (e) follow.current = false;
+            setPreview(undefined);
+            setMenu(undefined);
+          }}
           // The window opens no outside link: the library's attribution link is left out (MIT).
           proOptions={{ hideAttribution: true }}
         >
           <Background gap={24} size={1} />
-          <Controls showInteractive={false} position="bottom-right" />
+          <ViewControls follow={follow} />
         </ReactFlow>
         <Legend />
         {preview && !menu && <ScreenPreview spot={preview} />}
@@ -192,6 +202,45 @@ function TopologyCanvas() {
       </section>
     </TopologyContext.Provider>
   );
+}
+
+/** Zoom and fit: a zoom of the person's stops the view following the box's size, a fit resumes it. */
+function ViewControls({ follow }: { follow: RefObject<boolean> }) {
+  return (
+    <Controls
+      showInteractive={false}
+      position="bottom-right"
+      fitViewOptions={FIT}
+      onFitView={() => void (follow.current = true)}
+      onZoomIn={() => void (follow.current = false)}
+      onZoomOut={() => void (follow.current = false)}
+    />
+  );
+}
+
+/**
+ * Keeps the whole rig in view while the box changes size (the window resized, a panel opened or
+ * closed), as long as `follow` says the person has not moved the view themselves.
+ */
+function useFollowSize(
+  box: RefObject<HTMLDivElement | null>,
+  fitView: (o: typeof FIT) => Promise<boolean>,
+  follow: RefObject<boolean>,
+): void {
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    let frame = 0;
+    const ro = new ResizeObserver(() => {
+      cancelAnimationFrame(frame);
+      if (follow.current) frame = requestAnimationFrame(() => void fitView(FIT));
+    });
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      cancelAnimationFrame(frame);
+    };
+  }, [box, fitView, follow]);
 }
 
 /** How edges and states are drawn, in words. */
