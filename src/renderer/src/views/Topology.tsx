@@ -117,6 +117,7 @@ function TopologyCanvas() {
       first.current = false;
       return;
     }
+    follow.current = true; // a new shape is shown whole, and followed again
     const id = requestAnimationFrame(() => void rf.fitView(FIT));
     return () => cancelAnimationFrame(id);
   }, [layout]);
