@@ -141,6 +141,15 @@ describe.skipIf(!!missing)('the workspace', () => {
     await dialog.getByRole('button', { name: 'Stop' }).click();
     await page.locator('[data-seat-row="w3@ws"][data-state="stopped"]').waitFor({ timeout: 15_000 });
     expect(w.engine.store.sessions.live('w3@ws')).toBeUndefined();
+    // The note it leaves lies over a pane's corner, and lets the clicks there through to it.
+    const note = page.locator('.note.done').first();
+    await note.waitFor();
+    const at = (await note.boundingBox())!;
+    const under = await page.evaluate(
+      ([x, y]) => document.elementFromPoint(x!, y!)?.closest('.note, [data-pane]')?.className ?? '',
+      [at.x + at.width / 2, at.y + at.height / 2],
+    );
+    expect(under, 'what a click on the note reaches').not.toMatch(/\bnote\b/);
     await pane.getByRole('button', { name: 'Launch', exact: true }).click();
     await live('w3@ws').waitFor({ timeout: 15_000 });
   });
