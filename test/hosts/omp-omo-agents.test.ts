@@ -25,7 +25,7 @@ import { OMO_TELEMETRY_OFF } from '../agents/omo-fixture';
 import { OMP_PROBED_PORTS, ompPortsProblem } from '../agents/omp-fixture';
 import type { PsRow } from '../../src/shared/contract';
 import { requireCli } from '../journeys/support';
-import { endHostJourney, psRows, seenOnHost } from '../support/host-journey';
+import { endHostJourney, killHostTmux, seenOnHost } from '../support/host-journey';
 import { HostAgents } from '../support/remote-agents';
 import { RigWorld } from '../support/rig';
 import { sshdMissing, TestSshd } from '../support/sshd';
@@ -97,7 +97,6 @@ describe.skipIf(!!sshdMissing() || !!ompPortsProblem())(
     }, 120_000);
     afterAll(() => endHostJourney({ w, agents, sshd }, installed()), 120_000);
 
-    const rows = () => psRows(w);
     /** Polls ps until every seat matches `want`; the screens on the host say why when it does not. */
     const seen = (seats: string[], want: (r: PsRow) => boolean, what: string, timeoutMs = 60_000) =>
       seenOnHost(w, agents, seats, want, what, timeoutMs);
@@ -327,13 +326,8 @@ describe.skipIf(!!sshdMissing() || !!ompPortsProblem())(
     }, 240_000);
 
     it("restore after the host's tmux server is killed resumes omp on X there, and it replies in X", async () => {
-      const [before] = (await rows()).filter((r) => r.seat === OMP);
-      sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, 'kill-server']);
+      await killHostTmux(w, sshd, [OMP]);
       expect(sshd.remoteSessions()).toEqual([]);
-      await waitFor(() => !sshd.existsHost(`/proc/${before!.pid}/cmdline`), {
-        timeoutMs: 30_000,
-        what: "the host's omp gone with its tmux server",
-      });
       // Restore reads X's session file on the host: named in the plan while it is there, and missing
       // (a decision, not a launch) while it is not.
       const file = agents.transcript('omp', X)!;

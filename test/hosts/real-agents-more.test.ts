@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENCODE_LAYOUT } from '../../src/main/engine/runtimes/opencode-sessions';
 import type { PsRow } from '../../src/shared/contract';
 import { requireCli } from '../journeys/support';
-import { endHostJourney, psRows, seenOnHost } from '../support/host-journey';
+import { endHostJourney, killHostTmux, psRows, seenOnHost } from '../support/host-journey';
 import { HostAgents, type HostRuntime } from '../support/remote-agents';
 import { RigWorld } from '../support/rig';
 import { sshdMissing, TestSshd } from '../support/sshd';
@@ -156,15 +156,8 @@ describe.skipIf(!!sshdMissing())(
     }, 300_000);
 
     it("restore after the host's tmux server is killed resumes each conversation there, and each replies in it", async () => {
-      const pids = (await rows()).map((r) => r.pid!);
-      sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, 'kill-server']);
+      await killHostTmux(w, sshd);
       expect(sshd.remoteSessions()).toEqual([]);
-      // As after a reboot, the agents are gone before restore looks (OpenCode takes a moment after
-      // its terminal hangs up; while it lives it still owns its session, and restore rightly refuses).
-      await waitFor(() => pids.every((p) => !sshd.existsHost(`/proc/${p}/cmdline`)), {
-        timeoutMs: 30_000,
-        what: "the host's agents gone with its tmux server",
-      });
       const r = await w.cli(['restore', 'far', '--json']);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       for (const s of SEATS)

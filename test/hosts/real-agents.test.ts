@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAUDE_SCREEN } from '../../src/main/engine/runtimes/screens/claude';
 import type { PsRow } from '../../src/shared/contract';
 import { requireCli } from '../journeys/support';
-import { endHostJourney, psRows, seenOnHost } from '../support/host-journey';
+import { endHostJourney, killHostTmux, psRows, seenOnHost } from '../support/host-journey';
 import { HostAgents, type HostRuntime } from '../support/remote-agents';
 import { RigWorld } from '../support/rig';
 import { sshdMissing, TestSshd } from '../support/sshd';
@@ -205,7 +205,7 @@ describe.skipIf(!!sshdMissing())('journey: the real Claude Code, Codex and Pi on
   }, 300_000);
 
   it("restore after the host's tmux server is killed resumes each conversation there, and each replies in it", async () => {
-    sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, 'kill-server']);
+    await killHostTmux(w, sshd);
     expect(sshd.remoteSessions()).toEqual([]);
     const r = await w.cli(['restore', 'far', '--json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);

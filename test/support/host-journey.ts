@@ -12,6 +12,21 @@ export async function psRows(w: RigWorld): Promise<PsRow[]> {
   return ps.json.seats as PsRow[];
 }
 
+/**
+ * The host's tmux server killed, as a reboot ends it, and the seats' agents (all, or `seats`) gone
+ * before anything looks: an agent still exiting after its terminal hung up still owns its
+ * conversation (seen under load: Claude, OpenCode), and restore rightly refuses it then.
+ */
+export async function killHostTmux(w: RigWorld, sshd: TestSshd, seats?: readonly string[]): Promise<void> {
+  const rows = (await psRows(w)).filter((r) => !seats || seats.includes(r.seat));
+  const pids = rows.flatMap((r) => (r.pid ? [r.pid] : []));
+  sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, 'kill-server']);
+  await waitFor(() => pids.every((p) => !sshd.existsHost(`/proc/${p}/cmdline`)), {
+    timeoutMs: 30_000,
+    what: `the host's agents (${pids.join(', ')}) gone with its tmux server`,
+  });
+}
+
 /** Polls ps until every one of `seats` matches `want`; the screens on the host say why when it does not. */
 export async function seenOnHost(
   w: RigWorld,
