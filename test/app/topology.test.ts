@@ -211,11 +211,16 @@ describe.skipIf(!!missing)('the topology view', () => {
       waitFor(async () => (await outside()).length === 0, { what, timeoutMs: 5_000 }).catch(async (e: Error) => {
         throw new Error(`${e.message}; outside: ${JSON.stringify(await outside())}`);
       });
+    /** Fit view from the keyboard: the control's button, focused, and Enter. */
+    const fitView = async () => {
+      await page.locator('.react-flow__controls-fitview').focus();
+      await page.keyboard.press('Enter');
+    };
     try {
-      await page.setViewportSize({ width: 900, height: 600 });
-      await allInView('every node in view at 900x600, with no fit asked for');
-      await page.setViewportSize({ width: 1400, height: 900 });
-      await allInView('every node in view back at 1400x900');
+      await page.setViewportSize({ width: 1920, height: 1080 });
+      await allInView('every node in view at 1920x1080');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await allInView('every node in view at 1280x800, with no fit asked for');
 
       // The person drags the canvas: from then on the view stays where they put it.
       const pane = (await page.locator('.react-flow__pane').boundingBox())!;
@@ -227,20 +232,18 @@ describe.skipIf(!!missing)('the topology view', () => {
       await page.mouse.up();
       const panned = await view();
       expect(panned, 'the drag moved the view').not.toBe(before);
-      await page.setViewportSize({ width: 900, height: 600 });
+      await page.setViewportSize({ width: 1920, height: 1080 });
       await frames();
       expect(await view(), 'a resize leaves a view the person moved where it is').toBe(panned);
 
       // Fit view brings the rig back, and the view follows the window again.
-      await page.locator('.react-flow__controls-fitview').click();
+      await fitView();
       await allInView('every node in view after fit view');
-      await page.setViewportSize({ width: 1400, height: 900 });
-      await frames();
-      await page.setViewportSize({ width: 700, height: 500 });
-      await allInView('every node in view at 700x500, following again');
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await allInView('every node in view at 1280x800, following again');
     } finally {
       await page.setViewportSize({ width: 1400, height: 900 });
-      await page.locator('.react-flow__controls-fitview').click();
+      await fitView();
     }
   });
 
