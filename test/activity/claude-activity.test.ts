@@ -79,8 +79,21 @@ describe('activity of a real Claude Code seat', () => {
     expect(await seen((r) => r.activity === 'working', t0, 'working')).toBeLessThan(2000 + 1000);
     // The same real screen, read with the adapter's signatures, and with them altered: a Claude
     // release that changed its footer or spinner would make this named test fail.
-    const styled = w.tmux.run(['capture-pane', '-p', '-e', '-t', 'lead@act']).split('\n');
-    const screen = { styled, plain: styled.map(stripSgr) };
+    // ps may say working from Claude's prompt hook before its spinner is drawn (under a busy core,
+    // seen once): the reply is held open, so the screen is read once it shows the turn.
+    const capture = () => {
+      const styled = w.tmux.run(['capture-pane', '-p', '-e', '-t', 'lead@act']).split('\n');
+      return { styled, plain: styled.map(stripSgr) };
+    };
+    const screen = await waitFor(
+      () => {
+        const s = capture();
+        return readClaudeScreen(s).activity === 'working' ? s : undefined;
+      },
+      { what: "the turn on Claude's screen while its reply is held", timeoutMs: 10_000 },
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n${capture().plain.join('\n')}`);
+    });
     expect(readClaudeScreen(screen).activity).toBe('working');
     const saved = { working: CLAUDE_SCREEN.working, spinner: CLAUDE_SCREEN.spinner };
     const table = CLAUDE_SCREEN as unknown as Record<string, RegExp>;

@@ -68,7 +68,14 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
       what: 'flood viewer paused',
       timeoutMs: 20_000,
     });
-    const sentWhenPaused = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
+    // The host paused past the watermark by its own count; what it sent is still in flight to this
+    // client (under load it read 99404 of it at that moment), so the client's count is read once
+    // every byte the host counts has arrived.
+    const unacked = w.serve.ctx.terminals.inspect(flood)!.flow.unacked;
+    expect(unacked).toBeGreaterThan(FLOW_HIGH_WATERMARK);
+    const received = () => c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
+    await waitFor(() => received() >= unacked, { what: 'the bytes in flight at the pause arrived', timeoutMs: 10_000 });
+    const sentWhenPaused = received();
     expect(sentWhenPaused).toBeGreaterThan(FLOW_HIGH_WATERMARK);
     await new Promise((r) => setTimeout(r, 500));
     const later = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
