@@ -23,7 +23,8 @@ describe.skipIf(!!sshdMissing())('untilTakenUp on another host (real sshd, a Gem
     const cwd = `${sshd.remoteDir}/work`;
     sshd.writeHost(`${home}/.gemini/projects.json`, JSON.stringify({ projects: { [cwd]: 'work' } }));
     sshd.asRemote(['mkdir', '-p', cwd]);
-    const transcript = `${home}/.gemini/tmp/work/chats/${transcriptName}`;
+    // Gemini's own layout under its home (joined as on the host, which is POSIX).
+    const transcript = [home, '.gemini', 'tmp', 'work', 'chats', transcriptName].join('/');
     const { clock, polls: n } = steppedClock(polls.onPoll);
     const engine = w.engine({ clock });
     const added = addHost(engine, sshd.hostsAddRequest('box'));
