@@ -144,7 +144,7 @@ export async function runCli(
     done = follow
       ? await withProgress(
           { call: engine.call, print: (l) => out.stderr(`${l}\n`), now: Date.now, after },
-          { ...req.prepared.target, label: [a.command, ...a.positionals].join(' '), json },
+          { ...req.prepared.target(), label: [a.command, ...a.positionals].join(' '), json },
           run,
         )
       : await run();

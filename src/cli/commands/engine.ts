@@ -107,7 +107,7 @@ const up: CommandSpec = {
                 `${s.seat}: ${s.outcome}${s.outcome === 'launched' ? ` (${s.launched.paneId}; attach: ${commandLine(s.launched.attach)})` : ''}`,
             )
             .join('\n'),
-        rigNamedIn(spec),
+        () => rigNamedIn(spec),
       ),
     );
   },

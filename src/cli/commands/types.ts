@@ -6,8 +6,8 @@ import type { ParsedArgs } from '../args';
 /** A request the CLI is about to make, bound to how its answer reads to a person. */
 export interface Prepared {
   readonly method: Method;
-  /** The seat or rig the request names, whose events show its progress. */
-  readonly target: { seat?: string; rig?: string };
+  /** The seat or rig the request names, whose events show its progress (asked only when followed). */
+  target(): { seat?: string; rig?: string };
   /** Runs the request through `call`; `human` is how a successful answer reads to a person. */
   run(call: EngineCall): Promise<{ result: Result; human?: string }>;
 }
@@ -15,13 +15,14 @@ export interface Prepared {
 /**
  * Binds a method, its params and its reader, so the params and the answer are typed by the
  * method name from the contract: no answer is read as a loose record. `target` is the seat or rig
- * the params name, unless given (`up` names its rig only inside the spec file).
+ * the params name, unless given (`up` names its rig only inside the spec file, read only when a
+ * command's progress is followed).
  */
 export function prepare<M extends Method>(
   method: M,
   params: z.input<(typeof REQUESTS)[M]>,
   human: (answer: Ok<AnswerOf<M>>) => string,
-  target = targetOf(params),
+  target = () => targetOf(params),
 ): Prepared {
   return {
     method,

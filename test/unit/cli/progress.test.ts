@@ -202,7 +202,7 @@ describe("up's progress follows the rig its spec names", () => {
     writeFileSync(spec, yaml);
     const r = COMMANDS.up!.toRequest(parseArgs(['up', spec]));
     if (!r.ok) throw new Error(r.message);
-    return r.prepared.target;
+    return r.prepared.target();
   };
 
   it("the spec's name is the rig followed, so another rig's launches in the same seconds are not shown", () => {
@@ -213,6 +213,6 @@ describe("up's progress follows the rig its spec names", () => {
     expect(targetOf('pods: [\n')).toEqual({});
     expect(targetOf('name: [1]\n')).toEqual({});
     const r = COMMANDS.up!.toRequest(parseArgs(['up', join(dir, 'missing.yaml')]));
-    expect(r.ok && r.prepared.target).toEqual({});
+    expect(r.ok && r.prepared.target()).toEqual({});
   });
 });

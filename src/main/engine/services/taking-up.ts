@@ -12,7 +12,8 @@ export const TAKING_UP_WAIT_MS = 30_000;
 const POLL_MS = 200;
 
 type Seat = Pick<SeatRow, 'seat' | 'runtime' | 'env' | 'cwd'> & { host?: string };
-type Adapter = RuntimeAdapter & Required<Pick<RuntimeAdapter, 'takingUp' | 'transcriptPath'>>;
+/** What the wait reads with: the runtime adapter's two answers, both present. */
+type Adapter = Required<Pick<RuntimeAdapter, 'takingUp' | 'transcriptPath'>>;
 
 /** One look: the transcript's path while it says the agent is taking up the conversation, else undefined. */
 type Look = () => Promise<string | undefined>;
@@ -32,7 +33,7 @@ export async function untilTakenUp(
   const adapter = runtimeById(seat.runtime);
   const home = engine.seatHome(seat);
   if (!adapter?.takingUp || !adapter.transcriptPath || !conversationId || !home) return { ok: true, waitedMs: 0 };
-  const a = adapter as Adapter;
+  const a: Adapter = { takingUp: adapter.takingUp, transcriptPath: adapter.transcriptPath };
   const look = isLocal(seat.host)
     ? lookHere(engine, a, seat, home, conversationId)
     : lookOnHost(engine, a, seat, home, conversationId);
