@@ -39,8 +39,11 @@ describe.skipIf(!!missing)('the rig timeline', () => {
   let w: AppWorld;
   let chrome: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
-  const sent: { params: Record<string, unknown> }[] = [];
-  const answers: { events: { seq: number; seat: string | null }[]; more: boolean }[] = [];
+  type Answer = { events: { seq: number; seat: string | null }[]; more: boolean };
+  const sent: { id: number; params: Record<string, unknown> }[] = [];
+  const answers: Answer[] = [];
+  /** Each answer by the id of what it answers: a filter's rows are known by its own answer. */
+  const answerTo = new Map<number, Answer>();
   const errors: string[] = [];
   const rows = () => page.locator('[data-timeline-row]');
   const rowCount = async () => Number(await page.locator('.tl-rows').getAttribute('data-rows'));
@@ -58,13 +61,15 @@ describe.skipIf(!!missing)('the rig timeline', () => {
         const m = JSON.parse(f.payload);
         if (m.method === 'workspace.rigTimeline') {
           asked.add(m.id);
-          sent.push({ params: m.params });
+          sent.push({ id: m.id, params: m.params });
         }
       });
       ws.on('framereceived', (f) => {
         if (typeof f.payload !== 'string') return;
         const m = JSON.parse(f.payload);
-        if (asked.has(m.id) && m.result?.ok) answers.push(m.result);
+        if (!asked.has(m.id) || !m.result?.ok) return;
+        answers.push(m.result);
+        answerTo.set(m.id, m.result);
       });
     });
     await page.goto(strictUrl(w.serve));
@@ -111,7 +116,17 @@ describe.skipIf(!!missing)('the rig timeline', () => {
       what: 'the kind filter asked',
     });
     expect(sent[kindAsk - 1]!.params).toEqual({ rig: RIG, limit: TIMELINE_PAGE, seats: [SEATS[1]], kinds: ['send'] });
-    await waitFor(async () => (await rows().first().getAttribute('data-kind')) === 'send', { what: 'send rows' });
+    // The rows shown are exactly that answer's: the seat filter's newest row is a send too, so a
+    // first row of kind send does not yet say the new rows have come.
+    const kindRows = await waitFor(() => answerTo.get(sent[kindAsk - 1]!.id), { what: 'the kind filter answered' });
+    expect(kindRows.events).toHaveLength(TIMELINE_PAGE);
+    const wanted = kindRows.events.map((e) => String(e.seq)).join();
+    await waitFor(
+      async () => (await rows().evaluateAll((els) => els.map((e) => e.dataset.timelineRow))).join() === wanted,
+      {
+        what: 'the rows of the kind filter',
+      },
+    );
     const kinds = new Set(await rows().evaluateAll((els) => els.map((e) => e.getAttribute('data-kind'))));
     expect(kinds).toEqual(new Set(['send']));
     // A new event of that seat and kind arrives through the event push, on top; another seat's does not.
