@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect, it } from 'vitest';
 import { machineFacts } from './machine';
@@ -10,6 +10,11 @@ import { Engine } from '../src/main/engine/engine';
 import { upRig } from '../src/main/engine/services/up';
 import { type TmuxMode, TmuxLinks } from '../src/main/engine/tmux/held';
 import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
+
+/** A tmux call as the results file keeps it: a socket by its name, not by this machine's path to it. */
+function withoutSocketDir(argv: string[]): string {
+  return argv.map((a, i) => (argv[i - 1] === '-S' ? `…/${basename(a)}` : a)).join(' ');
+}
 
 /**
  * Roster refresh bench (design.md "Numbers to beat"): for N shell seats on a private tmux server,
@@ -382,7 +387,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
       const own = calls.filter((c) => c.includes(tmux.socketName));
       ownSpawns.push(own.length + heldSpawns + calls.filter((c) => c[0] !== 'tmux').length);
       foreignCalls.push(
-        ...calls.filter((c) => c[0] === 'tmux' && !c.includes(tmux.socketName)).map((c) => c.join(' ')),
+        ...calls.filter((c) => c[0] === 'tmux' && !c.includes(tmux.socketName)).map(withoutSocketDir),
       );
       naiveTimes.push(naiveDt);
       naiveSpawns.push(naiveCalls);
