@@ -53,6 +53,8 @@ describe('Electron shell wiring (Electron API injected)', () => {
       allowRunningInsecureContent: false,
       preload: '/p/preload.js',
     });
+    // The smallest window the workspace is laid out for (the window tests draw it at that size).
+    expect(o).toMatchObject({ minWidth: 960, minHeight: 600 });
   });
 
   it('the started window refuses navigation, new windows and permissions, and sends the strict CSP', async () => {

@@ -35,11 +35,35 @@ describe.skipIf(!!missing)('the workspace with a 20-seat rig', () => {
         ),
     );
 
+  /**
+   * Nothing the person needs is cut off at this size: the top strip is one line with each count
+   * still named in words, the centre keeps half the window, and each of the nine panes shows its
+   * pin, magnify and actions buttons inside its own box.
+   */
+  const expectFits = async (page: Page, width: number) => {
+    expect((await page.locator('.top-strip').boundingBox())!.height).toBeLessThanOrEqual(48);
+    await expect(page.getByRole('button', { name: '20 idle' }).isVisible()).resolves.toBe(true);
+    expect((await page.locator('.centre').boundingBox())!.width).toBeGreaterThanOrEqual(width / 2);
+    const cut = await page.locator('[data-pane]').evaluateAll((panes) =>
+      panes.flatMap((p) => {
+        const box = p.getBoundingClientRect();
+        return [...p.querySelectorAll('.pane-head > .icon, .pane-head .menu-wrap > .icon')]
+          .filter((b) => {
+            const r = b.getBoundingClientRect();
+            return r.width === 0 || r.left < box.left || r.right > box.right + 0.5;
+          })
+          .map((b) => `${p.getAttribute('data-pane')}: ${b.getAttribute('aria-label')}`);
+      }),
+    );
+    expect(cut).toEqual([]);
+  };
+
   for (const [width, height] of [
     [1920, 1080],
     [1280, 800],
+    [960, 600],
   ] as const) {
-    it(`at ${width}x${height}: ${width === 1920 ? 'every seat visible without scrolling, ' : ''}counts add up to 20`, async () => {
+    it(`at ${width}x${height}: ${width === 1920 ? 'every seat visible without scrolling, ' : ''}counts add up to 20, the top strip on one line, every pane's buttons in its pane`, async () => {
       const chrome = await launchChromium({ width, height });
       const errors: string[] = [];
       try {
@@ -84,6 +108,7 @@ describe.skipIf(!!missing)('the workspace with a 20-seat rig', () => {
         for (const s of ['a2', 'a3', 'b1', 'b2', 'b4', 'a4', 'a5'])
           await page.locator(`[data-seat-row="${s}@crew"]`).click();
         await page.waitForFunction(() => document.querySelectorAll('[data-terminal-state="live"]').length === 9);
+        await expectFits(page, width);
         await page.screenshot({ path: join(SHOTS, `grid-3x3-${width}x${height}.png`) });
         await page.keyboard.press('Control+k');
         await page.getByRole('combobox', { name: 'Command' }).fill('b');

@@ -5,6 +5,9 @@ export function windowOptions(preloadPath: string, iconPath?: string): BrowserWi
   return {
     width: 1280,
     height: 820,
+    // Below this the seat rail, three panes and the side panel no longer fit side by side.
+    minWidth: 960,
+    minHeight: 600,
     show: false,
     title: 'Rigdesk',
     backgroundColor: '#0d1117',

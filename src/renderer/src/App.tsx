@@ -27,13 +27,20 @@ export function App({ transport }: { transport: Transport }) {
   useKeys();
   const rail = useWindow((s) => s.layout.rail);
   const panel = useWindow((s) => s.layout.panel);
+  const sides = useMemo(() => sideWidths(window.innerWidth), []);
   return (
     <div className="app">
       <TopStrip transportKind={transport.kind} />
       <Group orientation="horizontal" className="body" id="workspace">
         {rail && (
           <>
-            <Panel id="rail" defaultSize={270} minSize={210} maxSize={460} groupResizeBehavior="preserve-pixel-size">
+            <Panel
+              id="rail"
+              defaultSize={sides.rail}
+              minSize={180}
+              maxSize={460}
+              groupResizeBehavior="preserve-pixel-size"
+            >
               <Rail />
             </Panel>
             <Separator className="sep" />
@@ -45,7 +52,13 @@ export function App({ transport }: { transport: Transport }) {
         {panel !== 'none' && (
           <>
             <Separator className="sep" />
-            <Panel id="side" defaultSize={330} minSize={260} maxSize={640} groupResizeBehavior="preserve-pixel-size">
+            <Panel
+              id="side"
+              defaultSize={sides.side}
+              minSize={240}
+              maxSize={640}
+              groupResizeBehavior="preserve-pixel-size"
+            >
               <SidePanel panel={panel} />
             </Panel>
           </>
@@ -57,6 +70,16 @@ export function App({ transport }: { transport: Transport }) {
       <DialogHost />
     </div>
   );
+}
+
+/**
+ * The rail's and the side panel's first widths, for the window they open in: their full widths
+ * from 1280 px up, narrower below, so that a small window still leaves the terminals half of it.
+ */
+function sideWidths(windowWidth: number): { rail: number; side: number } {
+  const share = (part: number, min: number, max: number) =>
+    Math.round(Math.min(max, Math.max(min, windowWidth * part)));
+  return { rail: share(0.21, 190, 270), side: share(0.26, 250, 330) };
 }
 
 function SidePanel({ panel }: { panel: 'decisions' | 'details' }) {

@@ -69,14 +69,16 @@ export function TopStrip({ transportKind }: { transportKind: string }) {
         </span>
       </button>
       <button type="button" className="palette-hint" onClick={() => useWindow.setState({ palette: true })}>
-        <kbd>Ctrl K</kbd> Commands
+        <kbd>Ctrl K</kbd> <span className="label">Commands</span>
       </button>
       <button type="button" className="help-hint" aria-label="Keys" onClick={() => useWindow.setState({ help: true })}>
         ?
       </button>
       <span className={`conn ${status}`} data-testid="connection" title={`${transportKind} ${status}`}>
         <span className="dot" aria-hidden="true" />
-        {transportKind} {status}
+        <span className="label">
+          {transportKind} {status}
+        </span>
       </span>
     </header>
   );
