@@ -234,6 +234,11 @@ describe.skipIf(!!missing)('the workspace with a real Claude seat', () => {
     expect(await refusal.locator('.message').textContent()).toContain(other.paneId);
     expect(w.engine.store.sessions.live(LEAD)).toBeUndefined();
     expect(w.world.sessions().some((s) => s.seat === LEAD)).toBe(false);
+    // It stays until read; Escape (outside a terminal) dismisses it.
+    await new Promise((r) => setTimeout(r, 6500));
+    expect(await refusal.isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await refusal.waitFor({ state: 'detached', timeout: 2000 });
     expect(errors).toEqual([]);
   });
 });

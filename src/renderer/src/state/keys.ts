@@ -43,7 +43,10 @@ export const CHORDS: readonly Chord[] = [
 /** Outside a terminal or a text field: */
 export const PLAIN_KEYS: readonly { keys: string; what: string }[] = [
   { keys: '?', what: 'Show these keys' },
-  { keys: 'Escape', what: 'Close what is open and give the focus back to the focused pane' },
+  {
+    keys: 'Escape',
+    what: 'Close what is open (or else dismiss the notes) and give the focus back to the focused pane',
+  },
   { keys: 'A / D', what: 'Approve / deny the decision card that has the focus' },
   { keys: '↑ ↓', what: 'Move between seats in the rail; Enter opens one' },
   { keys: '← → ↑ ↓', what: 'In the topology: move between seats; Enter opens one in the grid, M its menu' },

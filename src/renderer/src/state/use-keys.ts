@@ -81,6 +81,8 @@ export function useKeys(): void {
       if (e.key === 'Escape') {
         if (s.palette || s.help || s.dialog || s.find)
           useWindow.setState({ palette: false, help: false, dialog: undefined, find: false });
+        // A refusal stays until it is read; Escape is its keyboard path away (with nothing else open).
+        else if (s.notes.length) useWindow.setState({ notes: [] });
         useWindow.setState((x) => ({ focusTick: x.focusTick + 1 }));
         e.preventDefault();
       } else if (e.key === '?' && !s.dialog && !s.palette) {
