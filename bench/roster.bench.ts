@@ -386,9 +386,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
       engSpawns.push(calls.length + heldSpawns);
       const own = calls.filter((c) => c.includes(tmux.socketName));
       ownSpawns.push(own.length + heldSpawns + calls.filter((c) => c[0] !== 'tmux').length);
-      foreignCalls.push(
-        ...calls.filter((c) => c[0] === 'tmux' && !c.includes(tmux.socketName)).map(withoutSocketDir),
-      );
+      foreignCalls.push(...calls.filter((c) => c[0] === 'tmux' && !c.includes(tmux.socketName)).map(withoutSocketDir));
       naiveTimes.push(naiveDt);
       naiveSpawns.push(naiveCalls);
     }
