@@ -71,14 +71,14 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     // The host paused past the watermark by its own count; what it sent is still in flight to this
     // client (under load it read 99404 of it at that moment), so the client's count is read once
     // every byte the host counts has arrived.
+    const received = () => c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
     const unacked = w.serve.ctx.terminals.inspect(flood)!.flow.unacked;
     expect(unacked).toBeGreaterThan(FLOW_HIGH_WATERMARK);
-    const received = () => c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
     await waitFor(() => received() >= unacked, { what: 'the bytes in flight at the pause arrived', timeoutMs: 10_000 });
     const sentWhenPaused = received();
     expect(sentWhenPaused).toBeGreaterThan(FLOW_HIGH_WATERMARK);
     await new Promise((r) => setTimeout(r, 500));
-    const later = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
+    const later = received();
     // Paused: at most what was already batched in flight when the pause hit.
     expect(later - sentWhenPaused).toBeLessThan(256 * 1024);
     // The other seat still answers while the flood is held back.
@@ -88,7 +88,7 @@ describe('live terminals over the serve host (real tmux, node-pty attach clients
     let acked = 0;
     await waitFor(
       () => {
-        const got = c.frames.filter((f) => f.readUInt32BE(1) === flood).reduce((n, f) => n + f.length - 5, 0);
+        const got = received();
         if (got > acked) c.ws.send(encodeAck(flood, got - acked));
         acked = got;
         // Counted, not sampled: the flood goes on and may pause it again before the next look.

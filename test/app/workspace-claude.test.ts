@@ -6,6 +6,7 @@ import { startShell } from '../../src/main/shell/app';
 import { CLAUDE_BIN } from '../agents/claude-fixture';
 import { startInTmux } from '../agents/agent-run';
 import { CLAUDE_SCREEN } from '../../src/main/engine/runtimes/screens/claude';
+import { DONE_MS } from '../../src/renderer/src/views/Notes';
 import { REPO } from '../support/rig';
 import { TestTmux, waitFor } from '../support/tmux';
 import { chromiumMissing, launchChromium } from './chromium';
@@ -234,8 +235,8 @@ describe.skipIf(!!missing)('the workspace with a real Claude seat', () => {
     expect(await refusal.locator('.message').textContent()).toContain(other.paneId);
     expect(w.engine.store.sessions.live(LEAD)).toBeUndefined();
     expect(w.world.sessions().some((s) => s.seat === LEAD)).toBe(false);
-    // It stays until read; Escape (outside a terminal) dismisses it.
-    await new Promise((r) => setTimeout(r, 6500));
+    // It stays past a done note's time, until read; Escape (outside a terminal) dismisses it.
+    await new Promise((r) => setTimeout(r, DONE_MS + 500));
     expect(await refusal.isVisible()).toBe(true);
     await page.keyboard.press('Escape');
     await refusal.waitFor({ state: 'detached', timeout: 2000 });

@@ -27,20 +27,14 @@ export function App({ transport }: { transport: Transport }) {
   useKeys();
   const rail = useWindow((s) => s.layout.rail);
   const panel = useWindow((s) => s.layout.panel);
-  const sides = useMemo(() => sideWidths(window.innerWidth), []);
+  const edges = useMemo(() => edgePanels(window.innerWidth), []);
   return (
     <div className="app">
       <TopStrip transportKind={transport.kind} />
       <Group orientation="horizontal" className="body" id="workspace">
         {rail && (
           <>
-            <Panel
-              id="rail"
-              defaultSize={sides.rail}
-              minSize={180}
-              maxSize={460}
-              groupResizeBehavior="preserve-pixel-size"
-            >
+            <Panel {...edges.rail}>
               <Rail />
             </Panel>
             <Separator className="sep" />
@@ -52,13 +46,7 @@ export function App({ transport }: { transport: Transport }) {
         {panel !== 'none' && (
           <>
             <Separator className="sep" />
-            <Panel
-              id="side"
-              defaultSize={sides.side}
-              minSize={240}
-              maxSize={640}
-              groupResizeBehavior="preserve-pixel-size"
-            >
+            <Panel {...edges.side}>
               <SidePanel panel={panel} />
             </Panel>
           </>
@@ -73,13 +61,19 @@ export function App({ transport }: { transport: Transport }) {
 }
 
 /**
- * The rail's and the side panel's first widths, for the window they open in: their full widths
- * from 1280 px up, narrower below, so that a small window still leaves the terminals half of it.
+ * The rail's and the side panel's sizes. They open at full width from 1280 px up and narrower
+ * below, so that a small window still leaves the terminals half of it; a window resize keeps
+ * their pixels and gives the change to the grid.
  */
-function sideWidths(windowWidth: number): { rail: number; side: number } {
-  const share = (part: number, min: number, max: number) =>
-    Math.round(Math.min(max, Math.max(min, windowWidth * part)));
-  return { rail: share(0.21, 190, 270), side: share(0.26, 250, 330) };
+function edgePanels(windowWidth: number) {
+  const edge = (id: string, share: number, first: [number, number], minSize: number, maxSize: number) => ({
+    id,
+    defaultSize: Math.round(Math.min(first[1], Math.max(first[0], windowWidth * share))),
+    minSize,
+    maxSize,
+    groupResizeBehavior: 'preserve-pixel-size' as const,
+  });
+  return { rail: edge('rail', 0.21, [190, 270], 180, 460), side: edge('side', 0.26, [250, 330], 240, 640) };
 }
 
 function SidePanel({ panel }: { panel: 'decisions' | 'details' }) {

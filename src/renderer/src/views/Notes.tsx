@@ -1,7 +1,8 @@
 import { useEffect } from 'react';
 import { dismissNote, type Note, useWindow } from '../state/store';
 
-const DONE_MS = 6000;
+/** How long a note that only says what happened stays; a refusal stays until it is dismissed. */
+export const DONE_MS = 6000;
 
 /** What the window says after an action; a refusal stays, with the engine's code, message and hint. */
 export function Notes() {
