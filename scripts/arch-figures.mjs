@@ -142,7 +142,7 @@ function functions(sf) {
   const visit = (node) => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const name =
-        (node.name && node.name.getText()) ||
+        node.name?.getText() ||
         (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText() : undefined) ||
         (ts.isPropertyAssignment(node.parent) ? node.parent.name.getText() : undefined);
       const start = sf.getLineAndCharacterOfPosition(node.getStart()).line + 1;
