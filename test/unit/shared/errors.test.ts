@@ -18,6 +18,8 @@ const INPUT_ERRORS: ErrorCode[] = [
   'QUEUE_ITEM_NOT_FOUND',
   'SEAT_EXISTS',
   'HOST_NOT_FOUND',
+  'NOT_A_REPO',
+  'WORKTREE_NOT_FOUND',
 ];
 
 describe('errors are data with stable codes', () => {
