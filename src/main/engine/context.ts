@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { liveExec, systemClock, type Clock, type Exec } from './deps';
 import { liveEvidenceIO } from './evidence-io';
+import { type FaultHooks, faultsFromEnv } from './faults';
 import { resolveHome, socketPathForName, type HomeLayout } from './home';
 import { liveProcReader } from './proc';
 import type { ProcReader } from './proc/types';
@@ -10,22 +11,6 @@ import { Store } from './store';
 import { TmuxClient, tmuxEnv } from './tmux/client';
 import { controlArgs, probeSocket, registerLinks, TmuxLinks } from './tmux/held';
 import { serverArgs, serverKey, type TmuxServerRef } from './tmux/identity';
-
-/**
- * Test-only fault injection: named points where the engine awaits a hook. Production passes none.
- * Tests use it to force interleavings (a pid reused between check and write) or to SIGKILL a
- * process at an exact fence phase.
- */
-export type FaultPoint =
-  | 'fence.after_reserved'
-  | 'fence.after_helper_invoked'
-  | 'fence.after_created'
-  | 'send.before_revalidate'
-  /** Present: the send's Enter is not pressed, as when an agent drops it. */
-  | 'send.drop_enter';
-// Restore's own test-only points (restore.after_snapshot, …) are read in restore/faults.ts from the
-// same RIGDESK_TEST_FAULT variable.
-export type FaultHooks = Partial<Record<FaultPoint, () => Promise<void> | void>>;
 
 export interface EngineDeps {
   layout: HomeLayout;
@@ -75,24 +60,6 @@ export function liveEngineDeps(
     newId: overrides.newId ?? randomUUID,
     faults: overrides.faults ?? faultsFromEnv(env),
     tmux,
-  };
-}
-
-/**
- * `RIGDESK_TEST_FAULT=<point>:pause` makes the engine stop at that point until killed; only the
- * fence crash tests set it. It is read once, here, and nowhere else.
- */
-function faultsFromEnv(env: NodeJS.ProcessEnv): FaultHooks {
-  const spec = env.RIGDESK_TEST_FAULT;
-  if (!spec) return {};
-  const [point, action] = spec.split(':') as [FaultPoint, string];
-  if (action !== 'pause') return {};
-  return {
-    [point]: async () => {
-      process.stderr.write(`rigdesk: test fault: paused at ${point}\n`);
-      // A timer keeps the event loop alive: a bare pending promise would let the process exit.
-      await new Promise(() => setInterval(() => undefined, 60_000));
-    },
   };
 }
 

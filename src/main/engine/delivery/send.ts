@@ -4,6 +4,7 @@ import { observeSeats, type ObservedSeat } from '../activity/observe';
 import { checkConversationFree } from '../custody/guard';
 import { revalidateTarget, type WriteTarget } from '../custody/revalidate';
 import type { Engine } from '../engine';
+import { atFault } from '../faults';
 import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
 import { realOrSame } from '../restore/facts';
@@ -233,7 +234,7 @@ async function typeOnce(
   if (!custody.ok) return custody;
   const held = checkHold(engine, seat, observed, opts, warnings);
   if (!held.ok) return held;
-  await engine.deps.faults['send.before_revalidate']?.();
+  await atFault(engine.deps.faults, 'send.before_revalidate');
   const moved = await revalidateTarget(engine, writeTargetOf(observed));
   if (!moved.ok) return moved;
   const typed = await pasteAndSubmit(engine, seat, live.server, live.paneId, text);

@@ -3,7 +3,7 @@ import { observeSeats, type ObservedSeat } from '../activity/observe';
 import { sendToSeat } from '../delivery/send';
 import type { Engine } from '../engine';
 import type { Holder, SeatRow, SessionRow, WakeRepo, WakeRow } from '../store';
-import { queueFault } from './faults';
+import { atFault } from '../faults';
 import { ladderDelay, PARK_RECHECK_MS, planWake, wakeDigest, wakeGate, wakeNotice, type WakeStep } from './wake-plan';
 
 export type { WakeOutcome, WakeReport } from '../../../shared/contract/activity';
@@ -168,7 +168,7 @@ async function attempt(
     ? wakes.take(row, self)
     : wakes.insert(key, { state: 'pending', attempts: 1, nextAt: now, lastResult: 'typing', holder: self });
   if (!taken) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
-  await queueFault(engine, 'queue.after_wake_row');
+  await atFault(engine.deps.faults, 'queue.after_wake_row');
   let sent: Awaited<ReturnType<typeof sendToSeat>>;
   try {
     // Through sendToSeat: custody, the per-seat lease and every hold apply to a wake as to a send.
@@ -178,7 +178,7 @@ async function attempt(
     throw e;
   }
   if (sent.ok) {
-    await queueFault(engine, 'queue.after_wake_typed');
+    await atFault(engine.deps.faults, 'queue.after_wake_typed');
     wakes.markSent(taken.id, 'delivered');
     engine.store.events.append('queue.wake', where, {
       token: taken.token,

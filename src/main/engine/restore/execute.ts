@@ -4,7 +4,7 @@ import { runtimeById } from '../runtimes';
 import { launchSeat } from '../services/launch';
 import type { SeatRow, SessionRow } from '../store';
 import { choicesFor } from './decide';
-import { restoreFault } from './faults';
+import { atFault } from '../faults';
 import { watchStart } from './watch-start';
 import {
   DEFAULT_VERIFY,
@@ -122,7 +122,7 @@ export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx
       why: l.message,
       ...(l.evidence ? { evidence: l.evidence } : {}),
     };
-  await restoreFault(engine, 'restore.after_launch');
+  await atFault(engine.deps.faults, 'restore.after_launch');
   const at = {
     paneId: l.launched.paneId,
     sessionId: l.launched.sessionId,
@@ -180,7 +180,7 @@ export async function launchResume(
       ...(l.evidence ? { evidence: l.evidence } : {}),
     };
   }
-  await restoreFault(engine, 'restore.after_launch');
+  await atFault(engine.deps.faults, 'restore.after_launch');
   const live = engine.store.sessions.live(seat.seat);
   if (!live || live.sessionId !== l.launched.sessionId)
     return {
@@ -293,7 +293,7 @@ async function rollback(
   ctx: ExecContext,
   base: Base,
 ): Promise<SeatResult> {
-  await restoreFault(engine, 'restore.before_rollback');
+  await atFault(engine.deps.faults, 'restore.before_rollback');
   const kill = await engine.client(live.server).killByIdentity(live);
   const where = { rig: seat.rig, seat: seat.seat };
   const repos = engine.store.restore;
@@ -326,7 +326,7 @@ async function rollback(
       });
     })
     .immediate();
-  await restoreFault(engine, 'restore.after_rollback_kill');
+  await atFault(engine.deps.faults, 'restore.after_rollback_kill');
   const d = openDecision(engine, seat, 'conversation_missing_reported', conversationId, ctx.snapshotId, {
     screen,
     paneRemoved: kill.outcome,

@@ -5,7 +5,7 @@ import { revalidateTarget } from '../custody/revalidate';
 import type { Engine } from '../engine';
 import { descendants } from '../proc/lineage';
 import { execContext, settleVerdict } from './execute';
-import { restoreFault } from './faults';
+import { atFault } from '../faults';
 import { verifyConversation, type VerifyOptions } from './verify';
 import type { RosterAgent } from '../roster/types';
 import { runtimeById, type LaunchContext } from '../runtimes';
@@ -134,7 +134,7 @@ async function respawn(
       .filter((p) => adapter.matches(p))
       .map((p) => ({ pid: p.pid, startTime: p.startTime })),
   ];
-  await restoreFault(engine, 'restart.after_reserved');
+  await atFault(engine.deps.faults, 'restart.after_reserved');
   const checked = await revalidateTarget(engine, {
     server: live.server,
     paneId: live.paneId,
@@ -214,7 +214,7 @@ async function settle(
 ): Promise<SeatResult> {
   const { store } = engine;
   const where = { rig: seat.rig, seat: seat.seat };
-  await restoreFault(engine, 'restart.after_respawn');
+  await atFault(engine.deps.faults, 'restart.after_respawn');
   const np = await engine.procNow(live.server, newPid);
   const startTime = np && np !== 'unknown' ? np.startTime : null;
   const identity = {

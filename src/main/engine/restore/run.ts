@@ -16,7 +16,7 @@ import type { Roster } from '../roster/types';
 import { decideSeat, plannedOutcome, rigOutcome } from './decide';
 import { execContext, executePlan } from './execute';
 import { ownPane, seatFacts } from './facts';
-import { restoreFault } from './faults';
+import { atFault } from '../faults';
 import { remoteGates } from './remote-facts';
 import { snapshotSeats } from './snapshot';
 import type { VerifyOptions } from './verify';
@@ -55,7 +55,7 @@ export async function restore(
   if (opts.plan) {
     // A preview writes nothing: it plans from the given snapshot, or from the store as it is.
     const seats = t.snapshot?.seats ?? snapshotSeats(engine, roster, t.rig, { bind: false });
-    await restoreFault(engine, 'restore.after_snapshot');
+    await atFault(engine.deps.faults, 'restore.after_snapshot');
     const { plans, missing } = await planSeats(engine, roster, seats, { plan: true });
     return preview(t.rig, t.snapshot?.id ?? null, plans, missing);
   }
@@ -70,7 +70,7 @@ export async function restore(
       { snapshot: snapshot.id, reason: 'restore', seats: snapshot.seats.length },
     );
   }
-  await restoreFault(engine, 'restore.after_snapshot');
+  await atFault(engine.deps.faults, 'restore.after_snapshot');
   const { plans, missing } = await planSeats(engine, roster, snapshot.seats, { plan: false });
   return runPlans(engine, t.rig, snapshot.id, plans, missing, opts.verify);
 }
@@ -183,7 +183,7 @@ async function runPlans(
     { rig },
     { run, snapshot: snapshotId, plan: plans.map((p) => ({ seat: p.seat, action: p.action, why: p.why })) },
   );
-  await restoreFault(engine, 'restore.after_plan');
+  await atFault(engine.deps.faults, 'restore.after_plan');
 
   const ctx = execContext(engine, rig, snapshotId, verify);
   const results = await Promise.all(
@@ -198,7 +198,7 @@ async function runPlans(
   const seats: SeatResult[] = [...missing, ...results];
   for (const s of seats) repos.event('restore.seat', { rig, seat: s.seat }, { run, ...s });
   const outcome = rigOutcome(seats.map((s) => s.outcome));
-  await restoreFault(engine, 'restore.before_finish');
+  await atFault(engine.deps.faults, 'restore.before_finish');
   repos.runs.finish(run, outcome, seats);
   repos.event('restore.finished', { rig }, { run, snapshot: snapshotId, outcome });
   return { ok: true, rig, snapshotId, planOnly: false, outcome, seats, plan: planView(plans) };

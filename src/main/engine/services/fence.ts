@@ -3,6 +3,7 @@ import { fail, type Failure, type Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import { sessionGone } from '../custody/gone';
 import type { Engine } from '../engine';
+import { atFault } from '../faults';
 import type { LaunchContext, RuntimeAdapter } from '../runtimes';
 import type { Roster } from '../roster/types';
 import type { LaunchPlan, SeatRow } from '../store';
@@ -174,7 +175,7 @@ export async function createBehindFence(
   if (!taken.ok) return taken;
   const r = taken.id;
   store.events.append('fence.reserved', where, { reservation: r, attempt, plan });
-  await faults['fence.after_reserved']?.();
+  await atFault(faults, 'fence.after_reserved');
 
   if (!store.reservations.advance(r, 'reserved', 'helper_invoked'))
     return fail('LAUNCH_IN_PROGRESS', `reservation ${r} for ${seat.seat} was taken over`);
@@ -187,7 +188,7 @@ export async function createBehindFence(
     env: { ...extraEnv, ...seat.env, RIGDESK_SEAT: seat.seat, RIGDESK_ATTEMPT: attempt },
     argv: paneArgv,
   });
-  await faults['fence.after_helper_invoked']?.();
+  await atFault(faults, 'fence.after_helper_invoked');
   if (!created.ok) {
     store.reservations.advance(r, 'helper_invoked', 'abandoned', { outcome: `create failed: ${created.code}` });
     store.events.append('fence.abandoned', where, { reservation: r, code: created.code, message: created.message });
@@ -195,7 +196,7 @@ export async function createBehindFence(
   }
   const id = created.identity;
   await bindCreated(engine, seat, plan, r, attempt, id);
-  await faults['fence.after_created']?.();
+  await atFault(faults, 'fence.after_created');
   store.reservations.advance(r, 'created', 'released', { outcome: 'launched' });
   const conversationId = plan.conversationId;
   store.events.append('seat.launch', where, {
