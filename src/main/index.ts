@@ -8,7 +8,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, Tray
 import { liveEngineDeps } from './engine/context';
 import { Engine } from './engine/engine';
 import { resolveHome } from './engine/home';
-import { sqliteNativeBinding } from './engine/store/sqlite-binding';
+import { sqliteNativeBinding } from './engine/sqlite-binding';
 import { claimEngine } from './engine/background';
 import { reportLine } from '../cli/format';
 import { PushHub } from './host/pushes';

@@ -11,6 +11,7 @@ import { realOrSame } from '../restore/facts';
 import { withSeatTurn } from './lease';
 import { validateSendText } from './text';
 import { verifySubmitted } from './verify';
+import { conversationFamily } from '../runtimes/family';
 
 export interface SendOptions {
   /** Seconds from the start to wait for idle before taking the lease. */
@@ -138,7 +139,7 @@ function checkCustody(engine: Engine, seat: SeatRow, o: Observed, warnings: stri
       allowSessionId: live.id,
       host: seat.host,
     },
-    engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+    engine.store.sessions.liveBoundTo(conversationFamily(adapter.id), conversationId),
   );
 }
 

@@ -11,6 +11,7 @@ import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
 import { appendPromptEvent } from './events';
 import { PROMPT_KEYS, readPrompt } from './screens';
+import { conversationFamily } from '../runtimes/family';
 
 export interface AnswerOptions {
   /** The prompt the person saw (from `prompts`); a different prompt on screen is refused. */
@@ -114,7 +115,7 @@ async function answerOnce(
         allowSessionId: live.id,
         host: hostOfServer(live.server),
       },
-      engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+      engine.store.sessions.liveBoundTo(conversationFamily(adapter.id), conversationId),
     );
     if (!free.ok) return free;
   }

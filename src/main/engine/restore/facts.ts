@@ -7,6 +7,7 @@ import { runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
 import type { SnapshotSeat } from '../store/restore-repos';
 import type { LiveFact, SeatFacts, TranscriptFact } from './decide';
+import { conversationFamily } from '../runtimes/family';
 
 /**
  * The thin live adapter in front of the decision table: reads the store, a roster the caller has
@@ -89,7 +90,7 @@ export function liveFact(
       allowPids: own?.pane?.agent ? [own.pane.agent.pid] : [],
       allowSessionId: own?.pane ? own.live?.id : undefined,
     },
-    engine.store.sessions.liveBoundTo(seat.runtime, conversationId),
+    engine.store.sessions.liveBoundTo(conversationFamily(seat.runtime), conversationId),
   );
   if (free.ok) return { state: 'free' };
   if (free.code === 'CONVERSATION_LIVE_ELSEWHERE')

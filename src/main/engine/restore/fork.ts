@@ -12,6 +12,7 @@ import { cwdOn, ownPane, transcriptFact } from './facts';
 import { type ForkEnd, proveFork } from './fork-prove';
 import { forkHostGate, sourceTranscript } from './fork-remote';
 import type { VerifyOptions } from './verify';
+import { conversationFamily } from '../runtimes/family';
 
 /**
  * `rigdesk fork <seat> --as <member>`: a new seat in the same rig and pod, with the source's
@@ -134,7 +135,7 @@ function custody(
       allowPids: from.agentPid !== undefined ? [from.agentPid] : [],
       allowSessionId: from.liveSessionRow,
     },
-    engine.store.sessions.liveBoundTo(source.runtime, from.id),
+    engine.store.sessions.liveBoundTo(conversationFamily(source.runtime), from.id),
   );
   if (free.ok) return free;
   return {

@@ -16,6 +16,7 @@ import { hostGate } from '../hosts/gate';
 import { hostUnreachable } from '../hosts/merge';
 import { programOnHost } from '../services/launch-remote';
 import { restartInPane, waitGone } from './restart-pane';
+import { conversationFamily } from '../runtimes/family';
 
 /**
  * The seat lifecycle beyond launch/stop: restart on the same conversation (same pane), and a
@@ -76,7 +77,7 @@ export async function restartSeat(
       allowSessionId: live.id,
       host: seat.host,
     },
-    engine.store.sessions.liveBoundTo(seat.runtime, cid),
+    engine.store.sessions.liveBoundTo(conversationFamily(seat.runtime), cid),
   );
   if (!free.ok) return free;
   const binary = await programFor(engine, seat, adapter);

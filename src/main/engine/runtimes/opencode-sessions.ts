@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { sqliteNativeBinding } from '../store/sqlite-binding';
+import { sqliteNativeBinding } from '../sqlite-binding';
 import type { ConversationClaim, EvidenceIO, LiveProcess } from './types';
 
 /**

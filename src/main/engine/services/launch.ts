@@ -12,6 +12,7 @@ import type { SeatRow } from '../store';
 import { INSTALL_HINTS, whichOnPath } from '../runtimes/install';
 import { launchRemote } from './launch-remote';
 import { createBehindFence, launchRoster, settleEarlier, type ArgvChooser } from './fence';
+import { conversationFamily } from '../runtimes/family';
 
 export { attachArgv, createBehindFence, type ArgvChooser, type LaunchRoster } from './fence';
 
@@ -43,7 +44,7 @@ const resumeOrFresh =
       const free = checkConversationFree(
         await roster(),
         { runtime: adapter.id, conversationId, cwd, home: ctx.home, host: seat.host },
-        engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+        engine.store.sessions.liveBoundTo(conversationFamily(adapter.id), conversationId),
       );
       if (!free.ok) return free;
       return {

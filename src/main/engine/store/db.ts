@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS, type Migration } from './migrations';
-import { sqliteNativeBinding } from './sqlite-binding';
+import { sqliteNativeBinding } from '../sqlite-binding';
 
 export type Db = Database.Database;
 

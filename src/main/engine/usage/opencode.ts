@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { sqliteNativeBinding } from '../store/sqlite-binding';
+import { sqliteNativeBinding } from '../sqlite-binding';
 import { num, obj, type UsageSink, type UsageTotals } from './types';
 
 /**
