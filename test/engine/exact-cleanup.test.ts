@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Exec } from '../../src/main/engine/deps';
 import { liveExec } from '../../src/main/engine/deps';
-import { stopSeat } from '../../src/main/engine/services/stop';
+import { stopSeat } from '../../src/main/engine/seats/stop';
 import { RigWorld, shellRigYaml } from '../support/rig';
 
 describe('exact cleanup (design.md invariant 4)', () => {
@@ -115,7 +115,7 @@ describe('exact cleanup (design.md invariant 4)', () => {
         ? Promise.resolve({ code: null, signal: 'SIGKILL', stdout: '', stderr: '', timedOut: true })
         : liveExec(file, args, opts);
     const engine = w.engine({ exec: slowKill });
-    const { downRig } = await import('../../src/main/engine/services/stop');
+    const { downRig } = await import('../../src/main/engine/services/down');
     const r = await downRig(engine, 'demo');
     expect(r.ok).toBe(false);
     if (!r.ok)

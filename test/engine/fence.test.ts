@@ -95,7 +95,7 @@ describe('the create fence (design.md invariant 3)', () => {
       rosters++;
       return fresh();
     };
-    const { launchSeat } = await import('../../src/main/engine/services/launch');
+    const { launchSeat } = await import('../../src/main/engine/seats/launch');
     const first = await launchSeat(e, 'lead@demo');
     expect(first.ok, JSON.stringify(first)).toBe(true);
     expect(rosters).toBe(0);
@@ -121,7 +121,7 @@ describe('the create fence (design.md invariant 3)', () => {
     const first = await w.cli(['launch', 'lead@demo', '--json']);
     expect(first.code, first.stdout).toBe(0);
     late.roster = async () => stale;
-    const { launchSeat } = await import('../../src/main/engine/services/launch');
+    const { launchSeat } = await import('../../src/main/engine/seats/launch');
     const r = await launchSeat(late, 'lead@demo');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.code).toBe('SEAT_ALREADY_RUNNING');

@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TAKING_UP_WAIT_MS, untilTakenUp } from '../../src/main/engine/services/taking-up';
+import { TAKING_UP_WAIT_MS, untilTakenUp } from '../../src/main/engine/seats/taking-up';
 import { RigWorld } from '../support/rig';
 import { emptied, header, ID, mark, messages, steppedClock, transcriptName } from '../support/taking-up';
 

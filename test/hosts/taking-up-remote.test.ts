@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addHost } from '../../src/main/engine/services/hosts';
-import { untilTakenUp } from '../../src/main/engine/services/taking-up';
+import { untilTakenUp } from '../../src/main/engine/seats/taking-up';
 import { sshdMissing, sshWorldPerTest } from '../support/sshd';
 import { emptied, header, ID, mark, messages, steppedClock, transcriptName } from '../support/taking-up';
 

@@ -13,7 +13,7 @@ import { controlPids, pipeFifos, type SeatWatch, watchKind } from './watch-kinds
 import { type ActivityChange, ActivityRecord } from './record';
 import { type ObservedSeat, observeSeats, onObserved } from './observe';
 import type { Roster, RosterPane } from '../roster/types';
-import { bindDiscoveredConversations } from '../services/bind';
+import { bindDiscoveredConversations } from '../seats/bind';
 import { RemoteHookWatches } from '../hosts/hook-watch';
 
 export type { ActivityChange };

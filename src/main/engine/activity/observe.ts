@@ -1,13 +1,11 @@
-import { readFileSync, statSync } from 'node:fs';
 import { hostOfServer } from '../tmux/identity';
 import type { Engine } from '../engine';
-import { remoteHookEvidence } from '../hosts/hook-watch';
-import { hookFileFor, readClaudeHook } from '../runtimes/hooks/claude';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById } from '../runtimes';
 import { claudeLiveStatus } from '../runtimes/claude-code';
 import type { SeatRow, SessionRow } from '../store';
 import { capturePanes } from './capture';
+import { readHookEvidence, remoteHookEvidence } from './hooks';
 import { decideActivity, type Evidence, type SeatActivity, type SessionAxis } from './decide';
 
 export interface ObservedSeat {
@@ -166,24 +164,4 @@ function sessionAxis(
   if (!wrapped) return 'exited';
   if (seat.runtime === 'shell') return pane.lineage.length > 0 ? 'present' : 'exited';
   return pane.agent ? 'present' : 'exited';
-}
-
-/** The seat's last Claude hook event, if it belongs to the conversation the pane's agent writes. */
-function readHookEvidence(engine: Engine, seat: string, conversationId: string | undefined): Evidence | undefined {
-  const file = hookFileFor(engine.deps.layout.hooksDir, seat);
-  let raw: string;
-  let at: number;
-  try {
-    at = statSync(file).mtimeMs;
-    raw = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const h = readClaudeHook(raw);
-  if (conversationId && h.sessionId && h.sessionId !== conversationId) return undefined; // another occupant's
-  if (!h.activity && !h.needsInput) return undefined;
-  const e: Evidence = { source: 'hook', at: Math.min(at, engine.now()), detail: `hook ${h.event}` };
-  if (h.activity) e.activity = h.activity;
-  if (h.needsInput) e.needsInput = h.needsInput;
-  return e;
 }

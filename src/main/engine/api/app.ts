@@ -2,7 +2,7 @@ import { type APP_ANSWERS, type APP_REQUESTS, parseDeepLink, type Topology } fro
 import { fail } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { answerPrompt } from '../prompts/answer';
-import { listPrompts } from '../prompts/list';
+import { listPrompts } from '../services/prompts';
 import { installShim } from '../services/shim';
 import type { Handlers } from './types';
 

@@ -1,10 +1,11 @@
 import type { ENGINE_ANSWERS, ENGINE_REQUESTS } from '../../../shared/contract/engine';
 import { sendToSeat } from '../delivery/send';
-import { launchSeat } from '../services/launch';
+import { launchSeat } from '../seats/launch';
 import { doctor } from '../services/doctor';
 import { attachCommand, captureSeat } from '../services/seat-screen';
 import { ps } from '../services/ps';
-import { downRig, stopSeat } from '../services/stop';
+import { downRig } from '../services/down';
+import { stopSeat } from '../seats/stop';
 import { upRig } from '../services/up';
 import type { Handlers } from './types';
 

@@ -7,7 +7,7 @@ import type { Engine } from '../engine';
 import { atFault } from '../faults';
 import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
-import { realOrSame } from '../restore/facts';
+import { realOrSame } from '../custody/cwd';
 import { withSeatTurn } from './lease';
 import { validateSendText } from './text';
 import { verifySubmitted } from './verify';

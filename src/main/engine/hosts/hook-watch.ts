@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Evidence } from '../activity/decide';
-import { readClaudeHook } from '../runtimes/hooks/claude';
 import type { SeatRow } from '../store';
 import { remoteHooksDir } from './host-files';
 
@@ -39,22 +37,6 @@ export interface RemoteHookRead {
   raw: string;
   ageMs: number;
   readAt: number;
-}
-
-/** A remote seat's last Claude hook event as activity evidence, when it is this occupant's. */
-export function remoteHookEvidence(
-  read: RemoteHookRead | undefined,
-  conversationId: string | undefined,
-  now: number,
-): Evidence | undefined {
-  if (!read) return undefined;
-  const h = readClaudeHook(read.raw);
-  if (conversationId && h.sessionId && h.sessionId !== conversationId) return undefined; // another occupant's
-  if (!h.activity && !h.needsInput) return undefined;
-  const e: Evidence = { source: 'hook', at: Math.min(read.readAt - read.ageMs, now), detail: `hook ${h.event}` };
-  if (h.activity) e.activity = h.activity;
-  if (h.needsInput) e.needsInput = h.needsInput;
-  return e;
 }
 
 /**

@@ -1,9 +1,7 @@
 import type { PsRow } from '../../../shared/contract';
 import type { PromptChoice, PromptItem } from '../../../shared/contract/app';
-import type { Result } from '../../../shared/errors';
 import { capturePanes } from '../activity/capture';
 import type { Engine } from '../engine';
-import { ps } from '../services/ps';
 import { PROMPT_KEYS, readPrompt, toolOf } from './screens';
 
 /** Lines of screen shown as evidence when no prompt block can be picked out. */
@@ -57,10 +55,4 @@ export async function promptsFor(engine: Engine, rows: readonly PsRow[]): Promis
       ...(note ? { note } : {}),
     };
   });
-}
-
-export async function listPrompts(engine: Engine, rig?: string): Promise<Result<{ prompts: PromptItem[] }>> {
-  const r = await ps(engine, rig ? { rig } : {});
-  if (!r.ok) return r;
-  return { ok: true, prompts: await promptsFor(engine, r.seats) };
 }

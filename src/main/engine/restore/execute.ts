@@ -1,7 +1,7 @@
 import type { DecisionItem, DecisionReason, SeatAction, SeatPlan, SeatResult } from '../../../shared/contract';
 import type { Engine } from '../engine';
 import { runtimeById } from '../runtimes';
-import { launchSeat } from '../services/launch';
+import { launchSeat } from '../seats/launch';
 import type { SeatRow, SessionRow } from '../store';
 import { choicesFor } from './decide';
 import { atFault } from '../faults';

@@ -1,6 +1,7 @@
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { checkConversationFree } from '../custody/guard';
 import { isLocal } from '../hosts/types';
+import { cwdOn, realOrSame } from '../custody/cwd';
 import type { Engine } from '../engine';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById } from '../runtimes';
@@ -13,14 +14,6 @@ import { conversationFamily } from '../runtimes/family';
  * The thin live adapter in front of the decision table: reads the store, a roster the caller has
  * just refreshed, and the runtime's transcript files, and answers only facts. It decides nothing.
  */
-
-export function realOrSame(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
 
 /** The seat's own pane, when its live row's immutable identity is on a listed server. */
 export function ownPane(
@@ -35,11 +28,6 @@ export function ownPane(
   const listed =
     engine.serverRunning(roster, live.server) !== undefined && !roster.problems.some((p) => p.server === live.server);
   return { live, running: listed ? 'not_running' : 'unknown' };
-}
-
-/** A seat's folder as its host names it: resolved here for this machine, as given for another host. */
-export function cwdOn(seat: { cwd: string; host?: string }): string {
-  return isLocal(seat.host) ? realOrSame(seat.cwd) : seat.cwd;
 }
 
 /**

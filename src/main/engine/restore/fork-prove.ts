@@ -2,7 +2,7 @@ import type { ForkResult } from '../../../shared/contract';
 import type { ErrorCode } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import type { RuntimeAdapter } from '../runtimes';
-import { bindDiscoveredConversations } from '../services/bind';
+import { bindDiscoveredConversations } from '../seats/bind';
 import type { LaunchedSeat } from '../../../shared/contract';
 import type { SessionRow } from '../store';
 import { execContext } from './execute';

@@ -2,13 +2,14 @@ import type { ForkAnswer, ForkPlan, ForkResult, TranscriptFact } from '../../../
 import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
-import { launchSeatWith, type ArgvChooser } from '../services/launch';
+import { launchSeatWith, type ArgvChooser } from '../seats/launch';
 import type { Roster } from '../roster/types';
 import { runtimeById, type RuntimeAdapter } from '../runtimes';
 import { validateName, seatAddress } from '../spec/names';
 import type { SeatRow } from '../store';
 import { insertSeat, removeUnusedSeat } from '../store/restore-seats';
-import { cwdOn, ownPane, transcriptFact } from './facts';
+import { cwdOn } from '../custody/cwd';
+import { ownPane, transcriptFact } from './facts';
 import { type ForkEnd, proveFork } from './fork-prove';
 import { forkHostGate, sourceTranscript } from './fork-remote';
 import type { VerifyOptions } from './verify';

@@ -12,7 +12,7 @@ import { runtimeById, type LaunchContext } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { ReservationRow, SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
-import { untilTakenUp } from '../services/taking-up';
+import { untilTakenUp } from '../seats/taking-up';
 
 /**
  * `restart --keep-conversation` once everything is proven (./lifecycle.ts): the agent is replaced

@@ -2,7 +2,7 @@ import type { Snapshot, SnapshotReason, SnapshotSeat } from '../../../shared/con
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import type { Roster } from '../roster/types';
-import { bindDiscoveredConversations } from '../services/bind';
+import { bindDiscoveredConversations } from '../seats/bind';
 import { ownPane, transcriptFact } from './facts';
 
 /**

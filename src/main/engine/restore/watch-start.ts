@@ -1,5 +1,5 @@
 import type { Engine } from '../engine';
-import { bindDiscoveredConversations } from '../services/bind';
+import { bindDiscoveredConversations } from '../seats/bind';
 import type { SeatRow, SessionRow } from '../store';
 import { type ObserverSource, type RosterSource, tail, type VerifyOptions, WRAPPER_EXIT } from './verify';
 

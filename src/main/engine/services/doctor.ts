@@ -9,7 +9,7 @@ import { scrubIdentity } from '../runtimes/env';
 import { INSTALL_HINTS, runtimeOnPath } from '../runtimes/install';
 import { schemaVersion } from '../store/db';
 import { checkHost } from './hosts';
-import { seatPrepInput } from './launch';
+import { seatPrepInput } from '../seats/launch';
 
 /**
  * Each local Codex seat's home whose background daemon is on: reported, not failed. The daemon

@@ -5,9 +5,9 @@ import { type ObservedSeat, observeSeats } from '../activity/observe';
 import type { Engine } from '../engine';
 import { hostUnreachable } from '../hosts/merge';
 import type { Roster } from '../roster/types';
-import { bindDiscoveredConversations } from './bind';
-import { attachArgv } from './launch';
-import { seatCustody } from './seat-custody';
+import { bindDiscoveredConversations } from '../seats/bind';
+import { attachArgv } from '../seats/attach';
+import { seatCustody } from '../custody/seat';
 import { seatUsage } from '../usage/live';
 
 /**

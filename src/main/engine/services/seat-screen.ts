@@ -2,7 +2,7 @@
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { hostOfServer } from '../tmux/identity';
-import { attachArgv } from './launch';
+import { attachArgv } from '../seats/attach';
 
 export async function captureSeat(
   engine: Engine,

@@ -3,7 +3,7 @@ import { type ErrorCode, fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { RUNTIME_IDS } from '../runtimes';
 import { loadRigSpec } from '../spec';
-import { launchSeat } from './launch';
+import { launchSeat } from '../seats/launch';
 
 /** A seat `up` could not launch: in the failure's evidence, beside the seats that did. */
 interface RefusedSeat {

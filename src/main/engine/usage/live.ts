@@ -1,4 +1,5 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { realOrSame } from '../custody/cwd';
 import type { PsRow } from '../../../shared/contract';
 import type { ObservedSeat } from '../activity/observe';
 import type { Engine } from '../engine';
@@ -49,14 +50,6 @@ export function liveUsageDeps(engine: Engine): UsageDeps {
     },
     now: () => engine.now(),
   };
-}
-
-function realOrSame(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 /**

@@ -14,7 +14,7 @@ import { launchRemote } from './launch-remote';
 import { createBehindFence, launchRoster, settleEarlier, type ArgvChooser } from './fence';
 import { conversationFamily } from '../runtimes/family';
 
-export { attachArgv, createBehindFence, type ArgvChooser, type LaunchRoster } from './fence';
+export { createBehindFence, type ArgvChooser, type LaunchRoster } from './fence';
 
 export async function launchSeat(
   engine: Engine,

@@ -7,7 +7,8 @@ import { atFault } from '../faults';
 import type { LaunchContext, RuntimeAdapter } from '../runtimes';
 import type { Roster } from '../roster/types';
 import type { LaunchPlan, SeatRow } from '../store';
-import { hostOfServer, type SessionIdentity } from '../tmux/identity';
+import type { SessionIdentity } from '../tmux/identity';
+import { attachArgv } from './attach';
 
 /**
  * What every launch, local or on another host, does once its own checks are done: settle what an
@@ -234,14 +235,4 @@ function launchInProgress(seat: string, row: { id: number; holderPid: number; ph
       evidence: { reservation: row.id, holderPid: row.holderPid, phase: row.phase },
     },
   );
-}
-
-export function attachArgv(engine: Engine, sessionId: string, server: string = engine.ownKey): string[] {
-  const host = hostOfServer(server);
-  if (host !== 'local') {
-    const h = engine.hosts.get(host);
-    if (h) return h.attachArgv(sessionId);
-  }
-  const s = engine.deps.layout.tmuxServer;
-  return ['tmux', ...(s.kind === 'name' ? ['-L', s.name] : ['-S', s.path]), 'attach-session', '-t', sessionId];
 }

@@ -2,7 +2,7 @@ import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { answerOnHost } from '../hosts/evidence-batch';
 import { isLocal } from '../hosts/types';
-import { realOrSame } from '../restore/facts';
+import { realOrSame } from '../custody/cwd';
 import { runtimeById } from '../runtimes';
 import type { EvidenceIO, RuntimeAdapter } from '../runtimes/types';
 import type { SeatRow } from '../store/seats';

@@ -1,11 +1,10 @@
 import type { SeatCustody } from '../../../shared/contract';
-import type { ObservedSeat } from '../activity/observe';
-import { judgeConversation } from '../custody/guard';
+import { judgeConversation } from './guard';
 import type { Engine } from '../engine';
-import { cwdOn } from '../restore/facts';
-import type { Roster } from '../roster/types';
+import { cwdOn } from './cwd';
+import type { Roster, RosterPane } from '../roster/types';
 import { sameConversations } from '../runtimes/family';
-import type { SessionRow } from '../store';
+import type { SeatRow, SessionRow } from '../store';
 
 /**
  * Who writes a seat's conversation, as `ps` reports it: the single-writer guard's own judgement
@@ -16,7 +15,7 @@ import type { SessionRow } from '../store';
 export function seatCustody(
   engine: Engine,
   roster: Roster,
-  o: ObservedSeat,
+  o: { seat: SeatRow; live?: SessionRow; pane?: RosterPane },
   conversationId: string,
   liveRows: readonly SessionRow[],
 ): SeatCustody {

@@ -1,16 +1,8 @@
 import type { LeftRunning, StoppedSeat } from '../../../shared/contract';
-import { fail, type Failure, type Result } from '../../../shared/errors';
+import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { runtimeById } from '../runtimes';
-import { snapshotRig } from '../restore/snapshot';
 import { untilTakenUp } from './taking-up';
-
-/** A seat `down` could not stop: in the failure's evidence, beside the seats that did stop. */
-interface NotRemovedSeat {
-  seat: string;
-  outcome: 'not_removed';
-  why: string;
-}
 
 /**
  * A runtime's background service in the seat's home (Codex's daemon) is not the seat's: seats run
@@ -90,35 +82,4 @@ export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ s
       ? { seat: seat.seat, outcome: 'removed', sessionId: live.sessionId, ...leftRunning }
       : { seat: seat.seat, outcome: 'already_gone', sessionId: live.sessionId, why: out.why, ...leftRunning };
   return { ok: true, stopped };
-}
-
-export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ rig: string; seats: StoppedSeat[] }>> {
-  if (typeof rig !== 'string' || !engine.store.rigs.exists(rig)) {
-    return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, {
-      hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.`,
-    });
-  }
-  // A snapshot before taking a rig down is what restore works from later.
-  await snapshotRig(engine, rig, 'before_down');
-  const stopped: StoppedSeat[] = [];
-  // Every seat in order, stopped or not: what the event and a failure's evidence show.
-  const results: (StoppedSeat | NotRemovedSeat)[] = [];
-  const failures: Failure[] = [];
-  for (const seat of engine.store.rigs.seats(rig)) {
-    const r = await stopSeat(engine, seat.seat);
-    if (r.ok) {
-      stopped.push(r.stopped);
-      results.push(r.stopped);
-    } else {
-      results.push({ seat: seat.seat, outcome: 'not_removed', why: r.message });
-      failures.push(r);
-    }
-  }
-  engine.store.events.append('rig.down', { rig }, { seats: results });
-  if (failures.length > 0) {
-    return fail('NOT_REMOVED', `${failures.length} seat(s) of ${rig} were not removed`, {
-      evidence: { seats: results },
-    });
-  }
-  return { ok: true, rig, seats: stopped };
 }
