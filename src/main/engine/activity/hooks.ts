@@ -1,12 +1,16 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Engine } from '../engine';
 import type { RemoteHookRead } from '../hosts/hook-watch';
-import { hookFileFor, readClaudeHook } from '../runtimes/hooks/claude';
+import { hookFileFor } from '../runtimes/hooks/claude';
+import type { HookReading, RuntimeAdapter } from '../runtimes/types';
 import type { Evidence } from './decide';
 
-/** The seat's last Claude hook event, if it belongs to the conversation the pane's agent writes. */
+type ReadHook = NonNullable<RuntimeAdapter['readHook']>;
+
+/** The seat's last hook event (its runtime's `readHook`), if it belongs to the conversation the pane's agent writes. */
 export function readHookEvidence(
   engine: Engine,
+  readHook: ReadHook,
   seat: string,
   conversationId: string | undefined,
 ): Evidence | undefined {
@@ -19,26 +23,24 @@ export function readHookEvidence(
   } catch {
     return undefined;
   }
-  const h = readClaudeHook(raw);
-  if (conversationId && h.sessionId && h.sessionId !== conversationId) return undefined; // another occupant's
-  if (!h.activity && !h.needsInput) return undefined;
-  const e: Evidence = { source: 'hook', at: Math.min(at, engine.now()), detail: `hook ${h.event}` };
-  if (h.activity) e.activity = h.activity;
-  if (h.needsInput) e.needsInput = h.needsInput;
-  return e;
+  return hookEvidence(readHook(raw), conversationId, Math.min(at, engine.now()));
 }
 
-/** A remote seat's last Claude hook event as activity evidence, when it is this occupant's. */
+/** A remote seat's last hook event as activity evidence, when it is this occupant's. */
 export function remoteHookEvidence(
+  readHook: ReadHook,
   read: RemoteHookRead | undefined,
   conversationId: string | undefined,
   now: number,
 ): Evidence | undefined {
   if (!read) return undefined;
-  const h = readClaudeHook(read.raw);
+  return hookEvidence(readHook(read.raw), conversationId, Math.min(read.readAt - read.ageMs, now));
+}
+
+function hookEvidence(h: HookReading, conversationId: string | undefined, at: number): Evidence | undefined {
   if (conversationId && h.sessionId && h.sessionId !== conversationId) return undefined; // another occupant's
   if (!h.activity && !h.needsInput) return undefined;
-  const e: Evidence = { source: 'hook', at: Math.min(read.readAt - read.ageMs, now), detail: `hook ${h.event}` };
+  const e: Evidence = { source: 'hook', at, detail: `hook ${h.event}` };
   if (h.activity) e.activity = h.activity;
   if (h.needsInput) e.needsInput = h.needsInput;
   return e;

@@ -1,8 +1,7 @@
 import { hostOfServer } from '../tmux/identity';
 import type { Engine } from '../engine';
 import type { Roster, RosterPane } from '../roster/types';
-import { runtimeById } from '../runtimes';
-import { claudeLiveStatus } from '../runtimes/claude-code';
+import { keepsConversations, runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
 import { capturePanes } from './capture';
 import { readHookEvidence, remoteHookEvidence } from './hooks';
@@ -72,7 +71,8 @@ export async function observeSeats(
     const session = sessionAxis(seat, live, pane, roster, engine);
     if (pane && session === 'present') {
       const adapter = runtimeById(seat.runtime);
-      if (seat.runtime === 'shell') {
+      if (adapter && !adapter.conversations) {
+        // A program with no conversation: its process tree says whether it works.
         const program = pane.lineage[0];
         if (program && pane.foreground)
           evidence.push({
@@ -85,14 +85,16 @@ export async function observeSeats(
       // A remote pane's files are on its host: this machine's files at the same path say nothing
       // about it (and could mislead), so its activity comes from its screen and roster only.
       const here = hostOfServer(pane.server) === 'local';
-      if (seat.runtime === 'claude-code' && pane.agent) {
+      if (adapter?.readHook && pane.agent) {
         // A remote seat's hook writes on its host; the host's evidence round read it.
         const hook = here
-          ? readHookEvidence(engine, seat.seat, pane.agent.conversationId)
-          : remoteHookEvidence(engine.hosts.hooks.get(seat.seat), pane.agent.conversationId, now);
+          ? readHookEvidence(engine, adapter.readHook, seat.seat, pane.agent.conversationId)
+          : remoteHookEvidence(adapter.readHook, engine.hosts.hooks.get(seat.seat), pane.agent.conversationId, now);
         if (hook) evidence.push(hook);
+      }
+      if (adapter?.liveStatus && pane.agent) {
         const home = pane.agent.home ?? engine.seatHome(seat);
-        const st = home && here ? claudeLiveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
+        const st = home && here ? adapter.liveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
         if (st?.status === 'busy')
           evidence.push({ source: 'live_state', at: now, activity: 'working', detail: 'sessions/<pid>.json busy' });
         else if (st?.status === 'idle')
@@ -119,10 +121,10 @@ export async function observeSeats(
       if (screen && adapter?.readScreen) {
         const r = adapter.readScreen({ ...screen, title: pane.title });
         // Claude leaves its live-state file (and last hook) at "busy" after a turn is interrupted
-        // at a prompt; its footer's idle marker, which it draws only when no turn runs, overrules
-        // a stale "working" from either, and a permission its last hook asked for that the screen
+        // at a prompt; an idle mark it draws only when no turn runs (its footer) overrules a
+        // stale "working" from either, and a permission its last hook asked for that the screen
         // no longer shows (a prompt answered "no" fires no hook after it).
-        if (seat.runtime === 'claude-code' && r.activity === 'idle' && r.matched?.includes('? for shortcuts')) {
+        if (adapter.idleMarked?.(r)) {
           for (let i = evidence.length - 1; i >= 0; i--) {
             const e = evidence[i]!;
             const staleWork =
@@ -162,6 +164,6 @@ function sessionAxis(
       .read(pane.panePid)
       ?.argv.includes('rigdesk-seat');
   if (!wrapped) return 'exited';
-  if (seat.runtime === 'shell') return pane.lineage.length > 0 ? 'present' : 'exited';
+  if (!keepsConversations(seat.runtime)) return pane.lineage.length > 0 ? 'present' : 'exited';
   return pane.agent ? 'present' : 'exited';
 }

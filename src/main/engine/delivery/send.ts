@@ -123,7 +123,7 @@ function checkCustody(engine: Engine, seat: SeatRow, o: Observed, warnings: stri
   const pane = o.observed.pane!;
   const adapter = runtimeById(seat.runtime);
   const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
-  if (!adapter || adapter.id === 'shell') return { ok: true };
+  if (!adapter?.conversations) return { ok: true };
   if (!conversationId) {
     warnings.push(`the conversation of ${seat.seat} is not known yet; only its own pane was checked`);
     return { ok: true };

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { runtimeById, seatHookHome } from '../runtimes';
 import type { SeatRow } from '../store';
 import { remoteHooksDir } from './host-files';
 
@@ -21,12 +22,7 @@ export function notifyFifo(hooksDir: string): string {
 export function remoteHookOf(
   seat: Pick<SeatRow, 'seat' | 'runtime' | 'env'>,
 ): { file: string; fifo: string } | undefined {
-  const home =
-    seat.runtime === 'claude-code'
-      ? seat.env.CLAUDE_CONFIG_DIR
-      : seat.runtime === 'codex'
-        ? seat.env.CODEX_HOME
-        : undefined;
+  const home = seatHookHome(runtimeById(seat.runtime), seat.env);
   if (!home) return undefined;
   const dir = remoteHooksDir(home);
   return { file: `${dir}/${seat.seat}.json`, fifo: notifyFifo(dir) };

@@ -1,6 +1,6 @@
 import type { DecisionItem, DecisionReason, SeatAction, SeatPlan, SeatResult } from '../../../shared/contract';
 import type { Engine } from '../engine';
-import { runtimeById } from '../runtimes';
+import { keepsConversations, runtimeById } from '../runtimes';
 import { launchSeat } from '../seats/launch';
 import type { SeatRow, SessionRow } from '../store';
 import { choicesFor } from './decide';
@@ -129,7 +129,7 @@ export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx
     ...(l.launched.conversationId ? { conversationId: l.launched.conversationId } : {}),
   };
   const live = engine.store.sessions.live(seat.seat);
-  if (seat.runtime === 'shell' || !live || live.sessionId !== l.launched.sessionId)
+  if (!keepsConversations(seat.runtime) || !live || live.sessionId !== l.launched.sessionId)
     return { ...base, outcome: 'fresh', ...at };
   // An agent started fresh may still stop at a dialog (trust, login): that is attention, not a start.
   const w = await watchStart(engine, seat, live, ctx ?? execContext(engine, seat.rig, null));
@@ -203,7 +203,8 @@ async function verifyRunning(
 ): Promise<SeatResult> {
   const live = engine.store.sessions.live(seat.seat);
   const at = live ? { paneId: live.paneId, sessionId: live.sessionId } : {};
-  if (!live || conversationId === null || seat.runtime === 'shell') return { ...base, outcome: 'running', ...at };
+  if (!live || conversationId === null || !keepsConversations(seat.runtime))
+    return { ...base, outcome: 'running', ...at };
   // Nothing was launched: a short look, only to catch a "conversation missing" left on its screen.
   const verdict = await verifyConversation(
     engine,

@@ -4,7 +4,7 @@ import { isLocal } from '../hosts/types';
 import { cwdOn, realOrSame } from '../custody/cwd';
 import type { Engine } from '../engine';
 import type { Roster, RosterPane } from '../roster/types';
-import { runtimeById } from '../runtimes';
+import { keepsConversations, runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
 import type { SnapshotSeat } from '../store/restore-repos';
 import type { LiveFact, SeatFacts, TranscriptFact } from './decide';
@@ -99,7 +99,7 @@ export function seatFacts(
 ): SeatFacts {
   const adapter = runtimeById(row.runtime);
   const own = ownPane(engine, roster, row.seat);
-  const hasConversations = row.runtime !== 'shell';
+  const hasConversations = keepsConversations(row.runtime);
   const cid = snap.conversationId;
   // The host goes with the seat: custody reads that host's roster, and its home means that host's folder.
   const seatLike = { runtime: row.runtime, env: row.env, cwd: row.cwd, host: row.host };

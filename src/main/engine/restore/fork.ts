@@ -4,7 +4,7 @@ import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
 import { launchSeatWith, type ArgvChooser } from '../seats/launch';
 import type { Roster } from '../roster/types';
-import { runtimeById, type RuntimeAdapter } from '../runtimes';
+import { RUNTIMES, runtimeById, type RuntimeAdapter } from '../runtimes';
 import { validateName, seatAddress } from '../spec/names';
 import type { SeatRow } from '../store';
 import { insertSeat, removeUnusedSeat } from '../store/restore-seats';
@@ -48,26 +48,7 @@ import { conversationFamily } from '../runtimes/family';
  * not launch it, `down`, `ps`, snapshots and restore include it.
  */
 
-const FORKABLE = new Set(['claude-code', 'codex']);
-
 export type { ForkPlan, ForkResult };
-
-/** Why each other runtime is not forked, in the words a person needs. */
-const NOT_FORKABLE_WHY: Readonly<Record<string, string>> = {
-  shell: ' (it keeps no conversation)',
-  pi: ' yet (its live processes cannot prove their session, and `pi --fork` is unchecked)',
-  opencode: " yet (a fresh session's id is not on its command line, and `--fork` is unchecked)",
-  gemini: ' (Gemini CLI 0.61 has no fork of a conversation: only --resume, which writes into it)',
-  qwen: ' (Qwen Code 0.15 has no fork of a conversation: only --resume, which writes into it)',
-  omp: " yet (`omp --fork` gives the copy an id of omp's choosing, which nothing names on its command line)",
-  omo: " yet (its sessions are OpenCode's: a fresh session's id is not on its command line, and `--fork` is unchecked)",
-};
-
-function forkArgv(adapter: RuntimeAdapter, binary: string, args: string[], from: string, newId?: string): string[] {
-  if (adapter.id === 'claude-code')
-    return [binary, '--resume', from, '--fork-session', '--session-id', newId!, ...args];
-  return [binary, 'fork', from, ...(adapter.writerArgs?.(args) ?? []), ...args];
-}
 
 /** Which conversation the source seat has now, proven; or why that cannot be said. */
 function sourceConversation(
@@ -217,12 +198,13 @@ function forkTarget(
       'RUNTIME_UNKNOWN',
       `seat ${source.seat} names runtime "${source.runtime}", which this Rigdesk does not know`,
     );
-  if (!FORKABLE.has(adapter.id)) {
+  if (!adapter.forkArgv) {
+    const forkable = RUNTIMES.filter((r) => r.forkArgv).map((r) => r.displayName);
     return fail(
       'BAD_USAGE',
-      `${source.seat} runs ${adapter.displayName}, which Rigdesk cannot fork${NOT_FORKABLE_WHY[adapter.id] ?? ' yet'}; nothing was created`,
+      `${source.seat} runs ${adapter.displayName}, which Rigdesk cannot fork${adapter.whyNoFork ?? ' yet'}; nothing was created`,
       {
-        hint: 'Fork a Claude Code or Codex seat, or start a new seat and give it the context yourself.',
+        hint: `Fork a ${forkable.join(' or ')} seat, or start a new seat and give it the context yourself.`,
         evidence: { runtime: adapter.id },
       },
     );
@@ -338,11 +320,15 @@ function forkChooser({ source, plan, adapter, transcript: t }: ForkLaunch): Argv
       );
     const ok = custody(e, r, source, again);
     if (!ok.ok) return ok;
-    const newId = adapter.choosesIdUpFront ? ctx.newId() : undefined;
+    const fork = adapter.forkArgv!(ctx, from);
     return {
       ok: true,
-      argv: forkArgv(adapter, ctx.binary, ctx.args, from, newId),
-      plan: { mode: 'fresh', runtime: adapter.id, ...(newId ? { conversationId: newId } : {}) },
+      argv: fork.argv,
+      plan: {
+        mode: 'fresh',
+        runtime: adapter.id,
+        ...(fork.conversationId ? { conversationId: fork.conversationId } : {}),
+      },
     };
   };
 }

@@ -7,7 +7,7 @@ import { cwdOn } from '../custody/cwd';
 import { liveFact, ownPane } from './facts';
 import { wrapperClaim, type VerifyOptions } from './verify';
 import type { Roster, RosterPane } from '../roster/types';
-import { runtimeById, type RuntimeAdapter } from '../runtimes';
+import { keepsConversations, runtimeById, type RuntimeAdapter } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
 import type { SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
@@ -158,7 +158,7 @@ export async function freshSeat(
     return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s session still runs; nothing was stopped`);
   const previous = own.pane?.agent?.conversationId ?? seat.conversationId ?? undefined;
   // An older conversation still open elsewhere would be orphaned from the seat while someone writes it.
-  if (previous && seat.runtime !== 'shell') {
+  if (previous && keepsConversations(seat.runtime)) {
     const live = liveFact(engine, roster, seat, previous, own);
     if (live.state !== 'free') {
       return fail(

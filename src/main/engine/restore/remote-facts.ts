@@ -2,7 +2,7 @@ import type { Engine } from '../engine';
 import { answerOnHost, probeKey, type Probe, type ProbeAnswer } from '../hosts/evidence-batch';
 import { hostUnreachable } from '../hosts/merge';
 import type { Roster } from '../roster/types';
-import { runtimeById } from '../runtimes';
+import { keepsConversations, runtimeById } from '../runtimes';
 import type { EvidenceIO } from '../runtimes/types';
 import type { SeatRow } from '../store';
 import type { TranscriptFact } from './decide';
@@ -61,7 +61,7 @@ export async function remoteGates(
       gates.set(row.seat, unreachable(row, down));
       continue;
     }
-    if (conversationId === null || row.runtime === 'shell') {
+    if (conversationId === null || !keepsConversations(row.runtime)) {
       gates.set(row.seat, {});
       continue;
     }

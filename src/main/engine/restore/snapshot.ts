@@ -4,6 +4,7 @@ import type { Engine } from '../engine';
 import type { Roster } from '../roster/types';
 import { bindDiscoveredConversations } from '../seats/bind';
 import { ownPane, transcriptFact } from './facts';
+import { keepsConversations } from '../runtimes';
 
 /**
  * Snapshots: every seat's runtime, cwd, conversation id with the evidence behind it, and whether
@@ -38,7 +39,7 @@ export function snapshotSeats(
     if (liveId && stored.conversationId && liveId !== stored.conversationId)
       evidence.storeConversationId = stored.conversationId;
     if (bound) evidence.bound = true;
-    if (conversationId && row.runtime !== 'shell') {
+    if (conversationId && keepsConversations(row.runtime)) {
       const t = transcriptFact(engine, row, conversationId);
       evidence.transcript = t;
       const known = engine.store.conversations.get(row.runtime, conversationId);

@@ -3,8 +3,7 @@ import { hostOfServer } from '../tmux/identity';
 import { observeSeats, type ObservedSeat } from '../activity/observe';
 import type { Engine } from '../engine';
 import type { Roster, RosterPane } from '../roster/types';
-import { isAbsolute } from 'node:path';
-import { flagValue, runtimeById, type NeedsInputReason } from '../runtimes';
+import { runtimeById, type NeedsInputReason } from '../runtimes';
 import type { SessionRow } from '../store';
 
 /**
@@ -189,18 +188,12 @@ export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string):
   const i = wrapper.argv.indexOf('rigdesk-seat');
   if (i < 0) return undefined;
   const argv = wrapper.argv.slice(i + 1);
-  const named = runtimeById(runtime)?.conversationFromArgv(argv);
-  if (named !== undefined || runtime !== 'pi') return named;
-  // `pi --session <file>`: the file Rigdesk named at launch; its session header names the id.
-  const file = flagValue(argv, '--session');
-  // The file is on the pane's machine: this machine's file at that path says nothing of a host's.
-  if (!file || !isAbsolute(file) || !local) return undefined;
-  try {
-    const head = JSON.parse(engine.deps.io.readFile(file).split('\n', 1)[0]!) as { type?: unknown; id?: unknown };
-    return head.type === 'session' && typeof head.id === 'string' && head.id !== '' ? head.id : undefined;
-  } catch {
-    return undefined;
-  }
+  const adapter = runtimeById(runtime);
+  const named = adapter?.conversationFromArgv(argv);
+  // A file the argv names (Pi's `--session <file>`, whose session header names the id) is on the
+  // pane's machine: this machine's file at that path says nothing of a host's.
+  if (named !== undefined || !local) return named;
+  return adapter?.conversationFromLaunchArgv?.(argv, engine.deps.io);
 }
 
 /** What a launched process must show to count: the exact conversation (resume), or any new one (fork). */

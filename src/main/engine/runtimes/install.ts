@@ -1,4 +1,4 @@
-/** Where a runtime's CLI is found on a PATH, and how to install the ones people lack. */
+/** Where a runtime's CLI is found on a PATH (each adapter's installHint says how to install one that is missing). */
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { RuntimeAdapter } from './types';
@@ -21,15 +21,6 @@ export function whichOnPath(program: string, pathVar: string | undefined): strin
   }
   return undefined;
 }
-
-export const INSTALL_HINTS: Record<string, string> = {
-  'claude-code': 'npm install -g @anthropic-ai/claude-code',
-  codex: 'npm install -g @openai/codex',
-  pi: 'npm install -g @mariozechner/pi-coding-agent',
-  qwen: 'npm install -g @qwen-code/qwen-code',
-  omp: 'npm install -g bun @oh-my-pi/pi-coding-agent',
-  omo: 'npm install -g opencode-ai oh-my-opencode',
-};
 
 /**
  * A runtime's program on a PATH, and what else it needs there that is missing (omo's own CLI

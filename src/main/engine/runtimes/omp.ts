@@ -5,6 +5,8 @@ import { basename, flagValue, type ConversationClaim, type LaunchContext, type R
 import { findOmpSession, isOmpId, ompResumeCandidates, ompTempRoot, writeOmpSession } from './omp-sessions';
 import { prepareOmpSetup } from './omp-settings';
 import { readOmpPrompt, readOmpScreen } from './screens/omp';
+import { declaredIn } from './usage/records';
+import { ompDeclaredWindow, ompModelsFile, piSink } from './usage/pi';
 
 /**
  * omp, oh-my-pi (observed: @oh-my-pi/pi-coding-agent 18.2.3 on bun 1.4.5; facts pinned by
@@ -73,6 +75,11 @@ function freshSessionHome(ctx: LaunchContext): { home: string; userHome: string 
 export const omp: RuntimeAdapter = {
   id: 'omp',
   displayName: 'omp (oh-my-pi)',
+  conversations: true,
+  installHint: 'npm install -g bun @oh-my-pi/pi-coding-agent',
+  whyNoFork: " yet (`omp --fork` gives the copy an id of omp's choosing, which nothing names on its command line)",
+  // omp writes Pi's session records; its models file is YAML.
+  usage: { sink: piSink, declaredWindow: declaredIn(ompModelsFile, ompDeclaredWindow) },
   binary: 'omp',
   // omp's CLI is a bun script (`#!/usr/bin/env bun`): without bun on the PATH it does not start.
   needs: ['bun'],

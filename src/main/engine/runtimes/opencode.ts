@@ -49,6 +49,10 @@ export function opencodeSessionFromArgv(argv: readonly string[]): string | undef
 export const opencode: RuntimeAdapter = {
   id: 'opencode',
   displayName: 'OpenCode',
+  conversations: true,
+  whyNoFork: " yet (a fresh session's id is not on its command line, and `--fork` is unchecked)",
+  // Its sessions are rows of one SQLite database per data dir (usage/opencode.ts reads them).
+  usage: { database: true },
   binary: 'opencode',
   homeEnvVar: 'XDG_DATA_HOME',
   doubtsUnnamed: true,

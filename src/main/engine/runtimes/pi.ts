@@ -9,6 +9,8 @@ import {
   type RuntimeAdapter,
 } from './types';
 import { readPiScreen } from './screens/pi';
+import { declaredIn } from './usage/records';
+import { piDeclaredWindow, piModelsFile, piSink } from './usage/pi';
 
 /**
  * Pi coding agent (observed: 0.73.1). Pi rewrites its own command line (`process.title = "pi"`),
@@ -125,6 +127,10 @@ function prepareFreshSession(ctx: LaunchContext): { path: string; id: string } |
 export const pi: RuntimeAdapter = {
   id: 'pi',
   displayName: 'Pi',
+  conversations: true,
+  installHint: 'npm install -g @mariozechner/pi-coding-agent',
+  whyNoFork: ' yet (its live processes cannot prove their session, and `pi --fork` is unchecked)',
+  usage: { sink: piSink, declaredWindow: declaredIn(piModelsFile, piDeclaredWindow) },
   binary: 'pi',
   homeEnvVar: 'PI_CODING_AGENT_DIR',
   doubtsUnnamed: true,

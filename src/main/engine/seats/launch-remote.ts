@@ -108,16 +108,7 @@ export function hostFactsArgs(seat: Pick<SeatRow, 'cwd' | 'command' | 'env'>, ad
   const folders = [seat.env.HOME, seat.env.TMPDIR, seat.env.TMP, seat.env.TEMP, '/tmp'].filter(
     (p): p is string => typeof p === 'string' && p.startsWith('/'),
   );
-  return [
-    '-c',
-    HOST_FACTS_SCRIPT,
-    'rd',
-    seat.cwd,
-    seat.command && adapter.id !== 'shell' ? seat.command : program,
-    String(needs.length),
-    ...needs,
-    ...folders,
-  ];
+  return ['-c', HOST_FACTS_SCRIPT, 'rd', seat.cwd, seat.command || program, String(needs.length), ...needs, ...folders];
 }
 
 export async function programOnHost(host: SshHost, seat: SeatRow, adapter: RuntimeAdapter): Promise<Result<HostFacts>> {

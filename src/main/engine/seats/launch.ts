@@ -4,12 +4,10 @@ import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import type { Engine } from '../engine';
-import { runtimeById, type LaunchContext, type SeatPrepInput } from '../runtimes';
+import { runtimeById, seatHookHome, type LaunchContext, type SeatPrepInput } from '../runtimes';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
-import { installClaudeHooks } from '../runtimes/hooks/claude';
-import { installCodexNotify } from '../runtimes/hooks/codex';
 import type { SeatRow } from '../store';
-import { INSTALL_HINTS, whichOnPath } from '../runtimes/install';
+import { whichOnPath } from '../runtimes/install';
 import { launchRemote } from './launch-remote';
 import { createBehindFence, launchRoster, settleEarlier, type ArgvChooser } from './fence';
 import { conversationFamily } from '../runtimes/family';
@@ -93,14 +91,15 @@ export async function launchSeatWith(
   }
   const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };
   const program = adapter.binary ?? seat.command ?? engine.deps.env.SHELL ?? '/bin/sh';
-  const binary = whichOnPath(seat.command && adapter.id !== 'shell' ? seat.command : program, seatEnv.PATH);
+  // The spec's command, when it names one, is what runs (a shell seat's program is nothing else).
+  const binary = whichOnPath(seat.command || program, seatEnv.PATH);
   if (!binary) {
     return fail(
       'RUNTIME_NOT_INSTALLED',
       `${adapter.displayName} (${program}) is not on the PATH of seat ${seat.seat}`,
       {
-        hint: INSTALL_HINTS[adapter.id]
-          ? `Install it (${INSTALL_HINTS[adapter.id]}) or set PATH in the seat's env.`
+        hint: adapter.installHint
+          ? `Install it (${adapter.installHint}) or set PATH in the seat's env.`
           : `Install ${program}, or set the seat's command to a full path.`,
         evidence: { program, PATH: seatEnv.PATH ?? '' },
       },
@@ -123,10 +122,8 @@ export async function launchSeatWith(
   const chosen = await choose({ engine, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
-  if (adapter.id === 'claude-code' && seat.env.CLAUDE_CONFIG_DIR)
-    installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR, engine.deps.layout.hooksDir, seat.seat);
-  if (adapter.id === 'codex' && seat.env.CODEX_HOME)
-    installCodexNotify(seat.env.CODEX_HOME, engine.deps.layout.hooksDir, seat.seat);
+  const hookHome = seatHookHome(adapter, seat.env);
+  if (hookHome) adapter.installHooks?.(hookHome, engine.deps.layout.hooksDir, seat.seat);
   const prepared = adapter.prepareSeat?.(seatPrepInput(engine, seat, seatEnv), { write: true });
   if (prepared && !prepared.ok) return prepared;
   const { argv, plan } = chosen;

@@ -4,9 +4,7 @@ import { dirname } from 'node:path';
 import { withHostFiles, type HostWrite } from '../hosts/host-files';
 import { remoteHookOf } from '../hosts/hook-watch';
 import type { SshHost } from '../hosts/transport';
-import type { RuntimeAdapter, SeatPrepInput } from '../runtimes';
-import { installClaudeHooks } from '../runtimes/hooks/claude';
-import { installCodexNotify } from '../runtimes/hooks/codex';
+import { seatHookHome, type RuntimeAdapter, type SeatPrepInput } from '../runtimes';
 import type { SettingsIO } from '../runtimes/json-settings';
 import type { SeatRow } from '../store';
 
@@ -35,10 +33,8 @@ export async function prepareOnHost(
   const extraEnv: Record<string, string> = {};
   const step = (io: SettingsIO) => {
     const hook = remoteHookOf(seat);
-    if (hook && adapter.id === 'claude-code')
-      installClaudeHooks(seat.env.CLAUDE_CONFIG_DIR!, dirname(hook.file), seat.seat, io, hook.fifo);
-    if (hook && adapter.id === 'codex')
-      installCodexNotify(seat.env.CODEX_HOME!, dirname(hook.file), seat.seat, io, hook.fifo);
+    const hookHome = seatHookHome(adapter, seat.env);
+    if (hook && hookHome) adapter.installHooks?.(hookHome, dirname(hook.file), seat.seat, io, hook.fifo);
     const env = adapter.seatEnv?.({
       seatDir: `${facts.home}/.rigdesk/seats/${seat.seat}`,
       env: seat.env,

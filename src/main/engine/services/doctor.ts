@@ -3,45 +3,37 @@ import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import type { DoctorCheck } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
-import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
-import { codexConfigPath, codexDaemonAutoStart } from '../runtimes/codex-daemon';
+import { AGENT_RUNTIMES, RUNTIMES, runtimeById } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
-import { INSTALL_HINTS, runtimeOnPath } from '../runtimes/install';
+import { runtimeOnPath } from '../runtimes/install';
 import { schemaVersion } from '../store/db';
 import { checkHost } from './hosts';
 import { seatPrepInput } from '../seats/launch';
 
 /**
- * Each local Codex seat's home whose background daemon is on: reported, not failed. The daemon
- * outlives the seat's TUI and holds its thread; the hint says what the person can set instead.
+ * The checks a runtime makes of each config home this machine's seats of it use (Codex: whether its
+ * background daemon is on), one per home, naming the seats that share it.
  */
-function codexDaemonChecks(engine: Engine): DoctorCheck[] {
-  const homes = new Map<string, string[]>();
-  for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local' && s.runtime === 'codex')) {
-    const home = engine.seatHome(seat);
-    if (home) homes.set(home, [...(homes.get(home) ?? []), seat.seat]);
-  }
-  return [...homes].map(([home, seats]) => {
-    let text: string | undefined;
-    try {
-      text = readFileSync(codexConfigPath(home), 'utf8');
-    } catch {
-      text = undefined;
+function homeChecks(engine: Engine): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  for (const r of RUNTIMES) {
+    if (!r.homeCheck) continue;
+    const homes = new Map<string, string[]>();
+    for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local' && s.runtime === r.id)) {
+      const home = engine.seatHome(seat);
+      if (home) homes.set(home, [...(homes.get(home) ?? []), seat.seat]);
     }
-    const on = codexDaemonAutoStart(text);
-    return {
-      check: `codex daemon (${seats.join(', ')})`,
-      ok: true,
-      detail: on
-        ? `on in ${home}: Codex's background daemon runs the turns and outlives the seat's TUI`
-        : `off in ${home} (daemon_auto_start = false)`,
-      ...(on
-        ? {
-            hint: `To have each seat's TUI own its thread, add daemon_auto_start = false under [features] in ${codexConfigPath(home)}.`,
-          }
-        : {}),
-    };
-  });
+    for (const [home, seats] of homes) checks.push(r.homeCheck(home, seats, readText));
+  }
+  return checks;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorCheck[] }>> {
@@ -71,7 +63,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
       check: `${r.id} CLI`,
       ok,
       detail: ok ? p! : `${missing.join(', ')} not on PATH${p ? ` (${r.binary} is ${p})` : ''}`,
-      ...(ok ? {} : { hint: INSTALL_HINTS[r.id] }),
+      ...(ok ? {} : { hint: r.installHint }),
     });
   }
   // A runtime that must make a seat's config safe before launch says here what launch would do.
@@ -86,7 +78,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
         : { check, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) },
     );
   }
-  checks.push(...codexDaemonChecks(engine));
+  checks.push(...homeChecks(engine));
   // Every known host, checked at once (one round trip each): ssh, tmux, and the CLIs its seats need.
   const hosts = engine.store.hosts.all().map((h) => h.name);
   for (const h of await Promise.all(hosts.map((name) => checkHost(engine, name).then((r) => ({ name, r }))))) {

@@ -5,6 +5,7 @@ import { type ObservedSeat, observeSeats } from '../activity/observe';
 import type { Engine } from '../engine';
 import { hostUnreachable } from '../hosts/merge';
 import type { Roster } from '../roster/types';
+import { runtimeById } from '../runtimes';
 import { bindDiscoveredConversations } from '../seats/bind';
 import { attachArgv } from '../seats/attach';
 import { seatCustody } from '../custody/seat';
@@ -57,6 +58,7 @@ function seatRow(engine: Engine, roster: Roster, { seat, live, pane, activity }:
     pod: seat.pod,
     member: seat.member,
     runtime: seat.runtime,
+    ...conversationsOf(seat.runtime),
     cwd: seat.cwd,
     state: 'stopped',
     activity: 'unknown',
@@ -101,6 +103,12 @@ function seatRow(engine: Engine, roster: Roster, { seat, live, pane, activity }:
     conversationId: pane.agent?.conversationId ?? live.conversationId ?? seat.conversationId ?? undefined,
     attach: attachArgv(engine, pane.sessionId, pane.server),
   };
+}
+
+/** Whether the seat's runtime keeps conversations, as the adapter says (nothing for an unknown runtime). */
+function conversationsOf(runtime: string): Pick<PsRow, 'conversations'> {
+  const adapter = runtimeById(runtime);
+  return adapter ? { conversations: adapter.conversations } : {};
 }
 
 /** The agents of the roster that are not seats' own: on other servers, headless, or a runtime's daemon. */

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { UsageSink, UsageTotals } from './types';
+import type { UsageSink, UsageTotals } from '../runtimes/usage/records';
 
 /** An open file as the tail reads it; injectable, so a rotation or a fault can be forced. */
 export interface TailFile {

@@ -3,7 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
-import { RUNTIME_IDS } from '../runtimes';
+import { RUNTIME_IDS, runtimeById } from '../runtimes';
 import { liveSpecDeps, NAME_RE, parseRigSpec } from '../spec';
 import { runtimesFound } from './runtimes';
 
@@ -23,8 +23,9 @@ export function specPathFor(folder: string, name: string): string {
 /** `lead`, then `worker1`...: the lead delegates to each worker. */
 export function newRigYaml(name: string, folder: string, runtime: string, members: number): string {
   const ids = Array.from({ length: members }, (_, i) => (i === 0 ? 'lead' : `worker${i}`));
-  const member = (id: string) =>
-    runtime === 'shell' ? { id, runtime, cwd: folder, command: 'bash' } : { id, runtime, cwd: folder };
+  // A runtime with no program of its own (shell) runs the command it offers for a new rig.
+  const command = runtimeById(runtime)?.defaultCommand;
+  const member = (id: string) => (command ? { id, runtime, cwd: folder, command } : { id, runtime, cwd: folder });
   const doc = {
     name,
     pods: [{ id: 'team', members: ids.map(member) }],

@@ -1,4 +1,4 @@
-import { num, obj, type UsageSink, type UsageTotals } from './types';
+import { num, obj, type UsageSink, type UsageTotals } from './records';
 
 /**
  * Codex's rollout (observed: 0.171.0): `event_msg` lines of payload type `token_count` carry

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { num, obj, str, type UsageSink, type UsageTotals } from './types';
+import { num, obj, str, type UsageSink, type UsageTotals } from './records';
 
 /**
  * Pi's session file (observed: 0.73.1): each model reply is a `message` line whose `message` has

@@ -1,4 +1,4 @@
-import { num, obj, str, type UsageSink, type UsageTotals } from './types';
+import { num, obj, str, type UsageSink, type UsageTotals } from './records';
 
 /**
  * Claude Code's transcript (observed: 2.1.197): every API response is an `assistant` line whose

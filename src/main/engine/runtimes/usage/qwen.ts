@@ -1,4 +1,4 @@
-import { num, obj, str, type UsageSink } from './types';
+import { num, obj, str, type UsageSink } from './records';
 
 /**
  * Qwen Code's chat file (observed: 0.15.10): each model reply of the conversation is an

@@ -1,4 +1,4 @@
-import { num, obj, str, type UsageSink } from './types';
+import { num, obj, str, type UsageSink } from './records';
 
 /**
  * Gemini CLI's session file (observed: 0.61.0): each model reply is a `gemini` record with an `id`
