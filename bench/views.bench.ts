@@ -219,7 +219,7 @@ async function timeline(engine: Engine, page: Page) {
     const ms: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
-      const r = rigTimeline(engine, { rig: 'big', limit: 100, ...(before ? { beforeSeq: before } : {}) });
+      const r = rigTimeline(engine.ports, { rig: 'big', limit: 100, ...(before ? { beforeSeq: before } : {}) });
       ms.push(performance.now() - t0);
       if (!r.ok || r.events.length !== 100) throw new Error('short page');
     }

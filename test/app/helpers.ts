@@ -42,7 +42,7 @@ export async function appWorld(
     staticDir: RENDERER_DIR,
     ...(opts.monitor ? { pushes: new PushHub(engine, { activityEvents: true }) } : {}),
   });
-  const monitor = opts.monitor ? new ActivityMonitor(engine) : undefined;
+  const monitor = opts.monitor ? new ActivityMonitor(engine.ports) : undefined;
   await monitor?.start();
   return {
     world,

@@ -182,7 +182,7 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     writeFileSync(sink, '');
     // Between the decision and the write, another program takes the pane (new pid): it would
     // receive the Enter. Revalidation must refuse.
-    const r = await answerPrompt(w.engine, 'lead@act', 'approve', {
+    const r = await answerPrompt(w.engine.ports, 'lead@act', 'approve', {
       beforeRevalidate: () => void w.world.tmux.run(['respawn-pane', '-k', '-t', pane(), `cat > ${sink}`]),
     });
     expect(r).toMatchObject({ ok: false, code: 'TARGET_CHANGED' });

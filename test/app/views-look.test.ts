@@ -97,7 +97,7 @@ describe.skipIf(!!missing)('the centre views, as a person sees them', () => {
 
   async function open(e: Engine): Promise<void> {
     engine = e;
-    monitor = new ActivityMonitor(e);
+    monitor = new ActivityMonitor(e.ports);
     await monitor.start();
     serve = await startServe({
       engine: e,

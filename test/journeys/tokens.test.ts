@@ -134,7 +134,7 @@ describe.skipIf(!!missing)(
 
     it("the rail shows each seat's context and tokens (data-context-pct where known), the Codex seat past 85 % marked in words", async () => {
       const engine = j.w.engine();
-      monitor = new ActivityMonitor(engine);
+      monitor = new ActivityMonitor(engine.ports);
       await monitor.start();
       serve = await startServe({
         engine,

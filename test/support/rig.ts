@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { liveEngineDeps, type EngineDeps } from '../../src/main/engine/context';
-import { Engine } from '../../src/main/engine/engine';
+import { Engine, type EnginePorts } from '../../src/main/engine/engine';
+import type { Roster } from '../../src/main/engine/roster/types';
 import { resolveHome } from '../../src/main/engine/home';
 import { cleanTmuxEnv, TestTmux } from './tmux';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
@@ -76,9 +77,10 @@ export class RigWorld {
     });
   }
 
-  engine(overrides: Partial<EngineDeps> = {}): Engine {
+  /** An in-process engine over this world's home; `ports` replace some of its ports (a forced fault). */
+  engine(overrides: Partial<EngineDeps> = {}, ports: Partial<EnginePorts> = {}): Engine {
     mkdirSync(this.home, { recursive: true });
-    const e = new Engine(liveEngineDeps(this.env, { layout: resolveHome(this.env), ...overrides }));
+    const e = new Engine(liveEngineDeps(this.env, { layout: resolveHome(this.env), ...overrides }), ports);
     this.engines.push(e);
     return e;
   }
@@ -135,4 +137,18 @@ export function shellRigYaml(rig: string, members: string[], extra = ''): string
     ),
     extra,
   ].join('\n')}\n`;
+}
+
+/**
+ * An engine's ports with a roster a test can redirect at any moment (a forced fault, a counter, a
+ * held look) while whatever was given these ports runs; `real` is the engine's own.
+ */
+export function rosterSwitch(e: Engine): {
+  ports: EnginePorts;
+  real: () => Promise<Roster>;
+  set(roster: () => Promise<Roster>): void;
+} {
+  const real = e.ports.roster;
+  let current = real;
+  return { ports: { ...e.ports, roster: () => current() }, real, set: (r) => void (current = r) };
 }

@@ -207,7 +207,7 @@ export class PushHub {
   private async pollPrompts(rows: PsRow[]): Promise<void> {
     let items: PromptItem[];
     try {
-      items = await promptsFor(this.engine, rows);
+      items = await promptsFor(this.engine.ports, rows);
     } catch {
       return;
     }

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { RemoteHookRead } from '../hosts/hook-watch';
 import { hookFileFor } from '../runtimes/hooks/claude';
 import type { HookReading, RuntimeAdapter } from '../runtimes/types';
@@ -9,12 +9,12 @@ type ReadHook = NonNullable<RuntimeAdapter['readHook']>;
 
 /** The seat's last hook event (its runtime's `readHook`), if it belongs to the conversation the pane's agent writes. */
 export function readHookEvidence(
-  engine: Engine,
+  ports: Pick<Ports, 'clock' | 'layout'>,
   readHook: ReadHook,
   seat: string,
   conversationId: string | undefined,
 ): Evidence | undefined {
-  const file = hookFileFor(engine.deps.layout.hooksDir, seat);
+  const file = hookFileFor(ports.layout.hooksDir, seat);
   let raw: string;
   let at: number;
   try {
@@ -23,7 +23,7 @@ export function readHookEvidence(
   } catch {
     return undefined;
   }
-  return hookEvidence(readHook(raw), conversationId, Math.min(at, engine.now()));
+  return hookEvidence(readHook(raw), conversationId, Math.min(at, ports.clock.now()));
 }
 
 /** A remote seat's last hook event as activity evidence, when it is this occupant's. */

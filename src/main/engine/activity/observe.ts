@@ -1,11 +1,22 @@
 import { hostOfServer } from '../tmux/identity';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { Roster, RosterPane } from '../roster/types';
 import { keepsConversations, runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
 import { capturePanes } from './capture';
 import { readHookEvidence, remoteHookEvidence } from './hooks';
 import { decideActivity, type Evidence, type SeatActivity, type SessionAxis } from './decide';
+import { paneOf, serverRunning } from '../roster/lookup';
+
+/** What a look at seats reads: the seats' rows, their panes' screens, hooks and live-state files. */
+export type ObservePorts = Pick<
+  Ports,
+  'store' | 'clock' | 'client' | 'hosts' | 'io' | 'layout' | 'proc' | 'procOf' | 'seatHome'
+> &
+  LookPorts;
+
+/** What a fresh look takes: a roster of its own, then a look at the seats on it. */
+export type FreshLookPorts = ObservePorts & Pick<Ports, 'roster'>;
 
 export interface ObservedSeat {
   seat: SeatRow;
@@ -17,18 +28,27 @@ export interface ObservedSeat {
 /** Told of every observation taken on an engine, by whoever took it. */
 export type Looker = (roster: Roster, observed: ReadonlyMap<string, ObservedSeat>) => void;
 
-const LOOKERS = new WeakMap<Engine, Set<Looker>>();
-
 /**
- * Every look at seats on this engine, whoever took it for whatever reason (`ps` for a window, a
+ * Every look at seats on one engine, whoever took it for whatever reason (`ps` for a window, a
  * send, the activity monitor itself): the monitor records what changed from any of them rather
- * than taking a roster of its own a moment later.
+ * than taking a roster of its own a moment later. The engine holds one; every look tells it.
  */
-export function onObserved(engine: Engine, fn: Looker): () => void {
-  const set = LOOKERS.get(engine) ?? new Set<Looker>();
-  LOOKERS.set(engine, set);
-  set.add(fn);
-  return () => void set.delete(fn);
+export class Looks {
+  private readonly lookers = new Set<Looker>();
+
+  on(fn: Looker): () => void {
+    this.lookers.add(fn);
+    return () => void this.lookers.delete(fn);
+  }
+
+  tell(roster: Roster, observed: ReadonlyMap<string, ObservedSeat>): void {
+    for (const fn of this.lookers) fn(roster, observed);
+  }
+}
+
+/** What a function that looks at seats tells its look to. */
+export interface LookPorts {
+  readonly looks: Looks;
 }
 
 /**
@@ -36,22 +56,22 @@ export function onObserved(engine: Engine, fn: Looker): () => void {
  * tmux server, then decides each seat's activity. Costs O(servers) spawns, not O(seats).
  */
 export async function observeSeats(
-  engine: Engine,
+  ports: ObservePorts,
   roster: Roster,
   seats: readonly SeatRow[],
 ): Promise<Map<string, ObservedSeat>> {
-  const now = engine.now();
+  const now = ports.clock.now();
   // One read of the live rows for many seats (a seat has at most one; the newest wins, as live() does).
   const liveOf =
     seats.length > 1
       ? (() => {
-          const bySeat = new Map(engine.store.sessions.allLive().map((r) => [r.seat, r]));
+          const bySeat = new Map(ports.store.sessions.allLive().map((r) => [r.seat, r]));
           return (seat: string) => bySeat.get(seat);
         })()
-      : (seat: string) => engine.store.sessions.live(seat);
+      : (seat: string) => ports.store.sessions.live(seat);
   const found = seats.map((seat) => {
     const live = liveOf(seat.seat);
-    return { seat, live, pane: live ? engine.paneOf(roster, live) : undefined };
+    return { seat, live, pane: live ? paneOf(roster, live) : undefined };
   });
   // Only the screens a runtime reads (a shell seat's is never read: its process tree says it all).
   const byServer = new Map<string, string[]>();
@@ -61,14 +81,14 @@ export async function observeSeats(
   const screens = new Map<string, Awaited<ReturnType<typeof capturePanes>> extends Map<string, infer V> ? V : never>();
   await Promise.all(
     [...byServer].map(async ([server, panes]) => {
-      for (const [id, text] of await capturePanes(engine.client(server), panes)) screens.set(`${server} ${id}`, text);
+      for (const [id, text] of await capturePanes(ports.client(server), panes)) screens.set(`${server} ${id}`, text);
     }),
   );
 
   const out = new Map<string, ObservedSeat>();
   for (const { seat, live, pane } of found) {
     const evidence: Evidence[] = [];
-    const session = sessionAxis(seat, live, pane, roster, engine);
+    const session = sessionAxis(seat, live, pane, roster, ports);
     if (pane && session === 'present') {
       const adapter = runtimeById(seat.runtime);
       if (adapter && !adapter.conversations) {
@@ -88,13 +108,13 @@ export async function observeSeats(
       if (adapter?.readHook && pane.agent) {
         // A remote seat's hook writes on its host; the host's evidence round read it.
         const hook = here
-          ? readHookEvidence(engine, adapter.readHook, seat.seat, pane.agent.conversationId)
-          : remoteHookEvidence(adapter.readHook, engine.hosts.hooks.get(seat.seat), pane.agent.conversationId, now);
+          ? readHookEvidence(ports, adapter.readHook, seat.seat, pane.agent.conversationId)
+          : remoteHookEvidence(adapter.readHook, ports.hosts.hooks.get(seat.seat), pane.agent.conversationId, now);
         if (hook) evidence.push(hook);
       }
       if (adapter?.liveStatus && pane.agent) {
-        const home = pane.agent.home ?? engine.seatHome(seat);
-        const st = home && here ? adapter.liveStatus(home, pane.agent.pid, engine.deps.io) : undefined;
+        const home = pane.agent.home ?? ports.seatHome(seat);
+        const st = home && here ? adapter.liveStatus(home, pane.agent.pid, ports.io) : undefined;
         if (st?.status === 'busy')
           evidence.push({ source: 'live_state', at: now, activity: 'working', detail: 'sessions/<pid>.json busy' });
         else if (st?.status === 'idle')
@@ -108,10 +128,10 @@ export async function observeSeats(
           });
       }
       const conv = pane.agent?.conversationId ?? live?.conversationId ?? undefined;
-      const home = pane.agent?.home ?? engine.seatHome(seat);
+      const home = pane.agent?.home ?? ports.seatHome(seat);
       if (adapter?.transcriptActivity && conv && home && here) {
         try {
-          const t = adapter.transcriptActivity(home, conv, engine.deps.io);
+          const t = adapter.transcriptActivity(home, conv, ports.io);
           if (t) evidence.push({ source: 'transcript', at: now, activity: t, detail: 'turn events in the transcript' });
         } catch {
           /* unreadable transcript: no claim from it */
@@ -141,7 +161,7 @@ export async function observeSeats(
     }
     out.set(seat.seat, { seat, live, pane, activity: decideActivity({ session, evidence, now }) });
   }
-  for (const fn of LOOKERS.get(engine) ?? []) fn(roster, out);
+  ports.looks.tell(roster, out);
   return out;
 }
 
@@ -150,17 +170,17 @@ function sessionAxis(
   live: SessionRow | undefined,
   pane: RosterPane | undefined,
   roster: Roster,
-  engine: Engine,
+  ports: Pick<Ports, 'proc' | 'procOf'>,
 ): SessionAxis {
   if (!live) return 'absent';
-  if (!pane) return engine.serverRunning(roster, live.server) === undefined ? 'detached' : 'absent';
+  if (!pane) return serverRunning(roster, live.server) === undefined ? 'detached' : 'absent';
   if (pane.paneDead) return 'exited';
   // The pane runs Rigdesk's wrapper; the seat's program is its child. Without it the wrapper's
   // shell is in front: the agent exited. The roster's own process table says so (a pane made by
   // hand has no such fact: read now).
   const wrapped =
     pane.wrapped ??
-    (hostOfServer(pane.server) === 'local' ? engine.deps.proc : engine.procOf(pane.server))
+    (hostOfServer(pane.server) === 'local' ? ports.proc : ports.procOf(pane.server))
       .read(pane.panePid)
       ?.argv.includes('rigdesk-seat');
   if (!wrapped) return 'exited';

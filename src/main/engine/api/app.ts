@@ -55,5 +55,6 @@ export const APP_HANDLERS: Handlers<typeof APP_REQUESTS, typeof APP_ANSWERS> = {
     return listPrompts(e, p.rig);
   },
   installShim: async (e, p) => installShim({ env: e.deps.env, dir: p.dir, remove: p.remove, plan: p.plan }),
-  answerPrompt: (e, p) => answerPrompt(e, p.seat, p.choice, { fingerprint: p.fingerprint, reason: p.reason, by: p.by }),
+  answerPrompt: (e, p) =>
+    answerPrompt(e.ports, p.seat, p.choice, { fingerprint: p.fingerprint, reason: p.reason, by: p.by }),
 };

@@ -1,6 +1,6 @@
 import type { SeatCustody } from '../../../shared/contract';
 import { judgeConversation } from './guard';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { cwdOn } from './cwd';
 import type { Roster, RosterPane } from '../roster/types';
 import { sameConversations } from '../runtimes/family';
@@ -13,7 +13,7 @@ import type { SeatRow, SessionRow } from '../store';
  * says `elsewhere` or `unknown` exactly when a send or a resume would be refused for it.
  */
 export function seatCustody(
-  engine: Engine,
+  ports: Pick<Ports, 'seatHome'>,
   roster: Roster,
   o: { seat: SeatRow; live?: SessionRow; pane?: RosterPane },
   conversationId: string,
@@ -27,7 +27,7 @@ export function seatCustody(
       runtime: seat.runtime,
       conversationId,
       cwd: cwdOn(seat),
-      home: engine.seatHome(seat),
+      home: ports.seatHome(seat),
       allowPids: own,
       // The seat's own row is its own only while its pane is there; a vanished pane proves nothing.
       ...(pane && live ? { allowSessionId: live.id } : {}),

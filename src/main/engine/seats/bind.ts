@@ -1,6 +1,7 @@
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { Roster } from '../roster/types';
 import { sameConversations } from '../runtimes/family';
+import { paneOf } from '../roster/lookup';
 
 /**
  * Keeps each live seat bound to the conversation its agent actually writes. Codex and Pi choose
@@ -8,22 +9,22 @@ import { sameConversations } from '../runtimes/family';
  * process to a new conversation that only its live-state file and hooks name. Binding is an event
  * row first; the seat's last conversation follows, so restore and custody see the truth.
  */
-export function bindDiscoveredConversations(engine: Engine, roster: Roster): number {
+export function bindDiscoveredConversations(ports: Pick<Ports, 'store'>, roster: Roster): number {
   let changed = 0;
-  for (const row of engine.store.sessions.allLive()) {
-    const pane = engine.paneOf(roster, row);
+  for (const row of ports.store.sessions.allLive()) {
+    const pane = paneOf(roster, row);
     const agent = pane?.agent;
     if (!agent?.conversationId || !sameConversations(agent.runtime, row.runtime)) continue;
     // argv is the weakest claim: after a /clear it names the old conversation. Only stronger
     // evidence may move a binding that already exists.
     if (row.conversationId === agent.conversationId) continue;
     if (row.conversationId && agent.conversationSource === 'argv') continue;
-    const seat = engine.store.rigs.seat(row.seat);
-    engine.store.db
+    const seat = ports.store.rigs.seat(row.seat);
+    ports.store.db
       .transaction(() => {
-        engine.store.sessions.setConversation(row.id, agent.conversationId!);
-        engine.store.rigs.setConversation(row.seat, agent.conversationId!);
-        engine.store.conversations.record({
+        ports.store.sessions.setConversation(row.id, agent.conversationId!);
+        ports.store.rigs.setConversation(row.seat, agent.conversationId!);
+        ports.store.conversations.record({
           runtime: row.runtime,
           id: agent.conversationId!,
           seat: row.seat,
@@ -31,7 +32,7 @@ export function bindDiscoveredConversations(engine: Engine, roster: Roster): num
           cwd: agent.cwd ?? null,
           host: agent.host ?? 'local',
         });
-        engine.store.events.append(
+        ports.store.events.append(
           'seat.conversation_bound',
           { rig: seat?.rig ?? null, seat: row.seat },
           { from: row.conversationId, to: agent.conversationId, source: agent.conversationSource, pid: agent.pid },

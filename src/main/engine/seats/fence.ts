@@ -2,13 +2,15 @@ import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Failure, type Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import { sessionGone } from '../custody/gone';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { atFault } from '../faults';
 import type { LaunchContext, RuntimeAdapter } from '../runtimes';
 import type { Roster } from '../roster/types';
 import type { LaunchPlan, SeatRow } from '../store';
 import type { SessionIdentity } from '../tmux/identity';
 import { attachArgv } from './attach';
+import { paneOf } from '../roster/lookup';
+import type { LaunchPorts } from './ports';
 
 /**
  * What every launch, local or on another host, does once its own checks are done: settle what an
@@ -20,7 +22,8 @@ import { attachArgv } from './attach';
  * the launch's roster (`roster()`: taken fresh at the first check that needs it).
  */
 export type ArgvChooser = (input: {
-  engine: Engine;
+  /** What a chooser may read: the store, a seat's home, this machine's evidence files. */
+  ports: Pick<Ports, 'io' | 'seatHome' | 'store'>;
   seat: SeatRow;
   adapter: RuntimeAdapter;
   ctx: LaunchContext;
@@ -36,9 +39,9 @@ export type LaunchRoster = () => Promise<Roster>;
  * launch of a seat with nothing to settle decides nothing from tmux or the process table before its
  * create, so it takes none; the fence and the create's own answer are what it rests on.
  */
-export function launchRoster(engine: Engine): LaunchRoster {
+export function launchRoster(ports: Pick<Ports, 'roster'>): LaunchRoster {
   let taken: Promise<Roster> | undefined;
-  return () => (taken ??= engine.roster());
+  return () => (taken ??= ports.roster());
 }
 
 /**
@@ -46,34 +49,34 @@ export function launchRoster(engine: Engine): LaunchRoster {
  * session is gone becomes history; one whose session is there means the seat runs.
  */
 export async function settleEarlier(
-  engine: Engine,
+  ports: Pick<Ports, 'client' | 'proc' | 'store'>,
   seat: SeatRow,
   roster: LaunchRoster,
 ): Promise<Result<Record<never, never>>> {
   const on = seat.host === 'local' ? '' : ` on ${seat.host}`;
   const host = seat.host === 'local' ? {} : { host: seat.host };
-  const stale = engine.store.reservations.active(seat.seat);
+  const stale = ports.store.reservations.active(seat.seat);
   if (stale) {
-    const settled = await resolveStaleReservation(engine, stale, await roster());
+    const settled = await resolveStaleReservation(ports, stale, await roster());
     if (!settled.ok) return settled;
   }
-  const live = engine.store.sessions.live(seat.seat);
+  const live = ports.store.sessions.live(seat.seat);
   if (!live) return { ok: true };
   const seen = await roster();
   const running = () =>
     fail('SEAT_ALREADY_RUNNING', `${seat.seat} is already running in pane ${live.paneId}${on}`, {
       evidence: { paneId: live.paneId, sessionId: live.sessionId, ...host },
     });
-  if (engine.paneOf(seen, live)) return running();
+  if (paneOf(seen, live)) return running();
   // Missing from the roster is not gone: another launch may have created it a moment ago.
-  const state = await sessionGone(engine, live);
+  const state = await sessionGone(ports, live);
   if (state === 'present') return running();
   if (state === 'unknown')
     return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s earlier session${on} still runs`, {
       evidence: { problems: seen.problems },
     });
-  engine.store.sessions.end(live.id, 'gone');
-  engine.store.events.append(
+  ports.store.sessions.end(live.id, 'gone');
+  ports.store.events.append(
     'seat.already_gone',
     { rig: seat.rig, seat: seat.seat },
     { sessionId: live.sessionId, paneId: live.paneId, ...host, found: 'at launch' },
@@ -81,20 +84,20 @@ export async function settleEarlier(
   return { ok: true };
 }
 
-type ReservationInput = Parameters<Engine['store']['reservations']['reserve']>[0];
+type ReservationInput = Parameters<Ports['store']['reservations']['reserve']>[0];
 
 /** Takes the seat's reservation; a stale one is settled by a census of live sessions first. */
 async function reserveSeat(
-  engine: Engine,
+  ports: Pick<Ports, 'proc' | 'store'>,
   seat: SeatRow,
   input: ReservationInput,
   roster: LaunchRoster,
 ): Promise<Result<{ id: number }>> {
-  const { store } = engine;
+  const { store } = ports;
   const precondition = () => (store.sessions.live(seat.seat) ? 'running' : undefined);
   let taken = store.reservations.reserve(input, precondition);
   if (!taken.ok && 'existing' in taken) {
-    const census = await resolveStaleReservation(engine, taken.existing, await roster());
+    const census = await resolveStaleReservation(ports, taken.existing, await roster());
     if (!census.ok) return census;
     taken = store.reservations.reserve(input, precondition);
   }
@@ -105,15 +108,15 @@ async function reserveSeat(
 
 /** In one transaction: the reservation created, the live session, its conversation, the bind event. */
 async function bindCreated(
-  engine: Engine,
+  ports: Pick<Ports, 'procNow' | 'seatHome' | 'store'>,
   seat: SeatRow,
   plan: LaunchPlan,
   reservation: number,
   attempt: string,
   id: SessionIdentity,
 ): Promise<void> {
-  const { store } = engine;
-  const pp = await engine.procNow(id.server, id.panePid);
+  const { store } = ports;
+  const pp = await ports.procNow(id.server, id.panePid);
   const panePidStart = pp && pp !== 'unknown' ? pp.startTime : null;
   store.db
     .transaction(() => {
@@ -128,7 +131,7 @@ async function bindCreated(
           runtime: plan.runtime,
           id: plan.conversationId,
           seat: seat.seat,
-          home: engine.seatHome(seat) ?? null,
+          home: ports.seatHome(seat) ?? null,
           cwd: seat.cwd,
           host: seat.host,
         });
@@ -145,27 +148,27 @@ async function bindCreated(
 
 /** The create fence (docs/architecture.md invariant 3): reserved -> helper_invoked -> created -> released (or abandoned). */
 export async function createBehindFence(
-  engine: Engine,
+  ports: LaunchPorts,
   seat: SeatRow,
   plan: LaunchPlan,
   paneArgv: string[],
   roster: LaunchRoster,
   extraEnv: Record<string, string> = {},
 ): Promise<Result<{ launched: LaunchedSeat }>> {
-  const { store } = engine;
-  const faults = engine.deps.faults;
-  const self = engine.deps.proc.read(engine.deps.selfPid);
-  const attempt = engine.deps.newId();
+  const { store } = ports;
+  const faults = ports.faults;
+  const self = ports.proc.read(ports.selfPid);
+  const attempt = ports.newId();
   const sessionName = seat.seat;
-  const tmux = engine.ownOn(seat.host);
+  const tmux = ports.ownOn(seat.host);
   const where = { rig: seat.rig, seat: seat.seat };
   const taken = await reserveSeat(
-    engine,
+    ports,
     seat,
     {
       seat: seat.seat,
       attempt,
-      holderPid: engine.deps.selfPid,
+      holderPid: ports.selfPid,
       holderStart: self?.startTime ?? null,
       server: tmux.key,
       sessionName,
@@ -196,7 +199,7 @@ export async function createBehindFence(
     return created;
   }
   const id = created.identity;
-  await bindCreated(engine, seat, plan, r, attempt, id);
+  await bindCreated(ports, seat, plan, r, attempt, id);
   await atFault(faults, 'fence.after_created');
   store.reservations.advance(r, 'created', 'released', { outcome: 'launched' });
   const conversationId = plan.conversationId;
@@ -208,7 +211,7 @@ export async function createBehindFence(
     paneId: id.paneId,
   });
   const { server, sessionId, paneId, panePid } = id;
-  const attach = attachArgv(engine, sessionId, server);
+  const attach = attachArgv(ports, sessionId, server);
   return {
     ok: true,
     launched: {

@@ -1,6 +1,5 @@
 import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
 import { writeOnHost, type HostWrite } from '../hosts/host-files';
 import { hostUnreachable } from '../hosts/merge';
 import type { SshHost } from '../hosts/transport';
@@ -9,6 +8,7 @@ import { wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
 import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
 import { hostSeatEnv, prepareOnHost, type HostFacts } from './prepare-remote';
+import type { LaunchPorts } from './ports';
 
 /**
  * Launch on another host: the same roster, custody guard, pre-launch steps and create fence as a
@@ -18,12 +18,12 @@ import { hostSeatEnv, prepareOnHost, type HostFacts } from './prepare-remote';
  * earlier sessions.
  */
 export async function launchRemote(
-  engine: Engine,
+  ports: LaunchPorts,
   seat: SeatRow,
   adapter: RuntimeAdapter,
   choose: ArgvChooser,
 ): Promise<Result<{ launched: LaunchedSeat }>> {
-  const host = engine.hosts.get(seat.host);
+  const host = ports.hosts.get(seat.host);
   if (!host)
     return fail('HOST_NOT_FOUND', `seat ${seat.seat} runs on host "${seat.host}", which Rigdesk does not know`, {
       hint: 'Declare it under hosts: in the rig spec, or rigdesk hosts add.',
@@ -35,10 +35,10 @@ export async function launchRemote(
       evidence: { host: seat.host, reason: why },
     });
 
-  const roster = await engine.roster();
+  const roster = await ports.roster();
   const down = hostUnreachable(roster, seat.host);
   if (down !== undefined) return unreachable(down);
-  const tmux = engine.ownOn(seat.host);
+  const tmux = ports.ownOn(seat.host);
   if (!roster.servers.some((s) => s.server === tmux.key))
     return fail('TMUX_FAILED', `could not list Rigdesk's tmux server on ${seat.host}`, {
       evidence: { problems: roster.problems.filter((p) => p.host === seat.host) },
@@ -50,21 +50,21 @@ export async function launchRemote(
 
   // The host's health and its server's listing were needed up front: this roster serves every check.
   const taken = async () => roster;
-  const earlier = await settleEarlier(engine, seat, taken);
+  const earlier = await settleEarlier(ports, seat, taken);
   if (!earlier.ok) return earlier;
   const launchFiles = recordingFiles(found.real);
   const ctx: LaunchContext = {
     binary: found.binary,
     cwd: seat.cwd,
     args: seat.args,
-    home: engine.seatHome(seat),
-    newId: engine.deps.newId,
+    home: ports.seatHome(seat),
+    newId: ports.newId,
     env: hostSeatEnv(seat, found),
     files: launchFiles,
   };
-  const chosen = await choose({ engine, seat, adapter, ctx, roster: taken });
+  const chosen = await choose({ ports, seat, adapter, ctx, roster: taken });
   if (!chosen.ok) return chosen;
-  const prepared = await prepareOnHost(engine, host, seat, adapter, found);
+  const prepared = await prepareOnHost(ports, host, seat, adapter, found);
   if (!prepared.ok) return prepared.unreachable ? unreachable(prepared.reason) : prepared.failure;
   const wrote = await writeOnHost(host.exec, [...launchFiles.writes, ...prepared.writes]);
   if (!wrote.ok)
@@ -74,7 +74,7 @@ export async function launchRemote(
           hint: `Check that the host's user may write the seat's config home and folder on ${seat.host}.`,
           evidence: { host: seat.host, reason: wrote.reason },
         });
-  return createBehindFence(engine, seat, chosen.plan, wrapForPane(chosen.argv), taken, prepared.extraEnv);
+  return createBehindFence(ports, seat, chosen.plan, wrapForPane(chosen.argv), taken, prepared.extraEnv);
 }
 
 /** A launch's own files, kept to be written on the host with the rest (Pi's session header). */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { runtimeById, seatHookHome, type LaunchContext, type SeatPrepInput } from '../runtimes';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
@@ -11,19 +11,20 @@ import { whichOnPath } from '../runtimes/install';
 import { launchRemote } from './launch-remote';
 import { createBehindFence, launchRoster, settleEarlier, type ArgvChooser } from './fence';
 import { conversationFamily } from '../runtimes/family';
+import type { LaunchPorts } from './ports';
 
 export { createBehindFence, type ArgvChooser, type LaunchRoster } from './fence';
 
 export async function launchSeat(
-  engine: Engine,
+  ports: LaunchPorts,
   ref: unknown,
   opts: { fresh?: boolean } = {},
 ): Promise<Result<{ launched: LaunchedSeat }>> {
-  const found = engine.store.rigs.find(ref);
+  const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
-  const res = await launchRow(engine, found.seat, opts);
+  const res = await launchRow(ports, found.seat, opts);
   if (!res.ok)
-    engine.store.events.append(
+    ports.store.events.append(
       'seat.launch_refused',
       { rig: found.seat.rig, seat: found.seat.seat },
       { code: res.code, message: res.message, evidence: res.evidence ?? {} },
@@ -34,7 +35,7 @@ export async function launchSeat(
 /** The default: resume the seat's last conversation when it has one and the runtime can; else fresh. */
 const resumeOrFresh =
   (opts: { fresh?: boolean }): ArgvChooser =>
-  async ({ engine, seat, adapter, ctx, roster }) => {
+  async ({ ports, seat, adapter, ctx, roster }) => {
     const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
     if (resume) {
       const conversationId = seat.conversationId!;
@@ -42,7 +43,7 @@ const resumeOrFresh =
       const free = checkConversationFree(
         await roster(),
         { runtime: adapter.id, conversationId, cwd, home: ctx.home, host: seat.host },
-        engine.store.sessions.liveBoundTo(conversationFamily(adapter.id), conversationId),
+        ports.store.sessions.liveBoundTo(conversationFamily(adapter.id), conversationId),
       );
       if (!free.ok) return free;
       return {
@@ -60,11 +61,11 @@ const resumeOrFresh =
   };
 
 async function launchRow(
-  engine: Engine,
+  ports: LaunchPorts,
   seat: SeatRow,
   opts: { fresh?: boolean },
 ): Promise<Result<{ launched: LaunchedSeat }>> {
-  return launchSeatWith(engine, seat, resumeOrFresh(opts));
+  return launchSeatWith(ports, seat, resumeOrFresh(opts));
 }
 
 /**
@@ -72,7 +73,7 @@ async function launchRow(
  * and the same create fence as every launch.
  */
 export async function launchSeatWith(
-  engine: Engine,
+  ports: LaunchPorts,
   seat: SeatRow,
   choose: ArgvChooser,
 ): Promise<Result<{ launched: LaunchedSeat }>> {
@@ -82,15 +83,15 @@ export async function launchSeatWith(
       'RUNTIME_UNKNOWN',
       `seat ${seat.seat} names runtime "${seat.runtime}", which this Rigdesk does not know`,
     );
-  if (seat.host !== 'local') return launchRemote(engine, seat, adapter, choose);
+  if (seat.host !== 'local') return launchRemote(ports, seat, adapter, choose);
   if (!existsSync(seat.cwd) || !statSync(seat.cwd).isDirectory()) {
     return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist: ${seat.cwd}`, {
       hint: 'Create it, or fix cwd in the rig spec and run rigdesk up again.',
       evidence: { cwd: seat.cwd },
     });
   }
-  const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };
-  const program = adapter.binary ?? seat.command ?? engine.deps.env.SHELL ?? '/bin/sh';
+  const seatEnv = { ...scrubIdentity(ports.env), ...seat.env };
+  const program = adapter.binary ?? seat.command ?? ports.env.SHELL ?? '/bin/sh';
   // The spec's command, when it names one, is what runs (a shell seat's program is nothing else).
   const binary = whichOnPath(seat.command || program, seatEnv.PATH);
   if (!binary) {
@@ -107,33 +108,36 @@ export async function launchSeatWith(
   }
 
   // Taken at the first check that needs it (docs/architecture.md invariant 1), then shared.
-  const roster = launchRoster(engine);
-  const earlier = await settleEarlier(engine, seat, roster);
+  const roster = launchRoster(ports);
+  const earlier = await settleEarlier(ports, seat, roster);
   if (!earlier.ok) return earlier;
 
   const ctx: LaunchContext = {
     binary,
     cwd: seat.cwd,
     args: seat.args,
-    home: engine.seatHome(seat),
-    newId: engine.deps.newId,
+    home: ports.seatHome(seat),
+    newId: ports.newId,
     env: seatEnv,
   };
-  const chosen = await choose({ engine, seat, adapter, ctx, roster });
+  const chosen = await choose({ ports, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
   const hookHome = seatHookHome(adapter, seat.env);
-  if (hookHome) adapter.installHooks?.(hookHome, engine.deps.layout.hooksDir, seat.seat);
-  const prepared = adapter.prepareSeat?.(seatPrepInput(engine, seat, seatEnv), { write: true });
+  if (hookHome) adapter.installHooks?.(hookHome, ports.layout.hooksDir, seat.seat);
+  const prepared = adapter.prepareSeat?.(seatPrepInput(ports, seat, seatEnv), { write: true });
   if (prepared && !prepared.ok) return prepared;
   const { argv, plan } = chosen;
-  const extraEnv =
-    adapter.seatEnv?.({ seatDir: join(engine.deps.layout.home, 'seats', seat.seat), env: seat.env }) ?? {};
-  return createBehindFence(engine, seat, plan, wrapForPane(argv), roster, extraEnv);
+  const extraEnv = adapter.seatEnv?.({ seatDir: join(ports.layout.home, 'seats', seat.seat), env: seat.env }) ?? {};
+  return createBehindFence(ports, seat, plan, wrapForPane(argv), roster, extraEnv);
 }
 
 /** What a runtime's own pre-launch step (and doctor) is given for a seat. */
-export function seatPrepInput(engine: Engine, seat: SeatRow, env: Record<string, string | undefined>): SeatPrepInput {
+export function seatPrepInput(
+  ports: Pick<Ports, 'seatHome' | 'userHome'>,
+  seat: SeatRow,
+  env: Record<string, string | undefined>,
+): SeatPrepInput {
   let cwd = seat.cwd;
   try {
     cwd = realpathSync(seat.cwd);
@@ -145,7 +149,7 @@ export function seatPrepInput(engine: Engine, seat: SeatRow, env: Record<string,
     seatEnv: seat.env,
     env,
     cwd,
-    home: engine.seatHome(seat) ?? engine.deps.userHome,
-    userHome: engine.deps.userHome,
+    home: ports.seatHome(seat) ?? ports.userHome,
+    userHome: ports.userHome,
   };
 }

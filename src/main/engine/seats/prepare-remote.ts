@@ -1,5 +1,5 @@
 import { fail, type Failure } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { dirname } from 'node:path';
 import { withHostFiles, type HostWrite } from '../hosts/host-files';
 import { remoteHookOf } from '../hosts/hook-watch';
@@ -24,7 +24,7 @@ export type Prepared =
  * other files.
  */
 export async function prepareOnHost(
-  engine: Engine,
+  ports: Pick<Ports, 'seatHome'>,
   host: SshHost,
   seat: SeatRow,
   adapter: RuntimeAdapter,
@@ -41,7 +41,7 @@ export async function prepareOnHost(
       ensureDir: (d) => io.ensureDir(d, 0o700),
     });
     Object.assign(extraEnv, env ?? {});
-    return adapter.prepareSeat?.(prepInput(engine, seat, adapter, facts, io), { write: true });
+    return adapter.prepareSeat?.(prepInput(ports, seat, adapter, facts, io), { write: true });
   };
   const r = await withHostFiles(host.exec, step, facts.real);
   if (!r.ok)
@@ -60,7 +60,7 @@ export async function prepareOnHost(
 
 /** What a runtime's own step sees for a seat on a host: the host's folder, home and files. */
 function prepInput(
-  engine: Engine,
+  ports: Pick<Ports, 'seatHome'>,
   seat: SeatRow,
   adapter: RuntimeAdapter,
   facts: HostFacts,
@@ -72,7 +72,7 @@ function prepInput(
     // The host's login gives HOME (and a PATH); the seat's spec env goes over it, as in its pane.
     env: hostSeatEnv(seat, facts),
     cwd: facts.realCwd,
-    home: engine.seatHome(seat) ?? adapter.defaultHome?.(seat.env.HOME ?? facts.home) ?? facts.home,
+    home: ports.seatHome(seat) ?? adapter.defaultHome?.(seat.env.HOME ?? facts.home) ?? facts.home,
     userHome: facts.home,
     io,
     // The programs it needs as that host's PATH found them (omo's package is the host's own).

@@ -1,22 +1,23 @@
 import type { LeftRunning, StoppedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { runtimeById } from '../runtimes';
 import { untilTakenUp } from './taking-up';
+import type { StopPorts } from './ports';
 
 /**
  * A runtime's background service in the seat's home (Codex's daemon) is not the seat's: seats run
  * without it. It stays, and the stop says so rather than leaving it unmentioned.
  */
 async function leftInHome(
-  engine: Engine,
+  ports: Pick<Ports, 'roster' | 'seatHome'>,
   seat: { seat: string; runtime: string; env: Record<string, string>; host: string },
 ): Promise<LeftRunning[]> {
   const adapter = runtimeById(seat.runtime);
-  const home = seat.host === 'local' && adapter?.serviceRole ? engine.seatHome(seat) : undefined;
+  const home = seat.host === 'local' && adapter?.serviceRole ? ports.seatHome(seat) : undefined;
   if (!home) return [];
   // The stop is done; a roster that cannot be read leaves this report empty, never the stop failed.
-  const roster = await engine.roster().catch(() => undefined);
+  const roster = await ports.roster().catch(() => undefined);
   if (!roster) return [];
   return roster.agents
     .filter((a) => a.service === 'daemon' && a.runtime === seat.runtime && a.home === home && !a.host)
@@ -38,19 +39,19 @@ async function leftInHome(
  * Ends a seat's occupant by exact cleanup (docs/architecture.md invariant 4) and records the stop as
  * intentional. "not removed" is never reported as success.
  */
-export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ stopped: StoppedSeat }>> {
-  const found = engine.store.rigs.find(ref);
+export async function stopSeat(ports: StopPorts, ref: unknown): Promise<Result<{ stopped: StoppedSeat }>> {
+  const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
   const { seat } = found;
-  const { store } = engine;
+  const { store } = ports;
   const live = store.sessions.live(seat.seat);
   if (!live) {
     store.rigs.setStoppedOnPurpose(seat.seat, true);
     return { ok: true, stopped: { seat: seat.seat, outcome: 'not_running' } };
   }
-  const taken = await untilTakenUp(engine, seat, live.conversationId ?? seat.conversationId);
+  const taken = await untilTakenUp(ports, seat, live.conversationId ?? seat.conversationId);
   if (!taken.ok) return taken;
-  const out = await engine.client(live.server).killByIdentity(live);
+  const out = await ports.client(live.server).killByIdentity(live);
   const where = { rig: seat.rig, seat: seat.seat };
   const ident = {
     server: live.server,
@@ -75,7 +76,7 @@ export async function stopSeat(engine: Engine, ref: unknown): Promise<Result<{ s
       store.events.append('seat.stop', where, { outcome: out.outcome });
     })
     .immediate();
-  const left = await leftInHome(engine, seat);
+  const left = await leftInHome(ports, seat);
   const leftRunning = left.length ? { leftRunning: left } : {};
   const stopped: StoppedSeat =
     out.outcome === 'removed'

@@ -1,5 +1,5 @@
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { answerOnHost } from '../hosts/evidence-batch';
 import { isLocal } from '../hosts/types';
 import { realOrSame } from '../custody/cwd';
@@ -25,19 +25,19 @@ type Look = () => Promise<string | undefined>;
  * after `timeoutMs`. A seat on another host has its transcript read on that host.
  */
 export async function untilTakenUp(
-  engine: Engine,
+  ports: Pick<Ports, 'clock' | 'hosts' | 'io' | 'seatHome'>,
   seat: Seat,
   conversationId: string | null | undefined,
   timeoutMs = TAKING_UP_WAIT_MS,
 ): Promise<Result<{ waitedMs: number }>> {
   const adapter = runtimeById(seat.runtime);
-  const home = engine.seatHome(seat);
+  const home = ports.seatHome(seat);
   if (!adapter?.takingUp || !adapter.transcriptPath || !conversationId || !home) return { ok: true, waitedMs: 0 };
   const a: Adapter = { takingUp: adapter.takingUp, transcriptPath: adapter.transcriptPath };
   const look = isLocal(seat.host)
-    ? lookHere(engine, a, seat, home, conversationId)
-    : lookOnHost(engine, a, seat, home, conversationId);
-  const { clock } = engine.deps;
+    ? lookHere(ports, a, seat, home, conversationId)
+    : lookOnHost(ports, a, seat, home, conversationId);
+  const { clock } = ports;
   const start = clock.now();
   for (let path = await look(); path; path = await look()) {
     const waitedMs = clock.now() - start;
@@ -61,8 +61,8 @@ function taking(a: Adapter, io: EvidenceIO, find: () => string | undefined): str
   return path && a.takingUp(io.readFile(path)) ? path : undefined;
 }
 
-function lookHere(engine: Engine, a: Adapter, seat: Seat, home: string, id: string): Look {
-  const { io } = engine.deps;
+function lookHere(ports: Pick<Ports, 'io'>, a: Adapter, seat: Seat, home: string, id: string): Look {
+  const { io } = ports;
   return async () => {
     try {
       return taking(a, io, () => a.transcriptPath(home, realOrSame(seat.cwd), id, io));
@@ -77,10 +77,10 @@ function lookHere(engine: Engine, a: Adapter, seat: Seat, home: string, id: stri
  * round trips), each later one reads that file alone (one). A host that does not answer says
  * nothing, as an unreadable file does here: the end goes ahead, and itself meets the host.
  */
-function lookOnHost(engine: Engine, a: Adapter, seat: Seat, home: string, id: string): Look {
+function lookOnHost(ports: Pick<Ports, 'hosts'>, a: Adapter, seat: Seat, home: string, id: string): Look {
   let found: string | undefined;
   return async () => {
-    const host = seat.host ? engine.hosts.get(seat.host) : undefined;
+    const host = seat.host ? ports.hosts.get(seat.host) : undefined;
     if (!host) return undefined;
     const ask = (io: EvidenceIO) => ({
       path: taking(a, io, () => found ?? (found = a.transcriptPath(home, seat.cwd, id, io))),

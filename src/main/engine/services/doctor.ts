@@ -69,7 +69,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   // A runtime that must make a seat's config safe before launch says here what launch would do.
   for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local')) {
     const adapter = runtimeById(seat.runtime);
-    const r = adapter?.prepareSeat?.(seatPrepInput(engine, seat, { ...env, ...seat.env }), { write: false });
+    const r = adapter?.prepareSeat?.(seatPrepInput(engine.ports, seat, { ...env, ...seat.env }), { write: false });
     if (!r) continue;
     const check = adapter!.prepareCheckName?.(seat.seat) ?? `${seat.runtime} config (${seat.seat})`;
     checks.push(

@@ -18,13 +18,13 @@ export async function downRig(engine: Engine, rig: unknown): Promise<Result<{ ri
     });
   }
   // A snapshot before taking a rig down is what restore works from later.
-  await snapshotRig(engine, rig, 'before_down');
+  await snapshotRig(engine.ports, rig, 'before_down');
   const stopped: StoppedSeat[] = [];
   // Every seat in order, stopped or not: what the event and a failure's evidence show.
   const results: (StoppedSeat | NotRemovedSeat)[] = [];
   const failures: Failure[] = [];
   for (const seat of engine.store.rigs.seats(rig)) {
-    const r = await stopSeat(engine, seat.seat);
+    const r = await stopSeat(engine.ports, seat.seat);
     if (r.ok) {
       stopped.push(r.stopped);
       results.push(r.stopped);

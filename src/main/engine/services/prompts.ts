@@ -8,5 +8,5 @@ import { ps } from './ps';
 export async function listPrompts(engine: Engine, rig?: string): Promise<Result<{ prompts: PromptItem[] }>> {
   const r = await ps(engine, rig ? { rig } : {});
   if (!r.ok) return r;
-  return { ok: true, prompts: await promptsFor(engine, r.seats) };
+  return { ok: true, prompts: await promptsFor(engine.ports, r.seats) };
 }

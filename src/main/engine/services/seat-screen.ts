@@ -36,7 +36,7 @@ export async function attachCommand(
   return {
     ok: true,
     seat: found.seat.seat,
-    argv: attachArgv(engine, live.sessionId, live.server),
+    argv: attachArgv(engine.ports, live.sessionId, live.server),
     server: live.server,
     sessionId: live.sessionId,
     host: hostOfServer(live.server),

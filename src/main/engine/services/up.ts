@@ -32,7 +32,7 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
   for (const pod of spec.pods) {
     for (const m of pod.members) {
       const seat = `${m.id}@${spec.name}`;
-      const r = await launchSeat(engine, seat);
+      const r = await launchSeat(engine.ports, seat);
       const one: UpSeat | RefusedSeat = r.ok
         ? { seat, outcome: 'launched', launched: r.launched }
         : r.code === 'SEAT_ALREADY_RUNNING'

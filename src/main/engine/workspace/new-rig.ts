@@ -2,7 +2,7 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { RUNTIME_IDS, runtimeById } from '../runtimes';
 import { liveSpecDeps, NAME_RE, parseRigSpec } from '../spec';
 import { runtimesFound } from './runtimes';
@@ -38,17 +38,20 @@ export function newRigYaml(name: string, folder: string, runtime: string, member
  * A first rig from the window: the spec is built, checked by the same parser `up` uses (so what
  * is shown is a spec `up` accepts), and only with `write` written, never over an existing file.
  */
-export function newRig(engine: Engine, p: NewRigInput): Result<{ path: string; yaml: string; written: boolean }> {
+export function newRig(
+  ports: Pick<Ports, 'env' | 'store' | 'userHome'>,
+  p: NewRigInput,
+): Result<{ path: string; yaml: string; written: boolean }> {
   if (!NAME_RE.test(p.name))
     return fail('SEAT_NAME_INVALID', `rig name ${JSON.stringify(p.name.slice(0, 60))} is not a plain name`, {
       hint: 'Use 1-48 letters, digits, "_" or "-", starting with a letter or digit.',
     });
-  if (engine.store.rigs.exists(p.name))
+  if (ports.store.rigs.exists(p.name))
     return fail('BAD_USAGE', `a rig named ${p.name} is already recorded`, { hint: 'Choose another name.' });
-  const folder = isAbsolute(p.folder) ? resolve(p.folder) : resolve(engine.deps.userHome, p.folder);
+  const folder = isAbsolute(p.folder) ? resolve(p.folder) : resolve(ports.userHome, p.folder);
   if (!isFolder(folder))
     return fail('CWD_MISSING', `${folder} is not a folder`, { hint: 'Create the folder or choose another one.' });
-  const found = runtimesFound(engine).find((r) => r.runtime === p.runtime);
+  const found = runtimesFound(ports).find((r) => r.runtime === p.runtime);
   if (!found || !RUNTIME_IDS.includes(p.runtime))
     return fail('RUNTIME_UNKNOWN', `no runtime ${JSON.stringify(p.runtime.slice(0, 40))}`);
   if (!found.path)

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RuntimeFound } from '../../../shared/contract/workspace';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { RUNTIMES } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
 import { runtimeOnPath, whichOnPath } from '../runtimes/install';
@@ -12,8 +12,8 @@ import { runtimeOnPath, whichOnPath } from '../runtimes/install';
  * the ones that are there and says how to install the others. Each says whether it keeps
  * conversations (an agent) or is a plain program.
  */
-export function runtimesFound(engine: Engine): RuntimeFound[] {
-  const path = scrubIdentity(engine.deps.env).PATH;
+export function runtimesFound(ports: Pick<Ports, 'env'>): RuntimeFound[] {
+  const path = scrubIdentity(ports.env).PATH;
   return RUNTIMES.flatMap((r): RuntimeFound[] => {
     const base = { runtime: r.id, conversations: r.conversations };
     if (r.binary) {
