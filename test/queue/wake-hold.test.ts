@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { observeSeats } from '../../src/main/engine/activity/observe';
-import type { Clock } from '../../src/main/engine/deps';
+import { type Clock, systemClock } from '../../src/main/engine/deps';
 import { queueTick, type ObserveFn, type WakeOutcome, type WakeReport } from '../../src/main/engine/queue/waker';
 import { RigWorld, shellRigYaml } from '../support/rig';
 import { waitFor } from '../support/tmux';
@@ -9,6 +9,7 @@ import { add, notices, settleNotices, teeWorld } from './helpers';
 /** A clock the test moves by hand; sleeps stay real but short, so the engine's polling still runs. */
 function handClock(start = Date.now()): Clock & { t: number } {
   const c = {
+    ...systemClock,
     t: start,
     now: () => c.t,
     sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20))),

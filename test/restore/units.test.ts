@@ -13,6 +13,7 @@ import { waitGone } from '../../src/main/engine/restore/restart-pane';
 import { RigWorld } from '../support/rig';
 import { exactly, missingReported, wrapperClaim } from '../../src/main/engine/restore/verify';
 import type { Ports } from '../../src/main/engine/ports';
+import { systemClock } from '../../src/main/engine/deps';
 import type { RosterPane } from '../../src/main/engine/roster/types';
 
 const spec = {
@@ -236,6 +237,7 @@ describe('the restart wait reads the engine clock', () => {
       let now = 1_000;
       let sleeps = 0;
       const clock = {
+        ...systemClock,
         now: () => now,
         sleep: async (ms: number) => {
           sleeps++;

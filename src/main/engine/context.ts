@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { liveExec, systemClock, type Clock, type Exec } from './deps';
-import { liveEvidenceIO } from './evidence-io';
+import { liveExec, liveFs, systemClock, type Clock, type Exec, type Fs } from './deps';
+import { evidenceIO } from './evidence-io';
 import { type FaultHooks, faultsFromEnv } from './faults';
 import { resolveHome, socketPathForName, type HomeLayout } from './home';
 import { liveProcReader } from './proc';
@@ -17,6 +17,8 @@ export interface EngineDeps {
   store: Store;
   exec: Exec;
   clock: Clock;
+  /** The file system calls the engine makes (deps.ts); node:fs live. */
+  fs: Fs;
   proc: ProcReader;
   io: EvidenceIO;
   /** The environment seats start from (PATH, HOME, LANG ...); identity markers are scrubbed later. */
@@ -40,6 +42,7 @@ export function liveEngineDeps(
   const env = overrides.env ?? baseEnv;
   const layout = overrides.layout ?? resolveHome(env);
   const clock = overrides.clock ?? systemClock;
+  const fs = overrides.fs ?? liveFs;
   // One exec function per engine: the engine's tmux links are found from it (tmux/held.ts).
   const exec: Exec = overrides.exec ?? ((file, args, opts) => liveExec(file, args, opts));
   // An engine given an exec of its own (a fault injected into tmux's answers, a counting bench)
@@ -51,8 +54,9 @@ export function liveEngineDeps(
     store: overrides.store ?? Store.open(layout.dbPath, () => clock.now()),
     exec,
     clock,
+    fs,
     proc: overrides.proc ?? liveProcReader(),
-    io: overrides.io ?? liveEvidenceIO,
+    io: overrides.io ?? evidenceIO(fs),
     env,
     userHome: overrides.userHome ?? env.HOME ?? homedir(),
     uid: overrides.uid ?? process.getuid?.() ?? 0,

@@ -47,6 +47,7 @@ export class Engine {
     const ports: Ports = {
       store: deps.store,
       clock: deps.clock,
+      fs: deps.fs,
       io: deps.io,
       env: deps.env,
       userHome: deps.userHome,

@@ -1,4 +1,4 @@
-import type { Clock, Exec } from './deps';
+import type { Clock, Exec, Fs } from './deps';
 import type { FaultHooks } from './faults';
 import type { HomeLayout } from './home';
 import type { HostSet } from './hosts/roster';
@@ -24,6 +24,8 @@ export interface Ports {
   /** The store's repositories and the event log. */
   readonly store: Store;
   readonly clock: Clock;
+  /** The file system calls the engine makes on this machine. */
+  readonly fs: Fs;
   /** This machine's runtime evidence files (live-state files, transcripts, locks). */
   readonly io: EvidenceIO;
   /** The environment seats start from (identity markers are scrubbed later). */

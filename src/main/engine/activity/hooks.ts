@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
 import type { Ports } from '../ports';
 import type { RemoteHookRead } from '../hosts/hook-watch';
 import { hookFileFor } from '../runtimes/hooks/claude';
@@ -9,7 +8,7 @@ type ReadHook = NonNullable<RuntimeAdapter['readHook']>;
 
 /** The seat's last hook event (its runtime's `readHook`), if it belongs to the conversation the pane's agent writes. */
 export function readHookEvidence(
-  ports: Pick<Ports, 'clock' | 'layout'>,
+  ports: Pick<Ports, 'clock' | 'fs' | 'layout'>,
   readHook: ReadHook,
   seat: string,
   conversationId: string | undefined,
@@ -18,8 +17,8 @@ export function readHookEvidence(
   let raw: string;
   let at: number;
   try {
-    at = statSync(file).mtimeMs;
-    raw = readFileSync(file, 'utf8');
+    at = ports.fs.statSync(file).mtimeMs;
+    raw = ports.fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import type { Timer } from '../deps';
 import type { Ports } from '../ports';
 import { parseServerKey, serverArgs, type TmuxServerRef } from '../tmux/identity';
 import type { SshHost } from '../hosts/transport';
@@ -46,8 +47,8 @@ export class ActivityMonitor {
   private timerAt = Infinity;
   private readonly pacer: LookPacer;
   private readonly recorded: ActivityRecord;
-  private timer?: NodeJS.Timeout;
-  private fallback?: NodeJS.Timeout;
+  private timer?: Timer;
+  private fallback?: Timer;
   /** The roster of the monitor's own pass in progress: that look is recorded by the pass itself. */
   private ownRoster?: Roster;
   private offLooks?: () => void;
@@ -95,10 +96,10 @@ export class ActivityMonitor {
     this.running = true;
     this.offRespawn = this.ports.onBeforeRespawn((server, paneId) => this.yieldPane(server, paneId));
     // Hook events land as one file per seat: a change there is that seat's news.
-    mkdirSync(this.ports.layout.hooksDir, { recursive: true, mode: 0o700 });
-    mkdirSync(this.ports.layout.watchDir, { recursive: true, mode: 0o700 });
+    this.ports.fs.mkdirSync(this.ports.layout.hooksDir, { recursive: true, mode: 0o700 });
+    this.ports.fs.mkdirSync(this.ports.layout.watchDir, { recursive: true, mode: 0o700 });
     try {
-      const fw = watch(this.ports.layout.hooksDir, (_e, name) => {
+      const fw = this.ports.fs.watch(this.ports.layout.hooksDir, (_e, name) => {
         const n = String(name ?? '');
         // A hook's event is explicit news: never paced.
         if (n.endsWith('.json')) this.markDirty(n.slice(0, -5), true);
@@ -119,18 +120,17 @@ export class ActivityMonitor {
 
   /** The next full pass, `afterMs` from now unless a look at every seat comes first. */
   private armFallback(afterMs: number): void {
-    clearTimeout(this.fallback);
+    this.fallback?.cancel();
     if (!this.running) return;
-    this.fallback = setTimeout(() => void this.pass(true), afterMs);
-    this.fallback.unref?.();
+    this.fallback = this.ports.clock.after(afterMs, () => void this.pass(true), { unref: true });
   }
 
   stop(): void {
     this.running = false;
     this.offRespawn?.();
     this.offLooks?.();
-    clearTimeout(this.fallback);
-    clearTimeout(this.timer);
+    this.fallback?.cancel();
+    this.timer?.cancel();
     this.timer = undefined;
     this.timerAt = Infinity;
     for (const w of this.watches.values()) w.stop();
@@ -142,7 +142,7 @@ export class ActivityMonitor {
 
   /** Once a pass still running when the monitor stopped has ended (its owner may close the store then). */
   async settled(): Promise<void> {
-    while (this.busy) await new Promise((r) => setTimeout(r, 10));
+    while (this.busy) await this.ports.clock.sleep(10);
   }
 
   /**
@@ -201,16 +201,13 @@ export class ActivityMonitor {
     if (!this.running || this.dirty.size === 0) return;
     const next = Math.min(...this.dirty.values());
     if (this.timer && next >= this.timerAt) return;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timerAt = next;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        void this.pass(false);
-      },
-      Math.max(0, next - this.ports.clock.now()),
-    );
+    this.timer = this.ports.clock.after(Math.max(0, next - this.ports.clock.now()), () => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      void this.pass(false);
+    });
   }
 
   /**
@@ -359,7 +356,7 @@ export class ActivityMonitor {
         sessionId,
         () => this.markDirty(seat),
         this.ports.env,
-        () => this.ports.clock.now(),
+        this.ports.clock,
         host?.controlArgv(sessionId),
       );
       w.start();
@@ -384,7 +381,7 @@ export class ActivityMonitor {
           host.streamArgv('sh', remotePipeArgs(name, paneId, ['tmux', '-u', ...serverArgs(ref)])),
           () => this.markDirty(seat),
           this.ports.env,
-          () => this.ports.clock.now(),
+          this.ports.clock,
         )
       : new PanePipeWatch(
           key,
@@ -393,7 +390,8 @@ export class ActivityMonitor {
           join(this.ports.layout.watchDir, `${name}.fifo`),
           () => this.markDirty(seat),
           this.ports.exec,
-          () => this.ports.clock.now(),
+          this.ports.clock,
+          this.ports.fs,
         );
     this.watches.set(seat, w);
     const started = await w.start();
@@ -413,7 +411,7 @@ export class ActivityMonitor {
   private watchDir(dir: string): void {
     if (this.watchedDirs.has(dir)) return;
     try {
-      const fw = watch(dir, () => this.markDirty('*'));
+      const fw = this.ports.fs.watch(dir, () => this.markDirty('*'));
       fw.on('error', () => undefined);
       this.fsWatchers.push(fw);
       this.watchedDirs.add(dir);

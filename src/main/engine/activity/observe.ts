@@ -11,7 +11,7 @@ import { paneOf, serverRunning } from '../roster/lookup';
 /** What a look at seats reads: the seats' rows, their panes' screens, hooks and live-state files. */
 export type ObservePorts = Pick<
   Ports,
-  'store' | 'clock' | 'client' | 'hosts' | 'io' | 'layout' | 'proc' | 'procOf' | 'seatHome'
+  'store' | 'clock' | 'client' | 'hosts' | 'io' | 'fs' | 'layout' | 'proc' | 'procOf' | 'seatHome'
 > &
   LookPorts;
 

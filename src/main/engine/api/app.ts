@@ -54,7 +54,8 @@ export const APP_HANDLERS: Handlers<typeof APP_REQUESTS, typeof APP_ANSWERS> = {
     if (p.rig && !e.store.rigs.exists(p.rig)) return fail('RIG_NOT_FOUND', `no rig named ${p.rig}`);
     return listPrompts(e, p.rig);
   },
-  installShim: async (e, p) => installShim({ env: e.deps.env, dir: p.dir, remove: p.remove, plan: p.plan }),
+  installShim: async (e, p) =>
+    installShim({ env: e.deps.env, fs: e.ports.fs, dir: p.dir, remove: p.remove, plan: p.plan }),
   answerPrompt: (e, p) =>
     answerPrompt(e.ports, p.seat, p.choice, { fingerprint: p.fingerprint, reason: p.reason, by: p.by }),
 };

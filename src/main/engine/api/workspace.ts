@@ -16,7 +16,7 @@ import type { Handlers } from './types';
 
 export const WORKSPACE_HANDLERS: Handlers<typeof WORKSPACE_REQUESTS, typeof WORKSPACE_ANSWERS> = {
   'workspace.runtimes': async (e) => {
-    const example = exampleSpec();
+    const example = exampleSpec(e.ports.fs);
     return { ok: true, runtimes: runtimesFound(e.ports), ...(example ? { example } : {}) };
   },
   'workspace.newRig': async (e, p) => newRig(e.ports, p),

@@ -13,7 +13,7 @@ import type { SeatRow, SessionRow } from '../store';
  * says `elsewhere` or `unknown` exactly when a send or a resume would be refused for it.
  */
 export function seatCustody(
-  ports: Pick<Ports, 'seatHome'>,
+  ports: Pick<Ports, 'fs' | 'seatHome'>,
   roster: Roster,
   o: { seat: SeatRow; live?: SessionRow; pane?: RosterPane },
   conversationId: string,
@@ -26,7 +26,7 @@ export function seatCustody(
     {
       runtime: seat.runtime,
       conversationId,
-      cwd: cwdOn(seat),
+      cwd: cwdOn(ports.fs, seat),
       home: ports.seatHome(seat),
       allowPids: own,
       // The seat's own row is its own only while its pane is there; a vanished pane proves nothing.

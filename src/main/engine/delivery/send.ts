@@ -122,7 +122,7 @@ type Observed = Extract<Awaited<ReturnType<typeof observe>>, { ok: true }>;
 
 /** The seat's conversation must have no other writer (its own pane is allowed). */
 function checkCustody(
-  ports: Pick<Ports, 'seatHome' | 'store'>,
+  ports: Pick<Ports, 'fs' | 'seatHome' | 'store'>,
   seat: SeatRow,
   o: Observed,
   warnings: string[],
@@ -141,7 +141,7 @@ function checkCustody(
     {
       runtime: adapter.id,
       conversationId,
-      cwd: realOrSame(seat.cwd),
+      cwd: realOrSame(ports.fs, seat.cwd),
       home: ports.seatHome(seat),
       allowPids: [pane.panePid, ...pane.lineage.map((p) => p.pid)],
       allowSessionId: live.id,

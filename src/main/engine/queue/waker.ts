@@ -252,7 +252,6 @@ export function startQueueWaker(
       busy = false;
     }
   };
-  const h = setInterval(() => void tick(), everyMs);
-  h.unref?.();
-  return () => clearInterval(h);
+  const timer = ports.clock.every(everyMs, () => void tick(), { unref: true });
+  return () => timer.cancel();
 }

@@ -1,4 +1,3 @@
-import { accessSync, constants } from 'node:fs';
 import { checkConversationFree } from '../custody/guard';
 import { isLocal } from '../hosts/types';
 import { cwdOn, realOrSame } from '../custody/cwd';
@@ -36,7 +35,7 @@ export function ownPane(
  * files: it reads `unknown` here (snapshots), and restore reads the host itself (./remote-facts.ts).
  */
 export function transcriptFact(
-  ports: Pick<Ports, 'io' | 'seatHome'>,
+  ports: Pick<Ports, 'fs' | 'io' | 'seatHome'>,
   seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string },
   conversationId: string,
 ): TranscriptFact {
@@ -45,14 +44,14 @@ export function transcriptFact(
   const home = ports.seatHome(seat);
   if (!adapter?.transcriptPath || !home) return { state: 'unknown' };
   try {
-    const p = adapter.transcriptPath(home, realOrSame(seat.cwd), conversationId, ports.io);
+    const p = adapter.transcriptPath(home, realOrSame(ports.fs, seat.cwd), conversationId, ports.io);
     if (p) return { state: 'present', path: p };
   } catch (e) {
     return { state: 'unreadable', error: `${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`.trim() };
   }
   // `exists` says false for a file it may not look at: only a readable home makes "missing" a fact.
   try {
-    accessSync(home, constants.R_OK | constants.X_OK);
+    ports.fs.accessSync(home, ports.fs.constants.R_OK | ports.fs.constants.X_OK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR')
@@ -62,7 +61,7 @@ export function transcriptFact(
 }
 
 export function liveFact(
-  ports: Pick<Ports, 'seatHome' | 'store'>,
+  ports: Pick<Ports, 'fs' | 'seatHome' | 'store'>,
   roster: Roster,
   seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string },
   conversationId: string,
@@ -73,7 +72,7 @@ export function liveFact(
     {
       runtime: seat.runtime,
       conversationId,
-      cwd: cwdOn(seat),
+      cwd: cwdOn(ports.fs, seat),
       home: ports.seatHome(seat),
       host: seat.host,
       allowPids: own?.pane?.agent ? [own.pane.agent.pid] : [],
@@ -92,7 +91,7 @@ export function liveFact(
  * `hostTranscript` is the transcript fact read on the seat's host, for a seat on another host.
  */
 export function seatFacts(
-  ports: Pick<Ports, 'io' | 'seatHome' | 'store'>,
+  ports: Pick<Ports, 'fs' | 'io' | 'seatHome' | 'store'>,
   roster: Roster,
   snap: SnapshotSeat,
   row: SeatRow,

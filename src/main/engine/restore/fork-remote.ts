@@ -43,7 +43,7 @@ export function forkHostGate(ports: Pick<Ports, 'hosts'>, source: SeatRow, roste
  * see X's transcript is refused as locally (a resume may let the runtime tell; a fork may not guess).
  */
 export async function sourceTranscript(
-  ports: Pick<Ports, 'hosts' | 'io' | 'seatHome'>,
+  ports: Pick<Ports, 'fs' | 'hosts' | 'io' | 'seatHome'>,
   roster: Roster,
   source: SeatRow,
   conversationId: string,

@@ -102,7 +102,7 @@ function sourceConversation(
 }
 
 function custody(
-  ports: Pick<Ports, 'seatHome' | 'store'>,
+  ports: Pick<Ports, 'fs' | 'seatHome' | 'store'>,
   roster: Roster,
   source: SeatRow,
   from: { id: string; agentPid?: number; liveSessionRow?: number },
@@ -112,7 +112,7 @@ function custody(
     {
       runtime: source.runtime,
       conversationId: from.id,
-      cwd: cwdOn(source),
+      cwd: cwdOn(ports.fs, source),
       home: ports.seatHome(source),
       host: source.host,
       allowPids: from.agentPid !== undefined ? [from.agentPid] : [],

@@ -73,7 +73,7 @@ export async function restartSeat(
     {
       runtime: seat.runtime,
       conversationId: cid,
-      cwd: cwdOn(seat),
+      cwd: cwdOn(ports.fs, seat),
       home: ports.seatHome(seat),
       allowPids: [agent.pid],
       allowSessionId: live.id,

@@ -83,7 +83,7 @@ type Refused = Extract<SeatResult, { outcome: 'failed' | 'refused' }>;
 
 /** The decision table for every seat of the snapshot; seats refused before any plan are `missing`. */
 async function planSeats(
-  ports: Pick<Ports, 'client' | 'hosts' | 'io' | 'proc' | 'seatHome' | 'store'>,
+  ports: Pick<Ports, 'client' | 'fs' | 'hosts' | 'io' | 'proc' | 'seatHome' | 'store'>,
   roster: Roster,
   seatsOf: readonly SnapshotSeat[],
   opts: { plan: boolean },

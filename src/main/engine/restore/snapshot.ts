@@ -14,7 +14,7 @@ import { keepsConversations } from '../runtimes';
 
 /** `bind: false` (a --plan) writes nothing, not even a conversation the live process proves. */
 export function snapshotSeats(
-  ports: Pick<Ports, 'io' | 'seatHome' | 'store'>,
+  ports: Pick<Ports, 'fs' | 'io' | 'seatHome' | 'store'>,
   roster: Roster,
   rig: string,
   opts: { bind?: boolean } = {},
@@ -62,7 +62,7 @@ export function snapshotSeats(
 
 /** `rigdesk snapshot <rig>`; also the hook `down` calls first (reason before_down). */
 export async function snapshotRig(
-  ports: Pick<Ports, 'io' | 'roster' | 'seatHome' | 'store'>,
+  ports: Pick<Ports, 'fs' | 'io' | 'roster' | 'seatHome' | 'store'>,
   rig: string,
   reason: SnapshotReason = 'manual',
   roster?: Roster,
@@ -88,7 +88,7 @@ export async function snapshotRig(
  * seat, never overlapping itself. Returns the function that stops it.
  */
 export function startSnapshotTimer(
-  ports: Pick<Ports, 'io' | 'roster' | 'seatHome' | 'store'>,
+  ports: Pick<Ports, 'clock' | 'fs' | 'io' | 'roster' | 'seatHome' | 'store'>,
   everyMs: number,
   onError: (e: unknown) => void = () => undefined,
 ): () => void {
@@ -108,7 +108,6 @@ export function startSnapshotTimer(
       busy = false;
     }
   };
-  const h = setInterval(() => void tick(), everyMs);
-  h.unref?.();
-  return () => clearInterval(h);
+  const timer = ports.clock.every(everyMs, () => void tick(), { unref: true });
+  return () => timer.cancel();
 }

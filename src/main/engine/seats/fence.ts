@@ -22,8 +22,8 @@ import type { LaunchPorts } from './ports';
  * the launch's roster (`roster()`: taken fresh at the first check that needs it).
  */
 export type ArgvChooser = (input: {
-  /** What a chooser may read: the store, a seat's home, this machine's evidence files. */
-  ports: Pick<Ports, 'io' | 'seatHome' | 'store'>;
+  /** What a chooser may read: the store, a seat's home, this machine's files. */
+  ports: Pick<Ports, 'io' | 'fs' | 'seatHome' | 'store'>;
   seat: SeatRow;
   adapter: RuntimeAdapter;
   ctx: LaunchContext;

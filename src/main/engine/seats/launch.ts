@@ -1,4 +1,3 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
@@ -39,7 +38,7 @@ const resumeOrFresh =
     const resume = !opts.fresh && adapter.canResume && seat.restorePolicy !== 'fresh' && seat.conversationId !== null;
     if (resume) {
       const conversationId = seat.conversationId!;
-      const cwd = seat.host === 'local' ? realpathSync(seat.cwd) : seat.cwd;
+      const cwd = seat.host === 'local' ? ports.fs.realpathSync(seat.cwd) : seat.cwd;
       const free = checkConversationFree(
         await roster(),
         { runtime: adapter.id, conversationId, cwd, home: ctx.home, host: seat.host },
@@ -84,7 +83,7 @@ export async function launchSeatWith(
       `seat ${seat.seat} names runtime "${seat.runtime}", which this Rigdesk does not know`,
     );
   if (seat.host !== 'local') return launchRemote(ports, seat, adapter, choose);
-  if (!existsSync(seat.cwd) || !statSync(seat.cwd).isDirectory()) {
+  if (!ports.fs.existsSync(seat.cwd) || !ports.fs.statSync(seat.cwd).isDirectory()) {
     return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist: ${seat.cwd}`, {
       hint: 'Create it, or fix cwd in the rig spec and run rigdesk up again.',
       evidence: { cwd: seat.cwd },
@@ -134,13 +133,13 @@ export async function launchSeatWith(
 
 /** What a runtime's own pre-launch step (and doctor) is given for a seat. */
 export function seatPrepInput(
-  ports: Pick<Ports, 'seatHome' | 'userHome'>,
+  ports: Pick<Ports, 'fs' | 'seatHome' | 'userHome'>,
   seat: SeatRow,
   env: Record<string, string | undefined>,
 ): SeatPrepInput {
   let cwd = seat.cwd;
   try {
-    cwd = realpathSync(seat.cwd);
+    cwd = ports.fs.realpathSync(seat.cwd);
   } catch {
     /* a missing folder is launch's to report */
   }

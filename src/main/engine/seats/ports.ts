@@ -16,6 +16,7 @@ export type LaunchPorts = Pick<
   | 'hosts'
   | 'seatHome'
   | 'io'
+  | 'fs'
   | 'env'
   | 'userHome'
   | 'layout'
@@ -25,4 +26,4 @@ export type LaunchPorts = Pick<
 >;
 
 /** What a stop reads and writes: the seat's session, its transcript (taking up), what stays in its home. */
-export type StopPorts = Pick<Ports, 'store' | 'roster' | 'client' | 'clock' | 'hosts' | 'io' | 'seatHome'>;
+export type StopPorts = Pick<Ports, 'store' | 'roster' | 'client' | 'clock' | 'hosts' | 'io' | 'fs' | 'seatHome'>;

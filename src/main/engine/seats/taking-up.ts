@@ -25,7 +25,7 @@ type Look = () => Promise<string | undefined>;
  * after `timeoutMs`. A seat on another host has its transcript read on that host.
  */
 export async function untilTakenUp(
-  ports: Pick<Ports, 'clock' | 'hosts' | 'io' | 'seatHome'>,
+  ports: Pick<Ports, 'clock' | 'fs' | 'hosts' | 'io' | 'seatHome'>,
   seat: Seat,
   conversationId: string | null | undefined,
   timeoutMs = TAKING_UP_WAIT_MS,
@@ -61,11 +61,11 @@ function taking(a: Adapter, io: EvidenceIO, find: () => string | undefined): str
   return path && a.takingUp(io.readFile(path)) ? path : undefined;
 }
 
-function lookHere(ports: Pick<Ports, 'io'>, a: Adapter, seat: Seat, home: string, id: string): Look {
-  const { io } = ports;
+function lookHere(ports: Pick<Ports, 'fs' | 'io'>, a: Adapter, seat: Seat, home: string, id: string): Look {
+  const { io, fs } = ports;
   return async () => {
     try {
-      return taking(a, io, () => a.transcriptPath(home, realOrSame(seat.cwd), id, io));
+      return taking(a, io, () => a.transcriptPath(home, realOrSame(fs, seat.cwd), id, io));
     } catch {
       return undefined;
     }

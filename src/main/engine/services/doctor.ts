@@ -1,7 +1,7 @@
 /** `doctor`: what this machine and the rig's hosts have, and what a seat home would make unsafe. */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import type { DoctorCheck } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
+import type { Fs } from '../deps';
 import type { Engine } from '../engine';
 import { AGENT_RUNTIMES, RUNTIMES, runtimeById } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
@@ -23,14 +23,14 @@ function homeChecks(engine: Engine): DoctorCheck[] {
       const home = engine.seatHome(seat);
       if (home) homes.set(home, [...(homes.get(home) ?? []), seat.seat]);
     }
-    for (const [home, seats] of homes) checks.push(r.homeCheck(home, seats, readText));
+    for (const [home, seats] of homes) checks.push(r.homeCheck(home, seats, (path) => readText(engine.ports.fs, path)));
   }
   return checks;
 }
 
-function readText(path: string): string | undefined {
+function readText(fs: Pick<Fs, 'readFileSync'>, path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return fs.readFileSync(path, 'utf8');
   } catch {
     return undefined;
   }
@@ -98,7 +98,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   const home = engine.deps.layout.home;
   let homeOk = false;
   try {
-    accessSync(home, constants.W_OK);
+    engine.ports.fs.accessSync(home, engine.ports.fs.constants.W_OK);
     homeOk = true;
   } catch {
     homeOk = false;
@@ -123,7 +123,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   checks.push({
     check: 'engine socket',
     ok: true,
-    detail: existsSync(engine.deps.layout.socketPath)
+    detail: engine.ports.fs.existsSync(engine.deps.layout.socketPath)
       ? `${engine.deps.layout.socketPath} present`
       : 'no engine running (the CLI runs one in-process)',
   });

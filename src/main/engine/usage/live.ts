@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
 import { realOrSame } from '../custody/cwd';
 import type { PsRow } from '../../../shared/contract';
 import type { ObservedSeat } from '../activity/observe';
@@ -6,7 +5,7 @@ import type { Ports } from '../ports';
 import { runtimeById } from '../runtimes';
 import { hostOfServer } from '../tmux/identity';
 import { liveOpencodeQuery } from './opencode';
-import { liveTailIO } from './tail';
+import { tailIO } from './tail';
 import { type UsageFields, usageFields } from './types';
 import type { UsageDeps, UsageWatch } from './watch';
 
@@ -16,16 +15,16 @@ export interface UsagePorts {
 }
 
 /** The live reads behind the watch: the runtime adapters say where a conversation's records are. */
-export function liveUsageDeps(ports: Pick<Ports, 'clock' | 'io'>): UsageDeps {
+export function liveUsageDeps(ports: Pick<Ports, 'clock' | 'fs' | 'io'>): UsageDeps {
   const configs = new Map<string, { key: string; text: string | undefined }>();
   return {
-    tail: liveTailIO,
+    tail: tailIO(ports.fs),
     opencode: liveOpencodeQuery,
     locate: (t) => runtimeById(t.runtime)?.transcriptPath?.(t.home, t.cwd, t.conversationId, ports.io),
     readConfig(path) {
       let key: string;
       try {
-        const st = statSync(path);
+        const st = ports.fs.statSync(path);
         key = `${st.ino}:${st.size}:${st.mtimeMs}`;
       } catch {
         return undefined;
@@ -34,7 +33,7 @@ export function liveUsageDeps(ports: Pick<Ports, 'clock' | 'io'>): UsageDeps {
       if (hit?.key === key) return hit.text;
       let text: string | undefined;
       try {
-        text = readFileSync(path, 'utf8');
+        text = ports.fs.readFileSync(path, 'utf8');
       } catch {
         text = undefined;
       }
@@ -51,7 +50,7 @@ export function liveUsageDeps(ports: Pick<Ports, 'clock' | 'io'>): UsageDeps {
  * runtime that records no usage, or whose records cannot be read now.
  */
 export function seatUsage(
-  ports: Pick<Ports, 'seatHome'> & UsagePorts,
+  ports: Pick<Ports, 'fs' | 'seatHome'> & UsagePorts,
   { seat, pane }: ObservedSeat,
   row: PsRow,
 ): UsageFields {
@@ -65,7 +64,7 @@ export function seatUsage(
       ports.usage.read({
         runtime: seat.runtime,
         home,
-        cwd: realOrSame(seat.cwd),
+        cwd: realOrSame(ports.fs, seat.cwd),
         conversationId: row.conversationId,
       }),
     );

@@ -1,4 +1,3 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type WindowLayout, windowLayout } from '../../../shared/contract/workspace';
 import type { Ports } from '../ports';
@@ -9,11 +8,11 @@ export function layoutPath(ports: Pick<Ports, 'layout'>): string {
 }
 
 /** The saved layout, or none when there is none yet or it no longer fits the contract (a new window starts plain). */
-export function readLayout(ports: Pick<Ports, 'layout'>): WindowLayout | undefined {
+export function readLayout(ports: Pick<Ports, 'fs' | 'layout'>): WindowLayout | undefined {
   const path = layoutPath(ports);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = ports.fs.readFileSync(path, 'utf8');
   } catch (e) {
     // None saved yet; anything else (a folder we may not read) is the engine's error, not "no layout".
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -28,9 +27,9 @@ export function readLayout(ports: Pick<Ports, 'layout'>): WindowLayout | undefin
 }
 
 /** Written whole and renamed into place, so a crash mid-write leaves the previous layout, never half a file. */
-export function saveLayout(ports: Pick<Ports, 'layout' | 'selfPid'>, layout: WindowLayout): void {
+export function saveLayout(ports: Pick<Ports, 'fs' | 'layout' | 'selfPid'>, layout: WindowLayout): void {
   const path = layoutPath(ports);
   const tmp = `${path}.${ports.selfPid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(layout)}\n`, { mode: 0o600 });
-  renameSync(tmp, path);
+  ports.fs.writeFileSync(tmp, `${JSON.stringify(layout)}\n`, { mode: 0o600 });
+  ports.fs.renameSync(tmp, path);
 }

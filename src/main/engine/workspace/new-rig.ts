@@ -1,7 +1,7 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { fail, type Result } from '../../../shared/errors';
+import type { Fs } from '../deps';
 import type { Ports } from '../ports';
 import { RUNTIME_IDS, runtimeById } from '../runtimes';
 import { liveSpecDeps, NAME_RE, parseRigSpec } from '../spec';
@@ -39,7 +39,7 @@ export function newRigYaml(name: string, folder: string, runtime: string, member
  * is shown is a spec `up` accepts), and only with `write` written, never over an existing file.
  */
 export function newRig(
-  ports: Pick<Ports, 'env' | 'store' | 'userHome'>,
+  ports: Pick<Ports, 'env' | 'fs' | 'store' | 'userHome'>,
   p: NewRigInput,
 ): Result<{ path: string; yaml: string; written: boolean }> {
   if (!NAME_RE.test(p.name))
@@ -49,7 +49,7 @@ export function newRig(
   if (ports.store.rigs.exists(p.name))
     return fail('BAD_USAGE', `a rig named ${p.name} is already recorded`, { hint: 'Choose another name.' });
   const folder = isAbsolute(p.folder) ? resolve(p.folder) : resolve(ports.userHome, p.folder);
-  if (!isFolder(folder))
+  if (!isFolder(ports.fs, folder))
     return fail('CWD_MISSING', `${folder} is not a folder`, { hint: 'Create the folder or choose another one.' });
   const found = runtimesFound(ports).find((r) => r.runtime === p.runtime);
   if (!found || !RUNTIME_IDS.includes(p.runtime))
@@ -60,23 +60,23 @@ export function newRig(
   const yaml = newRigYaml(p.name, folder, p.runtime, p.members);
   const checked = parseRigSpec(yaml, path, { knownRuntimes: RUNTIME_IDS, deps: liveSpecDeps() });
   if (!checked.ok) return checked;
-  if (existsSync(path))
+  if (ports.fs.existsSync(path))
     return fail('BAD_USAGE', `${path} already exists; nothing was written`, {
       hint: 'Bring that spec up instead, or choose another rig name.',
     });
   if (!p.write) return { ok: true, path, yaml, written: false };
   try {
     // wx: created here or not at all, so a file that appeared meanwhile is never overwritten.
-    writeFileSync(path, yaml, { flag: 'wx', mode: 0o644 });
+    ports.fs.writeFileSync(path, yaml, { flag: 'wx', mode: 0o644 });
   } catch (e) {
     return fail('BAD_USAGE', `${path} could not be written: ${(e as Error).message}`);
   }
   return { ok: true, path, yaml, written: true };
 }
 
-function isFolder(p: string): boolean {
+function isFolder(fs: Pick<Fs, 'statSync'>, p: string): boolean {
   try {
-    return statSync(p).isDirectory();
+    return fs.statSync(p).isDirectory();
   } catch {
     return false;
   }

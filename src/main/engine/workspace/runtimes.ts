@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { RuntimeFound } from '../../../shared/contract/workspace';
+import type { Fs } from '../deps';
 import type { Ports } from '../ports';
 import { RUNTIMES } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
@@ -34,11 +34,11 @@ export function runtimesFound(ports: Pick<Ports, 'env'>): RuntimeFound[] {
  * a build have it at the repository's root, a packaged app may not, and then the window offers the
  * "New rig" form and a spec of the person's own instead.
  */
-export function exampleSpec(from = __dirname): string | undefined {
+export function exampleSpec(fs: Pick<Fs, 'existsSync'>, from = __dirname): string | undefined {
   let dir = from;
   for (let i = 0; i < 8; i++) {
     const p = join(dir, 'examples', 'demo-rig.yaml');
-    if (existsSync(p)) return p;
+    if (fs.existsSync(p)) return p;
     const up = dirname(dir);
     if (up === dir) break;
     dir = up;
