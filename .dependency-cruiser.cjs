@@ -1,9 +1,13 @@
 /**
- * Rigdesk's layer rules (docs/architecture.md, "Layers"), checked by `npm run lint:arch` in
- * `npm test`. Type-only imports count: a circle through types is still a circle.
+ * Rigdesk's layer rules (docs/architecture.md, "Layers" and "Inside the engine"), checked by
+ * `npm run lint:arch` in `npm test`. Type-only imports count: a circle through types is still a
+ * circle, and a lower folder that names an upper one's types leans on it all the same.
  */
+const { engineLayerRules } = require('./lint/engine-layers.cjs');
+
 module.exports = {
   forbidden: [
+    ...engineLayerRules(),
     {
       name: 'no-circular',
       severity: 'error',
