@@ -19,9 +19,9 @@ module.exports = {
       name: 'engine-is-not-a-client',
       severity: 'error',
       comment:
-        'The engine never imports the Electron shell, the push host, the terminal bridge, the serve host, the window or the CLI.',
+        'The engine never imports the Electron shell, the window hub, the terminal bridge, the serve host, the window or the CLI.',
       from: { path: '^src/main/engine/' },
-      to: { path: '^src/(main/(shell|host|terminal)|server|renderer|cli|preload)/' },
+      to: { path: '^src/(main/(shell|window-hub|terminal)|server|renderer|cli|preload)/' },
     },
     {
       name: 'window-is-not-main',

@@ -7,7 +7,7 @@ import { ActivityMonitor, type ActivityChange } from '../src/main/engine/activit
 import { liveEngineDeps } from '../src/main/engine/context';
 import { Engine } from '../src/main/engine/engine';
 import { upRig } from '../src/main/engine/services/up';
-import { PushHub } from '../src/main/host/pushes';
+import { PushHub } from '../src/main/window-hub/pushes';
 import { type TmuxMode, TmuxLinks } from '../src/main/engine/tmux/held';
 import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServe } from '../server/serve';
-import { PushHub } from '../main/host/pushes';
+import { PushHub } from '../main/window-hub/pushes';
 import { startBackground } from '../main/engine/background';
 import { exitCodeFor, fail, type Failure } from '../shared/errors';
 import { dispatch } from '../main/engine/api';

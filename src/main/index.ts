@@ -11,7 +11,7 @@ import { resolveHome } from './engine/home';
 import { sqliteNativeBinding } from './engine/sqlite-binding';
 import { claimEngine } from './engine/background';
 import { reportLine } from '../cli/format';
-import { PushHub } from './host/pushes';
+import { PushHub } from './window-hub/pushes';
 import { type Shell, startShell } from './shell/app';
 import type { ElectronApi } from './shell/types';
 import { TerminalHub } from './terminal/hub';

@@ -8,7 +8,7 @@ import type { Engine } from '../../src/main/engine/engine';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { startServe, type ServeHandle } from '../../src/server/serve';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { RigWorld } from '../support/rig';
 import { RENDERER_DIR } from './helpers';
 

@@ -5,7 +5,7 @@ import { dispatch } from '../../src/main/engine/api';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import type { Engine } from '../../src/main/engine/engine';
 import { startServe, type ServeHandle } from '../../src/server/serve';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { REPO, RigWorld, shellRigYaml } from '../support/rig';
 
 export const RENDERER_DIR = join(REPO, 'out', 'renderer');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PushMessage } from '../../src/shared/contract/app';
 import { dispatch } from '../../src/main/engine/api';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import { waitFor } from '../support/tmux';
 import { appWorld, type AppWorld } from './helpers';

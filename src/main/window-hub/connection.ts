@@ -17,7 +17,7 @@ import type { Engine } from '../engine/engine';
 import type { TerminalHub } from '../terminal/hub';
 import type { PushHub } from './pushes';
 
-export interface HostContext {
+export interface WindowHubContext {
   engine: Engine;
   terminals: TerminalHub;
   pushes: PushHub;
@@ -41,7 +41,7 @@ export class WindowConnection {
   private closed = false;
 
   constructor(
-    private readonly ctx: HostContext,
+    private readonly ctx: WindowHubContext,
     private readonly sink: ConnectionSink,
   ) {
     this.unsubscribe = ctx.pushes.subscribe((m) => this.sink.message(m));
