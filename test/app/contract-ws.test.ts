@@ -117,7 +117,7 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
       code: 'BAD_USAGE',
     });
     // Writing a program onto the person's PATH is for the CLI and the app's menu, not a window.
-    expect(await c.call('installShim', { dir: '/tmp/rd-should-not-exist' })).toMatchObject({
+    expect(await c.call('shim.install', { dir: '/tmp/rd-should-not-exist' })).toMatchObject({
       ok: false,
       code: 'BAD_USAGE',
       message: expect.stringMatching(/not available to a window/),

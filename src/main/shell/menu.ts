@@ -24,7 +24,7 @@ export async function installFromMenu(
   api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported'>,
   ctx: WindowHubContext,
 ): Promise<{ title: string; body: string }> {
-  const r = await dispatch(ctx.engine, 'installShim', {});
+  const r = await dispatch(ctx.engine, 'shim.install', {});
   const s = r.ok ? (r.shim as { path: string; remove: string; pathHint?: string }) : undefined;
   const note = s
     ? { title: `rigdesk is at ${s.path}`, body: [s.pathHint, `Remove it with: ${s.remove}`].filter(Boolean).join('\n') }

@@ -12,7 +12,7 @@ const tmuxSocketName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/);
 export const strictHostKeyChecking = z.enum(['yes', 'accept-new', 'no']);
 
 export const HOSTS_REQUESTS = {
-  hostsAdd: z.strictObject({
+  'hosts.add': z.strictObject({
     name: hostName,
     host: z.string().min(1).max(255),
     user: z.string().min(1).max(64).optional(),
@@ -23,8 +23,8 @@ export const HOSTS_REQUESTS = {
     configFile: z.string().min(1).max(4096).optional(),
     tmuxSocket: tmuxSocketName.optional(),
   }),
-  hostsList: z.strictObject({}),
-  hostsCheck: z.strictObject({ name: hostName }),
+  'hosts.list': z.strictObject({}),
+  'hosts.check': z.strictObject({ name: hostName }),
 } as const;
 
 /** How the engine reaches a host with OpenSSH (files are absolute once recorded). */
@@ -102,9 +102,9 @@ export type HostCheck = z.output<typeof hostCheck>;
 
 /** What each request answers beside `ok: true`. */
 export const HOSTS_ANSWERS = {
-  hostsAdd: z.strictObject({ host: hostSpec }),
-  hostsList: z.strictObject({ hosts: z.array(hostListing) }),
-  hostsCheck: z.strictObject({ check: hostCheck }),
+  'hosts.add': z.strictObject({ host: hostSpec }),
+  'hosts.list': z.strictObject({ hosts: z.array(hostListing) }),
+  'hosts.check': z.strictObject({ check: hostCheck }),
 } as const satisfies AnswerSchemas<typeof HOSTS_REQUESTS>;
 
 /** A remote host's health as the window shows it (pushed with the seats). */

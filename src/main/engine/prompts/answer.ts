@@ -17,7 +17,7 @@ import { conversationFamily } from '../runtimes/family';
 export type AnswerPorts = FreshLookPorts & Pick<Ports, 'procNow' | 'selfPid'>;
 
 export interface AnswerOptions {
-  /** The prompt the person saw (from `prompts`); a different prompt on screen is refused. */
+  /** The prompt the person saw (from `prompts.list`); a different prompt on screen is refused. */
   fingerprint?: string;
   reason?: string;
   /** Who answers (the window, the CLI), recorded with the answer. */
