@@ -8,7 +8,8 @@ import { execContext, settleVerdict } from './execute';
 import { atFault } from '../faults';
 import { verifyConversation, type VerifyOptions } from './verify';
 import type { RosterAgent } from '../roster/types';
-import { runtimeById, type LaunchContext } from '../runtimes';
+import { runtimeById } from '../runtimes';
+import { launchContext } from '../seats/launch-context';
 import { wrapForPane } from '../runtimes/env';
 import type { ReservationRow, SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
@@ -156,13 +157,7 @@ async function respawn(
   if (!store.reservations.advance(r.id, 'reserved', 'helper_invoked'))
     return fail('LAUNCH_IN_PROGRESS', `reservation ${r.id} for ${seat.seat} was taken over; nothing was stopped`);
 
-  const ctx: LaunchContext = {
-    binary,
-    cwd: seat.cwd,
-    args: seat.args,
-    home: ports.seatHome(seat),
-    newId: ports.newId,
-  };
+  const ctx = launchContext(ports, seat, binary);
   const program = gateArgv(old, wrapForPane(adapter.resumeArgv(ctx, cid)));
   const env = { ...seat.env, RIGDESK_SEAT: seat.seat };
   const release = await ports.beforeRespawn(live.server, live.paneId);

@@ -3,11 +3,12 @@ import { fail, type Result } from '../../../shared/errors';
 import { writeOnHost, type HostWrite } from '../hosts/host-files';
 import { hostUnreachable } from '../hosts/merge';
 import type { SshHost } from '../hosts/transport';
-import type { LaunchContext, LaunchFiles, RuntimeAdapter } from '../runtimes';
+import type { LaunchFiles, RuntimeAdapter } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
 import { createBehindFence, settleEarlier, type ArgvChooser } from './fence';
 import { hostSeatEnv, prepareOnHost, type HostFacts } from './prepare-remote';
+import { launchContext } from './launch-context';
 import type { LaunchPorts } from './ports';
 
 /**
@@ -53,15 +54,7 @@ export async function launchRemote(
   const earlier = await settleEarlier(ports, seat, taken);
   if (!earlier.ok) return earlier;
   const launchFiles = recordingFiles(found.real);
-  const ctx: LaunchContext = {
-    binary: found.binary,
-    cwd: seat.cwd,
-    args: seat.args,
-    home: ports.seatHome(seat),
-    newId: ports.newId,
-    env: hostSeatEnv(seat, found),
-    files: launchFiles,
-  };
+  const ctx = launchContext(ports, seat, found.binary, { env: hostSeatEnv(seat, found), files: launchFiles });
   const chosen = await choose({ ports, seat, adapter, ctx, roster: taken });
   if (!chosen.ok) return chosen;
   const prepared = await prepareOnHost(ports, host, seat, adapter, found);

@@ -3,13 +3,14 @@ import type { LaunchedSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
 import type { Ports } from '../ports';
-import { runtimeById, seatHookHome, type LaunchContext, type SeatPrepInput } from '../runtimes';
+import { runtimeById, seatHookHome, type SeatPrepInput } from '../runtimes';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
 import { whichOnPath } from '../runtimes/install';
 import { launchRemote } from './launch-remote';
 import { createBehindFence, launchRoster, settleEarlier, type ArgvChooser } from './fence';
 import { conversationFamily } from '../runtimes/family';
+import { launchContext } from './launch-context';
 import type { LaunchPorts } from './ports';
 
 export { createBehindFence, type ArgvChooser, type LaunchRoster } from './fence';
@@ -111,14 +112,7 @@ export async function launchSeatWith(
   const earlier = await settleEarlier(ports, seat, roster);
   if (!earlier.ok) return earlier;
 
-  const ctx: LaunchContext = {
-    binary,
-    cwd: seat.cwd,
-    args: seat.args,
-    home: ports.seatHome(seat),
-    newId: ports.newId,
-    env: seatEnv,
-  };
+  const ctx = launchContext(ports, seat, binary, { env: seatEnv });
   const chosen = await choose({ ports, seat, adapter, ctx, roster });
   if (!chosen.ok) return chosen;
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
