@@ -4,8 +4,8 @@ import type { Roster, RosterPane } from '../roster/types';
 import { keepsConversations, runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
 import { capturePanes } from './capture';
-import { readHookEvidence, remoteHookEvidence } from './hooks';
-import { decideActivity, type Evidence, type SeatActivity, type SessionAxis } from './decide';
+import { seatEvidence } from './evidence';
+import { decideActivity, type SeatActivity, type SessionAxis } from './decide';
 import { paneOf, serverRunning } from '../roster/lookup';
 
 /** What a look at seats reads: the seats' rows, their panes' screens, hooks and live-state files. */
@@ -87,78 +87,11 @@ export async function observeSeats(
 
   const out = new Map<string, ObservedSeat>();
   for (const { seat, live, pane } of found) {
-    const evidence: Evidence[] = [];
     const session = sessionAxis(seat, live, pane, roster, ports);
-    if (pane && session === 'present') {
-      const adapter = runtimeById(seat.runtime);
-      if (adapter && !adapter.conversations) {
-        // A program with no conversation: its process tree says whether it works.
-        const program = pane.lineage[0];
-        if (program && pane.foreground)
-          evidence.push({
-            source: 'process',
-            at: now,
-            activity: pane.foreground.pid === program.pid ? 'idle' : 'working',
-            detail: `foreground ${pane.foreground.comm}`,
-          });
-      }
-      // A remote pane's files are on its host: this machine's files at the same path say nothing
-      // about it (and could mislead), so its activity comes from its screen and roster only.
-      const here = hostOfServer(pane.server) === 'local';
-      if (adapter?.readHook && pane.agent) {
-        // A remote seat's hook writes on its host; the host's evidence round read it.
-        const hook = here
-          ? readHookEvidence(ports, adapter.readHook, seat.seat, pane.agent.conversationId)
-          : remoteHookEvidence(adapter.readHook, ports.hosts.hooks.get(seat.seat), pane.agent.conversationId, now);
-        if (hook) evidence.push(hook);
-      }
-      if (adapter?.liveStatus && pane.agent) {
-        const home = pane.agent.home ?? ports.seatHome(seat);
-        const st = home && here ? adapter.liveStatus(home, pane.agent.pid, ports.io) : undefined;
-        if (st?.status === 'busy')
-          evidence.push({ source: 'live_state', at: now, activity: 'working', detail: 'sessions/<pid>.json busy' });
-        else if (st?.status === 'idle')
-          evidence.push({ source: 'live_state', at: now, activity: 'idle', detail: 'sessions/<pid>.json idle' });
-        else if (st?.status === 'waiting')
-          evidence.push({
-            source: 'live_state',
-            at: now,
-            needsInput: /permission/i.test(st.waitingFor ?? '') ? 'permission' : 'question',
-            detail: `waiting for ${st.waitingFor ?? 'input'}`,
-          });
-      }
-      const conv = pane.agent?.conversationId ?? live?.conversationId ?? undefined;
-      const home = pane.agent?.home ?? ports.seatHome(seat);
-      if (adapter?.transcriptActivity && conv && home && here) {
-        try {
-          const t = adapter.transcriptActivity(home, conv, ports.io);
-          if (t) evidence.push({ source: 'transcript', at: now, activity: t, detail: 'turn events in the transcript' });
-        } catch {
-          /* unreadable transcript: no claim from it */
-        }
-      }
-      const screen = screens.get(`${pane.server} ${pane.paneId}`);
-      if (screen && adapter?.readScreen) {
-        const r = adapter.readScreen({ ...screen, title: pane.title });
-        // Claude leaves its live-state file (and last hook) at "busy" after a turn is interrupted
-        // at a prompt; an idle mark it draws only when no turn runs (its footer) overrules a
-        // stale "working" from either, and a permission its last hook asked for that the screen
-        // no longer shows (a prompt answered "no" fires no hook after it).
-        if (adapter.idleMarked?.(r)) {
-          for (let i = evidence.length - 1; i >= 0; i--) {
-            const e = evidence[i]!;
-            const staleWork =
-              (e.source === 'live_state' || e.source === 'hook') && e.activity === 'working' && !e.needsInput;
-            if (staleWork || (e.source === 'hook' && e.needsInput && !r.needsInput)) evidence.splice(i, 1);
-          }
-        }
-        const e: Evidence = { source: 'screen', at: now, detail: r.matched?.join('; ') };
-        if (r.activity) e.activity = r.activity;
-        if (r.needsInput) e.needsInput = r.needsInput;
-        if (r.draft !== undefined) e.draft = r.draft;
-        evidence.push(e);
-      }
-    }
+    const evidence =
+      pane && session === 'present'
+        ? seatEvidence(ports, { seat, live, pane }, screens.get(`${pane.server} ${pane.paneId}`), now)
+        : [];
     out.set(seat.seat, { seat, live, pane, activity: decideActivity({ session, evidence, now }) });
   }
   ports.looks.tell(roster, out);
