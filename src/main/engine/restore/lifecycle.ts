@@ -122,7 +122,7 @@ function followPane(
 
 /** The program the pane will run: on this machine's seat PATH, or on the seat's host in its login PATH. */
 async function programFor(
-  ports: Pick<Ports, 'env' | 'hosts'>,
+  ports: Pick<Ports, 'env' | 'fs' | 'hosts'>,
   seat: SeatRow,
   adapter: RuntimeAdapter,
 ): Promise<Result<{ binary: string }>> {
@@ -135,7 +135,7 @@ async function programFor(
       : { ...found, message: `${found.message}; nothing was stopped` };
   }
   const seatEnv = { ...scrubIdentity(ports.env), ...seat.env };
-  const binary = whichOnPath(seat.command ?? adapter.binary ?? '', seatEnv.PATH);
+  const binary = whichOnPath(seat.command ?? adapter.binary ?? '', seatEnv.PATH, ports.fs);
   if (binary) return { ok: true, binary };
   return fail(
     'RUNTIME_NOT_INSTALLED',

@@ -1,14 +1,18 @@
 /** Where a runtime's CLI is found on a PATH (each adapter's installHint says how to install one that is missing). */
-import { accessSync, constants, statSync } from 'node:fs';
+import { type Fs, liveFs } from '../deps';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { RuntimeAdapter } from './types';
 
 /** Finds a program on a PATH the way a shell would; the seat's own PATH wins over the engine's. */
-export function whichOnPath(program: string, pathVar: string | undefined): string | undefined {
+export function whichOnPath(
+  program: string,
+  pathVar: string | undefined,
+  fs: Pick<Fs, 'accessSync' | 'constants' | 'statSync'> = liveFs,
+): string | undefined {
   const isExec = (p: string) => {
     try {
-      accessSync(p, constants.X_OK);
-      return statSync(p).isFile();
+      fs.accessSync(p, fs.constants.X_OK);
+      return fs.statSync(p).isFile();
     } catch {
       return false;
     }
@@ -29,11 +33,12 @@ export function whichOnPath(program: string, pathVar: string | undefined): strin
 export function runtimeOnPath(
   r: Pick<RuntimeAdapter, 'binary' | 'needs'>,
   pathVar: string | undefined,
+  fs: Pick<Fs, 'accessSync' | 'constants' | 'statSync'> = liveFs,
 ): { path?: string; missing: string[] } {
-  const path = r.binary ? whichOnPath(r.binary, pathVar) : undefined;
+  const path = r.binary ? whichOnPath(r.binary, pathVar, fs) : undefined;
   const missing = [
     ...(path || !r.binary ? [] : [r.binary]),
-    ...(r.needs ?? []).filter((n) => !whichOnPath(n, pathVar)),
+    ...(r.needs ?? []).filter((n) => !whichOnPath(n, pathVar, fs)),
   ];
   return { ...(path ? { path } : {}), missing };
 }

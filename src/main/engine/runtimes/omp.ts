@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { basename, flagValue, type ConversationClaim, type LaunchContext, type RuntimeAdapter } from './types';
@@ -67,7 +67,10 @@ function freshSessionHome(ctx: LaunchContext): { home: string; userHome: string 
   if (env.OMP_PROFILE?.trim() || env.PI_PROFILE?.trim()) return undefined;
   const userHome = env.HOME || (ctx.files ? undefined : homedir());
   if (!userHome) return undefined;
-  if (!env.PI_CODING_AGENT_DIR && (ctx.files || (env.XDG_DATA_HOME && existsSync(join(env.XDG_DATA_HOME, 'omp')))))
+  if (
+    !env.PI_CODING_AGENT_DIR &&
+    (ctx.files || (env.XDG_DATA_HOME && liveFs.existsSync(join(env.XDG_DATA_HOME, 'omp'))))
+  )
     return undefined;
   return { home: ctx.home, userHome };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { join } from 'node:path';
 import { basename, type ConversationClaim, type RuntimeAdapter } from './types';
 import {
@@ -90,7 +90,7 @@ export const opencode: RuntimeAdapter = {
       const tmp = join(seatDir, 'tmp');
       try {
         if (ensureDir) ensureDir(tmp);
-        else mkdirSync(tmp, { recursive: true, mode: 0o700 });
+        else liveFs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
         out.TMPDIR = tmp;
       } catch {
         // Rigdesk's home not writable: the launch itself fails on it further on, with its own error.

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { dirname, join } from 'node:path';
 import {
   basename,
@@ -83,7 +83,7 @@ export function piConversationOfLaunch(argv: readonly string[], io: Pick<Evidenc
 
 function realOrSame(p: string): string {
   try {
-    return realpathSync(p);
+    return liveFs.realpathSync(p);
   } catch {
     return p;
   }
@@ -101,8 +101,8 @@ function realOrSame(p: string): string {
 const LOCAL_FILES: LaunchFiles = {
   realPath: realOrSame,
   createNew(path, text) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text, { flag: 'wx' });
+    liveFs.mkdirSync(dirname(path), { recursive: true });
+    liveFs.writeFileSync(path, text, { flag: 'wx' });
   },
 };
 

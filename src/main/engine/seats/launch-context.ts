@@ -4,7 +4,7 @@ import type { SeatRow } from '../store';
 
 /** What a seat's argv is built from: its program, folder, args and home, and the rest a launch adds. */
 export function launchContext(
-  ports: Pick<Ports, 'seatHome' | 'newId'>,
+  ports: Pick<Ports, 'newId' | 'seatHome'>,
   seat: SeatRow,
   binary: string,
   more: Pick<LaunchContext, 'env' | 'files'> = {},

@@ -7,6 +7,7 @@ import { runtimeById, seatHookHome, type SeatPrepInput } from '../runtimes';
 import { scrubIdentity, wrapForPane } from '../runtimes/env';
 import type { SeatRow } from '../store';
 import { whichOnPath } from '../runtimes/install';
+import { settingsIO } from '../runtimes/json-settings';
 import { launchRemote } from './launch-remote';
 import { createBehindFence, launchRoster, settleEarlier, type ArgvChooser } from './fence';
 import { conversationFamily } from '../runtimes/family';
@@ -93,7 +94,7 @@ export async function launchSeatWith(
   const seatEnv = { ...scrubIdentity(ports.env), ...seat.env };
   const program = adapter.binary ?? seat.command ?? ports.env.SHELL ?? '/bin/sh';
   // The spec's command, when it names one, is what runs (a shell seat's program is nothing else).
-  const binary = whichOnPath(seat.command || program, seatEnv.PATH);
+  const binary = whichOnPath(seat.command || program, seatEnv.PATH, ports.fs);
   if (!binary) {
     return fail(
       'RUNTIME_NOT_INSTALLED',
@@ -117,11 +118,16 @@ export async function launchSeatWith(
   if (!chosen.ok) return chosen;
   // Activity hooks go only into a config the seat isolates for itself, never a person's default.
   const hookHome = seatHookHome(adapter, seat.env);
-  if (hookHome) adapter.installHooks?.(hookHome, ports.layout.hooksDir, seat.seat);
+  if (hookHome) adapter.installHooks?.(hookHome, ports.layout.hooksDir, seat.seat, settingsIO(ports.fs));
   const prepared = adapter.prepareSeat?.(seatPrepInput(ports, seat, seatEnv), { write: true });
   if (prepared && !prepared.ok) return prepared;
   const { argv, plan } = chosen;
-  const extraEnv = adapter.seatEnv?.({ seatDir: join(ports.layout.home, 'seats', seat.seat), env: seat.env }) ?? {};
+  const extraEnv =
+    adapter.seatEnv?.({
+      seatDir: join(ports.layout.home, 'seats', seat.seat),
+      env: seat.env,
+      ensureDir: (d) => ports.fs.mkdirSync(d, { recursive: true, mode: 0o700 }),
+    }) ?? {};
   return createBehindFence(ports, seat, plan, wrapForPane(argv), roster, extraEnv);
 }
 
@@ -144,5 +150,6 @@ export function seatPrepInput(
     cwd,
     home: ports.seatHome(seat) ?? ports.userHome,
     userHome: ports.userHome,
+    io: settingsIO(ports.fs),
   };
 }

@@ -57,7 +57,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   });
   const env = scrubIdentity(engine.deps.env);
   for (const r of AGENT_RUNTIMES) {
-    const { path: p, missing } = runtimeOnPath(r, env.PATH);
+    const { path: p, missing } = runtimeOnPath(r, env.PATH, engine.ports.fs);
     const ok = missing.length === 0;
     checks.push({
       check: `${r.id} CLI`,

@@ -12,19 +12,19 @@ import { runtimeOnPath, whichOnPath } from '../runtimes/install';
  * the ones that are there and says how to install the others. Each says whether it keeps
  * conversations (an agent) or is a plain program.
  */
-export function runtimesFound(ports: Pick<Ports, 'env'>): RuntimeFound[] {
+export function runtimesFound(ports: Pick<Ports, 'env' | 'fs'>): RuntimeFound[] {
   const path = scrubIdentity(ports.env).PATH;
   return RUNTIMES.flatMap((r): RuntimeFound[] => {
     const base = { runtime: r.id, conversations: r.conversations };
     if (r.binary) {
-      const on = runtimeOnPath(r, path);
+      const on = runtimeOnPath(r, path, ports.fs);
       const found = on.missing.length === 0 ? on.path : undefined;
       const hint = r.installHint;
       return [{ ...base, binary: r.binary, ...(found ? { path: found } : hint ? { hint } : {}) }];
     }
     // A runtime whose program is the spec's command offers the one a new rig's seat would run.
     if (!r.defaultCommand) return [];
-    const found = whichOnPath(r.defaultCommand, path);
+    const found = whichOnPath(r.defaultCommand, path, ports.fs);
     return [{ ...base, binary: r.defaultCommand, ...(found ? { path: found } : {}) }];
   });
 }
