@@ -6,7 +6,7 @@ import { serverArgs, type TmuxServerRef } from '../tmux/identity';
  * One tmux control-mode client attached (read-only, ignoring size) to one seat's session: the
  * watch for a pane that already has a pipe (a person's, or one an earlier engine left), since a
  * pane has only one and pipe.ts never replaces it. Restart takes it off the pane before a respawn
- * (engine.beforeRespawn): tmux 3.3a crashes when a control client is behind on a respawned pane. It only
+ * (Ports.beforeRespawn): tmux 3.3a crashes when a control client is behind on a respawned pane. It only
  * tells us that a pane printed something: the first %output of a pane marks the seat dirty once,
  * and further output is ignored until the engine looks at the screen again, so a flood costs one
  * look per pass. Output is never switched off in tmux (`refresh-client -A %p:off`): a control

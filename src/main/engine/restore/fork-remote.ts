@@ -12,7 +12,7 @@ import { remoteGates } from './remote-facts';
 /**
  * The host-specific part of `rigdesk fork` (./fork.ts): a source seat on another host is forked
  * from THAT host's evidence, never this machine's. Its process, argv and live-state claims come from
- * the host's part of the roster (engine.roster() merges it; custody reads the owning host), and the
+ * the host's part of the roster (the roster port merges it; custody reads the owning host), and the
  * transcript's existence is asked on the host through the runtime adapter's own path rules, over
  * the host's shared connection (./remote-facts.ts, hosts/evidence-batch.ts). A host that is not
  * known, or does not answer, refuses before anything is recorded or created (fail closed).

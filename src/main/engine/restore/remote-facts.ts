@@ -65,7 +65,7 @@ export async function remoteGates(
       gates.set(row.seat, {});
       continue;
     }
-    // On another host only the seat's own home setting is known (engine.seatHome); without one,
+    // On another host only the seat's own home setting is known (Ports.seatHome); without one,
     // or for a runtime with no findable transcript, the resume itself will tell (as locally).
     const home = ports.seatHome(row);
     if (!adapter?.transcriptPath || !home) {

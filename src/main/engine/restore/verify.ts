@@ -23,9 +23,9 @@ import type { VerifyPorts } from './ports';
  *
  * A seat on another host is verified the same way, from that host: the conversation claim comes
  * from the host's roster (its own process scan for argv, its evidence files read over ssh for
- * live state; engine.roster() merges each host's), and the screen (the runtime's "conversation
+ * live state; the roster port merges each host's), and the screen (the runtime's "conversation
  * missing" report, dialogs, the wrapper's exit line) is captured from the host's tmux over its
- * ssh connection (engine.client(server) rides the host's exec). This machine's process table and
+ * ssh connection (the client port for a server rides the host's exec). This machine's process table and
  * files are never read for a remote pane (activity/observe.ts skips them); a remote agent's
  * live-state and transcript activity are not read either, so its resume settles on the screen.
  */
