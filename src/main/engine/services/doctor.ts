@@ -1,5 +1,5 @@
 /** `doctor`: what this machine and the rig's hosts have, and what a seat home would make unsafe. */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import type { DoctorCheck } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
@@ -7,6 +7,7 @@ import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
 import { codexConfigPath, codexDaemonAutoStart } from '../runtimes/codex-daemon';
 import { scrubIdentity } from '../runtimes/env';
 import { INSTALL_HINTS, runtimeOnPath } from '../runtimes/install';
+import { CONFIG_MAX_BYTES, readRegularText } from '../read-file';
 import { schemaVersion } from '../store/db';
 import { checkHost } from './hosts';
 import { seatPrepInput } from './launch';
@@ -24,7 +25,7 @@ function codexDaemonChecks(engine: Engine): DoctorCheck[] {
   return [...homes].map(([home, seats]) => {
     let text: string | undefined;
     try {
-      text = readFileSync(codexConfigPath(home), 'utf8');
+      text = readRegularText(codexConfigPath(home), CONFIG_MAX_BYTES);
     } catch {
       text = undefined;
     }
