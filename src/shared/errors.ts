@@ -57,6 +57,8 @@ export const ERROR_CODES = [
   'HOST_NOT_FOUND',
   'NOT_REMOVED',
   'STORE_FAILED',
+  // RIGDESK_HOME, or a file in it, that another user may write or that is not the user's own
+  'HOME_UNSAFE',
   'ENGINE_UNREACHABLE',
   'ENGINE_AUTH_FAILED',
   'INTERNAL',
