@@ -59,6 +59,8 @@ export const ERROR_CODES = [
   'STORE_FAILED',
   // RIGDESK_HOME, or a file in it, that another user may write or that is not the user's own
   'HOME_UNSAFE',
+  // a window connection already has as many live terminals as it may
+  'TERMINAL_LIMIT',
   'ENGINE_UNREACHABLE',
   'ENGINE_AUTH_FAILED',
   'INTERNAL',
