@@ -1,8 +1,18 @@
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { splitDev } from './proc/linux';
+import { readRegularTail, readRegularText } from './read-file';
 import type { EvidenceIO } from './runtimes/types';
 
-/** The live file reads behind runtime evidence: absent is empty, unreadable throws. */
+/**
+ * The most of one evidence file read whole (a live-state file, a session header's file, a Gemini
+ * session): far above what a runtime writes, and a bound on what a device there could cost.
+ */
+export const EVIDENCE_FILE_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The live file reads behind runtime evidence: absent is empty, unreadable throws. A FIFO or a
+ * device where a transcript should be is refused, never waited on (read-file.ts).
+ */
 export const liveEvidenceIO: EvidenceIO = {
   listDir(path) {
     try {
@@ -13,7 +23,7 @@ export const liveEvidenceIO: EvidenceIO = {
       throw e;
     }
   },
-  readFile: (path) => readFileSync(path, 'utf8'),
+  readFile: (path) => readRegularText(path, EVIDENCE_FILE_MAX_BYTES),
   exists: (path) => existsSync(path),
   fileId(path) {
     try {
@@ -25,16 +35,5 @@ export const liveEvidenceIO: EvidenceIO = {
       throw e;
     }
   },
-  readTail(path, bytes) {
-    const fd = openSync(path, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      const len = Math.min(size, bytes);
-      const buf = Buffer.alloc(len);
-      readSync(fd, buf, 0, len, size - len);
-      return buf.toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
-  },
+  readTail: (path, bytes) => readRegularTail(path, bytes),
 };

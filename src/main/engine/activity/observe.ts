@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { HOOK_FILE_MAX_BYTES, readRegularText } from '../read-file';
 import { hostOfServer } from '../tmux/identity';
 import type { Engine } from '../engine';
 import { remoteHookEvidence } from '../hosts/hook-watch';
@@ -175,7 +176,7 @@ function readHookEvidence(engine: Engine, seat: string, conversationId: string |
   let at: number;
   try {
     at = statSync(file).mtimeMs;
-    raw = readFileSync(file, 'utf8');
+    raw = readRegularText(file, HOOK_FILE_MAX_BYTES);
   } catch {
     return undefined;
   }

@@ -12,6 +12,7 @@ import { runtimeById, type LaunchContext } from '../runtimes';
 import { wrapForPane } from '../runtimes/env';
 import type { ReservationRow, SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
+import { formatLiteral } from '../tmux/quote';
 import { untilTakenUp } from '../services/taking-up';
 
 /**
@@ -164,7 +165,7 @@ async function respawn(
   const release = await engine.beforeRespawn(live.server, live.paneId);
   const res = await engine
     .client(live.server)
-    .run(respawnArgs(live.paneId, seat.cwd, env, program))
+    .runSealed(respawnArgs(live.paneId, seat.cwd, env, program))
     .finally(release);
   const newPid = Number(res.stdout.trim().split('\n').pop());
   if (res.code === 0 && Number.isInteger(newPid) && newPid > 1) return { ok: true, newPid, old };
@@ -183,7 +184,11 @@ async function respawn(
   );
 }
 
-/** Replaces the pane's program in place (`-k`), and prints the pane's new pid in the same tmux call. */
+/**
+ * Replaces the pane's program in place (`-k`), and prints the pane's new pid in the same tmux call.
+ * `-c` is a format to tmux, written to give back the folder as it is; the env never goes in an argv
+ * (runSealed).
+ */
 function respawnArgs(paneId: string, cwd: string, env: Record<string, string>, program: string[]): string[] {
   return [
     'respawn-pane',
@@ -191,7 +196,7 @@ function respawnArgs(paneId: string, cwd: string, env: Record<string, string>, p
     '-t',
     paneId,
     '-c',
-    cwd,
+    formatLiteral(cwd),
     ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     '--',
     ...program,

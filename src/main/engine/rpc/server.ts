@@ -1,10 +1,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { rpcRequest } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { dispatchWire } from '../api';
 import type { Engine } from '../engine';
+import { OWN_FILE_MAX_BYTES, readRegularText } from '../read-file';
 
 export interface EngineInfo {
   pid: number;
@@ -18,7 +19,7 @@ const MAX_LINE = 4 * 1024 * 1024;
 
 export function readEngineInfo(path: string): EngineInfo | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as EngineInfo;
+    return JSON.parse(readRegularText(path, OWN_FILE_MAX_BYTES)) as EngineInfo;
   } catch {
     return undefined;
   }

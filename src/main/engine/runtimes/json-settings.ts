@@ -1,5 +1,6 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { CONFIG_MAX_BYTES, readRegularText } from '../read-file';
 
 /**
  * How Rigdesk reads and writes a seat's own config files (settings, hooks) before a launch. This
@@ -23,7 +24,7 @@ export interface SettingsIO {
 export const localSettingsIO: SettingsIO = {
   readText(path) {
     try {
-      return readFileSync(path, 'utf8');
+      return readRegularText(path, CONFIG_MAX_BYTES);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;

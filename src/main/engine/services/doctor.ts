@@ -1,12 +1,14 @@
 /** `doctor`: what this machine and the rig's hosts have, and what a seat home would make unsafe. */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import type { DoctorCheck } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
+import { homeUnsafe, inspectHome } from '../home-safety';
 import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
 import { codexConfigPath, codexDaemonAutoStart } from '../runtimes/codex-daemon';
 import { scrubIdentity } from '../runtimes/env';
 import { INSTALL_HINTS, runtimeOnPath } from '../runtimes/install';
+import { CONFIG_MAX_BYTES, readRegularText } from '../read-file';
 import { schemaVersion } from '../store/db';
 import { checkHost } from './hosts';
 import { seatPrepInput } from './launch';
@@ -24,7 +26,7 @@ function codexDaemonChecks(engine: Engine): DoctorCheck[] {
   return [...homes].map(([home, seats]) => {
     let text: string | undefined;
     try {
-      text = readFileSync(codexConfigPath(home), 'utf8');
+      text = readRegularText(codexConfigPath(home), CONFIG_MAX_BYTES);
     } catch {
       text = undefined;
     }
@@ -111,11 +113,14 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   } catch {
     homeOk = false;
   }
+  // The engine refused an unsafe home when it started; one made unsafe since is named here.
+  const unsafe = inspectHome(home, engine.deps.uid).unsafe;
+  const refusal = unsafe.length > 0 ? homeUnsafe(home, unsafe) : undefined;
   checks.push({
     check: 'home',
-    ok: homeOk,
-    detail: home,
-    ...(homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }),
+    ok: homeOk && !refusal,
+    detail: refusal ? `HOME_UNSAFE: ${refusal.message}` : home,
+    ...(refusal ? { hint: refusal.hint } : homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }),
   });
   try {
     const ver = schemaVersion(engine.store.db);

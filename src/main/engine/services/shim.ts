@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { ShimAnswer } from '../../../shared/contract/app';
 import { fail, type Result } from '../../../shared/errors';
+import { OWN_FILE_MAX_BYTES, readRegularText } from '../read-file';
 
 /**
  * The `rigdesk` command on PATH. A small sh script that runs the CLI on the app's own
@@ -83,7 +84,7 @@ export function installShim(
   const path = join(dir, 'rigdesk');
   let existing: string | undefined;
   try {
-    existing = existsSync(path) ? readFileSync(path, 'utf8').slice(0, 4096) : undefined;
+    existing = existsSync(path) ? readRegularText(path, OWN_FILE_MAX_BYTES).slice(0, 4096) : undefined;
   } catch (e) {
     return fail('BAD_USAGE', `cannot read ${path}: ${(e as Error).message}`);
   }

@@ -1,4 +1,5 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
+import { CONFIG_MAX_BYTES, readRegularText } from '../read-file';
 import type { PsRow } from '../../../shared/contract';
 import type { ObservedSeat } from '../activity/observe';
 import type { Engine } from '../engine';
@@ -40,7 +41,7 @@ export function liveUsageDeps(engine: Engine): UsageDeps {
       if (hit?.key === key) return hit.text;
       let text: string | undefined;
       try {
-        text = readFileSync(path, 'utf8');
+        text = readRegularText(path, CONFIG_MAX_BYTES);
       } catch {
         text = undefined;
       }

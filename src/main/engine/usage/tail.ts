@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import { openRegularFile } from '../read-file';
 import type { UsageSink, UsageTotals } from './types';
 
 /** An open file as the tail reads it; injectable, so a rotation or a fault can be forced. */
@@ -17,14 +18,9 @@ export interface TailIO {
 
 export const liveTailIO: TailIO = {
   open(path) {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      throw e;
-    }
+    // A FIFO or a device where the transcript should be is refused, never waited on.
+    const fd = openRegularFile(path);
+    if (fd === undefined) return undefined;
     return {
       stat() {
         const st = fstatSync(fd);

@@ -1,7 +1,8 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type WindowLayout, windowLayout } from '../../../shared/contract/workspace';
 import type { Engine } from '../engine';
+import { OWN_FILE_MAX_BYTES, readRegularText } from '../read-file';
 
 /** Beside the store in the engine's home: the one place every window of this home reads. */
 export function layoutPath(engine: Engine): string {
@@ -13,7 +14,7 @@ export function readLayout(engine: Engine): WindowLayout | undefined {
   const path = layoutPath(engine);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularText(path, OWN_FILE_MAX_BYTES);
   } catch (e) {
     // None saved yet; anything else (a folder we may not read) is the engine's error, not "no layout".
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
