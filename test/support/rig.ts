@@ -53,12 +53,13 @@ export class RigWorld {
     return p;
   }
 
-  cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  /** `cwd`: the command's own folder (this process's by default). */
+  cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}, opts: { cwd?: string } = {}): Promise<CliResult> {
     return new Promise((res) => {
       execFile(
         process.execPath,
         [RIGDESK_BIN, ...args],
-        { env: { ...this.env, ...extraEnv }, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 },
+        { env: { ...this.env, ...extraEnv }, timeout: 120_000, maxBuffer: 32 * 1024 * 1024, cwd: opts.cwd },
         (err, stdout, stderr) => {
           const code = err
             ? typeof (err as { code?: unknown }).code === 'number'

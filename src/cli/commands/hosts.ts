@@ -1,4 +1,10 @@
-import { type AnswerOf, type ClientParams, type HostListing, strictHostKeyChecking } from '../../shared/contract';
+import {
+  type AnswerOf,
+  type ClientParams,
+  type HostListing,
+  sshNameProblem,
+  strictHostKeyChecking,
+} from '../../shared/contract';
 import { fail, type Result } from '../../shared/errors';
 import type { ParsedArgs } from '../args';
 import { type CommandTable, type Prepared, prepare } from './types';
@@ -48,6 +54,15 @@ function addParams(a: ParsedArgs, name: string, dest: string): Result<{ params: 
     return fail('BAD_USAGE', `not an ssh destination: ${dest}`, {
       hint: 'Write it as user@host, host or user@host:2222.',
     });
+  for (const field of ['host', 'user'] as const) {
+    const value = d[field];
+    const problem = value === undefined ? undefined : sshNameProblem(value);
+    if (problem)
+      return fail('BAD_USAGE', `ssh ${field} ${JSON.stringify(value!.slice(0, 40))} ${problem}`, {
+        hint: 'Write the destination as user@host, host or user@host:2222.',
+        evidence: { field },
+      });
+  }
   const params: ClientParams<'hosts.add'> = { name, ...d };
   if (str('port')) params.port = Number(str('port'));
   if (str('identity')) params.identityFile = str('identity');

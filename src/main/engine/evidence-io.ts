@@ -1,8 +1,18 @@
 import { type Fs, liveFs } from './deps';
 import { splitDev } from './proc/linux';
+import { readRegularTail, readRegularText } from './read-file';
 import type { EvidenceIO } from './runtimes/types';
 
-/** The file reads behind runtime evidence, over a file system: absent is empty, unreadable throws. */
+/**
+ * The most of one evidence file read whole (a live-state file, a session header's file, a Gemini
+ * session): far above what a runtime writes, and a bound on what a device there could cost.
+ */
+export const EVIDENCE_FILE_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The file reads behind runtime evidence, over a file system: absent is empty, unreadable throws. A
+ * FIFO or a device where a transcript should be is refused, never waited on (read-file.ts).
+ */
 export function evidenceIO(fs: Fs): EvidenceIO {
   return {
     listDir(path) {
@@ -14,7 +24,7 @@ export function evidenceIO(fs: Fs): EvidenceIO {
         throw e;
       }
     },
-    readFile: (path) => fs.readFileSync(path, 'utf8'),
+    readFile: (path) => readRegularText(path, EVIDENCE_FILE_MAX_BYTES, fs),
     exists: (path) => fs.existsSync(path),
     fileId(path) {
       try {
@@ -26,18 +36,7 @@ export function evidenceIO(fs: Fs): EvidenceIO {
         throw e;
       }
     },
-    readTail(path, bytes) {
-      const fd = fs.openSync(path, 'r');
-      try {
-        const size = fs.fstatSync(fd).size;
-        const len = Math.min(size, bytes);
-        const buf = Buffer.alloc(len);
-        fs.readSync(fd, buf, 0, len, size - len);
-        return buf.toString('utf8');
-      } finally {
-        fs.closeSync(fd);
-      }
-    },
+    readTail: (path, bytes) => readRegularTail(path, bytes, fs),
   };
 }
 

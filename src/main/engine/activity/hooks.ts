@@ -1,5 +1,6 @@
 import type { Ports } from '../ports';
 import type { RemoteHookRead } from '../hosts/hook-watch';
+import { HOOK_FILE_MAX_BYTES, readRegularText } from '../read-file';
 import { hookFileFor } from '../runtimes/hooks/claude';
 import type { HookReading, RuntimeAdapter } from '../runtimes/types';
 import type { Evidence } from './decide';
@@ -18,7 +19,7 @@ export function readHookEvidence(
   let at: number;
   try {
     at = ports.fs.statSync(file).mtimeMs;
-    raw = ports.fs.readFileSync(file, 'utf8');
+    raw = readRegularText(file, HOOK_FILE_MAX_BYTES, ports.fs); // a FIFO planted there is refused, not waited on
   } catch {
     return undefined;
   }

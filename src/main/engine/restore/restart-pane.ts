@@ -14,6 +14,7 @@ import { wrapForPane } from '../runtimes/env';
 import type { ReservationRow, SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
 import { untilTakenUp } from '../seats/taking-up';
+import { formatLiteral } from '../tmux/quote';
 import type { RestorePorts } from './ports';
 
 /**
@@ -163,7 +164,7 @@ async function respawn(
   const release = await ports.beforeRespawn(live.server, live.paneId);
   const res = await ports
     .client(live.server)
-    .run(respawnArgs(live.paneId, seat.cwd, env, program))
+    .runSealed(respawnArgs(live.paneId, seat.cwd, env, program))
     .finally(release);
   const newPid = Number(res.stdout.trim().split('\n').pop());
   if (res.code === 0 && Number.isInteger(newPid) && newPid > 1) return { ok: true, newPid, old };
@@ -182,7 +183,11 @@ async function respawn(
   );
 }
 
-/** Replaces the pane's program in place (`-k`), and prints the pane's new pid in the same tmux call. */
+/**
+ * Replaces the pane's program in place (`-k`), and prints the pane's new pid in the same tmux call.
+ * `-c` is a format to tmux, written to give back the folder as it is; the env never goes in an argv
+ * (runSealed).
+ */
 function respawnArgs(paneId: string, cwd: string, env: Record<string, string>, program: string[]): string[] {
   return [
     'respawn-pane',
@@ -190,7 +195,7 @@ function respawnArgs(paneId: string, cwd: string, env: Record<string, string>, p
     '-t',
     paneId,
     '-c',
-    cwd,
+    formatLiteral(cwd),
     ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     '--',
     ...program,

@@ -5,6 +5,7 @@ import { fail, type Result } from '../../../shared/errors';
 import { dispatchWire } from '../api';
 import { type Fs, liveFs } from '../deps';
 import type { Engine } from '../engine';
+import { OWN_FILE_MAX_BYTES, type ReadFs, readRegularText } from '../read-file';
 
 export interface EngineInfo {
   pid: number;
@@ -17,9 +18,9 @@ export interface EngineInfo {
 const MAX_LINE = 4 * 1024 * 1024;
 
 /** The running engine's engine.json, undefined when there is none (or it cannot be read). */
-export function readEngineInfo(path: string, fs: Pick<Fs, 'readFileSync'> = liveFs): EngineInfo | undefined {
+export function readEngineInfo(path: string, fs: ReadFs = liveFs): EngineInfo | undefined {
   try {
-    return JSON.parse(fs.readFileSync(path, 'utf8')) as EngineInfo;
+    return JSON.parse(readRegularText(path, OWN_FILE_MAX_BYTES, fs)) as EngineInfo;
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import { type Fs, liveFs } from '../deps';
 import { dirname } from 'node:path';
+import { CONFIG_MAX_BYTES, readRegularText } from '../read-file';
 
 /**
  * How Rigdesk reads and writes a seat's own config files (settings, hooks) before a launch. This
@@ -25,7 +26,7 @@ export function settingsIO(fs: Fs): SettingsIO {
   return {
     readText(path) {
       try {
-        return fs.readFileSync(path, 'utf8');
+        return readRegularText(path, CONFIG_MAX_BYTES, fs);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw e;

@@ -3,6 +3,8 @@ import type { DoctorCheck } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import type { Fs } from '../deps';
 import type { Engine } from '../engine';
+import { homeUnsafe, inspectHome } from '../home-safety';
+import { CONFIG_MAX_BYTES, type ReadFs, readRegularText } from '../read-file';
 import { AGENT_RUNTIMES, RUNTIMES, runtimeById } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
 import { runtimeOnPath } from '../runtimes/install';
@@ -28,9 +30,9 @@ function homeChecks(engine: Engine): DoctorCheck[] {
   return checks;
 }
 
-function readText(fs: Pick<Fs, 'readFileSync'>, path: string): string | undefined {
+function readText(fs: ReadFs, path: string): string | undefined {
   try {
-    return fs.readFileSync(path, 'utf8');
+    return readRegularText(path, CONFIG_MAX_BYTES, fs);
   } catch {
     return undefined;
   }
@@ -103,11 +105,14 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   } catch {
     homeOk = false;
   }
+  // The engine refused an unsafe home when it started; one made unsafe since is named here.
+  const unsafe = inspectHome(home, engine.deps.uid).unsafe;
+  const refusal = unsafe.length > 0 ? homeUnsafe(home, unsafe) : undefined;
   checks.push({
     check: 'home',
-    ok: homeOk,
-    detail: home,
-    ...(homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }),
+    ok: homeOk && !refusal,
+    detail: refusal ? `HOME_UNSAFE: ${refusal.message}` : home,
+    ...(refusal ? { hint: refusal.hint } : homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }),
   });
   try {
     const ver = schemaVersion(engine.store.db);

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { ShimAnswer } from '../../../shared/contract/app';
 import { fail, type Result } from '../../../shared/errors';
+import { OWN_FILE_MAX_BYTES, readRegularText } from '../read-file';
 
 /**
  * The `rigdesk` command on PATH. A small sh script that runs the CLI on the app's own
@@ -92,7 +93,7 @@ export function installShim(
   const path = join(dir, 'rigdesk');
   let existing: string | undefined;
   try {
-    existing = fs.existsSync(path) ? fs.readFileSync(path, 'utf8').slice(0, 4096) : undefined;
+    existing = fs.existsSync(path) ? readRegularText(path, OWN_FILE_MAX_BYTES, fs).slice(0, 4096) : undefined;
   } catch (e) {
     return fail('BAD_USAGE', `cannot read ${path}: ${(e as Error).message}`);
   }

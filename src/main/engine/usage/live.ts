@@ -1,4 +1,5 @@
 import { realOrSame } from '../custody/cwd';
+import { CONFIG_MAX_BYTES, readRegularText } from '../read-file';
 import type { PsRow } from '../../../shared/contract';
 import type { ObservedSeat } from '../activity/observe';
 import type { Ports } from '../ports';
@@ -33,7 +34,7 @@ export function liveUsageDeps(ports: Pick<Ports, 'clock' | 'fs' | 'io'>): UsageD
       if (hit?.key === key) return hit.text;
       let text: string | undefined;
       try {
-        text = ports.fs.readFileSync(path, 'utf8');
+        text = readRegularText(path, CONFIG_MAX_BYTES, ports.fs);
       } catch {
         text = undefined;
       }

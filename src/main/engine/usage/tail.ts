@@ -1,4 +1,5 @@
 import { type Fs, liveFs } from '../deps';
+import { openRegularFile } from '../read-file';
 import type { UsageSink, UsageTotals } from '../runtimes/usage/records';
 
 /** An open file as the tail reads it; injectable, so a rotation or a fault can be forced. */
@@ -19,14 +20,9 @@ export interface TailIO {
 export function tailIO(fs: Pick<Fs, 'openSync' | 'fstatSync' | 'readSync' | 'closeSync'>): TailIO {
   return {
     open(path) {
-      let fd: number;
-      try {
-        fd = fs.openSync(path, 'r');
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-        throw e;
-      }
+      // A FIFO or a device where the transcript should be is refused, never waited on.
+      const fd = openRegularFile(path, fs);
+      if (fd === undefined) return undefined;
       return {
         stat() {
           const st = fs.fstatSync(fd);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { type WindowLayout, windowLayout } from '../../../shared/contract/workspace';
 import type { Ports } from '../ports';
+import { OWN_FILE_MAX_BYTES, readRegularText } from '../read-file';
 
 /** Beside the store in the engine's home: the one place every window of this home reads. */
 export function layoutPath(ports: Pick<Ports, 'layout'>): string {
@@ -12,7 +13,7 @@ export function readLayout(ports: Pick<Ports, 'fs' | 'layout'>): WindowLayout | 
   const path = layoutPath(ports);
   let text: string;
   try {
-    text = ports.fs.readFileSync(path, 'utf8');
+    text = readRegularText(path, OWN_FILE_MAX_BYTES, ports.fs);
   } catch (e) {
     // None saved yet; anything else (a folder we may not read) is the engine's error, not "no layout".
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

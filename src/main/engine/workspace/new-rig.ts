@@ -31,7 +31,10 @@ export function newRigYaml(name: string, folder: string, runtime: string, member
     pods: [{ id: 'team', members: ids.map(member) }],
     ...(ids.length > 1 ? { edges: ids.slice(1).map((to) => ({ from: 'lead', to, kind: 'delegates_to' })) } : {}),
   };
-  return `# Written by the Rigdesk window: ${members} ${runtime} seat(s) working in ${folder}.\n# Bring it up again with: rigdesk up ${specPathFor(folder, name)}\n${stringify(doc)}`;
+  // The folder is quoted in the comments: a newline in its name must not start a line of YAML.
+  const at = JSON.stringify(folder);
+  const spec = JSON.stringify(specPathFor(folder, name));
+  return `# Written by the Rigdesk window: ${members} ${runtime} seat(s) working in ${at}.\n# Bring it up again with: rigdesk up ${spec}\n${stringify(doc)}`;
 }
 
 /**
