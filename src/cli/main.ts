@@ -37,9 +37,14 @@ type Out = { stdout: (s: string) => void; stderr: (s: string) => void; stderrTTY
  * engine ends every process it started before the command exits, or when a signal or an uncaught
  * error ends the command early (lifetime.ts).
  */
-function engineCall(env: NodeJS.ProcessEnv, out: Out): { call: EngineCall; close(): Promise<void> } {
+function engineCall(
+  env: NodeJS.ProcessEnv,
+  out: Out,
+): { call: EngineCall; close(): Promise<void>; endedBy(): number | undefined } {
   let local: Engine | undefined;
   let watch: EndWatch | undefined;
+  /** The exit code a signal or an uncaught error chose, once one came: it wins over the command's own. */
+  let endCode: number | undefined;
   const close = async () => {
     watch?.dispose();
     if (!local) return;
@@ -68,13 +73,14 @@ function engineCall(env: NodeJS.ProcessEnv, out: Out): { call: EngineCall; close
       const mine = local;
       void watch.reason.then(async (why) => {
         if (why.kind === 'fatal') out.stderr(`rigdesk: INTERNAL: ${why.error.stack ?? why.error.message}\n`);
+        endCode = why.kind === 'fatal' ? 1 : signalExitCode(why.signal);
         await within(SHUTDOWN_MS, () => mine.close());
-        process.exit(why.kind === 'fatal' ? 1 : signalExitCode(why.signal));
+        process.exit(endCode);
       });
     }
     return dispatch(local, method, params);
   };
-  return { call, close };
+  return { call, close, endedBy: () => endCode };
 }
 
 /** How long an engine's process takes at most to end what it started, once asked to end. */
@@ -188,6 +194,9 @@ export async function runCli(
   } finally {
     await engine.close();
   }
+  // A command cut short by a signal fails as its requests are cut off; the signal is the answer.
+  const ended = engine.endedBy();
+  if (ended !== undefined) return ended;
   const res = done.result;
   if (!res.ok) return report(res);
   if (method === 'attach' && !json && !a.flags.print && 'argv' in res && Array.isArray(res.argv)) {

@@ -23,7 +23,7 @@ export interface EndWatch {
  * Turns SIGTERM, SIGINT and SIGHUP, and an uncaught error or rejection, into one reason to end, so
  * the process that runs an engine (`rigdesk serve`, the CLI's own engine, the app) ends every
  * process the engine started before it exits (Engine.close) instead of dying with them left
- * behind. A second one while that end runs is a person insisting: what the engine still tracks is
+ * behind. A second signal while that end runs is a person insisting: what the engine still tracks is
  * killed at once and the process exits.
  */
 export function watchForEnd(): EndWatch {
@@ -36,6 +36,8 @@ export function watchForEnd(): EndWatch {
       first?.(r);
       return;
     }
+    // An error while the end runs is one of its effects (a request cut off): the end goes on.
+    if (r.kind === 'fatal') return;
     killAllNow();
     process.exit(exitCode);
   };
