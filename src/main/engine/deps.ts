@@ -80,6 +80,7 @@ export type Fs = Pick<
   | 'readFileSync'
   | 'readSync'
   | 'readdirSync'
+  | 'readlinkSync'
   | 'realpathSync'
   | 'renameSync'
   | 'rmSync'
