@@ -144,7 +144,9 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
           : run.exitCode !== null && readFileSync(runLog, 'utf8').includes(OMO_SERVER_TIMEOUT)
             ? 'again'
             : undefined,
-      { timeoutMs: 60_000, what: "the headless run's turn at the model" },
+      // Alone it takes 10-20 s; with the suite's other agent files running it took over 60 s in two
+      // fresh-clone runs here (the host journey's twin waits 120 s for the same reason).
+      { timeoutMs: 150_000, what: "the headless run's turn at the model" },
     ).catch(() => 'late' as const);
     if (first === 'again') ({ p: run, exited } = startRun());
     await waitFor(() => server.held() > held, {
@@ -187,5 +189,5 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
     expect((await w.cli(['send', SEAT, 'back on X', '--verify', '--json'])).json.ok).toBe(true);
     await waitFor(() => text().includes('ACK back on X'), { timeoutMs: 30_000, what: "the resumed seat's reply in X" });
     expect((await w.cli(['down', 'omo', '--json'])).code).toBe(0);
-  }, 240_000);
+  }, 360_000);
 });
