@@ -231,11 +231,10 @@ const events: CommandSpec = {
 };
 
 const doctor: CommandSpec = {
-  usage:
-    'doctor [--fix]               check tmux, the agent CLIs, the home and the database (--fix ends a stuck tmux server)',
-  toRequest: (a) =>
+  usage: 'doctor                       check tmux, the agent CLIs, the home and the database',
+  toRequest: () =>
     ready(
-      prepare('doctor', a.flags.fix ? { fix: true } : {}, (r) =>
+      prepare('doctor', {}, (r) =>
         r.checks
           .map(
             (c) =>

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 
 /**
@@ -80,7 +80,6 @@ export type Fs = Pick<
   | 'readFileSync'
   | 'readSync'
   | 'readdirSync'
-  | 'readlinkSync'
   | 'realpathSync'
   | 'renameSync'
   | 'rmSync'
@@ -95,18 +94,7 @@ export const liveFs: Fs = nodeFs;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** Where a started process is tracked until it exits (children.ts's ChildSet). */
-export interface ChildTracker {
-  trackChild(child: ChildProcess, what: string): void;
-}
-
-/** `children`: the engine's processes, where this one is tracked until it exits (children.ts). */
-export const liveExec = (
-  file: string,
-  args: readonly string[],
-  opts: ExecOptions = {},
-  children?: ChildTracker,
-): Promise<ExecResult> =>
+export const liveExec: Exec = (file, args, opts = {}) =>
   new Promise((resolve) => {
     const child = execFile(
       file,
@@ -141,7 +129,6 @@ export const liveExec = (
         });
       },
     );
-    children?.trackChild(child, `${file} ${args[0] ?? ''}`.trim());
     if (opts.input !== undefined) {
       child.stdin?.on('error', () => undefined);
       child.stdin?.end(opts.input);

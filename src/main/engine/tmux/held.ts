@@ -1,5 +1,4 @@
 import { connect } from 'node:net';
-import { ChildSet } from '../children';
 import type { Exec, ExecResult } from '../deps';
 import { ControlConnection } from './control';
 import type { ControlTarget } from './control-target';
@@ -22,11 +21,7 @@ export class TmuxLinks {
   private readonly byKey = new Map<string, ControlConnection>();
   /** Control clients started, over all servers (process spawns the benches count beside exec's). */
   spawns = 0;
-  constructor(
-    readonly mode: TmuxMode = 'held',
-    /** Where the held clients are tracked until they exit (the engine's, so they end with it). */
-    readonly children: ChildSet = new ChildSet(),
-  ) {}
+  constructor(readonly mode: TmuxMode = 'held') {}
 
   /** The held client for a server key, made on first use; undefined in one-shot mode. */
   link(key: string, target: () => ControlTarget): ControlConnection | undefined {
@@ -34,16 +29,13 @@ export class TmuxLinks {
     let c = this.byKey.get(key);
     if (!c) {
       const t = target();
-      c = new ControlConnection(
-        {
-          ...t,
-          onSpawn: () => {
-            this.spawns += 1;
-            t.onSpawn?.();
-          },
+      c = new ControlConnection({
+        ...t,
+        onSpawn: () => {
+          this.spawns += 1;
+          t.onSpawn?.();
         },
-        this.children,
-      );
+      });
       this.byKey.set(key, c);
     }
     return c;
@@ -58,7 +50,6 @@ export class TmuxLinks {
     return this.byKey.get(key);
   }
 
-  /** Detaches every held client; the ChildSet waits for their exits (children.ts). */
   closeAll(): void {
     for (const c of this.byKey.values()) c.close();
     this.byKey.clear();
