@@ -77,7 +77,6 @@ export type Fs = Pick<
   | 'lstatSync'
   | 'mkdirSync'
   | 'openSync'
-  | 'readFileSync'
   | 'readSync'
   | 'readdirSync'
   | 'realpathSync'
