@@ -79,7 +79,6 @@ export type Fs = Pick<
   | 'mkdirSync'
   | 'mkdtempSync'
   | 'openSync'
-  | 'readFileSync'
   | 'readSync'
   | 'readdirSync'
   | 'realpathSync'
