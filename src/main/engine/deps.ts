@@ -87,6 +87,7 @@ export type Fs = Pick<
   | 'statSync'
   | 'symlinkSync'
   | 'unlinkSync'
+  | 'utimesSync'
   | 'watch'
   | 'writeFileSync'
 >;

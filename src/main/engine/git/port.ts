@@ -90,7 +90,8 @@ export function execGitPort(exec: Exec): GitPort {
       // The script is fixed; the file name arrives as a positional parameter, never in the script.
       const r = await exec('sh', [
         '-c',
-        'd=$(mktemp -d) && cp -- "$1" "$d/index" && printf %s "$d"',
+        // -p keeps the index's times (see liveScratchFs): git's same-second check reads them.
+        'd=$(mktemp -d) && cp -p -- "$1" "$d/index" && printf %s "$d"',
         'rigdesk-git',
         file,
       ]);

@@ -24,7 +24,9 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
   });
   if (!loaded.ok) return loaded;
   const { spec } = loaded;
-  // Worktrees are placed before anything is recorded: a seat whose repository cannot be read refuses the rig.
+  // Worktrees are placed before the rig is recorded (a seat whose repository cannot be read refuses
+  // the rig); a remote seat's repository is read over its host, so the spec's hosts come first.
+  for (const h of spec.hosts ?? []) engine.store.hosts.upsert(h, `spec:${spec.name}`);
   const placing = await placeWorktrees(engine.ports, spec);
   if (!placing.ok) return placing;
   engine.store.rigs.upsert(spec, placing.placed);
