@@ -90,6 +90,22 @@ describe('a worktree per seat, its changes, and the merge gate (real git, real t
     expect(made).toHaveLength(1);
   });
 
+  it('after a killed tmux server, restore brings each seat back in the same worktree, its work there', async () => {
+    await up();
+    repo.write('wip.txt', 'mid-change\n', wt('s2'));
+    w.tmux.kill(); // the simulated reboot
+    const r = await dispatch(e, 'restore', { target: 'wt' });
+    expect(r.ok, JSON.stringify(r).slice(0, 600)).toBe(true);
+    const paths = await waitFor(() => {
+      const out = w.tmux.tryRun(['list-panes', '-a', '-F', '#{@rigdesk_seat} #{pane_current_path}']);
+      return out.ok && out.out.includes('s2@wt') ? out.out : undefined;
+    });
+    expect(paths).toContain(`s1@wt ${wt('s1')}`);
+    expect(paths).toContain(`s2@wt ${wt('s2')}`);
+    expect(readFileSync(join(wt('s2'), 'wip.txt'), 'utf8')).toBe('mid-change\n');
+    expect(e.store.events.list({ rig: 'wt' }).filter((x) => x.kind === 'worktree.created')).toHaveLength(2);
+  });
+
   it('reports changes from the watch, overlaps between worktrees, and seats that share one tree', async () => {
     await up();
     e.ports.changes.startWatching(parcelWatchPort());
