@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { psChanges, psWorktree } from './change-totals';
 import { hostHealthRow } from './hosts';
 
 /** What `ps` answers: the seats as rows, the agents that are not seats, and what could not be read. */
@@ -79,6 +80,10 @@ export const psRow = z.strictObject({
   tokensIn: z.number().int().nonnegative().optional(),
   /** Output tokens of all its model calls, reasoning included. */
   tokensOut: z.number().int().nonnegative().optional(),
+  /** Its own git worktree, when the spec gives it one. */
+  worktree: psWorktree.optional(),
+  /** What it changed (committed and not), as last read; absent until read or outside a repository. */
+  changes: psChanges.optional(),
 });
 export type PsRow = z.output<typeof psRow>;
 
