@@ -14,7 +14,7 @@ import { fakeClock } from '../../support/fake-clock';
 
 const ok = (stdout: string): ExecResult => ({ code: 0, signal: null, stdout, stderr: '', timedOut: false });
 
-function fakeGit(): GitPort & { runs: string[][]; live: number; peak: number; release: () => void } {
+function fakeGit(): GitPort & { runs: string[][]; live: number; peak: number; release: () => void; hold: () => void } {
   let gate: Promise<void> = Promise.resolve();
   const g = {
     runs: [] as string[][],
