@@ -75,7 +75,7 @@ export class Engine {
       ...ports,
       looks: new Looks(),
       usage: new UsageWatch(liveUsageDeps(ports)),
-      changes: new ChangesBook({ gitOn: ports.gitOn, clock: deps.clock }),
+      changes: new ChangesBook({ gitOn: ports.gitOn, clock: deps.clock, exists: (p) => deps.fs.existsSync(p) }),
     };
     this.ports = { ...built, ...(typeof overrides === 'function' ? overrides(built) : overrides) };
   }

@@ -41,7 +41,12 @@ type Resolved = { key: string; at: number } | { problem: Problem; at: number };
 export interface BookDeps {
   gitOn: (host: string) => GitPort;
   clock: Pick<Clock, 'now' | 'after'>;
+  /** Whether a path exists on this machine: a seat in no repository is known without running git. */
+  exists?: (path: string) => boolean;
 }
+
+/** Seats read in the background at once, at most: a rig of 200 never starts 200 gits together. */
+export const BACKGROUND_READS = 4;
 
 /** A seat not in a repository is asked again this long after (a `git init` there shows then). */
 export const RESOLVE_AGAIN_MS = 5 * 60_000;
@@ -92,7 +97,7 @@ export class ChangesBook {
     const r = this.seats.get(seat.seat);
     const again = r && this.deps.clock.now() - r.at > RESOLVE_AGAIN_MS && 'problem' in r;
     if (!r || again) {
-      void this.look(seat).then((l) => 'figures' in l && l.tree && this.tell(l.tree.key));
+      this.later(seat);
       return undefined;
     }
     if ('problem' in r) return { problem: r.problem };
@@ -100,6 +105,32 @@ export class ChangesBook {
     if (!e) return undefined;
     if (e.stale && !e.reading) void this.read(e).then(() => this.tell(e.tree.key));
     return { tree: e.tree, ...(e.figures ? { figures: e.figures } : {}), ...(e.problem ? { problem: e.problem } : {}) };
+  }
+
+  private readonly waiting = new Map<string, SeatRow>();
+  private readonly inflight = new Set<string>();
+  private running = 0;
+
+  /** A look in the background, a few at a time; its figures come with a change notice. */
+  private later(seat: SeatRow): void {
+    if (!this.inflight.has(seat.seat)) this.waiting.set(seat.seat, seat);
+    while (this.running < BACKGROUND_READS && this.waiting.size > 0) {
+      const [name, next] = this.waiting.entries().next().value as [string, SeatRow];
+      this.waiting.delete(name);
+      this.inflight.add(name);
+      this.running += 1;
+      void this.look(next)
+        .then((l) => {
+          if ('tree' in l && l.figures) this.tell(l.tree.key);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          this.running -= 1;
+          this.inflight.delete(name);
+          const again = this.waiting.values().next().value;
+          if (again) this.later(again);
+        });
+    }
   }
 
   /** Forgets a seat's tree (its worktree removed, its rig down): the next look resolves it again. */
@@ -115,7 +146,7 @@ export class ChangesBook {
     }
     if (r && 'problem' in r && this.deps.clock.now() - r.at <= RESOLVE_AGAIN_MS && this.watcher)
       return { problem: r.problem };
-    const t = await resolveSeatTree(this.deps.gitOn(seat.host), seat);
+    const t = await resolveSeatTree(this.deps.gitOn(seat.host), seat, this.deps.exists);
     const at = this.deps.clock.now();
     if (isFailure(t)) {
       const problem = asProblem(t);
