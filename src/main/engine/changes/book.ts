@@ -86,6 +86,7 @@ export class ChangesBook {
     if ('problem' in tree && !('top' in tree)) return tree;
     const e = tree as TreeEntry;
     if (e.stale || !e.watched) await this.read(e);
+    else if (e.reading) await e.reading; // a read under way is newer than what is kept
     return { tree: e.tree, ...(e.figures ? { figures: e.figures } : {}), ...(e.problem ? { problem: e.problem } : {}) };
   }
 
