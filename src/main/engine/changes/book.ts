@@ -86,6 +86,7 @@ export class ChangesBook {
     if ('problem' in tree && !('top' in tree)) return tree;
     const e = tree as TreeEntry;
     if (e.stale || !e.watched) await this.read(e);
+    else if (e.reading) await e.reading; // a read under way is newer than what is kept
     return { tree: e.tree, ...(e.figures ? { figures: e.figures } : {}), ...(e.problem ? { problem: e.problem } : {}) };
   }
 
@@ -133,6 +134,22 @@ export class ChangesBook {
     }
   }
 
+  /**
+   * Reads again every tree of the seat's repository and tells who listens: after a merge the base
+   * moved, which no watch of a worktree sees, and every seat's figures against it changed.
+   */
+  refreshRepo(seat: string): void {
+    const r = this.seats.get(seat);
+    const e = r && 'key' in r ? this.trees.get(r.key) : undefined;
+    if (!e) return;
+    for (const other of this.trees.values())
+      if (other.tree.repoKey === e.tree.repoKey) {
+        other.stale = true;
+        const after = other.reading ? other.reading.then(() => this.read(other)) : this.read(other);
+        void after.then(() => this.tell(other.tree.key));
+      }
+  }
+
   /** Forgets a seat's tree (its worktree removed, its rig down): the next look resolves it again. */
   forget(seat: string): void {
     this.seats.delete(seat);
@@ -159,6 +176,9 @@ export class ChangesBook {
       e = { tree: t, stale: true, watched: false };
       this.trees.set(t.key, e);
       await this.watch(e);
+      // A read that started while the watch was being placed may have missed a write made then:
+      // the tree is read once more now that every later write is seen.
+      e.stale = true;
     }
     return e;
   }
