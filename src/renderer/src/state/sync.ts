@@ -3,6 +3,7 @@ import type { Transport } from '../transport';
 import { focusSeat, setTransport } from './actions';
 import { DEFAULT_LAYOUT, dropUnknown, visibleSlots } from './grid';
 import { allSeats, useWindow } from './store';
+import { tell } from './tell';
 
 /** Events that change a rig's shape or its decisions: the topology and the decisions are read again. */
 const RELOAD_ON = /^(rig\.|decision\.|seat\.fork$)/;
@@ -153,6 +154,8 @@ export function connect(t: Transport): () => void {
   window.addEventListener('hashchange', followHash);
   const offAttention = reportAttention(t);
   const offLayout = persistLayout(t);
+  // In the desktop app (the preload's bridge) the shell notifies natively: never twice.
+  const offTell = tell({ notify: t.kind === 'ws' });
   void reload(t);
   void loadRuntimes(t);
   return () => {
@@ -161,6 +164,7 @@ export function connect(t: Transport): () => void {
     offSeen();
     offAttention();
     offLayout();
+    offTell();
     window.removeEventListener('hashchange', followHash);
   };
 }
