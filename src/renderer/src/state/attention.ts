@@ -34,8 +34,8 @@ export function faviconUrl(count: number): string {
   const label = count > 9 ? '9+' : String(count);
   const badge =
     count > 0
-      ? '<circle cx="44" cy="20" r="20" fill="#dc2626"/>' +
-        `<text x="44" y="30" font-family="sans-serif" font-size="${label.length > 1 ? 22 : 28}" font-weight="700" fill="#fff" text-anchor="middle">${label}</text>`
+      ? '<circle cx="40" cy="24" r="24" fill="#dc2626"/>' +
+        `<text x="40" y="37" font-family="sans-serif" font-size="${label.length > 1 ? 28 : 38}" font-weight="700" fill="#fff" text-anchor="middle">${label}</text>`
       : '';
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">${mark}${badge}</svg>`;
   return `data:image/svg+xml,${encodeURIComponent(svg)}`;

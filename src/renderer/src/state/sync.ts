@@ -1,8 +1,9 @@
 import type { PsRow, WindowLayout } from '../../../shared/contract';
 import type { Transport } from '../transport';
 import { focusSeat, setTransport } from './actions';
-import { DEFAULT_LAYOUT, dropUnknown, visibleSlots } from './grid';
-import { allSeats, useWindow } from './store';
+import { DEFAULT_LAYOUT, dropUnknown, fillEmpty, visibleSlots } from './grid';
+import { attentionOrder, attentionRank, stateWord } from './seat-state';
+import { type WindowState, allSeats, openDecisionFor, useWindow } from './store';
 import { tell } from './tell';
 
 /** Events that change a rig's shape or its decisions: the topology and the decisions are read again. */
@@ -89,21 +90,43 @@ function reportAttention(t: Transport): () => void {
   };
 }
 
-/** The layout is read once from the engine's home and written back (debounced) whenever it changes. */
+/** Every seat, what needs the person first (the rail's attention order, nothing unread yet). */
+function seatsByAttention(s: WindowState): string[] {
+  const word = (seat: string) => stateWord(s.seats[seat], !!openDecisionFor(s.decisions, seat));
+  return attentionOrder(allSeats(s.topology), (seat) => attentionRank(word(seat), false));
+}
+
+/**
+ * The layout is read once from the engine's home and written back (debounced) whenever it changes.
+ * One never saved is filled once the seats are known (the first screen); that fill is not saved,
+ * so every new window fills by what needs the person then, until the person changes the layout.
+ */
 function persistLayout(t: Transport): () => void {
   let ready = false;
+  let fresh = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let saved: WindowLayout | undefined;
+  const fillFirstScreen = (s: WindowState) => {
+    if (!fresh || !s.loaded || Object.keys(s.seats).length === 0) return;
+    fresh = false;
+    saved = fillEmpty(s.layout, seatsByAttention(s));
+    if (saved !== s.layout) useWindow.setState({ layout: saved });
+  };
   void t.request('workspace.layout', {}).then((r) => {
     if (r.ok && r.layout) useWindow.setState({ layout: r.layout });
+    fresh = r.ok && !r.layout;
     saved = useWindow.getState().layout;
     ready = true;
     followHash();
+    fillFirstScreen(useWindow.getState());
   });
   const off = useWindow.subscribe((s) => {
-    if (!ready || s.layout === saved) return;
+    fillFirstScreen(s);
+    // Read again: a fill just now is the layout as saved, not a change to write.
+    if (!ready || useWindow.getState().layout === saved) return;
     clearTimeout(timer);
     timer = setTimeout(() => {
+      fresh = false;
       saved = useWindow.getState().layout;
       void t.request('workspace.saveLayout', { layout: saved });
     }, SAVE_AFTER_MS);

@@ -22,9 +22,13 @@ export function notifyState(): NotifyState {
   return localStorage.getItem(MUTE_KEY) === 'off' ? 'off' : 'on';
 }
 
-/** The bell: asks the browser once (from the person's click), then turns this window's notifications on and off. */
-export async function toggleNotifications(): Promise<NotifyState> {
-  const st = notifyState();
+/**
+ * The bell: asks the browser once (from the person's click), then turns this window's
+ * notifications on and off. `shown` is what the bell showed when clicked: that is what the person
+ * meant, even if the browser's permission changed since.
+ */
+export async function toggleNotifications(shown: NotifyState): Promise<NotifyState> {
+  const st = shown === 'default' ? 'default' : notifyState();
   if (st === 'default') {
     await Notification.requestPermission();
     localStorage.removeItem(MUTE_KEY);

@@ -31,7 +31,7 @@ export function Bell() {
       aria-pressed={state === 'on'}
       title={HINT[state]}
       disabled={state === 'denied'}
-      onClick={() => void toggleNotifications().then(setState)}
+      onClick={() => void toggleNotifications(state).then(setState)}
     >
       <BellIcon crossed={state !== 'on'} />
     </button>
