@@ -106,9 +106,17 @@ function persistLayout(t: Transport): () => void {
   let fresh = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let saved: WindowLayout | undefined;
+  // After the frame that paints the rows' states: the rail tells first, the terminals follow.
   const fillFirstScreen = (s: WindowState) => {
     if (!fresh || !s.loaded || Object.keys(s.seats).length === 0) return;
     fresh = false;
+    const at = s.layout;
+    requestAnimationFrame(() => setTimeout(() => fill(at), 0));
+  };
+  const fill = (at: WindowLayout) => {
+    const s = useWindow.getState();
+    // A change of the person's in between is theirs: it is not filled around.
+    if (s.layout !== at) return;
     saved = fillEmpty(s.layout, seatsByAttention(s));
     if (saved !== s.layout) useWindow.setState({ layout: saved });
   };
@@ -122,8 +130,8 @@ function persistLayout(t: Transport): () => void {
   });
   const off = useWindow.subscribe((s) => {
     fillFirstScreen(s);
-    // Read again: a fill just now is the layout as saved, not a change to write.
-    if (!ready || useWindow.getState().layout === saved) return;
+    // The fill is the layout as saved, not a change to write.
+    if (!ready || s.layout === saved) return;
     clearTimeout(timer);
     timer = setTimeout(() => {
       fresh = false;
