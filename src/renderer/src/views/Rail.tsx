@@ -14,6 +14,7 @@ import {
   waitReason,
 } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
+import { ChangesBadge } from './changes/ChangesBadge';
 
 interface RowModel {
   seat: string;
@@ -216,6 +217,7 @@ function SeatRow({ m }: { m: RowModel }) {
             </span>
           )}
           <SinceLabel at={m.row?.stateSince ?? seen} />
+          <ChangesBadge seat={m.seat} />
         </div>
         <div className="line2">
           <span className="runtime">{m.runtime}</span>

@@ -1,3 +1,5 @@
+import { useChanges } from '../state/changes';
+import { overlapEdges } from './changes/overlap-edges';
 import '@xyflow/react/dist/style.css';
 import { Background, Controls, ReactFlow, ReactFlowProvider, useReactFlow } from '@xyflow/react';
 import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -101,6 +103,7 @@ function spotOf(box: RefObject<HTMLDivElement | null>, seat: string, el: HTMLEle
 function TopologyCanvas() {
   const layout = useLayout();
   const handoffs = useHandoffs();
+  const overlaps = useChanges((s) => s.bySeat);
   const rf = useReactFlow();
   const box = useRef<HTMLDivElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -167,7 +170,7 @@ function TopologyCanvas() {
       <section className="topology" aria-label="topology" ref={box} data-layouts={layout.count}>
         <ReactFlow
           nodes={layout.nodes}
-          edges={layout.edges}
+          edges={[...layout.edges, ...overlapEdges(overlaps, layout.places)]}
           nodeTypes={NODE_TYPES}
           edgeTypes={EDGE_TYPES}
           colorMode="system"
