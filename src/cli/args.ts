@@ -17,6 +17,7 @@ const VALUE_FLAGS = new Set([
   'as',
   'note',
   'by',
+  'into',
 ]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parcelWatchPort } from '../../src/main/engine/changes/parcel-port';
-import { liveTimers, TreeWatcher } from '../../src/main/engine/changes/watch';
-import { liveExec } from '../../src/main/engine/deps';
+import { TreeWatcher } from '../../src/main/engine/changes/watch';
+import { liveExec, liveFs, systemClock } from '../../src/main/engine/deps';
 import { ensureWorktree, liveScratchFs, localGitPort, locateRepo, seatBranch } from '../../src/main/engine/git';
 import { TestRepo } from '../support/git-repo';
 
@@ -18,7 +18,7 @@ beforeEach(() => {
   repo.write('a.txt', 'a\n');
   repo.commitAll('init');
   settled = [];
-  watcher = new TreeWatcher(parcelWatchPort(), liveTimers, (key) => settled.push({ key, at: Date.now() }));
+  watcher = new TreeWatcher(parcelWatchPort(), systemClock, (key) => settled.push({ key, at: Date.now() }));
 });
 afterEach(async () => {
   await watcher.close();
@@ -36,7 +36,7 @@ async function until(pred: () => boolean, ms = 3000): Promise<boolean> {
 
 describe('the change watcher on a real worktree', () => {
   it('notices a write, and a commit made after it, each within a second', async () => {
-    const port = localGitPort(liveExec, liveScratchFs(repo.root), TestRepo.env());
+    const port = localGitPort(liveExec, liveScratchFs(liveFs, repo.root), TestRepo.env());
     const facts = await locateRepo(port, repo.dir);
     if (!('top' in facts)) throw new Error(facts.message);
     const made = await ensureWorktree(port, { repo: facts, path: repo.path('wt'), branch: seatBranch('r', 'm') });
@@ -59,6 +59,8 @@ describe('the change watcher on a real worktree', () => {
   });
 
   it('ignores the object store, lock files and node_modules', async () => {
+    // The folder that holds a nested node_modules is made first: its own creation is a real change.
+    repo.write('pkg/keep.txt', 'x');
     await watcher.add({ key: 'main', top: repo.dir, gitDir: `${repo.dir}/.git` });
     repo.write('objects/zz/junk', 'x', `${repo.dir}/.git`);
     repo.write('index.lock', 'x', `${repo.dir}/.git`);

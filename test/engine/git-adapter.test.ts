@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { countingExec, liveExec, type Exec } from '../../src/main/engine/deps';
+import { countingExec, type Exec, liveExec, liveFs } from '../../src/main/engine/deps';
 import {
   checkMerge,
   ensureWorktree,
@@ -35,7 +35,7 @@ beforeEach(() => {
   repo.write('old.txt', 'x\ny\n');
   repo.write('b.bin', Buffer.from([0, 1, 2, 3]));
   repo.commitAll('init');
-  port = localGitPort(liveExec, liveScratchFs(repo.root), env);
+  port = localGitPort(liveExec, liveScratchFs(liveFs, repo.root), env);
 });
 afterEach(() => repo.remove());
 

@@ -1,5 +1,6 @@
 import { ACTIVITY_COMMANDS } from './activity';
 import { APP_COMMANDS } from './app';
+import { CHANGES_COMMANDS } from './changes';
 import { ENGINE_COMMANDS } from './engine';
 import { RESTORE_COMMANDS } from './restore';
 import { HOSTS_COMMANDS } from './hosts';
@@ -12,4 +13,5 @@ export const COMMANDS: CommandTable = {
   ...ACTIVITY_COMMANDS,
   ...APP_COMMANDS,
   ...HOSTS_COMMANDS,
+  ...CHANGES_COMMANDS,
 };

@@ -1,5 +1,6 @@
 import type { Failure } from '../../shared/errors';
 import { ActivityMonitor } from './activity/monitor';
+import { parcelWatchPort } from './changes/parcel-port';
 import type { Engine } from './engine';
 import { startQueueWaker } from './queue/waker';
 import { reconcile } from './restore/reconcile';
@@ -28,14 +29,17 @@ export interface Background {
  * would each tell a seat about the same items.
  */
 export async function startBackground(engine: Engine, report: (r: BackgroundReport) => void): Promise<Background> {
-  const rec = await reconcile(engine);
+  const rec = await reconcile(engine.ports);
   if (!rec.ok) report({ kind: 'reconcile', failure: rec });
-  const stopSnapshots = startSnapshotTimer(engine, SNAPSHOT_EVERY_MS);
-  const stopWaker = startQueueWaker(engine, WAKE_EVERY_MS, (e) => report({ kind: 'waker', error: e as Error }));
-  const monitor = new ActivityMonitor(engine, { onError: (error) => report({ kind: 'monitor', error }) });
+  const stopSnapshots = startSnapshotTimer(engine.ports, SNAPSHOT_EVERY_MS);
+  const stopWaker = startQueueWaker(engine.ports, WAKE_EVERY_MS, (e) => report({ kind: 'waker', error: e as Error }));
+  const monitor = new ActivityMonitor(engine.ports, { onError: (error) => report({ kind: 'monitor', error }) });
   await monitor.start();
+  // Worktrees are watched from now on: a write reaches ps and the windows without a poll of git.
+  engine.ports.changes.startWatching(parcelWatchPort());
   return {
     stop: () => {
+      void engine.ports.changes.close();
       monitor.stop();
       stopWaker();
       stopSnapshots();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AnswerSchemas } from './answer';
-import { rigName, sendAnswer, seatRef } from './engine';
+import { rigName, seatRef } from './engine';
+import { sentText } from './engine-answers';
 
 /**
  * What each seat changed, and the work loop around it: the changed files of a seat's worktree
@@ -48,13 +49,7 @@ export const seatChanges = z.strictObject({
 });
 export type SeatChanges = z.output<typeof seatChanges>;
 
-/** What `ps` carries per seat: the totals, for a badge. */
-export const changeTotals = z.strictObject({
-  files: z.number().int().nonnegative(),
-  added: z.number().int().nonnegative(),
-  removed: z.number().int().nonnegative(),
-});
-export type ChangeTotals = z.output<typeof changeTotals>;
+export { type ChangeTotals, changeTotals, type PsChanges } from './change-totals';
 
 export const reviewComment = z.strictObject({
   path,
@@ -94,7 +89,7 @@ export const CHANGES_ANSWERS = {
     patch: z.string(),
     truncated: z.boolean(),
   }),
-  'review.send': z.strictObject({ message: z.string(), sent: sendAnswer }),
+  'review.send': z.strictObject({ message: z.string(), sent: sentText }),
   'merge.run': z.strictObject({
     seat: z.string(),
     branch: z.string(),

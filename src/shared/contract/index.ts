@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Result } from '../errors';
 import { ACTIVITY_ANSWERS, ACTIVITY_REQUESTS } from './activity';
+import { CHANGES_ANSWERS, CHANGES_REQUESTS } from './changes';
 import { APP_ANSWERS, APP_REQUESTS, WINDOW_ANSWERS, WINDOW_REQUESTS } from './app';
 import { ENGINE_ANSWERS, ENGINE_REQUESTS } from './engine';
 import { HOSTS_ANSWERS, HOSTS_REQUESTS } from './hosts';
@@ -21,6 +22,7 @@ export const REQUESTS = {
   ...HOSTS_REQUESTS,
   ...WORKSPACE_REQUESTS,
   ...VIEW_REQUESTS,
+  ...CHANGES_REQUESTS,
 } as const;
 
 export type Method = keyof typeof REQUESTS;
@@ -37,6 +39,7 @@ export const ANSWERS = {
   ...HOSTS_ANSWERS,
   ...WORKSPACE_ANSWERS,
   ...VIEW_ANSWERS,
+  ...CHANGES_ANSWERS,
 } as const satisfies { readonly [M in Method]: z.ZodType<object> };
 export type AnswerOf<M extends Method> = z.output<(typeof ANSWERS)[M]>;
 export type ResultOf<M extends Method> = Result<AnswerOf<M>>;
@@ -71,3 +74,4 @@ export * from './activity';
 export * from './hosts';
 export * from './app';
 export * from './workspace';
+export * from './changes';

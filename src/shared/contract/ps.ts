@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { psChanges, psWorktree } from './change-totals';
 import { hostHealthRow } from './hosts';
 
 /** What `ps` answers: the seats as rows, the agents that are not seats, and what could not be read. */
@@ -37,6 +38,11 @@ export const psRow = z.strictObject({
   pod: z.string(),
   member: z.string(),
   runtime: z.string(),
+  /**
+   * Whether its runtime keeps conversations (an agent CLI), which can be forked and resumed; false
+   * for a plain program (shell). Absent for a runtime this Rigdesk does not know.
+   */
+  conversations: z.boolean().optional(),
   cwd: z.string(),
   /** running: its session is there; stopped: none; gone: recorded but vanished; unknown: cannot tell. */
   state: z.enum(['running', 'stopped', 'gone', 'unknown']),
@@ -74,6 +80,10 @@ export const psRow = z.strictObject({
   tokensIn: z.number().int().nonnegative().optional(),
   /** Output tokens of all its model calls, reasoning included. */
   tokensOut: z.number().int().nonnegative().optional(),
+  /** Its own git worktree, when the spec gives it one. */
+  worktree: psWorktree.optional(),
+  /** What it changed (committed and not), as last read; absent until read or outside a repository. */
+  changes: psChanges.optional(),
 });
 export type PsRow = z.output<typeof psRow>;
 

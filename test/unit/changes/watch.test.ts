@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Timers, TreeWatcher, type WatchPort } from '../../../src/main/engine/changes/watch';
+import type { Clock } from '../../../src/main/engine/deps';
+import { TreeWatcher, type WatchPort } from '../../../src/main/engine/changes/watch';
 
 /** A watch port that records subscriptions and lets the test fire events; timers on a fake clock. */
 function rig() {
@@ -14,12 +15,12 @@ function rig() {
   let now = 0;
   const pending = new Map<number, { at: number; fn: () => void }>();
   let id = 0;
-  const timers: Timers = {
-    set: (fn, ms) => {
-      pending.set(++id, { at: now + ms, fn });
-      return id;
+  const timers: Pick<Clock, 'after' | 'now'> = {
+    after: (ms, fn) => {
+      const mine = ++id;
+      pending.set(mine, { at: now + ms, fn });
+      return { cancel: () => void pending.delete(mine) };
     },
-    clear: (h) => void pending.delete(h as number),
     now: () => now,
   };
   const advance = (ms: number) => {

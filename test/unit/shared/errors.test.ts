@@ -20,6 +20,8 @@ const INPUT_ERRORS: ErrorCode[] = [
   'HOST_NOT_FOUND',
   'NOT_A_REPO',
   'WORKTREE_NOT_FOUND',
+  'FILE_NOT_REGULAR',
+  'FILE_TOO_LARGE',
 ];
 
 describe('errors are data with stable codes', () => {

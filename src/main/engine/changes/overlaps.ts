@@ -46,6 +46,7 @@ export function computeOverlaps(seats: readonly SeatFiles[]): Map<string, SeatOv
 /** Each overlapping pair once (a < b), for the topology's edges. */
 export function overlapPairs(all: Map<string, SeatOverlaps>): { from: string; to: string; paths: string[] }[] {
   const pairs: { from: string; to: string; paths: string[] }[] = [];
-  for (const [seat, o] of all) for (const v of o.overlaps) if (seat < v.seat) pairs.push({ from: seat, to: v.seat, paths: v.paths });
+  for (const [seat, o] of all)
+    for (const v of o.overlaps) if (seat < v.seat) pairs.push({ from: seat, to: v.seat, paths: v.paths });
   return pairs;
 }

@@ -1,3 +1,5 @@
+import type { Clock, Timer } from '../deps';
+
 /**
  * Learns of a change in a working tree from file-system events, never by polling, and asks for a
  * refresh of that tree only, once a burst of writes settles (or at the latest `maxWaitMs` after
@@ -18,18 +20,6 @@ export interface WatchPort {
     opts: { ignore: string[] },
   ): Promise<WatchHandle>;
 }
-
-export interface Timers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-  now(): number;
-}
-
-export const liveTimers: Timers = {
-  set: (fn, ms) => setTimeout(fn, ms).unref(),
-  clear: (h) => clearTimeout(h as NodeJS.Timeout),
-  now: () => Date.now(),
-};
 
 export interface WatchedTree {
   /** A key for the tree (host and top folder). */
@@ -61,7 +51,7 @@ interface Entry {
   tree: WatchedTree;
   users: number;
   handles: WatchHandle[];
-  timer?: unknown;
+  timer?: Timer;
   firstAt?: number;
 }
 
@@ -69,7 +59,7 @@ export class TreeWatcher {
   private readonly trees = new Map<string, Entry>();
   constructor(
     private readonly port: WatchPort,
-    private readonly timers: Timers,
+    private readonly clock: Pick<Clock, 'after' | 'now'>,
     private readonly onSettled: (key: string, why: 'write' | 'error') => void,
     private readonly quietMs = 150,
     private readonly maxWaitMs = 1_000,
@@ -96,7 +86,7 @@ export class TreeWatcher {
     e.users -= 1;
     if (e.users > 0) return;
     this.trees.delete(key);
-    if (e.timer !== undefined) this.timers.clear(e.timer);
+    e.timer?.cancel();
     await Promise.all(e.handles.map((h) => h.unsubscribe().catch(() => undefined)));
   }
 
@@ -107,7 +97,7 @@ export class TreeWatcher {
   async close(): Promise<void> {
     const all = [...this.trees.values()];
     this.trees.clear();
-    for (const e of all) if (e.timer !== undefined) this.timers.clear(e.timer);
+    for (const e of all) e.timer?.cancel();
     await Promise.all(all.flatMap((e) => e.handles.map((h) => h.unsubscribe().catch(() => undefined))));
   }
 
@@ -119,15 +109,19 @@ export class TreeWatcher {
       return;
     }
     if (!paths.some((p) => relevant(p))) return;
-    const now = this.timers.now();
+    const now = this.clock.now();
     e.firstAt ??= now;
-    if (e.timer !== undefined) this.timers.clear(e.timer);
+    e.timer?.cancel();
     const wait = Math.max(0, Math.min(this.quietMs, e.firstAt + this.maxWaitMs - now));
-    e.timer = this.timers.set(() => {
-      e.timer = undefined;
-      e.firstAt = undefined;
-      this.onSettled(key, 'write');
-    }, wait);
+    e.timer = this.clock.after(
+      wait,
+      () => {
+        e.timer = undefined;
+        e.firstAt = undefined;
+        this.onSettled(key, 'write');
+      },
+      { unref: true },
+    );
   }
 }
 

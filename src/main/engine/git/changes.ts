@@ -28,17 +28,17 @@ export async function readChanges(port: GitPort, src: ChangesSource): Promise<Ch
 }
 
 /**
- * The unified diff of one file (both names of a rename, so git pairs them), cut at `maxBytes`
- * with `truncated` set.
+ * The unified diff of one file (both names of a rename, so git pairs them), or of every changed
+ * file when none is named, cut at `maxBytes` with `truncated` set.
  */
 export async function readFileDiff(
   port: GitPort,
   src: ChangesSource,
-  file: { path: string; from?: string },
+  file: { path: string; from?: string } | undefined,
   maxBytes = 2_000_000,
 ): Promise<{ patch: string; truncated: boolean } | Failure> {
   return withScratchIndex(port, src, async (call) => {
-    const paths = file.from !== undefined ? [file.from, file.path] : [file.path];
+    const paths = !file ? [] : file.from !== undefined ? [file.from, file.path] : [file.path];
     const r = await runGit(
       port,
       src.top,

@@ -3,7 +3,8 @@ import { type ErrorCode, fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { RUNTIME_IDS } from '../runtimes';
 import { loadRigSpec } from '../spec';
-import { launchSeat } from './launch';
+import { launchSeat } from '../seats/launch';
+import { placeWorktrees } from '../seats/worktree';
 
 /** A seat `up` could not launch: in the failure's evidence, beside the seats that did. */
 interface RefusedSeat {
@@ -23,7 +24,10 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
   });
   if (!loaded.ok) return loaded;
   const { spec } = loaded;
-  engine.store.rigs.upsert(spec);
+  // Worktrees are placed before anything is recorded: a seat whose repository cannot be read refuses the rig.
+  const placing = await placeWorktrees(engine.ports, spec);
+  if (!placing.ok) return placing;
+  engine.store.rigs.upsert(spec, placing.placed);
   engine.store.events.append('rig.up', { rig: spec.name }, { specPath: spec.specPath });
   const seats: UpSeat[] = [];
   const refused: RefusedSeat[] = [];
@@ -32,7 +36,7 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
   for (const pod of spec.pods) {
     for (const m of pod.members) {
       const seat = `${m.id}@${spec.name}`;
-      const r = await launchSeat(engine, seat);
+      const r = await launchSeat(engine.ports, seat);
       const one: UpSeat | RefusedSeat = r.ok
         ? { seat, outcome: 'launched', launched: r.launched }
         : r.code === 'SEAT_ALREADY_RUNNING'

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sshNameProblem } from '../../../shared/contract';
 import { ENV_NAME_RE } from './expand';
 import { nameProblem, type NameKind } from './names';
 import { EDGE_KINDS, RESTORE_POLICIES } from './types';
@@ -26,6 +27,15 @@ const noNul = (what: string) =>
 
 const nonEmpty = (what: string) => noNul(what).refine((s) => s.length > 0, { error: `${what} must not be empty` });
 
+/**
+ * `worktree: true` or `worktree: { base: <branch> }`: the seat runs in a git worktree of its own
+ * (`false` turns a pod's default off for one member).
+ */
+export const worktreeSchema = z.union([z.boolean(), z.strictObject({ base: nonEmpty('base').nullish() })]);
+
+/** `checks: npm test` (run by sh in the seat's worktree) or an argv list: the merge gate's command. */
+export const checksSchema = z.union([nonEmpty('checks'), z.array(noNul('an argument')).min(1)]);
+
 export const memberSchema = z.strictObject({
   id: name('member'),
   runtime: nonEmpty('runtime'),
@@ -35,12 +45,20 @@ export const memberSchema = z.strictObject({
   env: z.record(z.string().regex(ENV_NAME_RE), noNul('an environment value')).nullish(),
   restore_policy: z.enum(RESTORE_POLICIES, { error: `must be one of: ${RESTORE_POLICIES.join(', ')}` }).nullish(),
   host: name('host', 'name').nullish(),
+  worktree: worktreeSchema.nullish(),
 });
+
+/** An ssh host or user: never read by ssh as an option, no whitespace or control character. */
+const sshName = (what: string) =>
+  z.string().superRefine((value, ctx) => {
+    const problem = sshNameProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${what} ${JSON.stringify(value.slice(0, 40))} ${problem}` });
+  });
 
 /** `hosts: { box: { ssh: {...} }, here: local }`: where members may run; `local` is this machine. */
 export const sshSchema = z.strictObject({
-  host: nonEmpty('ssh host'),
-  user: nonEmpty('ssh user').nullish(),
+  host: sshName('ssh host'),
+  user: sshName('ssh user').nullish(),
   port: z.number().int().min(1).max(65535).nullish(),
   identity_file: nonEmpty('identity_file').nullish(),
   known_hosts_file: nonEmpty('known_hosts_file').nullish(),
@@ -56,6 +74,8 @@ export const hostSchema = z.union([
 export const podSchema = z.strictObject({
   id: name('pod'),
   members: z.array(memberSchema).min(1, { error: 'a pod needs at least one member' }),
+  worktree: worktreeSchema.nullish(),
+  checks: checksSchema.nullish(),
 });
 
 export const edgeSchema = z.strictObject({
@@ -69,6 +89,7 @@ export const rigSchema = z.strictObject({
   pods: z.array(podSchema).min(1, { error: 'a rig needs at least one pod' }),
   edges: z.array(edgeSchema).nullish(),
   hosts: z.record(z.string(), hostSchema).nullish(),
+  checks: checksSchema.nullish(),
 });
 
 export type RawRig = z.output<typeof rigSchema>;

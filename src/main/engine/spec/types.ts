@@ -1,4 +1,4 @@
-import type { HostSpec } from '../hosts/types';
+import type { HostSpec } from '../../../shared/contract/hosts';
 /**
  * The validated shape of a rig spec, as the rest of the engine sees it. The YAML uses snake_case
  * (`restore_policy`); these types use camelCase and carry only normalised values: absolute cwds,
@@ -23,6 +23,10 @@ export interface MemberSpec {
   restorePolicy: RestorePolicy;
   /** The host it runs on; absent for this machine. */
   host?: string;
+  /** The seat runs in a git worktree of its own, from `base` (the repository's current branch when absent). */
+  worktree?: { base?: string };
+  /** The merge gate's checks (the pod's, else the rig's) as an argv. */
+  checks?: string[];
 }
 
 export interface PodSpec {

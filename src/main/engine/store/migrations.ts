@@ -2,6 +2,7 @@ import { ACTIVITY_MIGRATIONS } from './migrations-activity';
 import { RESTORE_MIGRATIONS } from './migrations-restore';
 import { HOSTS_MIGRATIONS } from './migrations-hosts';
 import { WORKSPACE_MIGRATIONS } from './migrations-workspace';
+import { CHANGES_MIGRATIONS } from './migrations-changes';
 import type { Migration } from './migration';
 
 export type { Migration };
@@ -133,4 +134,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...RESTORE_MIGRATIONS,
   ...HOSTS_MIGRATIONS,
   ...WORKSPACE_MIGRATIONS,
+  ...CHANGES_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);
