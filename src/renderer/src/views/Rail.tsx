@@ -6,7 +6,8 @@ import { useClock } from '../state/clock';
 import { visibleSlots } from '../state/grid';
 import { custodyText, STATE_LABEL, since, stateWord, waitReason } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
-import { ChangesBadge } from './changes/ChangesBadge';
+import { ChangesBadge, ChangesRisk } from './changes/ChangesBadge';
+import { openChanges } from './changes/open';
 import { type RailItem, type RowModel, railItems, runsBy, stepSeat } from './rail-items';
 
 function useRows(topology: Topology): RowModel[] {
@@ -298,6 +299,7 @@ const SeatRow = memo(function SeatRow({
         onKeyDown={(e) => {
           if (e.key === 'Enter') openInGrid(m.seat);
           else if (e.key === 'p') pin(m.seat);
+          else if (e.key === 'c') openChanges(m.seat);
         }}
       >
         <div className="line1">
@@ -320,6 +322,7 @@ const SeatRow = memo(function SeatRow({
           {custody && (
             <span className={`custody${custody.startsWith('live elsewhere') ? ' elsewhere' : ''}`}>{custody}</span>
           )}
+          <ChangesRisk seat={m.seat} />
         </div>
         <UsageLine row={m.row} />
       </div>

@@ -1,11 +1,10 @@
-import { useChanges } from '../state/changes';
-import { overlapEdges } from './changes/overlap-edges';
 import '@xyflow/react/dist/style.css';
 import { Background, Controls, ReactFlow, ReactFlowProvider, useReactFlow } from '@xyflow/react';
 import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { HandoffItem, Topology } from '../../../shared/contract';
 import { call } from '../state/actions';
 import { useWindow } from '../state/store';
+import { useEdgesWithOverlaps } from './changes/overlap-edges';
 import { type TopologyCtx, TopologyContext } from './topology-context';
 import { layoutKey, layoutTopology, nextSeat, SEAT_H, SEAT_W, type TopologyLayout } from './topology-layout';
 import { SeatMenu, ScreenPreview } from './TopologyOverlay';
@@ -103,7 +102,7 @@ function spotOf(box: RefObject<HTMLDivElement | null>, seat: string, el: HTMLEle
 function TopologyCanvas() {
   const layout = useLayout();
   const handoffs = useHandoffs();
-  const overlaps = useChanges((s) => s.bySeat);
+  const edges = useEdgesWithOverlaps(layout);
   const rf = useReactFlow();
   const box = useRef<HTMLDivElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -170,7 +169,7 @@ function TopologyCanvas() {
       <section className="topology" aria-label="topology" ref={box} data-layouts={layout.count}>
         <ReactFlow
           nodes={layout.nodes}
-          edges={[...layout.edges, ...overlapEdges(overlaps, layout.places)]}
+          edges={edges}
           nodeTypes={NODE_TYPES}
           edgeTypes={EDGE_TYPES}
           colorMode="system"

@@ -182,6 +182,7 @@ export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
   const to = p.data?.to ?? p.target;
   const open = t.handoffs(from, to);
   const words = KIND_WORDS[kind] ?? kind.replace(/_/g, ' ');
+  const note = p.data?.note ? ` ${p.data.note}` : '';
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: hovering only shows the edge's words, which its <title> also says
     <g
@@ -191,7 +192,7 @@ export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
       onMouseEnter={() => setHover(true)}
       onMouseLeave={() => setHover(false)}
     >
-      <title>{`${memberOf(from)} ${words} ${memberOf(to)}`}</title>
+      <title>{`${memberOf(from)} ${words} ${memberOf(to)}${note}`}</title>
       <BaseEdge id={p.id} path={path} markerEnd={p.markerEnd} markerStart={p.markerStart} interactionWidth={18} />
       {(hover || open.length > 0) && (
         <EdgeLabelRenderer>
@@ -203,6 +204,7 @@ export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
             {hover && (
               <span className="words">
                 {memberOf(from)} {words} {memberOf(to)}
+                {note}
               </span>
             )}
             {open.length > 0 && (

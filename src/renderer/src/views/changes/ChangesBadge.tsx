@@ -1,28 +1,27 @@
-import { useChanges } from '../../state/changes';
+import type { PsRow } from '../../../../shared/contract';
+import { useWindow } from '../../state/store';
 import { openChanges } from './open';
 
 /**
- * A rail row's changes: the number of files the seat changed (its text, for checks from outside),
- * marked when it overlaps another seat or shares its working tree; a click opens its Changes view.
+ * A rail row's changes, from the seats push: the number of files the seat changed (its text, for
+ * checks from outside), marked as a risk when it overlaps another seat or shares its working tree;
+ * a click opens its Changes view.
  */
 export function ChangesBadge({ seat }: { seat: string }) {
-  const c = useChanges((s) => s.bySeat[seat]);
-  if (!c || (c.files.length === 0 && c.overlaps.length === 0)) return null;
-  const added = c.files.reduce((n, f) => n + f.added, 0);
-  const removed = c.files.reduce((n, f) => n + f.removed, 0);
-  const risk = c.overlaps.length > 0 || c.sharedWith.length > 0;
-  const why = [
-    `${c.files.length} file${c.files.length === 1 ? '' : 's'} changed, +${added} −${removed}`,
-    ...c.overlaps.map((o) => `overlaps ${o.seat} on ${o.paths.join(', ')}`),
-    ...(c.sharedWith.length ? [`shares its working tree with ${c.sharedWith.join(', ')}`] : []),
-  ].join('; ');
+  const c = useWindow((s) => s.seats[seat]?.changes);
+  if (!c) return null;
+  const overlaps = c.overlapsWith ?? [];
+  const shared = c.sharedWith ?? [];
+  if (c.files === 0 && overlaps.length === 0 && shared.length === 0) return null;
+  const why = changesWords(c);
   return (
     <button
       type="button"
-      className={`changes-badge${risk ? ' risk' : ''}`}
+      className={`changes-badge${overlaps.length || shared.length ? ' risk' : ''}`}
       data-changes={seat}
-      data-overlaps={c.overlaps.map((o) => o.seat).join(' ') || undefined}
-      title={`${why} (open the Changes view)`}
+      data-overlaps={overlaps.join(' ') || undefined}
+      data-shared={shared.join(' ') || undefined}
+      title={`${why} (c: open the Changes view)`}
       aria-label={`Changes of ${seat}: ${why}`}
       tabIndex={-1}
       onClick={(e) => {
@@ -30,7 +29,40 @@ export function ChangesBadge({ seat }: { seat: string }) {
         openChanges(seat);
       }}
     >
-      {c.files.length}
+      {c.files}
     </button>
   );
+}
+
+/** The badge's figures and risks in words (its title and accessible name). */
+export function changesWords(c: NonNullable<PsRow['changes']>): string {
+  return [
+    `${c.files} file${c.files === 1 ? '' : 's'} changed, +${c.added} −${c.removed}`,
+    ...(c.overlapsWith?.length ? [`overlaps ${c.overlapsWith.join(', ')}`] : []),
+    ...(c.sharedWith?.length ? [`shares its working tree with ${c.sharedWith.join(', ')}`] : []),
+  ].join('; ');
+}
+
+/**
+ * The rail row's risk line, in words as well as colour: the seats whose changes overlap this
+ * one's (a merge conflict in the making), or that share its working tree (changes that cannot be
+ * told apart).
+ */
+export function ChangesRisk({ seat }: { seat: string }) {
+  const c = useWindow((s) => s.seats[seat]?.changes);
+  const overlaps = c?.overlapsWith ?? [];
+  const shared = c?.sharedWith ?? [];
+  if (!overlaps.length && !shared.length) return null;
+  return (
+    <span className="changes-risk" data-changes-risk={overlaps.length ? 'overlaps' : 'shared'}>
+      {overlaps.length
+        ? `overlaps ${overlaps.map(memberOf).join(', ')}`
+        : `shares tree with ${shared.map(memberOf).join(', ')}`}
+    </span>
+  );
+}
+
+function memberOf(seat: string): string {
+  const at = seat.lastIndexOf('@');
+  return at > 0 ? seat.slice(0, at) : seat;
 }

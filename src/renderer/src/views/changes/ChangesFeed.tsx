@@ -1,26 +1,26 @@
-import { useEffect } from 'react';
-import { loadRig } from '../../state/changes';
+import { useEffect, useRef } from 'react';
+import { dropRig, loadRig, overlapKeys } from '../../state/changes';
 import { useWindow } from '../../state/store';
 
-/** How often the window reads the rigs' changes while it is shown (until ps carries the totals). */
-const EVERY_MS = 2000;
-
 /**
- * Keeps the rail's badges and the topology's overlaps current: each rig's changes read on a short
- * clock while the window is visible (the engine reads git only when its watcher saw a write, so a
- * read of unchanged figures is cheap for it).
+ * Keeps the topology's overlaps current without a clock: the seats push carries each seat's
+ * totals and the seats it overlaps (the engine's watch keeps them fresh), so a rig is read with
+ * `changes.list` (for the paths) only when that push shows its overlaps changed, and forgotten
+ * when they end.
  */
 export function ChangesFeed() {
-  const rigs = useWindow((s) => s.topology.rigs.map((r) => r.name).join('\n'));
-  const visible = useWindow((s) => s.visible);
+  const seen = useRef(new Map<string, string>());
   useEffect(() => {
-    if (!visible || !rigs) return;
-    const load = () => {
-      for (const r of rigs.split('\n')) void loadRig(r);
+    const follow = (seats: Parameters<typeof overlapKeys>[0]) => {
+      const now = overlapKeys(seats);
+      for (const [rig, key] of now) if (seen.current.get(rig) !== key) void loadRig(rig);
+      for (const rig of seen.current.keys()) if (!now.has(rig)) dropRig(rig);
+      seen.current = now;
     };
-    load();
-    const t = setInterval(load, EVERY_MS);
-    return () => clearInterval(t);
-  }, [rigs, visible]);
+    follow(useWindow.getState().seats);
+    return useWindow.subscribe((s, prev) => {
+      if (s.seats !== prev.seats) follow(s.seats);
+    });
+  }, []);
   return null;
 }

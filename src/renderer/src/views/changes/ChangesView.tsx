@@ -1,96 +1,46 @@
 import '@git-diff-view/react/styles/diff-view-pure.css';
-import { useEffect, useMemo, useState } from 'react';
-import type { ReviewComment, SeatChanges } from '../../../../shared/contract/changes';
-import type { Failure } from '../../../../shared/errors';
-import { changesCall, useChanges } from '../../state/changes';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { ReviewComment } from '../../../../shared/contract/changes';
+import { changesCall } from '../../state/changes';
 import { noteDone } from '../../state/store';
 import { closeDialog, DialogFrame } from '../DialogFrame';
 import { Refusal } from '../Notes';
+import { FileList, GateEvidence, LayoutSwitch, RiskNotes, WhereLine } from './ChangesParts';
 import { FileDiff } from './FileDiff';
-import { splitPatch } from './patch';
-
-const NOT_CONNECTED: Failure = { ok: false, code: 'ENGINE_UNREACHABLE', message: 'not connected to the engine' };
+import { type Fault, useSeatChanges } from './use-seat-changes';
 
 /**
- * A seat's Changes: its files with their counts, each diff (unified or side by side), comments on
- * lines sent back to the seat as one review (through safe send: held while it works), and the
- * merge gate. Keys: u / s switch the layout, j / k move between files, Ctrl+Enter sends the review.
+ * A seat's Changes: where its work is, its files with their counts, each diff (unified or side by
+ * side), comments on lines sent back to the seat as one review (through safe send: held while it
+ * works), and the merge gate. Keys: u / s switch the layout, j / k move between files, Escape
+ * closes, Ctrl+Enter in the note sends the review.
  */
 export function ChangesView({ seat }: { seat: string }) {
-  const [info, setInfo] = useState<SeatChanges>();
-  const [patches, setPatches] = useState<Map<string, string>>();
-  const [failure, setFailure] = useState<{ what: string; failure: Failure }>();
+  const [fault, setFault] = useState<Fault>();
   const [split, setSplit] = useState(false);
   const [comments, setComments] = useState<ReviewComment[]>([]);
-  const [note, setNote] = useState('');
-  const [busy, setBusy] = useState<'review' | 'merge'>();
+  const [again, setAgain] = useState(0);
   const [outcome, setOutcome] = useState<string>();
-  const [tick, setTick] = useState(0);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: read again after a merge (tick)
-  useEffect(() => {
-    let live = true;
-    const call = changesCall();
-    if (!call) return setFailure({ what: `changes ${seat}`, failure: NOT_CONNECTED });
-    void Promise.all([call('changes.list', { seat }), call('changes.diff', { seat })]).then(([list, diff]) => {
-      if (!live) return;
-      if (!list.ok) return setFailure({ what: `changes ${seat}`, failure: list });
-      const mine = list.seats[0];
-      setInfo(mine);
-      if (mine) useChanges.setState((s) => ({ bySeat: { ...s.bySeat, [seat]: mine } }));
-      if (!diff.ok) return setFailure({ what: `diff ${seat}`, failure: diff });
-      setPatches(new Map(splitPatch(diff.patch).map((f) => [f.path, f.text])));
-    });
-    return () => {
-      live = false;
-    };
-  }, [seat, tick]);
-
-  const sendReview = async () => {
-    const call = changesCall();
-    if (!call || comments.length === 0) return;
-    setBusy('review');
-    const r = await call('review.send', { seat, comments, ...(note.trim() ? { note: note.trim() } : {}) });
-    setBusy(undefined);
-    if (!r.ok) return setFailure({ what: `review to ${seat}`, failure: r });
-    setFailure(undefined);
-    setComments([]);
-    setNote('');
-    const text = `Review sent to ${seat}: ${r.sent.sent.chars} characters delivered${r.sent.sent.verified ? ' and seen submitted' : ''}.`;
+  const root = useRef<HTMLDivElement>(null);
+  const { info, patches, truncated } = useSeatChanges(seat, again, setFault);
+  const gate = useGate(seat, setFault, (text) => {
     setOutcome(text);
-    noteDone(`${seat}: review delivered`);
-  };
-
-  const merge = async () => {
-    const call = changesCall();
-    if (!call) return;
-    setBusy('merge');
-    const r = await call('merge.run', { seat });
-    setBusy(undefined);
-    if (!r.ok) return setFailure({ what: `merge ${seat}`, failure: r });
-    setFailure(undefined);
-    setOutcome(
-      r.upToDate
-        ? `${r.into} already holds ${r.branch}: nothing to merge.`
-        : `Merged ${r.branch} into ${r.into} (${r.commit.slice(0, 10)})${r.checks ? ', checks passed' : ''}.`,
-    );
-    noteDone(`${seat}: merged into ${r.into}`);
-    setTick((t) => t + 1);
-  };
-
+    setAgain((n) => n + 1);
+  });
+  useEffect(() => root.current?.focus(), []);
   const files = info?.files ?? [];
   const totals = useMemo(
     () =>
       files.reduce((a, f) => ({ added: a.added + f.added, removed: a.removed + f.removed }), { added: 0, removed: 0 }),
     [files],
   );
-  const jumpTo = (path: string) =>
-    document.querySelector<HTMLElement>(`[data-diff-file="${CSS.escape(path)}"]`)?.scrollIntoView({ block: 'start' });
 
   return (
     <DialogFrame title={`Changes of ${seat}`} wide>
       {/* biome-ignore lint/a11y/noStaticElementInteractions: the view's keys (u, s, j, k) act on the whole view; each has a button too */}
       <div
+        ref={root}
+        tabIndex={-1}
         className="changes"
         data-changes-view={seat}
         onKeyDown={(e) => {
@@ -101,81 +51,44 @@ export function ChangesView({ seat }: { seat: string }) {
         }}
       >
         <div className="changes-bar">
-          <span className="where">
-            {info?.branch ? (
-              <>
-                <code>{info.branch}</code> against <code>{info.base ?? 'its base'}</code>
-              </>
-            ) : (
-              <span className="muted">{info?.tree ? `the checkout at ${info.tree}` : 'reading…'}</span>
-            )}
-          </span>
+          <WhereLine info={info} />
           <span className="totals" data-changes-totals={seat}>
             {files.length} file{files.length === 1 ? '' : 's'} · <span className="plus">+{totals.added}</span>{' '}
             <span className="minus">−{totals.removed}</span>
           </span>
           <span className="spacer" />
-          <div className="segmented" role="group" aria-label="diff layout">
-            <button type="button" aria-pressed={!split} title="Unified (u)" onClick={() => setSplit(false)}>
-              Unified
-            </button>
-            <button type="button" aria-pressed={split} title="Side by side (s)" onClick={() => setSplit(true)}>
-              Side by side
-            </button>
-          </div>
+          <LayoutSwitch split={split} onSplit={setSplit} />
           <button
             type="button"
             className="primary"
-            disabled={busy !== undefined || !info?.branch}
+            data-merge={seat}
+            disabled={gate.busy !== undefined || !info?.branch}
             title={
               info?.branch
                 ? `Merge ${info.branch} into ${info.base ?? 'its base'} through the gate`
                 : 'No worktree branch to merge'
             }
-            onClick={() => void merge()}
+            onClick={() => void gate.merge()}
           >
-            {busy === 'merge' ? 'Merging…' : 'Merge'}
+            {gate.busy === 'merge' ? 'Merging…' : 'Merge'}
           </button>
         </div>
-        {info?.sharedWith.length ? (
-          <p className="risk" role="note">
-            Shares its working tree with {info.sharedWith.join(', ')}: their changes cannot be told apart.
-          </p>
-        ) : null}
-        {info?.overlaps.map((o) => (
-          <p key={o.seat} className="risk" role="note" data-overlap={o.seat}>
-            Overlaps {o.seat} on {o.paths.join(', ')}.
-          </p>
-        ))}
-        {info?.problem && (
-          <p className="risk" role="alert" data-changes-problem={info.problem.code}>
-            {info.problem.code}: {info.problem.message}
-            {info.problem.hint ? ` (${info.problem.hint})` : ''}
-          </p>
+        <RiskNotes info={info} />
+        {fault && (
+          <>
+            <Refusal what={fault.what} failure={fault.failure} onClose={() => setFault(undefined)} />
+            <GateEvidence evidence={fault.failure.evidence} />
+          </>
         )}
-        {failure && <Refusal what={failure.what} failure={failure.failure} onClose={() => setFailure(undefined)} />}
         {outcome && (
           <p className="outcome" role="status" data-changes-outcome>
             {outcome}
           </p>
         )}
         <div className="changes-body">
-          <nav className="file-list" aria-label="changed files">
-            {files.length === 0 && info && <p className="muted">No changes.</p>}
-            {files.map((f) => (
-              <button key={f.path} type="button" data-file-link={f.path} onClick={() => jumpTo(f.path)}>
-                <span className={`status st-${f.status}`} title={f.status}>
-                  {f.status[0]!.toUpperCase()}
-                </span>
-                <span className="path" title={f.path}>
-                  {f.path}
-                </span>
-                <span className="plus">+{f.added}</span>
-                <span className="minus">−{f.removed}</span>
-              </button>
-            ))}
-          </nav>
+          <FileList files={files} shown={info !== undefined} />
           <div className="diffs">
+            {truncated && <p className="muted">The diff is too long to show whole: its first part is shown.</p>}
             {files.map((f) => (
               <FileDiff
                 key={f.path}
@@ -189,36 +102,88 @@ export function ChangesView({ seat }: { seat: string }) {
             ))}
           </div>
         </div>
-        <div className="review-bar">
-          <span className="count" data-review-count={comments.length}>
-            {comments.length} comment{comments.length === 1 ? '' : 's'}
-          </span>
-          <input
-            aria-label="review note"
-            placeholder="A note above the comments (optional)"
-            value={note}
-            onChange={(e) => setNote(e.target.value)}
-            onKeyDown={(e) => e.key === 'Enter' && (e.ctrlKey || e.metaKey) && void sendReview()}
-          />
-          <button
-            type="button"
-            className="primary"
-            disabled={busy !== undefined || comments.length === 0}
-            title="One message citing each file:line and comment, delivered when the seat is idle"
-            onClick={() => void sendReview()}
-          >
-            {busy === 'review' ? 'Sending…' : 'Send review'}
-          </button>
-          <button type="button" onClick={closeDialog}>
-            Close
-          </button>
-        </div>
+        <ReviewBar
+          count={comments.length}
+          busy={gate.busy === 'review'}
+          onSend={async (note) => (await gate.review(comments, note)) && setComments([])}
+        />
       </div>
     </DialogFrame>
   );
 }
 
-/** j / k: the next or previous file's diff to the top, its header focused for the keys that follow. */
+/** The review and the merge: each through its request, a refusal shown in the view, a success said. */
+function useGate(seat: string, onFault: (f: Fault | undefined) => void, onDone: (text: string) => void) {
+  const [busy, setBusy] = useState<'review' | 'merge'>();
+  const review = async (comments: ReviewComment[], note: string): Promise<boolean> => {
+    const call = changesCall();
+    if (!call || comments.length === 0) return false;
+    setBusy('review');
+    const r = await call('review.send', { seat, comments, ...(note.trim() ? { note: note.trim() } : {}) });
+    setBusy(undefined);
+    if (!r.ok) return (onFault({ what: `review to ${seat}`, failure: r }), false);
+    onFault(undefined);
+    onDone(
+      `Review sent to ${seat}: ${r.sent.chars} characters delivered${r.sent.verified ? ' and seen submitted' : ''}.`,
+    );
+    noteDone(`${seat}: review delivered`);
+    return true;
+  };
+  const merge = async () => {
+    const call = changesCall();
+    if (!call) return;
+    setBusy('merge');
+    const r = await call('merge.run', { seat });
+    setBusy(undefined);
+    if (!r.ok) return onFault({ what: `merge ${seat}`, failure: r });
+    onFault(undefined);
+    onDone(
+      r.upToDate
+        ? `${r.into} already holds ${r.branch}: nothing to merge.`
+        : `Merged ${r.branch} into ${r.into} (${r.commit.slice(0, 10)})${r.checks ? ', checks passed' : ''}.`,
+    );
+    noteDone(`${seat}: merged into ${r.into}`);
+  };
+  return { busy, review, merge };
+}
+
+/** The review's count of comments, its optional note, and the send. */
+function ReviewBar(p: { count: number; busy: boolean; onSend: (note: string) => Promise<unknown> }) {
+  const [note, setNote] = useState('');
+  const send = async () => {
+    if (p.count === 0 || p.busy) return;
+    await p.onSend(note);
+    setNote('');
+  };
+  return (
+    <div className="review-bar">
+      <span className="count" data-review-count={p.count}>
+        {p.count} comment{p.count === 1 ? '' : 's'}
+      </span>
+      <input
+        aria-label="review note"
+        placeholder="A note above the comments (optional)"
+        value={note}
+        onChange={(e) => setNote(e.target.value)}
+        onKeyDown={(e) => e.key === 'Enter' && (e.ctrlKey || e.metaKey) && void send()}
+      />
+      <button
+        type="button"
+        className="primary"
+        disabled={p.busy || p.count === 0}
+        title="One message citing each file:line and comment, delivered when the seat is idle"
+        onClick={() => void send()}
+      >
+        {p.busy ? 'Sending…' : 'Send review'}
+      </button>
+      <button type="button" onClick={closeDialog}>
+        Close
+      </button>
+    </div>
+  );
+}
+
+/** j / k: the next or previous file's diff to the top, its link focused for the keys that follow. */
 function moveFile(root: HTMLElement, by: 1 | -1): void {
   const list = [...root.querySelectorAll<HTMLElement>('[data-file-link]')];
   const i = list.indexOf(document.activeElement as HTMLElement);

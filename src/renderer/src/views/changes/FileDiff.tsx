@@ -107,7 +107,6 @@ function CommentBox(p: { where: string; onSave: (text: string) => void; onCancel
         aria-label={`comment on ${p.where}`}
         placeholder={`Comment on ${p.where} (Ctrl+Enter to add)`}
         value={text}
-        // biome-ignore lint/a11y/noAutofocus: the box opens because the person asked to write in it
         autoFocus
         rows={3}
         onChange={(e) => setText(e.target.value)}
