@@ -175,6 +175,7 @@ describe.skipIf(!!missing)('a seat’s changes in the window', () => {
     await box.press('Control+Enter');
     await page.locator(`[data-review-comment="${where}"]`).waitFor();
     await page.getByRole('textbox', { name: 'review note' }).fill('Two points before this merges.');
+    await shot('review-comment');
     await page.getByRole('button', { name: 'Send review' }).click();
     await page.locator('[data-changes-outcome]', { hasText: 'Review sent to s1@wt' }).waitFor({ timeout: 30_000 });
     await waitFor(() => paneText('s1@wt').includes(`${where}: why times 1000? say it in the name`) || undefined, {
@@ -198,6 +199,7 @@ describe.skipIf(!!missing)('a seat’s changes in the window', () => {
     await overlapsEdge.first().waitFor({ state: 'attached', timeout: 15_000 });
     expect(await overlapsEdge.getAttribute('data-edge')).toBe('s1@wt->s2@wt');
     expect(await overlapsEdge.locator('title').textContent()).toContain('on src/app.ts');
+    expect(await page.locator('[data-edge-note]').textContent()).toContain('src/app.ts');
     // Drawn on top: after the spec's edges.
     const kinds = await page.locator('.rig-edge').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')));
     expect(kinds.at(-1)).toBe('overlaps');

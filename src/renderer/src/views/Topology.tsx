@@ -272,6 +272,12 @@ function Legend() {
         </svg>
         collaborates with
       </span>
+      <span className="lg k-overlaps">
+        <svg width="34" height="10" aria-hidden="true">
+          <line x1="1" y1="5" x2="33" y2="5" strokeDasharray="2 4" />
+        </svg>
+        changed the same files
+      </span>
     </aside>
   );
 }

@@ -84,6 +84,9 @@ export function FileDiff(p: {
             <ul className="line-comments">
               {data.map((c) => (
                 <li key={`${c.side}:${c.line}:${c.text}`} data-review-comment={`${c.path}:${c.line}`}>
+                  <span className="where">
+                    {c.path}:{c.line}
+                  </span>
                   <span className="text">{c.text}</span>
                   <button type="button" className="link" onClick={() => p.onDrop(c)}>
                     Remove
