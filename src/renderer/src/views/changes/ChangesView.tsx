@@ -75,10 +75,9 @@ export function ChangesView({ seat }: { seat: string }) {
         </div>
         <RiskNotes info={info} />
         {fault && (
-          <>
-            <Refusal what={fault.what} failure={fault.failure} onClose={() => setFault(undefined)} />
+          <Refusal what={fault.what} failure={fault.failure} onClose={() => setFault(undefined)}>
             <GateEvidence evidence={fault.failure.evidence} />
-          </>
+          </Refusal>
         )}
         {outcome && (
           <p className="outcome" role="status" data-changes-outcome>
