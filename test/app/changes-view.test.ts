@@ -132,6 +132,10 @@ describe.skipIf(!!missing)('a seat’s changes in the window', () => {
   });
 
   it('c on a focused rail row opens the Changes view: its worktree, branch and base, each file with its diff; s and u switch the layout; Escape closes', async () => {
+    // The rail row names the seat's worktree branch.
+    expect(await page.locator('[data-seat-row="s1@wt"] [data-branch]').getAttribute('data-branch')).toBe(
+      'rigdesk/wt/s1',
+    );
     await page.locator('[data-seat-row="s1@wt"]').focus();
     await page.keyboard.press('c');
     await view('s1@wt').waitFor();

@@ -6,7 +6,7 @@ import { useClock } from '../state/clock';
 import { visibleSlots } from '../state/grid';
 import { custodyText, STATE_LABEL, since, stateWord, waitReason } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
-import { ChangesBadge, ChangesRisk } from './changes/ChangesBadge';
+import { ChangesBadge, ChangesRisk, WorktreeMark } from './changes/ChangesBadge';
 import { openChanges } from './changes/open';
 import { type RailItem, type RowModel, railItems, runsBy, stepSeat } from './rail-items';
 
@@ -318,6 +318,7 @@ const SeatRow = memo(function SeatRow({
         </div>
         <div className="line2">
           <span className="runtime">{m.runtime}</span>
+          <WorktreeMark seat={m.seat} />
           {reason && <span className="reason">{reason}</span>}
           {custody && (
             <span className={`custody${custody.startsWith('live elsewhere') ? ' elsewhere' : ''}`}>{custody}</span>

@@ -66,3 +66,14 @@ function memberOf(seat: string): string {
   const at = seat.lastIndexOf('@');
   return at > 0 ? seat.slice(0, at) : seat;
 }
+
+/** The rail row's worktree: its branch, with the folder in the title. */
+export function WorktreeMark({ seat }: { seat: string }) {
+  const w = useWindow((s) => s.seats[seat]?.worktree);
+  if (!w) return null;
+  return (
+    <span className="branch" data-branch={w.branch} title={`worktree ${w.path} on ${w.branch}, from ${w.base}`}>
+      ⎇ {w.branch}
+    </span>
+  );
+}
