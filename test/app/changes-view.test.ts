@@ -261,6 +261,8 @@ describe.skipIf(!!missing)('a seat’s changes in the window', () => {
       .waitFor({ timeout: 30_000 });
     expect(await page.locator('[data-changes-outcome]').textContent()).toContain('checks passed');
     expect(repo.git(['log', '-1', '--format=%s', 'main']).trim()).toContain('s1');
+    // Read again after the merge: nothing of s1's is left against its base, and no diff box waits empty.
+    await page.locator('.diff-placeholder').first().waitFor({ state: 'detached', timeout: 15_000 });
     await shot('merge-done');
     await page.keyboard.press('Escape');
 

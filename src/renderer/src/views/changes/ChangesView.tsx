@@ -92,7 +92,8 @@ export function ChangesView({ seat }: { seat: string }) {
               <FileDiff
                 key={f.path}
                 file={f}
-                patch={patches?.get(f.path)}
+                patch={patches ? (patches.get(f.path) ?? null) : undefined}
+                truncated={truncated}
                 split={split}
                 comments={comments.filter((c) => c.path === f.path)}
                 onComment={(c) => setComments((cs) => [...cs, c])}

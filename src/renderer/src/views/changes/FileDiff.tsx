@@ -16,7 +16,10 @@ const LINE_PX = 20;
  */
 export function FileDiff(p: {
   file: ChangedFileRow;
-  patch: string | undefined;
+  /** Its part of the seat's diff: undefined while the diff is read, null when the diff has none. */
+  patch: string | null | undefined;
+  /** The diff was cut short: a file without a part is past the cut. */
+  truncated?: boolean;
   split: boolean;
   comments: ReviewComment[];
   onComment: (c: ReviewComment) => void;
@@ -54,6 +57,12 @@ export function FileDiff(p: {
       </header>
       {f.binary ? (
         <p className="muted pad">A binary file: no lines to show.</p>
+      ) : p.patch === null ? (
+        <p className="muted pad" data-no-diff>
+          {p.truncated
+            ? 'Past the end of the diff shown: too long a change to show whole.'
+            : 'No lines to show against the base now (its change may be in the base already).'}
+        </p>
       ) : !near || p.patch === undefined ? (
         <div className="diff-placeholder" style={{ height: estimate }} />
       ) : (
