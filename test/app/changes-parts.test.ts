@@ -3,7 +3,7 @@ import { type PsRow, psRow } from '../../src/shared/contract';
 import { type SeatChanges, seatChanges } from '../../src/shared/contract/changes';
 import { overlapKeys, overlapPairs } from '../../src/renderer/src/state/changes';
 import { liveOverlaps, overlapEdges } from '../../src/renderer/src/views/changes/overlap-edges';
-import { splitPatch } from '../../src/renderer/src/views/changes/patch';
+import { firstAddedLine, splitPatch } from '../../src/renderer/src/views/changes/patch';
 import { SEAT_H, SEAT_W } from '../../src/renderer/src/views/topology-layout';
 
 /**
@@ -109,5 +109,9 @@ describe('the Changes loop in the window, its pure parts', () => {
     expect(files.map((f) => f.path)).toEqual(['src/app.ts', 'new.md', 'gone.txt', 'new name.txt', 'logo.png']);
     expect(files[0]!.text).toContain('+b');
     expect(files[0]!.text).not.toContain('new.md');
+    // The keyboard's comment starts at the first line a file adds.
+    expect(firstAddedLine(['@@ -3,4 +3,5 @@', ' a', '-b', ' c', '+d', ' e'].join('\n'))).toBe(5);
+    expect(firstAddedLine(files[1]!.text)).toBe(1);
+    expect(firstAddedLine(null)).toBe(1);
   });
 });

@@ -178,6 +178,17 @@ describe.skipIf(!!missing)('a seat’s changes in the window', () => {
     const where = (await box.getAttribute('aria-label'))!.replace('comment on ', '');
     await box.press('Control+Enter');
     await page.locator(`[data-review-comment="${where}"]`).waitFor();
+    // The keyboard's way: the file header's Comment…, the line (the first added one offered), the text.
+    await page.locator('[data-comment-on="tools/run.py"]').focus();
+    await page.keyboard.press('Enter');
+    const lineField = page.getByRole('spinbutton', { name: 'line of tools/run.py' });
+    expect(await lineField.inputValue()).toBe('1');
+    await lineField.fill('4');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('main() takes no arguments: say so');
+    await page.keyboard.press('Control+Enter');
+    await page.locator('[data-review-comment="tools/run.py:4"]').waitFor();
+    expect(await page.locator('[data-review-count]').getAttribute('data-review-count')).toBe('2');
     await page.getByRole('textbox', { name: 'review note' }).fill('Two points before this merges.');
     await shot('review-comment');
     await page.getByRole('button', { name: 'Send review' }).click();
@@ -186,6 +197,7 @@ describe.skipIf(!!missing)('a seat’s changes in the window', () => {
       what: "the review in s1's pane",
     });
     expect(paneText('s1@wt')).toContain('Two points before this merges.');
+    expect(paneText('s1@wt')).toContain('tools/run.py:4: main() takes no arguments: say so');
     await shot('review-sent-view');
     await page.keyboard.press('Escape');
     // The seat's own pane shows the message it was sent.

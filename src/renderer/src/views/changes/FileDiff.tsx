@@ -1,7 +1,8 @@
 import { DiffModeEnum, DiffView, SplitSide } from '@git-diff-view/react';
 import { useEffect, useRef, useState } from 'react';
 import type { ChangedFileRow, ReviewComment } from '../../../../shared/contract/changes';
-import { langOf } from './patch';
+import { LineCommentForm } from './LineCommentForm';
+import { firstAddedLine, langOf } from './patch';
 
 type Side = 'old' | 'new';
 const sideOf = (s: SplitSide): Side => (s === SplitSide.old ? 'old' : 'new');
@@ -27,6 +28,7 @@ export function FileDiff(p: {
 }) {
   const box = useRef<HTMLElement>(null);
   const [near, setNear] = useState(false);
+  const [asking, setAsking] = useState(false);
   useEffect(() => {
     const el = box.current;
     if (!el || near) return;
@@ -54,7 +56,23 @@ export function FileDiff(p: {
         <span className="counts">
           <span className="plus">+{f.added}</span> <span className="minus">−{f.removed}</span>
         </span>
+        {!f.binary && (
+          <button type="button" className="link" data-comment-on={f.path} onClick={() => setAsking(true)}>
+            Comment…
+          </button>
+        )}
       </header>
+      {asking && (
+        <LineCommentForm
+          path={f.path}
+          first={firstAddedLine(p.patch)}
+          onSave={(c) => {
+            p.onComment(c);
+            setAsking(false);
+          }}
+          onCancel={() => setAsking(false)}
+        />
+      )}
       {f.binary ? (
         <p className="muted pad">A binary file: no lines to show.</p>
       ) : p.patch === null ? (

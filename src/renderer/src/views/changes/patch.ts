@@ -47,3 +47,16 @@ export function langOf(path: string): string {
   };
   return map[ext] ?? 'plaintext';
 }
+
+/** The first line a file's part of a diff adds (its number in the new file), else 1. */
+export function firstAddedLine(patch: string | null | undefined): number {
+  let at: number | undefined;
+  for (const line of (patch ?? '').split('\n')) {
+    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (hunk) at = Number(hunk[1]);
+    else if (at === undefined) continue;
+    else if (line.startsWith('+')) return at;
+    else if (line.startsWith(' ')) at += 1;
+  }
+  return 1;
+}
