@@ -1,6 +1,7 @@
 import type { PsRow, WindowLayout } from '../../../shared/contract';
 import type { Transport } from '../transport';
 import { focusSeat, setTransport } from './actions';
+import { setChangesTransport } from './changes';
 import { DEFAULT_LAYOUT, dropUnknown, fillEmpty, visibleSlots } from './grid';
 import { attentionOrder, attentionRank, stateWord } from './seat-state';
 import { type WindowState, allSeats, openDecisionFor, useWindow } from './store';
@@ -164,6 +165,7 @@ function followHash(): void {
 /** Wires a transport into the window's state: pushes in, the layout and the attention report out. */
 export function connect(t: Transport): () => void {
   setTransport(t);
+  setChangesTransport(t);
   useWindow.setState({ layout: DEFAULT_LAYOUT });
   const offStatus = t.onStatus((status) => useWindow.setState({ status }));
   const offPush = t.onPush((m) => {
