@@ -34,24 +34,31 @@ export const APP_COMMANDS: CommandTable = {
     }),
   },
   answer: {
-    usage: 'answer <member@rig> <approve|deny> [--prompt=FP] [--reason R]  answer a permission prompt (recorded)',
+    usage:
+      'answer <member@rig> <approve|allow-always|deny> [--message M] [--prompt=FP] [--reason R]  answer a permission prompt (recorded); deny --message M refuses and tells the agent what to do instead',
     toRequest: (a) => {
       const [seat, choice] = a.positionals;
       if (!seat || !choice)
         return fail('BAD_USAGE', 'answer needs a seat and approve or deny', {
           hint: 'rigdesk prompts lists what waits.',
         });
-      if (choice !== 'approve' && choice !== 'deny')
-        return fail('BAD_USAGE', `answer takes approve or deny, not ${choice.slice(0, 40)}`);
+      const named = { approve: 'approve', 'allow-always': 'allow_always', deny: 'deny' } as const;
+      if (!Object.hasOwn(named, choice))
+        return fail('BAD_USAGE', `answer takes approve, allow-always or deny, not ${choice.slice(0, 40)}`);
+      const message = typeof a.flags.message === 'string' ? a.flags.message : undefined;
+      if (a.flags.message === true) return fail('BAD_USAGE', '--message needs the text to type');
+      if (message !== undefined && choice !== 'deny') return fail('BAD_USAGE', '--message goes with deny');
       const reason =
         typeof a.flags.reason === 'string'
           ? a.flags.reason
           : a.flags.reason === true && a.positionals.length > 2
             ? a.positionals.slice(2).join(' ')
             : undefined;
+      const picked = named[choice as keyof typeof named];
       const params = {
         seat,
-        choice,
+        choice: message !== undefined ? ('deny_with_message' as const) : picked,
+        ...(message !== undefined ? { message } : {}),
         by: 'rigdesk answer',
         ...(typeof a.flags.prompt === 'string' ? { fingerprint: a.flags.prompt } : {}),
         ...(reason ? { reason } : {}),
@@ -61,7 +68,8 @@ export const APP_COMMANDS: CommandTable = {
         prepared: prepare(
           'prompts.answer',
           params,
-          ({ answered: x }) => `${x.seat}: ${x.choice} sent (${x.keys.join(' ')}) to ${x.paneId}`,
+          ({ answered: x }) =>
+            `${x.seat}: ${x.choice.replace(/_/g, ' ')} sent (${x.keys.join(' ')}) to ${x.paneId}${x.message ? `; message delivered (${x.message.chars} characters)` : ''}`,
         ),
       };
     },

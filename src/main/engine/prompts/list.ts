@@ -32,7 +32,8 @@ export async function promptsFor(ports: Pick<Ports, 'client'>, rows: readonly Ps
     const reason = r.needsInput ?? 'input';
     const keys = PROMPT_KEYS[r.runtime];
     const read = reason === 'permission' ? readPrompt(r.runtime, plain, styled) : undefined;
-    const choices: PromptChoice[] = read && keys ? (read.approveReady ? ['approve', 'deny'] : ['deny']) : [];
+    const offers = read && keys ? read.offers : [];
+    const choices: PromptChoice[] = offers.map((o) => o.choice);
     const note =
       reason !== 'permission'
         ? `answer it in the terminal (${reason.replace(/_/g, ' ')})`
@@ -49,6 +50,7 @@ export async function promptsFor(ports: Pick<Ports, 'client'>, rows: readonly Ps
       reason,
       ...(tool ? { tool } : {}),
       choices,
+      ...(offers.length ? { offers: offers.map((o) => ({ choice: o.choice, label: o.label })) } : {}),
       screen: read?.lines ?? plain.slice(-TAIL_LINES).map((l) => l.trimEnd()),
       ...(read ? { fingerprint: read.fingerprint } : {}),
       paneId: r.paneId,

@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useEffect, useState } from 'react';
-import type { DecisionChoice, HistoryItem, PromptItem } from '../../../shared/contract';
+import type { DecisionChoice, HistoryItem, PromptChoice, PromptItem } from '../../../shared/contract';
 import { answerPrompt, call, decide, focusSeat, focusedPrompt, WINDOW_REASON } from '../state/actions';
 import { type Decision, useWindow } from '../state/store';
 
@@ -31,22 +31,47 @@ export function DecisionsPanel() {
   );
 }
 
-const LABEL = { approve: 'Approve', deny: 'Deny' } as const;
+/** A choice's words when the prompt's own are not known. */
+const LABEL: Record<PromptChoice, string> = {
+  approve: 'Approve',
+  allow_always: 'Allow always',
+  deny: 'Deny',
+  deny_with_message: 'Deny with a message…',
+};
+const KEYS: Partial<Record<PromptChoice, string>> = {
+  approve: 'a or y · Ctrl+Shift+Enter',
+  allow_always: 'A (Shift+a)',
+  deny: 'd or n · Ctrl+Shift+Backspace',
+  deny_with_message: 'm',
+};
 
 function PromptCard({ p }: { p: PromptItem }) {
   const [busy, setBusy] = useState(false);
+  const [writing, setWriting] = useState(false);
+  const [message, setMessage] = useState('');
   const focused = useWindow((s) => s.focusedDecision === p.seat || (!s.focusedDecision && focusedPrompt() === p));
-  const answer = async (choice: 'approve' | 'deny') => {
+  const answer = async (choice: PromptChoice, text?: string) => {
     if (busy || !p.choices.includes(choice)) return;
+    if (choice === 'deny_with_message' && text === undefined) return setWriting(true);
     setBusy(true);
     // A refusal leaves the buttons usable once the next push shows what the seat asks now.
-    if (!(await answerPrompt(p, choice))) setBusy(false);
+    if (!(await answerPrompt(p, choice, text))) setBusy(false);
   };
   const onKey = (e: KeyboardEvent) => {
     if (e.target !== e.currentTarget) return;
     if (e.key === 'a' || e.key === 'y') void answer('approve');
+    else if (e.key === 'A') void answer('allow_always');
     else if (e.key === 'd' || e.key === 'n') void answer('deny');
+    else if (e.key === 'm' && p.choices.includes('deny_with_message')) {
+      e.preventDefault();
+      setWriting(true);
+    }
   };
+  // The button says what it does; its tooltip, the prompt's own words and the key.
+  const words = (c: PromptChoice) =>
+    [c === 'deny_with_message' ? undefined : p.offers?.find((o) => o.choice === c)?.label, KEYS[c]]
+      .filter(Boolean)
+      .join(' · ');
   return (
     <article
       className={`card prompt${focused ? ' focused' : ''}`}
@@ -77,9 +102,10 @@ function PromptCard({ p }: { p: PromptItem }) {
           <button
             key={c}
             type="button"
-            className={c === 'deny' ? 'danger' : 'primary'}
+            data-choice={c}
+            className={c === 'deny' || c === 'deny_with_message' ? 'danger' : 'primary'}
             disabled={busy}
-            title={c === 'approve' ? 'Ctrl+Shift+Enter' : 'Ctrl+Shift+Backspace'}
+            title={words(c)}
             onClick={() => void answer(c)}
           >
             {LABEL[c]}
@@ -87,6 +113,41 @@ function PromptCard({ p }: { p: PromptItem }) {
         ))}
         {p.note && <span className="note">{p.note}</span>}
       </div>
+      {writing && (
+        <form
+          className="deny-message"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (message.trim()) void answer('deny_with_message', message.trim());
+          }}
+        >
+          <label className="field">
+            <span>What should {p.seat} do instead?</span>
+            <textarea
+              aria-label={`message to ${p.seat}`}
+              value={message}
+              // biome-ignore lint/a11y/noAutofocus: the person asked to write the message just now
+              autoFocus
+              rows={3}
+              onChange={(e) => setMessage(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && !e.shiftKey) {
+                  e.preventDefault();
+                  if (message.trim()) void answer('deny_with_message', message.trim());
+                } else if (e.key === 'Escape') setWriting(false);
+              }}
+            />
+          </label>
+          <div className="buttons">
+            <button type="submit" className="danger" disabled={busy || !message.trim()}>
+              Deny and send
+            </button>
+            <button type="button" onClick={() => setWriting(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
     </article>
   );
 }

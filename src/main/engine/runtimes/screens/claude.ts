@@ -4,6 +4,7 @@ import {
   startsDim,
   tidyLines,
   type PromptRead,
+  readOptions,
   type ScreenReading,
   type ScreenText,
 } from '../types';
@@ -94,6 +95,7 @@ export function readClaudePrompt({ plain }: ScreenText): PromptRead | undefined 
     lines: tidyLines(plain.slice(start, foot + 1).filter((l) => !PROMPT.rule.test(l))),
     asked,
     approveReady,
+    options: readOptions(plain.slice(ask + 1, foot)),
     ...(approveReady ? {} : { why: 'the highlighted option is not "1. Yes" (it was moved in the terminal)' }),
   };
 }
