@@ -100,6 +100,37 @@ describe('answering a prompt with every choice it offers (real Claude Code and C
     expect(kinds.filter((k: string) => k === 'seat.prompt_answered')).toHaveLength(2);
   }, 240_000);
 
+  it("a question's options, and an answer in one's own words (Claude's AskUserQuestion)", async () => {
+    j = new JourneyWorld(server, closed, ['claude-code']);
+    await j.up('pc', [{ id: 'cl', runtime: 'claude-code' }]);
+    await j.seen(CL, { activity: 'idle' });
+    const ask = async () => {
+      await j.type(CL, 'ASK: Which colour? | Red | Blue');
+      await j.screenShows(CL, /Enter to select/, 'the question');
+      const list = await j.cli(['prompts', '--json']);
+      return list.json.prompts.find((p: { seat: string }) => p.seat === CL);
+    };
+    const q = await ask();
+    expect(q).toMatchObject({
+      reason: 'question',
+      choices: ['option', 'other', 'deny'],
+      offers: [
+        { choice: 'option', label: 'Red', option: 1 },
+        { choice: 'option', label: 'Blue', option: 2 },
+        { choice: 'other' },
+        { choice: 'deny' },
+      ],
+    });
+    const two = await j.cli(['answer', CL, '2', '--json']);
+    expect(two.json, two.stdout).toMatchObject({ ok: true, answered: { choice: 'option', option: 2, keys: ['2'] } });
+    await j.screenShows(CL, /Which colour\? → Blue/, 'the option taken');
+    await j.seen(CL, { activity: 'idle' });
+    await ask();
+    const own = await j.cli(['answer', CL, 'other', '--message', 'Green please', '--json']);
+    expect(own.json, own.stdout).toMatchObject({ ok: true, answered: { choice: 'other' } });
+    await j.screenShows(CL, /Which colour\? → Green please/, 'the answer in its own words');
+  }, 240_000);
+
   it('a prompt answered in the terminal between the read and the keys is refused PROMPT_CHANGED, nothing typed (forced fault)', async () => {
     await start();
     await atPrompt(CL, 'touch changed.txt');

@@ -193,6 +193,15 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     await row(topo, 'lead@act', 'idle').waitFor({ timeout: 30_000 });
   });
 
+  it("a question's option from the card: the agent gets that answer", async () => {
+    w.world.tmux.run(['send-keys', '-t', pane(), '-l', 'ASK: Pick a side? | Left | Right']);
+    w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
+    await item().getByRole('button', { name: '2. Right' }).click({ timeout: 30_000 });
+    await waitFor(() => /Pick a side\? → Right/.test(screen()), { timeoutMs: 30_000, what: 'the option taken' });
+    expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'option', by: 'window' });
+    await row(topo, 'lead@act', 'idle').waitFor({ timeout: 30_000 });
+  });
+
   it('a pane that changes hands between the check and the keys refuses the answer and types nothing', async () => {
     // After a denial the fake model answers the next message with the rejected tool result (and
     // the engine reads Claude as working until then): one plain turn first, then a new prompt.

@@ -12,7 +12,7 @@ import { hostHealthRow } from './hosts';
  *  - pushes and the binary terminal frame format.
  */
 
-export const PROMPT_CHOICES = ['approve', 'allow_always', 'deny', 'deny_with_message'] as const;
+export const PROMPT_CHOICES = ['approve', 'allow_always', 'deny', 'deny_with_message', 'option', 'other'] as const;
 
 export const APP_REQUESTS = {
   /** Rigs → pods → seats with edges: read-only, straight from the store. */
@@ -28,8 +28,13 @@ export const APP_REQUESTS = {
   'prompts.answer': z.strictObject({
     seat: seatRef,
     choice: z.enum(PROMPT_CHOICES),
-    /** With deny_with_message: what the agent should do instead, typed into its own input box. */
+    /**
+     * With deny_with_message: what the agent should do instead, typed into its own input box; with
+     * other: the answer of one's own to a question.
+     */
     message: z.string().trim().min(1).max(8_000).optional(),
+    /** With option: the number of the question's option, as on screen. */
+    option: z.number().int().min(1).max(99).optional(),
     fingerprint: z
       .string()
       .regex(/^[0-9a-f]{16}$/)
@@ -63,7 +68,12 @@ export const promptChoice = z.enum(PROMPT_CHOICES);
 export type PromptChoice = z.output<typeof promptChoice>;
 
 /** A choice as the CLI's own prompt words it (`Yes, and don't ask again for … (p)`). */
-export const promptOffer = z.strictObject({ choice: promptChoice, label: z.string() });
+export const promptOffer = z.strictObject({
+  choice: promptChoice,
+  label: z.string(),
+  /** A question's option number (choice `option`). */
+  option: z.number().int().optional(),
+});
 
 /** A live item of the Decisions view: a seat at needs_input, not a stored decision. */
 export const promptItem = z.strictObject({
@@ -143,6 +153,8 @@ export const answeredPrompt = z.strictObject({
   keys: z.array(z.string()),
   paneId: z.string(),
   fingerprint: z.string(),
+  /** option: the option's number. */
+  option: z.number().int().optional(),
   /** deny_with_message: the message as delivered after the refusal. */
   message: z.strictObject({ chars: z.number().int(), verified: z.boolean() }).optional(),
 });

@@ -62,5 +62,6 @@ export const APP_HANDLERS: Handlers<typeof APP_REQUESTS, typeof APP_ANSWERS> = {
       reason: p.reason,
       by: p.by,
       ...(p.message !== undefined ? { message: p.message } : {}),
+      ...(p.option !== undefined ? { option: p.option } : {}),
     }),
 };

@@ -21,8 +21,10 @@ import { conversationFamily } from '../runtimes/family';
 export type AnswerPorts = SendPorts;
 
 export interface AnswerOptions {
-  /** deny_with_message: what the agent should do instead. */
+  /** deny_with_message: what the agent should do instead; other: the answer of one's own. */
   message?: string;
+  /** option: the question's option number. */
+  option?: number;
   /** The prompt the person saw (from `prompts.list`); a different prompt on screen is refused. */
   fingerprint?: string;
   reason?: string;
@@ -53,13 +55,8 @@ export async function answerPrompt(
   const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
   const { seat } = found;
-  if ((choice === 'deny_with_message') !== (opts.message !== undefined))
-    return fail(
-      'BAD_USAGE',
-      choice === 'deny_with_message'
-        ? 'deny_with_message needs the message to type (--message)'
-        : 'a message goes only with deny_with_message',
-    );
+  const usage = usageProblem(choice, opts);
+  if (usage) return fail('BAD_USAGE', usage);
   const where = { rig: seat.rig, seat: seat.seat };
   const turn = await withSeatTurn(ports, seat.seat, ports.clock.now() + TURN_WAIT_MS, () =>
     answerOnce(ports, seat, choice, opts),
@@ -71,7 +68,8 @@ export async function answerPrompt(
         `another writer held ${seat.seat} for ${Math.round(turn.waitedMs / 1000)} s; nothing was typed`,
         { evidence: { why: 'lease' } },
       );
-  if (res.ok && opts.message !== undefined) return withMessage(ports, seat, res.answered, opts.message);
+  if (res.ok && choice === 'deny_with_message' && opts.message !== undefined)
+    return withMessage(ports, seat, res.answered, opts.message);
   if (!res.ok)
     appendPromptEvent(ports, 'seat.prompt_answer_refused', where, {
       choice,
@@ -105,7 +103,8 @@ async function answerOnce(
       hint: 'Look at the seat again; answer the prompt it shows now.',
       evidence: { activity, ...evidence },
     });
-  if (activity.needsInput !== 'permission') return noPrompt('is not at a permission prompt now');
+  if (activity.needsInput !== 'permission' && activity.needsInput !== 'question')
+    return noPrompt('is not at a permission prompt or a question now');
   const screen = (await capturePanes(ports.client(live.server), [live.paneId])).get(live.paneId);
   const prompt = screen ? readPrompt(seat.runtime, screen.plain, screen.styled) : undefined;
   if (!prompt) return noPrompt('shows no permission prompt on screen');
@@ -115,9 +114,9 @@ async function answerOnce(
       now: prompt.fingerprint,
       prompt: prompt.lines,
     });
-  if (choice === 'approve' && !prompt.approveReady)
+  if (choice === 'approve' && prompt.kind === 'permission' && !prompt.approveReady)
     return noPrompt(`cannot be approved from here: ${prompt.why}`, { prompt: prompt.lines });
-  const offer = offerFor(seat, prompt, choice);
+  const offer = offerFor(seat, prompt, choice, opts.option);
   if (!offer.ok) return offer;
 
   const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
@@ -152,12 +151,13 @@ async function answerOnce(
   if (!moved.ok) return moved;
   const still = await samePrompt(ports, live, seat.runtime, prompt.fingerprint);
   if (!still.ok) return still;
-  const sent = await ports.client(live.server).sendKeys(live.paneId, offer.keys);
+  const sent = await typeAnswer(ports, live, offer.keys, choice === 'other' ? opts.message : undefined);
   if (!sent.ok) return sent;
   const answered: Answered = {
     seat: seat.seat,
     choice,
     keys: offer.keys,
+    ...(opts.option !== undefined ? { option: opts.option } : {}),
     paneId: live.paneId,
     fingerprint: prompt.fingerprint,
   };
@@ -180,9 +180,39 @@ async function answerOnce(
   return { ok: true, answered };
 }
 
+/** What a choice needs besides itself, when it is missing or does not belong. */
+function usageProblem(choice: PromptChoice, opts: AnswerOptions): string | undefined {
+  const wantsText = choice === 'deny_with_message' || choice === 'other';
+  if (wantsText && opts.message === undefined) return `${choice} needs the text to type (--message)`;
+  if (!wantsText && opts.message !== undefined) return 'a message goes only with deny_with_message or other';
+  if ((choice === 'option') !== (opts.option !== undefined))
+    return choice === 'option' ? 'option needs the number of the option' : 'an option number goes only with option';
+  return undefined;
+}
+
+/** The keys, then (an answer of one's own) the text pasted as it is and Enter. */
+async function typeAnswer(
+  ports: AnswerPorts,
+  live: { server: string; paneId: string },
+  keys: string[],
+  text: string | undefined,
+): Promise<Result> {
+  const client = ports.client(live.server);
+  const sent = await client.sendKeys(live.paneId, keys);
+  if (!sent.ok || text === undefined) return sent;
+  const pasted = await client.paste(live.paneId, text, `rigdesk-answer-${ports.newId()}`);
+  if (!pasted.ok) return pasted;
+  return client.sendKeys(live.paneId, ['Enter']);
+}
+
 /** The keys of the choice the prompt on screen offers, or the refusal that lists what it offers. */
-function offerFor(seat: SeatRow, prompt: PromptScreen, choice: PromptChoice): Result<{ keys: string[] }> {
-  const offer = prompt.offers.find((o) => o.choice === choice);
+function offerFor(
+  seat: SeatRow,
+  prompt: PromptScreen,
+  choice: PromptChoice,
+  option?: number,
+): Result<{ keys: string[] }> {
+  const offer = prompt.offers.find((o) => o.choice === choice && (option === undefined || o.option === option));
   if (offer) return { ok: true, keys: offer.keys };
   return fail(
     'DECISION_CHOICE_INVALID',

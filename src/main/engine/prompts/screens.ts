@@ -18,12 +18,15 @@ export interface PromptScreen {
   why?: string;
   /** What can be answered, each in the prompt's own words and with the keys that answer it. */
   offers: Offer[];
+  kind: 'permission' | 'question';
 }
 
 export interface Offer {
   choice: PromptChoice;
   label: string;
   keys: string[];
+  /** A question's option number. */
+  option?: number;
 }
 
 /** The keys that answer a permission prompt, per runtime (the adapters' promptKeys). Runtimes not listed have none Rigdesk may send. */
@@ -49,7 +52,11 @@ export function readPrompt(
       fingerprint: fingerprint(runtime, p.asked),
       approveReady: p.approveReady,
       ...(p.why ? { why: p.why } : {}),
-      offers: offersOf(PROMPT_KEYS[runtime], p.options ?? [], p.approveReady),
+      offers:
+        p.kind === 'question'
+          ? questionOffers(PROMPT_KEYS[runtime], p.options ?? [])
+          : offersOf(PROMPT_KEYS[runtime], p.options ?? [], p.approveReady),
+      kind: p.kind ?? 'permission',
     }
   );
 }
@@ -93,4 +100,26 @@ export function toolOf(lines: readonly string[]): string | undefined {
     if (/run the following command/i.test(l)) return 'command';
   }
   return undefined;
+}
+
+const OWN_ANSWER = /^type something/i;
+const NOT_AN_ANSWER = /^chat about this/i;
+
+/**
+ * A question's answers: each option by its own key, `other` (the option that takes an answer of
+ * one's own, then the text), and `deny` (the runtime's cancel key).
+ */
+export function questionOffers(
+  keys: { approve: readonly string[]; deny: readonly string[] } | undefined,
+  options: readonly PromptOption[],
+): Offer[] {
+  if (!keys) return [];
+  const out: Offer[] = [];
+  for (const o of options) {
+    if (NOT_AN_ANSWER.test(o.label)) continue;
+    if (OWN_ANSWER.test(o.label)) out.push({ choice: 'other', label: 'Other (type an answer)', keys: [o.key] });
+    else out.push({ choice: 'option', label: o.label, keys: [o.key], option: o.n });
+  }
+  out.push({ choice: 'deny', label: 'Cancel', keys: [...keys.deny] });
+  return out;
 }

@@ -337,6 +337,8 @@ export interface PromptRead {
   why?: string;
   /** The prompt's numbered options as on screen, with the key that picks each one directly. */
   options?: PromptOption[];
+  /** A question with options (Claude's AskUserQuestion) rather than a permission prompt. */
+  kind?: 'permission' | 'question';
 }
 
 /** One numbered option of a prompt: `2. Yes, and don't ask again … (p)` picked by `p`. */

@@ -127,9 +127,16 @@ const ANSWERED: Record<PromptChoice, string> = {
   allow_always: 'allowed always',
   deny: 'denied',
   deny_with_message: 'denied, with your message',
+  option: 'answered',
+  other: 'answered in your words',
 };
 
-export async function answerPrompt(p: PromptItem, choice: PromptChoice, message?: string): Promise<boolean> {
+export async function answerPrompt(
+  p: PromptItem,
+  choice: PromptChoice,
+  message?: string,
+  option?: number,
+): Promise<boolean> {
   const r = await call(
     'prompts.answer',
     {
@@ -139,6 +146,7 @@ export async function answerPrompt(p: PromptItem, choice: PromptChoice, message?
       by: 'window',
       ...(p.fingerprint ? { fingerprint: p.fingerprint } : {}),
       ...(message !== undefined ? { message } : {}),
+      ...(option !== undefined ? { option } : {}),
     },
     `${choice.replace(/_/g, ' ')} ${p.seat}`,
   );

@@ -37,25 +37,46 @@ const LABEL: Record<PromptChoice, string> = {
   allow_always: 'Allow always',
   deny: 'Deny',
   deny_with_message: 'Deny with a message…',
+  option: 'Option',
+  other: 'Other…',
 };
 const KEYS: Partial<Record<PromptChoice, string>> = {
   approve: 'a or y · Ctrl+Shift+Enter',
   allow_always: 'A (Shift+a)',
   deny: 'd or n · Ctrl+Shift+Backspace',
   deny_with_message: 'm',
+  other: 'o',
 };
+
+/** The buttons of a card: one per offer (each option of a question its own), else per choice. */
+function buttonsOf(p: PromptItem): { choice: PromptChoice; option?: number; text: string; title?: string }[] {
+  if (!p.offers) return p.choices.map((c) => ({ choice: c, text: LABEL[c], title: KEYS[c] }));
+  return p.offers.map((o) => ({
+    choice: o.choice,
+    ...(o.option !== undefined ? { option: o.option } : {}),
+    // A question's option says itself; the other buttons say what they do, the prompt's words in the tooltip.
+    text: o.choice === 'option' ? `${o.option}. ${o.label}` : LABEL[o.choice],
+    title: [o.choice === 'deny_with_message' || o.choice === 'option' ? undefined : o.label, KEYS[o.choice]]
+      .filter(Boolean)
+      .join(' · '),
+  }));
+}
 
 function PromptCard({ p }: { p: PromptItem }) {
   const [busy, setBusy] = useState(false);
   const [writing, setWriting] = useState(false);
   const [message, setMessage] = useState('');
   const focused = useWindow((s) => s.focusedDecision === p.seat || (!s.focusedDecision && focusedPrompt() === p));
-  const answer = async (choice: PromptChoice, text?: string) => {
+  const [writingFor, setWritingFor] = useState<'deny_with_message' | 'other'>('deny_with_message');
+  const answer = async (choice: PromptChoice, text?: string, option?: number) => {
     if (busy || !p.choices.includes(choice)) return;
-    if (choice === 'deny_with_message' && text === undefined) return setWriting(true);
+    if ((choice === 'deny_with_message' || choice === 'other') && text === undefined) {
+      setWritingFor(choice);
+      return setWriting(true);
+    }
     setBusy(true);
     // A refusal leaves the buttons usable once the next push shows what the seat asks now.
-    if (!(await answerPrompt(p, choice, text))) setBusy(false);
+    if (!(await answerPrompt(p, choice, text, option))) setBusy(false);
   };
   const onKey = (e: KeyboardEvent) => {
     if (e.target !== e.currentTarget) return;
@@ -64,14 +85,13 @@ function PromptCard({ p }: { p: PromptItem }) {
     else if (e.key === 'd' || e.key === 'n') void answer('deny');
     else if (e.key === 'm' && p.choices.includes('deny_with_message')) {
       e.preventDefault();
-      setWriting(true);
-    }
+      void answer('deny_with_message');
+    } else if (e.key === 'o' && p.choices.includes('other')) {
+      e.preventDefault();
+      void answer('other');
+    } else if (/^[1-9]$/.test(e.key) && p.offers?.some((o) => o.option === Number(e.key)))
+      void answer('option', undefined, Number(e.key));
   };
-  // The button says what it does; its tooltip, the prompt's own words and the key.
-  const words = (c: PromptChoice) =>
-    [c === 'deny_with_message' ? undefined : p.offers?.find((o) => o.choice === c)?.label, KEYS[c]]
-      .filter(Boolean)
-      .join(' · ');
   return (
     <article
       className={`card prompt${focused ? ' focused' : ''}`}
@@ -98,17 +118,18 @@ function PromptCard({ p }: { p: PromptItem }) {
         {p.screen.join('\n')}
       </pre>
       <div className="buttons">
-        {p.choices.map((c) => (
+        {buttonsOf(p).map((b) => (
           <button
-            key={c}
+            key={`${b.choice} ${b.option ?? ''}`}
             type="button"
-            data-choice={c}
-            className={c === 'deny' || c === 'deny_with_message' ? 'danger' : 'primary'}
+            data-choice={b.choice}
+            data-option={b.option}
+            className={b.choice === 'deny' || b.choice === 'deny_with_message' ? 'danger' : 'primary'}
             disabled={busy}
-            title={words(c)}
-            onClick={() => void answer(c)}
+            title={b.title}
+            onClick={() => void answer(b.choice, undefined, b.option)}
           >
-            {LABEL[c]}
+            {b.text}
           </button>
         ))}
         {p.note && <span className="note">{p.note}</span>}
@@ -118,11 +139,11 @@ function PromptCard({ p }: { p: PromptItem }) {
           className="deny-message"
           onSubmit={(e) => {
             e.preventDefault();
-            if (message.trim()) void answer('deny_with_message', message.trim());
+            if (message.trim()) void answer(writingFor, message.trim());
           }}
         >
           <label className="field">
-            <span>What should {p.seat} do instead?</span>
+            <span>{writingFor === 'other' ? 'Your answer' : `What should ${p.seat} do instead?`}</span>
             <textarea
               aria-label={`message to ${p.seat}`}
               value={message}
@@ -133,14 +154,18 @@ function PromptCard({ p }: { p: PromptItem }) {
               onKeyDown={(e) => {
                 if (e.key === 'Enter' && !e.shiftKey) {
                   e.preventDefault();
-                  if (message.trim()) void answer('deny_with_message', message.trim());
+                  if (message.trim()) void answer(writingFor, message.trim());
                 } else if (e.key === 'Escape') setWriting(false);
               }}
             />
           </label>
           <div className="buttons">
-            <button type="submit" className="danger" disabled={busy || !message.trim()}>
-              Deny and send
+            <button
+              type="submit"
+              className={writingFor === 'other' ? 'primary' : 'danger'}
+              disabled={busy || !message.trim()}
+            >
+              {writingFor === 'other' ? 'Answer' : 'Deny and send'}
             </button>
             <button type="button" onClick={() => setWriting(false)}>
               Cancel
