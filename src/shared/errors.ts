@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   'AGENT_EXITED',
   'SEAT_EXISTS',
   'PROMPT_NOT_WAITING',
+  'PROMPT_CHANGED',
   'SHIM_CONFLICT',
   'CONVERSATION_MISSING',
   // worktrees, changes and the merge gate
