@@ -356,7 +356,8 @@ export interface PromptOption {
 export function readOptions(lines: readonly string[]): PromptOption[] {
   const out: PromptOption[] = [];
   for (const l of lines) {
-    const m = /^\s*(?:[❯›>]\s*)?(\d{1,2})\.\s+(.*?)\s*$/.exec(l);
+    // A narrow pane draws `2.Yes, and …` with no space after the number.
+    const m = /^\s*(?:[❯›>]\s*)?(\d{1,2})\.\s*([^\d\s].*?)\s*$/.exec(l);
     if (!m) continue;
     const short = /\s\((esc|[a-z])\)$/i.exec(m[2]!);
     const label = short ? m[2]!.slice(0, short.index).trim() : m[2]!;
