@@ -168,7 +168,9 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
       timeoutMs: 10_000,
       what: 'prompt cancelled',
     }).catch((e: Error) => {
-      throw new Error(`${e.message}\n${screen()}\n${JSON.stringify(events('seat.prompt_answer_refused').at(-1)?.data)}`);
+      throw new Error(
+        `${e.message}\n${screen()}\n${JSON.stringify(events('seat.prompt_answer_refused').at(-1)?.data)}`,
+      );
     });
     await new Promise((r) => setTimeout(r, 500));
     expect(existsSync(join(w.work, 'third.txt'))).toBe(false);
