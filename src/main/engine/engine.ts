@@ -55,6 +55,7 @@ export class Engine {
       layout: deps.layout,
       newId: deps.newId,
       faults: deps.faults,
+      children: deps.children,
       exec: deps.exec,
       proc: deps.proc,
       hosts: this.hosts,
@@ -94,6 +95,18 @@ export class Engine {
 
   now(): number {
     return this.deps.clock.now();
+  }
+
+  /**
+   * Ends every process this engine started and waits for their exits, within about `boundMs`: the
+   * held tmux clients are detached, then each tracked process is ended by its pid if it has not
+   * gone (children.ts says why a client cannot be left to end by itself); then the hosts' shared
+   * ssh connections are closed. The store stays open: its owner closes it.
+   */
+  async close(boundMs = 2_000): Promise<void> {
+    this.deps.tmux.closeAll();
+    await this.deps.children.endAll(boundMs);
+    this.hosts.closeAll();
   }
 
   client(server: string): TmuxClient {
