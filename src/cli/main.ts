@@ -48,7 +48,8 @@ function engineCall(
   const close = async () => {
     watch?.dispose();
     if (!local) return;
-    await local.close();
+    // The hosts' ssh masters stay for the next command (Engine.close says why).
+    await local.close(undefined, { sshMasters: 'leave' });
     local.store.close();
   };
   const call: EngineCall = async (method, params) => {
@@ -74,7 +75,7 @@ function engineCall(
       void watch.reason.then(async (why) => {
         if (why.kind === 'fatal') out.stderr(`rigdesk: INTERNAL: ${why.error.stack ?? why.error.message}\n`);
         endCode = why.kind === 'fatal' ? 1 : signalExitCode(why.signal);
-        await within(SHUTDOWN_MS, () => mine.close());
+        await within(SHUTDOWN_MS, () => mine.close(undefined, { sshMasters: 'leave' }));
         process.exit(endCode);
       });
     }

@@ -1,4 +1,5 @@
 import type { Exec, Fs } from '../deps';
+import { type ReadFs, readRegularText } from '../read-file';
 import { tmuxEnv } from './client';
 
 /**
@@ -11,7 +12,10 @@ import { tmuxEnv } from './client';
  */
 export const PROBE_MS = 2_000;
 
-type ProcFs = Pick<Fs, 'readFileSync' | 'readdirSync' | 'readlinkSync'>;
+type ProcFs = ReadFs & Pick<Fs, 'readdirSync' | 'readlinkSync'>;
+
+/** /proc/net/unix's bound: a machine with this many sockets is named by no probe (16 MiB). */
+const UNIX_TABLE_MAX_BYTES = 16 * 1024 * 1024;
 
 export type ServerProbe = { state: 'answers' } | { state: 'absent' } | { state: 'stuck'; why: string; pids: number[] };
 
@@ -71,9 +75,9 @@ export function socketInodes(table: string, path: string): Set<string> {
   return out;
 }
 
-function readOr(fs: Pick<Fs, 'readFileSync'>, p: string): string {
+function readOr(fs: ReadFs, p: string): string {
   try {
-    return fs.readFileSync(p, 'utf8');
+    return readRegularText(p, UNIX_TABLE_MAX_BYTES, fs);
   } catch {
     return '';
   }
