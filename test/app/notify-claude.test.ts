@@ -55,7 +55,7 @@ describe.skipIf(!!missing)('a Claude seat waiting tells a browser window', () =>
     return Date.now();
   };
   const approve = async () => {
-    await page.locator('[data-prompt="lead@act"]').getByRole('button', { name: 'Approve' }).click();
+    await page.locator('[data-prompt="lead@act"]').getByRole('button', { name: 'Approve', exact: true }).click();
     await waitFor(() => screen().includes('ACK tool result'), { timeoutMs: 30_000, what: 'the turn after approval' });
   };
 
