@@ -35,6 +35,8 @@ export const ERROR_CODES = [
   'TMUX_NAME_TAKEN',
   // delivery (docs/architecture.md invariant 6)
   'SEND_HELD',
+  // the seat was launched a moment ago and its program is not ready yet (within its start time)
+  'SEAT_STARTING',
   'SEND_UNCONFIRMED',
   'QUEUE_NO_WRITER',
   'QUEUE_ITEM_NOT_FOUND',

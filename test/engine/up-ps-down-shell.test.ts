@@ -29,7 +29,7 @@ describe('up, ps, send, capture, down on shell seats (real tmux, real CLI proces
       expect(row).toMatchObject({ runtime: 'shell', state: 'running' });
       expect(row.paneId).toMatch(/^%\d+$/);
       expect(row.pid).toBeGreaterThan(1);
-      expect(['idle', 'working', 'unknown']).toContain(row.activity);
+      expect(['starting', 'idle', 'working', 'unknown']).toContain(row.activity);
       expect(row.attach.slice(0, 3)).toEqual(['tmux', '-L', w.tmux.socketName]);
     }
 

@@ -193,8 +193,11 @@ export class PushHub {
           ...(r.hosts.length ? { hosts: r.hosts } : {}),
         };
         const key = JSON.stringify(data);
-        // Tokens move while a seat works, and nothing else says so: those polls keep the base pace.
-        this.rest.looked(key !== this.seatsKey || r.seats.some((s) => s.activity === 'working'));
+        // Tokens move while a seat works, and nothing else says so; a starting seat turns ready or
+        // stops starting by the clock alone: those polls keep the base pace.
+        this.rest.looked(
+          key !== this.seatsKey || r.seats.some((s) => s.activity === 'working' || s.activity === 'starting'),
+        );
         if (key !== this.seatsKey) {
           this.seatsKey = key;
           this.broadcast({ push: 'seats', data });

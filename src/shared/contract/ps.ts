@@ -4,7 +4,11 @@ import { hostHealthRow } from './hosts';
 
 /** What `ps` answers: the seats as rows, the agents that are not seats, and what could not be read. */
 
-export const ACTIVITIES = ['working', 'idle', 'needs_input', 'exited', 'unknown'] as const;
+/**
+ * `starting`: launched less than its runtime's start time ago (RuntimeAdapter.startMs) and no
+ * evidence has yet said it is ready (idle, or waiting for a person): a send is not typed into it.
+ */
+export const ACTIVITIES = ['starting', 'working', 'idle', 'needs_input', 'exited', 'unknown'] as const;
 export const activity = z.enum(ACTIVITIES);
 export type Activity = z.output<typeof activity>;
 

@@ -6,8 +6,8 @@ import type { NeedsInputReason } from '../runtimes/types';
  * Unknown is never idle.
  */
 export type SessionAxis = 'present' | 'detached' | 'exited' | 'absent';
-export type ActivityAxis = 'working' | 'idle' | 'unknown';
-export type EvidenceSource = 'hook' | 'live_state' | 'transcript' | 'screen' | 'process';
+export type ActivityAxis = 'starting' | 'working' | 'idle' | 'unknown';
+export type EvidenceSource = 'hook' | 'live_state' | 'transcript' | 'screen' | 'process' | 'launch';
 
 export interface Evidence {
   source: EvidenceSource;
@@ -26,10 +26,19 @@ export interface SeatActivity {
   draft?: string;
   /** The evidence that decided each axis, strongest first. */
   basis: { source: EvidenceSource; detail?: string; ageMs: number }[];
+  /** While `starting`: what the evidence alone says (a launch's checks read a program's first state). */
+  beneath?: 'working' | 'idle' | 'unknown';
   at: number;
 }
 
-export const RANK: Record<EvidenceSource, number> = { hook: 5, live_state: 4, transcript: 3, screen: 2, process: 1 };
+export const RANK: Record<EvidenceSource, number> = {
+  hook: 5,
+  live_state: 4,
+  transcript: 3,
+  screen: 2,
+  process: 1,
+  launch: 0,
+};
 
 /** How long a piece of evidence is believed without being seen again. */
 export const TTL_MS: Record<EvidenceSource, number> = {
@@ -38,12 +47,26 @@ export const TTL_MS: Record<EvidenceSource, number> = {
   transcript: 20_000,
   screen: 5_000,
   process: 5_000,
+  launch: Number.POSITIVE_INFINITY,
 };
+
+/**
+ * A seat is starting from its launch until evidence says it is ready (idle, or waiting for a
+ * person) or its runtime's start time has passed, whichever comes first: what a program does while
+ * it starts (a shell's start-up children, an agent's splash) is not a turn.
+ */
+export interface StartWindow {
+  launchedAt: number;
+  startMs: number;
+  /** Evidence already said this launch was ready (an earlier look on this engine). */
+  readySeen: boolean;
+}
 
 export function decideActivity(input: {
   session: SessionAxis;
   evidence: readonly Evidence[];
   now: number;
+  start?: StartWindow;
 }): SeatActivity {
   const { session, now } = input;
   if (session !== 'present') return { session, activity: 'unknown', needsInput: 'none', basis: [], at: now };
@@ -66,11 +89,40 @@ export function decideActivity(input: {
     at: now,
   };
   if (draftFrom?.draft) out.draft = draftFrom.draft;
-  return out;
+  return startingOr(out, input.start, now);
+}
+
+/** Whether a decided activity says the seat is ready: it is idle, or it waits for a person. */
+export function saysReady(a: SeatActivity): boolean {
+  return a.session === 'present' && (a.activity === 'idle' || a.needsInput !== 'none');
+}
+
+function startingOr(out: SeatActivity, start: StartWindow | undefined, now: number): SeatActivity {
+  if (!start || start.readySeen || saysReady(out)) return out;
+  const age = now - start.launchedAt;
+  if (age < 0 || age >= start.startMs) return out;
+  return {
+    ...out,
+    activity: 'starting',
+    beneath: out.activity === 'starting' ? 'unknown' : out.activity,
+    basis: [
+      {
+        source: 'launch',
+        detail: `launched ${Math.round(age / 100) / 10} s ago (ready within ${start.startMs / 1000} s)`,
+        ageMs: age,
+      },
+      ...out.basis,
+    ],
+  };
+}
+
+/** The activity the evidence alone shows, `starting` set aside. */
+export function evidencedActivity(a: SeatActivity): 'working' | 'idle' | 'unknown' {
+  return a.activity === 'starting' ? (a.beneath ?? 'unknown') : a.activity;
 }
 
 /** The single word the topology and `ps` show. */
-export function activityLabel(a: SeatActivity): 'working' | 'idle' | 'needs_input' | 'exited' | 'unknown' {
+export function activityLabel(a: SeatActivity): 'starting' | 'working' | 'idle' | 'needs_input' | 'exited' | 'unknown' {
   if (a.session === 'exited') return 'exited';
   if (a.session !== 'present') return 'unknown';
   if (a.needsInput !== 'none') return 'needs_input';

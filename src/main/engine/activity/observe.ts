@@ -1,11 +1,11 @@
 import { hostOfServer } from '../tmux/identity';
 import type { Ports } from '../ports';
 import type { Roster, RosterPane } from '../roster/types';
-import { keepsConversations, runtimeById } from '../runtimes';
+import { DEFAULT_START_MS, keepsConversations, runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
 import { capturePanes } from './capture';
 import { seatEvidence } from './evidence';
-import { decideActivity, type SeatActivity, type SessionAxis } from './decide';
+import { decideActivity, type SeatActivity, type SessionAxis, saysReady, type StartWindow } from './decide';
 import { paneOf, serverRunning } from '../roster/lookup';
 
 /** What a look at seats reads: the seats' rows, their panes' screens, hooks and live-state files. */
@@ -35,6 +35,17 @@ export type Looker = (roster: Roster, observed: ReadonlyMap<string, ObservedSeat
  */
 export class Looks {
   private readonly lookers = new Set<Looker>();
+  /** Launches (live session ids) a look on this engine has seen ready: never `starting` again. */
+  private readonly ready = new Set<number>();
+
+  readySeen(sessionId: number): boolean {
+    return this.ready.has(sessionId);
+  }
+
+  sawReady(sessionId: number): void {
+    if (this.ready.size > 10_000) this.ready.clear();
+    this.ready.add(sessionId);
+  }
 
   on(fn: Looker): () => void {
     this.lookers.add(fn);
@@ -92,10 +103,21 @@ export async function observeSeats(
       pane && session === 'present'
         ? seatEvidence(ports, { seat, live, pane }, screens.get(`${pane.server} ${pane.paneId}`), now)
         : [];
-    out.set(seat.seat, { seat, live, pane, activity: decideActivity({ session, evidence, now }) });
+    const activity = decideActivity({ session, evidence, now, start: live && startWindow(ports.looks, seat, live) });
+    if (live && saysReady(activity)) ports.looks.sawReady(live.id);
+    out.set(seat.seat, { seat, live, pane, activity });
   }
   ports.looks.tell(roster, out);
   return out;
+}
+
+/** The seat's launch, as the start of its `starting` window (decide.ts). */
+function startWindow(looks: Looks, seat: SeatRow, live: SessionRow): StartWindow {
+  return {
+    launchedAt: live.startedAt,
+    startMs: runtimeById(seat.runtime)?.startMs ?? DEFAULT_START_MS,
+    readySeen: looks.readySeen(live.id),
+  };
 }
 
 function sessionAxis(

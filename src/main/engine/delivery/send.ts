@@ -56,11 +56,15 @@ export async function sendToSeat(
   const res = await deliver(ports, seat, text.text, opts, start, deadline);
   const where = { rig: seat.rig, seat: seat.seat };
   if (!res.ok)
-    ports.store.events.append(res.code === 'SEND_HELD' ? 'seat.send_held' : 'seat.send_refused', where, {
-      code: res.code,
-      message: res.message,
-      evidence: res.evidence ?? {},
-    });
+    ports.store.events.append(
+      res.code === 'SEND_HELD' || res.code === 'SEAT_STARTING' ? 'seat.send_held' : 'seat.send_refused',
+      where,
+      {
+        code: res.code,
+        message: res.message,
+        evidence: res.evidence ?? {},
+      },
+    );
   return res;
 }
 
@@ -81,7 +85,10 @@ async function deliver(
     for (;;) {
       const o = await observe(ports, seat);
       if (!o.ok) return o;
-      if (holdReason(o.observed) === undefined || ports.clock.now() >= deadline) break;
+      const hold = holdReason(o.observed);
+      // A seat that is starting is waited for past the given wait, up to its start time: `starting`
+      // ends by itself then (activity/decide.ts), so this wait is bounded too.
+      if (hold === undefined || (ports.clock.now() >= deadline && hold.why !== 'starting')) break;
       await ports.clock.sleep(250);
     }
   }
@@ -114,6 +121,7 @@ function holdReason(o: ObservedSeat): { why: string; detail: string } | undefine
     return { why: `needs_input:${a.needsInput}`, detail: `the seat is waiting for a person (${a.needsInput})` };
   if (a.draft) return { why: 'draft', detail: 'a person has unsent text in the input box' };
   if (a.activity === 'unknown') return { why: 'unknown', detail: 'nothing shows what the seat is doing' };
+  if (a.activity === 'starting') return { why: 'starting', detail: 'the seat was just launched and is not ready yet' };
   if (a.activity === 'working') return { why: 'working', detail: 'the seat is in the middle of a turn' };
   return undefined;
 }
@@ -161,6 +169,13 @@ function checkHold(
 ): Result {
   const hold = holdReason(observed);
   if (!hold) return { ok: true };
+  if (!opts.force && hold.why === 'starting') {
+    const basis = observed.activity.basis[0]?.detail;
+    return fail('SEAT_STARTING', `${seat.seat} is starting (${basis ?? 'just launched'}); nothing was typed`, {
+      hint: 'Send again in a moment, or add --wait-for-idle <seconds> to send once it is ready.',
+      evidence: { status: 'held', why: 'starting', activity: observed.activity },
+    });
+  }
   if (!opts.force) {
     return fail('SEND_HELD', `held: ${hold.detail}; nothing was typed`, {
       hint:

@@ -194,7 +194,10 @@ async function attempt(
     return { seat: d.seat.seat, outcome: 'woken', items: ids, token: taken.token, attempt: taken.attempts };
   }
   // A held send typed nothing; any other failure may have pasted, so the next try looks first.
-  const why = sent.code === 'SEND_HELD' ? `held:${String(sent.evidence?.why ?? 'held')}` : `failed:${sent.code}`;
+  const why =
+    sent.code === 'SEND_HELD' || sent.code === 'SEAT_STARTING'
+      ? `held:${String(sent.evidence?.why ?? 'held')}`
+      : `failed:${sent.code}`;
   return hold(ports, wakes, d, taken, why, sent.message, true);
 }
 

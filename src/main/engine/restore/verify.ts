@@ -1,3 +1,4 @@
+import { evidencedActivity } from '../activity/decide';
 import { capturePanes } from '../activity/capture';
 import { hostOfServer } from '../tmux/identity';
 import { observeSeats, type ObservedSeat } from '../activity/observe';
@@ -290,7 +291,7 @@ async function loop(
       if (agent && claim !== undefined && want.accept(claim)) {
         if (named !== claim) (named = claim), (namedSince = ports.clock.now());
         const strong = source === 'live_state' || source === 'writer_lock';
-        const known = seen?.activity.activity === 'working' || seen?.activity.activity === 'idle';
+        const known = seen !== undefined && evidencedActivity(seen.activity) !== 'unknown';
         const held = ports.clock.now() - namedSince!;
         if (
           !need &&

@@ -1,3 +1,4 @@
+import { evidencedActivity } from '../activity/decide';
 import type { Ports } from '../ports';
 import { bindDiscoveredConversations } from '../seats/bind';
 import type { SeatRow, SessionRow } from '../store';
@@ -68,7 +69,7 @@ export async function watchStart(
         needSeen = need ? needSeen + 1 : 0;
         if (need && needSeen >= 2) return { outcome: 'attention_required', reason: need, screen };
         if (pane.agent) agentSince ??= ports.clock.now();
-        if (!need && a?.session === 'present' && (a.activity === 'idle' || a.activity === 'working'))
+        if (!need && a?.session === 'present' && evidencedActivity(a) !== 'unknown')
           return { outcome: 'fresh', ...(bound ? { conversationId: bound } : {}) };
         if (!need && agentSince !== undefined && ports.clock.now() - agentSince >= ctx.verify.quietMs)
           return {

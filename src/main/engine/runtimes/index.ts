@@ -13,6 +13,9 @@ export * from './types';
 export { claudeCode, codex, gemini, omo, omp, opencode, pi, qwen, shell };
 
 export const RUNTIMES: readonly RuntimeAdapter[] = [claudeCode, codex, pi, opencode, gemini, qwen, omp, omo, shell];
+/** An agent CLI's start time when its adapter names none: it loads, draws and reads its config. */
+export const DEFAULT_START_MS = 30_000;
+
 export const RUNTIME_IDS: readonly string[] = RUNTIMES.map((r) => r.id);
 
 export function runtimeById(id: string): RuntimeAdapter | undefined {

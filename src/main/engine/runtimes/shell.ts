@@ -5,6 +5,8 @@ export const shell: RuntimeAdapter = {
   id: 'shell',
   displayName: 'Shell',
   conversations: false,
+  // A shell is at its prompt within a moment; its start-up children are not a turn.
+  startMs: 5_000,
   defaultCommand: 'bash',
   whyNoFork: ' (it keeps no conversation)',
   canResume: false,

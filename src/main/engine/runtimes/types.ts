@@ -229,6 +229,11 @@ export interface RuntimeAdapter {
   /** Milliseconds to wait between pasted text and Enter (Codex drops an Enter sent too soon). */
   submitDelayMs?: number;
   /**
+   * How long after its launch the program may take to be ready (DEFAULT_START_MS when absent):
+   * until evidence says it is, within this, the seat is `starting` (activity/decide.ts).
+   */
+  startMs?: number;
+  /**
    * A live process of this runtime whose conversation nothing names may be writing any
    * conversation in its folder and config home (Qwen started without an id, `-c`, or resumed by
    * title; Pi, which renames itself; OpenCode, which never puts a fresh session's id on its

@@ -5,12 +5,13 @@ import type { PromptItem, PsRow } from '../../../shared/contract';
  * (`data-count`) and the palette's search: what the person needs to know first. Every seat has
  * exactly one, so the counts add up to the number of seats.
  */
-export const STATE_WORDS = ['needs_input', 'exited', 'working', 'idle', 'unknown', 'stopped'] as const;
+export const STATE_WORDS = ['needs_input', 'exited', 'starting', 'working', 'idle', 'unknown', 'stopped'] as const;
 export type StateWord = (typeof STATE_WORDS)[number];
 
 export const STATE_LABEL: Readonly<Record<StateWord, string>> = {
   needs_input: 'needs you',
   exited: 'exited',
+  starting: 'starting',
   working: 'working',
   idle: 'idle',
   unknown: 'unknown',
@@ -67,7 +68,7 @@ export function attentionRank(word: StateWord, unread: boolean): number {
   if (word === 'needs_input') return 0;
   if (word === 'exited') return 1;
   if (unread) return 2;
-  return { working: 3, idle: 4, unknown: 5, stopped: 6 }[word];
+  return { starting: 3, working: 3, idle: 4, unknown: 5, stopped: 6 }[word];
 }
 
 /** Stable: equal ranks keep the spec's order, so rows move only when their rank does. */

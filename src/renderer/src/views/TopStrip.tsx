@@ -8,7 +8,15 @@ export function useCounts(): Record<StateWord, number> {
   const topology = useWindow((s) => s.topology);
   const seats = useWindow((s) => s.seats);
   const decisions = useWindow((s) => s.decisions);
-  const counts: Record<StateWord, number> = { needs_input: 0, exited: 0, working: 0, idle: 0, unknown: 0, stopped: 0 };
+  const counts: Record<StateWord, number> = {
+    needs_input: 0,
+    exited: 0,
+    starting: 0,
+    working: 0,
+    idle: 0,
+    unknown: 0,
+    stopped: 0,
+  };
   for (const seat of allSeats(topology)) counts[stateWord(seats[seat], !!openDecisionFor(decisions, seat))]++;
   return counts;
 }

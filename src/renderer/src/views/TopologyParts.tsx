@@ -20,6 +20,7 @@ import { type FlowEdge, type FrameNode, routePath, type SeatFlowNode } from './t
 const MARK: Readonly<Record<StateWord, string>> = {
   needs_input: '!',
   exited: '✕',
+  starting: '…',
   working: '',
   idle: '',
   unknown: '?',

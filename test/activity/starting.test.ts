@@ -1,0 +1,144 @@
+/**
+ * Issue 32: a seat that is starting is `starting`, not `working`. A send to it says so
+ * (SEAT_STARTING with a hint, nothing typed) or, with --wait-for-idle, waits for it to be ready.
+ * Real tmux, real bash, the real built CLI.
+ */
+import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeClaudeFixture } from '../agents/claude-fixture';
+import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
+import { claudeRigYaml } from '../support/claude-rig';
+import { RigWorld } from '../support/rig';
+import { waitFor } from '../support/tmux';
+
+/** A real bash whose start-up file takes 4 s (its `sleep` is in front meanwhile, as a slow rc's children are). */
+function slowBashRig(w: RigWorld): string {
+  w.spec('slow.rc', 'sleep 4\nPS1="ready$ "\n');
+  return w.spec(
+    'rig.yaml',
+    `name: st\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--rcfile", ${JSON.stringify(join(w.root, 'slow.rc'))}] }\n`,
+  );
+}
+
+describe('a starting seat (real tmux, real bash)', () => {
+  let w: RigWorld;
+  beforeEach(() => {
+    w = new RigWorld();
+  });
+  afterEach(() => w.cleanup());
+
+  const row = async () => (await w.cli(['ps', '--json'])).json.seats[0];
+
+  it('right after up a send answers SEAT_STARTING (not SEND_HELD "in the middle of a turn"), and the seat is idle after', async () => {
+    const up = await w.cli(['up', slowBashRig(w), '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const early = await row();
+    expect(early.activity).toBe('starting');
+    const sent = await w.cli(['send', 'sh@st', 'echo typed-too-early', '--json']);
+    expect(sent.code).not.toBe(0);
+    expect(sent.json).toMatchObject({ code: 'SEAT_STARTING', evidence: { why: 'starting' } });
+    expect(sent.json.hint).toContain('--wait-for-idle');
+    expect(sent.json.message).toContain('starting');
+    const seen: string[] = [];
+    await waitFor(
+      async () => {
+        const a = (await row()).activity;
+        seen.push(a);
+        return a === 'idle';
+      },
+      { timeoutMs: 20_000, what: 'idle once its start-up file ran' },
+    );
+    expect(seen).not.toContain('working');
+    expect(w.tmux.run(['capture-pane', '-p', '-t', 'sh@st'])).not.toContain('typed-too-early');
+    const ev = await w.cli(['events', '--seat', 'sh@st', '--json']);
+    const labels = ev.json.events
+      .filter((e: { kind: string }) => e.kind === 'seat.activity')
+      .map((e: { data: { label: string } }) => e.data.label);
+    expect(labels).not.toContain('working');
+    expect(ev.json.events.find((e: { kind: string }) => e.kind === 'seat.send_held').data.code).toBe('SEAT_STARTING');
+  });
+
+  it('with --wait-for-idle a send to a starting seat waits for it to be ready, past a shorter wait, and is typed', async () => {
+    const up = await w.cli(['up', slowBashRig(w), '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect((await row()).activity).toBe('starting');
+    const out = join(w.root, 'out.txt');
+    const sent = await w.cli(['send', 'sh@st', `echo waited > ${out}`, '--wait-for-idle', '1', '--json']);
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+    await waitFor(
+      () => {
+        try {
+          return readFileSync(out, 'utf8').trim() === 'waited';
+        } catch {
+          return false;
+        }
+      },
+      { what: 'the command ran in the ready shell' },
+    );
+  });
+
+  it('a plain bash is never `working` while it starts', async () => {
+    const spec = w.spec(
+      'rig.yaml',
+      'name: st\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash }\n',
+    );
+    expect((await w.cli(['up', spec])).code).toBe(0);
+    const seen: string[] = [];
+    await waitFor(
+      async () => {
+        const a = (await row()).activity;
+        seen.push(a);
+        return a === 'idle';
+      },
+      { timeoutMs: 20_000, what: 'idle bash' },
+    );
+    expect(seen).not.toContain('working');
+  });
+});
+
+describe('a starting Claude Code seat (real CLI, fake model server)', () => {
+  let server: FakeModelServer;
+  let closed: number;
+  let w: RigWorld;
+  beforeAll(async () => {
+    server = await startFakeModelServer();
+    closed = await closedPort();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    w = new RigWorld();
+  });
+  afterEach(async () => {
+    await w.shutdown();
+  });
+
+  it('its early screen is `starting`, then `idle`, never `working` or left `starting`', async () => {
+    mkdirSync(join(w.root, 'work'), { recursive: true });
+    const fx = makeClaudeFixture({
+      serverUrl: server.url,
+      closedPort: closed,
+      trustedCwds: [realpathSync(join(w.root, 'work'))],
+      root: join(w.root, 'claude'),
+    });
+    // `ps` is read while `up` starts the seat (a person looking at the window meanwhile).
+    const upDone = w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
+    const labels: string[] = [];
+    await waitFor(
+      async () => {
+        const a: string | undefined = (await w.cli(['ps', '--json'])).json?.seats?.[0]?.activity;
+        if (a && a !== labels.at(-1)) labels.push(a);
+        return a === 'idle';
+      },
+      { timeoutMs: 40_000, intervalMs: 50, what: 'idle Claude' },
+    );
+    const up = await upDone;
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    console.info(`[starting] Claude's activity by ps: ${labels.join(' → ')}`);
+    expect(labels.filter((l) => l !== 'unknown')[0]).toBe('starting');
+    expect(labels.at(-1)).toBe('idle');
+    expect(labels.slice(0, labels.indexOf('idle'))).not.toContain('working');
+  });
+});
