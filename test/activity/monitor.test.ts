@@ -297,6 +297,9 @@ describe('the activity monitor', () => {
     it('what a pane prints between the first look and its watch starting is still seen (fault: that look is held until both commands are over)', async () => {
       // b has a person's pipe, so it gets a control client; a gets our pipe.
       w.tmux.run(['pipe-pane', '-t', 'b@demo', `cat >> ${join(w.root, 'their-log.txt')}`]);
+      // Past the shells' start time (5 s): inside it a new engine reads a command in front of a
+      // shell as its start-up, `starting` (activity/decide.ts).
+      await new Promise((r) => setTimeout(r, 5000));
       for (const seat of ['a@demo', 'b@demo']) w.tmux.run(['send-keys', '-t', seat, 'sleep 1', 'Enter']);
       await new Promise((r) => setTimeout(r, 300));
       const { ports, real, set } = rosterSwitch(w.engine());

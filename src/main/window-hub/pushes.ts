@@ -7,6 +7,10 @@ import type { Engine } from '../engine/engine';
 import { promptsFor } from '../engine/prompts/list';
 import { type EventRow, SEAT_STATE_KINDS } from '../engine/store/events';
 import { Watching } from './watching';
+import { probeOwnServer } from '../engine/services/stuck-server';
+
+/** How often a resting hub probes Rigdesk's tmux server (window chip within 5 s of it sticking). */
+const SERVER_WATCH_MS = 1_500;
 
 export type PushListener = (msg: PushMessage) => void;
 
@@ -124,7 +128,7 @@ export class PushHub {
   private start(): void {
     this.eventsTimer = setInterval(() => this.pollEvents(), this.opts.eventsMs ?? 100);
     this.seatsTimer = setInterval(() => {
-      if (this.seatsAtRest()) return;
+      if (this.seatsAtRest()) return void this.watchServer();
       void this.pollSeats();
     }, this.opts.seatsMs ?? 1000);
     // A seat's changes read anew (its tree's watch saw a write settle) are news like an event row.
@@ -143,6 +147,30 @@ export class PushHub {
   }
 
   private unchanges?: () => void;
+  private serverCheckedAt = 0;
+  private serverChecking = false;
+
+  /**
+   * At rest no ps runs for up to restSeatsMaxMs, and a tmux server that stops answering writes no
+   * event: a bounded probe every SERVER_WATCH_MS (one short tmux client) finds it, and the seats are
+   * read at once so the windows' connection chip names it within 5 s.
+   */
+  private async watchServer(): Promise<void> {
+    if (this.serverChecking || this.listeners.size === 0) return;
+    if (this.engine.now() - this.serverCheckedAt < SERVER_WATCH_MS) return;
+    this.serverChecking = true;
+    try {
+      if (await probeOwnServer(this.engine)) {
+        this.seatsDue = true;
+        void this.pollSeats();
+      }
+    } catch {
+      /* the next tick tries again */
+    } finally {
+      this.serverCheckedAt = this.engine.now();
+      this.serverChecking = false;
+    }
+  }
 
   private stop(): void {
     this.unchanges?.();
@@ -191,12 +219,15 @@ export class PushHub {
         const data = {
           seats: this.latestSeats,
           ...(r.hosts.length ? { hosts: r.hosts } : {}),
+          ...(r.stuck ? { stuck: r.stuck } : {}),
         };
         const key = JSON.stringify(data);
         // Tokens move while a seat works, and nothing else says so; a starting seat turns ready or
         // stops starting by the clock alone: those polls keep the base pace.
         this.rest.looked(
-          key !== this.seatsKey || r.seats.some((s) => s.activity === 'working' || s.activity === 'starting'),
+          key !== this.seatsKey ||
+            r.stuck !== undefined ||
+            r.seats.some((s) => s.activity === 'working' || s.activity === 'starting'),
         );
         if (key !== this.seatsKey) {
           this.seatsKey = key;

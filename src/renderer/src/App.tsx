@@ -14,7 +14,7 @@ import { Help } from './views/Help';
 import { Notes } from './views/Notes';
 import { Palette } from './views/Palette';
 import { Rail } from './views/Rail';
-import { TopStrip } from './views/TopStrip';
+import { StuckBar, TopStrip } from './views/TopStrip';
 
 /**
  * The supervisor's workspace, one window with no page swaps: counts and hosts on top, the seat
@@ -32,6 +32,7 @@ export function App({ transport }: { transport: Transport }) {
   return (
     <div className="app">
       <TopStrip transportKind={transport.kind} />
+      <StuckBar />
       <Group orientation="horizontal" className="body" id="workspace">
         {rail && (
           <>

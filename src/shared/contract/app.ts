@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AnswerSchemas } from './answer';
-import { eventRow, psRow, rigName, seatRef } from './engine';
+import { eventRow, psRow, rigName, seatRef, tmuxStuck } from './engine';
 import { hostHealthRow } from './hosts';
 
 /**
@@ -187,7 +187,11 @@ export const APP_ANSWERS = {
 /** Pushed from the host to the window. `seats` carries `ps` rows; `focus` comes from a deep link. */
 export const PUSHES = {
   event: eventRow,
-  seats: z.strictObject({ seats: z.array(psRow), hosts: z.array(hostHealthRow).optional() }),
+  seats: z.strictObject({
+    seats: z.array(psRow),
+    hosts: z.array(hostHealthRow).optional(),
+    stuck: tmuxStuck.optional(),
+  }),
   prompts: z.strictObject({ prompts: z.array(promptItem) }),
   focus: z.strictObject({ seat: seatRef }),
   'terminal.exit': z.strictObject({ term: termId, reason: z.string().max(500) }),

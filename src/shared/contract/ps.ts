@@ -110,6 +110,20 @@ export const psAgent = z.strictObject({
 });
 export type PsAgent = z.output<typeof psAgent>;
 
+/**
+ * The tmux server on Rigdesk's socket accepts and never answers, or refuses every client: every
+ * seat on it is out of reach until that process ends. `pids`: the processes proven to listen on
+ * the socket (one, in every case seen); `hint`: the next step.
+ */
+export const tmuxStuck = z.strictObject({
+  code: z.literal('TMUX_SERVER_STUCK'),
+  socket: z.string(),
+  pids: z.array(z.number().int()),
+  why: z.string(),
+  hint: z.string(),
+});
+export type TmuxStuck = z.output<typeof tmuxStuck>;
+
 export const psAnswer = z.strictObject({
   seats: z.array(psRow),
   /** The agents that are not seats (empty unless asked with `all`). */
@@ -118,5 +132,7 @@ export const psAnswer = z.strictObject({
   problems: z.array(z.string()),
   /** Every host the roster tried to read (empty when the rigs run here only). */
   hosts: z.array(hostHealthRow),
+  /** Present when Rigdesk's own tmux server is stuck (then no seat on it could be read). */
+  stuck: tmuxStuck.optional(),
 });
 export type PsAnswer = z.output<typeof psAnswer>;

@@ -41,6 +41,11 @@ describe('the start window (pure)', () => {
     ).toBe('working');
   });
 
+  it('a turn that a screen, transcript or hook shows is working, even inside the start time', () => {
+    const screen: Evidence = { source: 'screen', at: at(1000), activity: 'working' };
+    expect(decideActivity({ session: 'present', evidence: [screen], now: at(1000), start }).activity).toBe('working');
+  });
+
   it('a seat not present is never starting', () => {
     expect(decideActivity({ session: 'exited', evidence: [], now: at(10), start }).activity).toBe('unknown');
   });

@@ -89,7 +89,11 @@ export function decideActivity(input: {
     at: now,
   };
   if (draftFrom?.draft) out.draft = draftFrom.draft;
-  return startingOr(out, input.start, now);
+  // Only what cannot tell a start from a turn gives way to `starting`: nothing known, or a process
+  // in front (a shell's start-up children). A hook, a transcript or a screen that says working is a
+  // turn, even inside the start time (a look from a new process has no memory of an earlier ready).
+  const weak = act === undefined || act.source === 'process';
+  return weak ? startingOr(out, input.start, now) : out;
 }
 
 /** Whether a decided activity says the seat is ready: it is idle, or it waits for a person. */

@@ -1,4 +1,5 @@
-import type { PsAgent, PsAnswer, PsChanges, PsRow, SeatChanges } from '../../../shared/contract';
+import type { PsAgent, PsAnswer, PsChanges, PsRow, SeatChanges, TmuxStuck } from '../../../shared/contract';
+import { stuckLine, stuckWhileSlow } from './stuck-server';
 import { keptChanges, listChanges, totals } from '../changes/list';
 import type { SeatRow } from '../store';
 import type { Result } from '../../../shared/errors';
@@ -23,7 +24,12 @@ export async function ps(
   engine: Engine,
   opts: { rig?: string; all?: boolean; changes?: boolean } = {},
 ): Promise<Result<PsAnswer>> {
-  const roster = await engine.roster();
+  // A stuck server would hold this answer for every tmux command's time limit: when the roster is
+  // slow and the probe proves the server stuck, ps answers at once with no pane read (seats unknown).
+  const reading = engine.roster();
+  const stuck = await stuckWhileSlow(engine, reading);
+  if (stuck) reading.catch(() => undefined);
+  const roster = stuck ? unread(engine, stuck) : await reading;
   bindDiscoveredConversations(engine.ports, roster);
   const seats = engine.store.rigs.seats(opts.rig);
   const observed = await observeSeats(engine.ports, roster, seats);
@@ -54,10 +60,23 @@ export async function ps(
     seats: rows,
     others: opts.all ? otherAgents(roster, ours) : [],
     hosts: roster.hosts ?? [],
+    ...(stuck ? { stuck } : {}),
     problems: roster.problems.map(
       (p) =>
         `${p.probe}${p.host ? ` on ${p.host}` : ''}${p.server ? ` ${p.server}` : ''}${p.home ? ` ${p.home}` : ''}: ${p.error}`,
     ),
+  };
+}
+
+/** The roster ps answers with while the server is stuck: nothing read, the stuck server its problem. */
+function unread(engine: Engine, stuck: TmuxStuck): Roster {
+  return {
+    takenAt: engine.now(),
+    servers: [],
+    panes: [],
+    agents: [],
+    claims: [],
+    problems: [{ probe: 'tmux', error: `${stuckLine(stuck)}; ${stuck.hint}` }],
   };
 }
 

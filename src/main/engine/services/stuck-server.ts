@@ -1,11 +1,17 @@
-import type { DoctorCheck } from '../../../shared/contract';
+import type { DoctorCheck, TmuxStuck } from '../../../shared/contract';
 import { ownSocketPath } from '../context';
 import { liveExec } from '../deps';
 import type { Engine } from '../engine';
-import { listeners, probeServer } from '../tmux/stuck';
+import { listeners, probeServer, type ServerProbe } from '../tmux/stuck';
 
 /** How long an ended server may take to go before --fix says it did not. */
 const GONE_MS = 2_000;
+/**
+ * A roster slower than this has ps probe the server (a healthy one answers in tens of ms); the
+ * probe's bound is shorter than doctor's so ps names a stuck server within 5 s of being asked.
+ */
+const ROSTER_SLOW_MS = 300;
+const PS_PROBE_MS = 1_500;
 
 /**
  * doctor's look at the tmux server on Rigdesk's socket before anything else talks to it: a stuck
@@ -19,18 +25,9 @@ export async function stuckServerCheck(engine: Engine, fix: boolean): Promise<Do
   const fs = engine.ports.fs;
   const probe = await probeServer(liveExec, socket, fs, engine.deps.env);
   if (probe.state !== 'stuck') return undefined;
-  const who = probe.pids.length > 0 ? `pid ${probe.pids.join(', ')}` : 'no process found holding it';
-  const detail = `TMUX_SERVER_STUCK: the server on ${socket} (${who}) ${probe.why}`;
-  if (!fix || probe.pids.length !== 1)
-    return {
-      check: 'tmux server',
-      ok: false,
-      detail,
-      hint:
-        probe.pids.length === 1
-          ? `Run rigdesk doctor --fix to end it (only pid ${probe.pids[0]}), or kill -9 ${probe.pids[0]}; its sessions are lost either way.`
-          : 'End the process that holds the socket by hand; Rigdesk ends a server only when one process is proven to hold it.',
-    };
+  const stuck = describeStuck(socket, probe);
+  const detail = stuckLine(stuck);
+  if (!fix || probe.pids.length !== 1) return { check: 'tmux server', ok: false, detail, hint: stuck.hint };
   const pid = probe.pids[0]!;
   // Proven again right before the kill: the pid must still hold this socket (never a reused pid).
   if (!listeners(socket, fs).includes(pid))
@@ -48,6 +45,58 @@ export async function stuckServerCheck(engine: Engine, fix: boolean): Promise<Do
         detail: `ended the stuck server on ${socket} (pid ${pid}); the next up starts a new one`,
       }
     : { check: 'tmux server', ok: false, detail: `${detail}; pid ${pid} did not end within ${GONE_MS} ms` };
+}
+
+/** The stuck server as ps, the window and doctor name it: the socket, its pid and the next step. */
+export function describeStuck(socket: string, probe: Extract<ServerProbe, { state: 'stuck' }>): TmuxStuck {
+  return {
+    code: 'TMUX_SERVER_STUCK',
+    socket,
+    pids: probe.pids,
+    why: probe.why,
+    hint:
+      probe.pids.length === 1
+        ? `Run rigdesk doctor --fix to end it (only pid ${probe.pids[0]}), or kill -9 ${probe.pids[0]}; its sessions are lost either way.`
+        : 'End the process that holds the socket by hand; Rigdesk ends a server only when one process is proven to hold it.',
+  };
+}
+
+/** One line naming it: `TMUX_SERVER_STUCK: the server on <socket> (pid N) <why>`. */
+export function stuckLine(s: TmuxStuck): string {
+  const who = s.pids.length > 0 ? `pid ${s.pids.join(', ')}` : 'no process found holding it';
+  return `TMUX_SERVER_STUCK: the server on ${s.socket} (${who}) ${s.why}`;
+}
+
+/**
+ * ps's bounded look at Rigdesk's own server: only when the roster is slow (a healthy server
+ * answers well within ROSTER_SLOW_MS, and then no probe runs), so a stuck server is named within
+ * ROSTER_SLOW_MS + PROBE_MS rather than after every tmux command's own time limit.
+ */
+export async function stuckWhileSlow(engine: Engine, slow: Promise<unknown>): Promise<TmuxStuck | undefined> {
+  const done = await Promise.race([
+    slow.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((r) => setTimeout(() => r(false), ROSTER_SLOW_MS)),
+  ]);
+  if (done) return undefined;
+  const seen = verdicts.get(ownSocketPath(engine.deps));
+  if (seen?.stuck && engine.now() - seen.at <= VERDICT_MS) return seen.stuck;
+  return probeOwnServer(engine);
+}
+
+/** The latest probe of each socket: a window's watch (window-hub) spares ps a second probe. */
+const verdicts = new Map<string, { at: number; stuck?: TmuxStuck }>();
+const VERDICT_MS = 3_000;
+
+/** One bounded probe of Rigdesk's own server, recorded; the stuck server, or undefined. */
+export async function probeOwnServer(engine: Engine): Promise<TmuxStuck | undefined> {
+  const socket = ownSocketPath(engine.deps);
+  const probe = await probeServer(liveExec, socket, engine.ports.fs, engine.deps.env, PS_PROBE_MS);
+  const stuck = probe.state === 'stuck' ? describeStuck(socket, probe) : undefined;
+  verdicts.set(socket, { at: engine.now(), ...(stuck ? { stuck } : {}) });
+  return stuck;
 }
 
 async function goneWithin(socket: string, pid: number, fs: Engine['ports']['fs'], ms: number): Promise<boolean> {

@@ -25,9 +25,10 @@ export async function probeServer(
   socketPath: string,
   fs: ProcFs,
   env: NodeJS.ProcessEnv,
+  timeoutMs = PROBE_MS,
 ): Promise<ServerProbe> {
   const r = await exec('tmux', ['-S', socketPath, 'list-sessions', '-F', '#{session_id}'], {
-    timeoutMs: PROBE_MS,
+    timeoutMs,
     env: tmuxEnv(env),
   });
   if (r.code === 0) return { state: 'answers' };
@@ -37,7 +38,7 @@ export async function probeServer(
   return {
     state: 'stuck',
     why: r.timedOut
-      ? `accepts clients but did not answer within ${PROBE_MS} ms`
+      ? `accepts clients but did not answer within ${timeoutMs} ms`
       : `refuses clients (${err || `exit ${r.code}`})`,
     pids,
   };

@@ -6,6 +6,7 @@ import type {
   PromptItem,
   PsRow,
   RuntimeFound,
+  TmuxStuck,
   Topology,
   WindowLayout,
 } from '../../../shared/contract';
@@ -39,6 +40,8 @@ export interface WindowState {
   loaded: boolean;
   seats: Record<string, PsRow>;
   hosts: HostHealthRow[];
+  /** Rigdesk's tmux server is stuck (the connection chip names it), from the latest seats push. */
+  stuck?: TmuxStuck;
   prompts: PromptItem[];
   decisions: Decision[];
   layout: WindowLayout;

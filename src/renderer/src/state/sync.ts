@@ -171,7 +171,7 @@ export function connect(t: Transport): () => void {
   const offPush = t.onPush((m) => {
     if (m.push === 'seats') {
       onSeats(m.data.seats);
-      useWindow.setState({ hosts: m.data.hosts ?? [] });
+      useWindow.setState({ hosts: m.data.hosts ?? [], stuck: m.data.stuck });
     } else if (m.push === 'prompts') useWindow.setState({ prompts: m.data.prompts });
     else if (m.push === 'focus') focusSeat(m.data.seat);
     else if (m.push === 'event') {

@@ -26,7 +26,6 @@ export function TopStrip({ transportKind }: { transportKind: string }) {
   const counts = useCounts();
   const filter = useWindow((s) => s.filter);
   const hosts = useWindow((s) => s.hosts);
-  const status = useWindow((s) => s.status);
   const prompts = useWindow((s) => s.prompts);
   const decisions = useWindow((s) => s.decisions);
   const panel = useWindow((s) => s.layout.panel);
@@ -85,12 +84,52 @@ export function TopStrip({ transportKind }: { transportKind: string }) {
       <button type="button" className="help-hint" aria-label="Keys" onClick={() => useWindow.setState({ help: true })}>
         ?
       </button>
-      <span className={`conn ${status}`} data-testid="connection" title={`${transportKind} ${status}`}>
-        <span className="dot" aria-hidden="true" />
-        <span className="label">
-          {transportKind} {status}
-        </span>
-      </span>
+      <Connection transportKind={transportKind} />
     </header>
+  );
+}
+
+/** Under the strip while Rigdesk's tmux server is stuck: which process, and the next step, in full. */
+export function StuckBar() {
+  const stuck = useWindow((s) => s.stuck);
+  if (!stuck) return null;
+  const pid = stuck.pids.length > 0 ? `pid ${stuck.pids.join(', ')}` : 'no process found holding it';
+  return (
+    <div className="stuck-bar" role="alert" data-testid="tmux-stuck" data-stuck={stuck.pids.join(' ')}>
+      <strong>TMUX_SERVER_STUCK</strong> the tmux server on <code>{stuck.socket}</code> ({pid}) {stuck.why}: every seat
+      on it is out of reach. Run <code>rigdesk doctor --fix</code> to end exactly that server; its sessions are lost.
+    </div>
+  );
+}
+
+/**
+ * The connection to the engine, and past it to Rigdesk's tmux server: a stuck server (ps names it)
+ * turns the chip into what to do, since every seat is out of reach until that process ends.
+ */
+function Connection({ transportKind }: { transportKind: string }) {
+  const status = useWindow((s) => s.status);
+  const stuck = useWindow((s) => s.stuck);
+  if (stuck) {
+    const pid = stuck.pids.length === 1 ? `pid ${stuck.pids[0]}` : 'pid unknown';
+    return (
+      <span
+        className="conn stuck"
+        data-testid="connection"
+        data-stuck={stuck.pids.join(' ')}
+        role="status"
+        title={`TMUX_SERVER_STUCK: the tmux server on ${stuck.socket} (${pid}) ${stuck.why}. ${stuck.hint}`}
+      >
+        <span className="dot" aria-hidden="true" />
+        <span className="label">tmux stuck ({pid})</span>
+      </span>
+    );
+  }
+  return (
+    <span className={`conn ${status}`} data-testid="connection" title={`${transportKind} ${status}`}>
+      <span className="dot" aria-hidden="true" />
+      <span className="label">
+        {transportKind} {status}
+      </span>
+    </span>
   );
 }
