@@ -9,7 +9,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { makeClaudeFixture } from '../agents/claude-fixture';
 import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
 import { claudeRigYaml } from '../support/claude-rig';
-import { dispatch } from '../../src/main/engine/api';
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 
@@ -32,17 +31,18 @@ describe('a starting seat (real tmux, real bash)', () => {
   const row = async () => (await w.cli(['ps', '--json'])).json.seats[0];
 
   it('right after up a send answers SEAT_STARTING (not SEND_HELD "in the middle of a turn"), and the seat is idle after', async () => {
-    // ps and send in this process, right after up: a CLI process each takes seconds on a busy
-    // machine, and the shell's start time is 5 s.
-    const e = w.engine();
-    const up = await dispatch(e, 'up', { spec: slowBashRig(w) });
-    expect(up.ok, JSON.stringify(up)).toBe(true);
-    const early = await dispatch(e, 'ps', {});
-    expect(early.ok && early.seats[0]!.activity).toBe('starting');
-    const sent = await dispatch(e, 'send', { seat: 'sh@st', text: 'echo typed-too-early' });
-    expect(sent).toMatchObject({ ok: false, code: 'SEAT_STARTING', evidence: { why: 'starting' } });
-    expect(!sent.ok && sent.hint).toContain('--wait-for-idle');
-    expect(!sent.ok && sent.message).toContain('starting');
+    // Through the CLI, as a person runs it. Open: on a busy machine up, ps and send (a process
+    // each) can outlast the shell's 5 s start time; and for a moment at launch a look reads the
+    // wrapper's shell (`exited`) or bash before its start-up file runs (`idle`).
+    const up = await w.cli(['up', slowBashRig(w), '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const early = await row();
+    expect(early.activity).toBe('starting');
+    const sent = await w.cli(['send', 'sh@st', 'echo typed-too-early', '--json']);
+    expect(sent.code).not.toBe(0);
+    expect(sent.json).toMatchObject({ code: 'SEAT_STARTING', evidence: { why: 'starting' } });
+    expect(sent.json.hint).toContain('--wait-for-idle');
+    expect(sent.json.message).toContain('starting');
     const seen: string[] = [];
     await waitFor(
       async () => {
