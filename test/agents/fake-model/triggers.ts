@@ -168,11 +168,15 @@ function decideContent(conv: Conversation, t: ReplyTimings): Reply {
   }
 
   const ask = /ASK:[ \t]*(.*)/.exec(userText);
-  if (ask && conv.tools.includes('AskUserQuestion')) {
+  const asker = conv.tools.find((t) => t === 'AskUserQuestion' || t === 'request_user_input');
+  if (ask && asker) {
     const [question = 'Which one?', ...labels] = (ask[1] ?? '').split('|').map((x) => x.trim());
     const options = labels.filter(Boolean).map((label) => ({ label, description: `the fake server's ${label}` }));
-    const input = { questions: [{ question, header: 'Choice', options, multiSelect: false }] };
-    return { kind: 'tool', trigger: 'ask', waitMs, name: 'AskUserQuestion', input };
+    // Claude Code's AskUserQuestion, or Codex's request_user_input (with the feature that offers it
+    // outside Plan mode): the same question in each CLI's own shape.
+    const q = asker === 'AskUserQuestion' ? { multiSelect: false } : { id: 'choice' };
+    const input = { questions: [{ question, header: 'Choice', options, ...q }] };
+    return { kind: 'tool', trigger: 'ask', waitMs, name: asker, input };
   }
 
   const base = `ACK ${userText}`;

@@ -339,6 +339,11 @@ export interface PromptRead {
   options?: PromptOption[];
   /** A question with options (Claude's AskUserQuestion) rather than a permission prompt. */
   kind?: 'permission' | 'question';
+  /**
+   * The keys that open a question's answer of one's own where no single option key does (Codex:
+   * move to `None of the above`, then Tab to its notes); the text and Enter follow.
+   */
+  otherKeys?: string[];
 }
 
 /** One numbered option of a prompt: `2. Yes, and don't ask again … (p)` picked by `p`. */

@@ -1,0 +1,70 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/tmux';
+import { chromiumMissing, launchChromium } from './chromium';
+import { type AgentAppWorld, agentAppWorld } from './claude-world';
+import { strictUrl } from './helpers';
+
+const missing = chromiumMissing();
+
+/**
+ * A real Codex seat's question (its request_user_input, which the fake model server asks for on
+ * `ASK:`) answered from the Decisions card: an option by its button, and an answer in one's own
+ * words through the card's message box. What Codex hands the model back (the fake server's
+ * `ACK tool result: …` reply, on the pane) proves which answer it got.
+ */
+describe.skipIf(!!missing)("a real Codex seat's question in the window", () => {
+  let w: AgentAppWorld;
+  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let page: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    w = await agentAppWorld('codex');
+    chrome = await launchChromium();
+    page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(strictUrl(w.serve, '#/decisions'));
+  }, 120_000);
+  afterAll(async () => {
+    await chrome?.close();
+    await w?.cleanup();
+  }, 60_000);
+
+  const pane = () => w.engine.store.sessions.live('lead@act')!.paneId;
+  const screen = () => w.world.tmux.capture(pane()).replace(/\s+/g, '');
+  const item = () => page.locator('[data-prompt="lead@act"]');
+  const idle = () => page.locator('[data-seat-row="lead@act"][data-state="idle"]').waitFor({ timeout: 60_000 });
+  const ask = async () => {
+    await idle();
+    w.world.tmux.run(['send-keys', '-t', pane(), '-l', 'ASK: Pick a side | Left | Right']);
+    // Codex drops an Enter that comes right after the text.
+    await new Promise((r) => setTimeout(r, 700));
+    w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
+  };
+  const answered = () => w.engine.store.events.list({ seat: 'lead@act', kind: 'seat.prompt_answered' }).at(-1)?.data;
+
+  it('an option from the card: Codex hands the model that option', async () => {
+    await ask();
+    await item().getByRole('button', { name: '2. Right' }).click({ timeout: 30_000 });
+    await waitFor(() => screen().includes('ACKtoolresult:{"answers":{"choice":{"answers":["Right"]}}}'), {
+      timeoutMs: 30_000,
+      what: 'the option reached the model',
+    });
+    expect(answered()).toMatchObject({ choice: 'option', by: 'window' });
+  });
+
+  it("an answer in one's own words from the card's box: Codex hands the model None of the above with the note", async () => {
+    await ask();
+    await item().getByRole('button', { name: 'Other…' }).click({ timeout: 30_000 });
+    const box = item().getByRole('textbox', { name: 'message to lead@act' });
+    await box.fill('the middle one');
+    await box.press('Enter');
+    await waitFor(() => screen().includes('"answers":["Noneoftheabove","user_note:themiddleone"]'), {
+      timeoutMs: 30_000,
+      what: 'the answer in its own words reached the model',
+    });
+    expect(answered()).toMatchObject({ choice: 'other', by: 'window' });
+    expect(errors).toEqual([]);
+  });
+});
