@@ -59,6 +59,8 @@ export const psRow = z.strictObject({
   custody: seatCustody.optional(),
   /** When the seat's state or activity last changed (ms epoch), from the event log. */
   stateSince: z.number().optional(),
+  /** When its last turn ended (it worked or waited, then went idle; ms epoch), while it is idle. */
+  turnEndedAt: z.number().optional(),
   stoppedOnPurpose: z.boolean(),
   /** The host the seat runs on: `local` or a name from the spec's hosts. */
   host: z.string().optional(),

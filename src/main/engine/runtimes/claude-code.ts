@@ -98,6 +98,7 @@ export const claudeCode: RuntimeAdapter = {
     return io.exists(p) ? p : undefined;
   },
   readScreen: readClaudeScreen,
+  replyMarks: { user: /^[❯>] \S/, reply: /^● / },
   readPrompt: readClaudePrompt,
   // A select list whose first option ("Yes") is highlighted: Enter takes it; Escape cancels the call.
   promptKeys: { approve: ['Enter'], deny: ['Escape'] },

@@ -38,10 +38,12 @@ export async function ps(
     if (row.state === 'running' && o.pane?.agent) ours.add(`${o.pane.agent.host ?? 'local'}\0${o.pane.agent.pid}`);
     const custody = row.conversationId ? seatCustody(engine.ports, roster, o, row.conversationId, liveRows) : undefined;
     const since = engine.store.events.stateSince(seat.seat);
+    const ended = row.activity === 'idle' ? engine.store.events.turnEndedAt(seat.seat) : undefined;
     rows.push({
       ...row,
       ...(custody ? { custody } : {}),
       ...(since !== undefined ? { stateSince: since } : {}),
+      ...(ended !== undefined ? { turnEndedAt: ended } : {}),
       ...seatUsage(engine.ports, o, row),
       ...(seat.worktree
         ? { worktree: { path: seat.worktree.path, branch: seat.worktree.branch, base: seat.worktree.base } }

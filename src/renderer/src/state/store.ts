@@ -48,6 +48,8 @@ export interface WindowState {
    * unread (it changed, or worked and printed, while nobody looked).
    */
   seenAt: Record<string, number>;
+  /** Per seat: when this window saw its last turn end (a new `turnEndedAt`); unread until seenAt passes it. */
+  turnEnded: Record<string, number>;
   /** When this window first saw each seat's current state (until ps rows carry stateSince). */
   stateSeen: Record<string, { key: string; at: number }>;
   /** Live events, newest last, bounded: the timeline of the focused seat grows from them. */
@@ -82,6 +84,7 @@ export const useWindow = create<WindowState>(() => ({
   decisions: [],
   layout: DEFAULT_LAYOUT,
   seenAt: {},
+  turnEnded: {},
   stateSeen: {},
   events: [],
   notes: [],

@@ -2,6 +2,7 @@ import { type KeyboardEvent, useEffect, useState } from 'react';
 import type { DecisionChoice, HistoryItem, PromptChoice, PromptItem } from '../../../shared/contract';
 import { answerPrompt, call, decide, focusSeat, focusedPrompt, WINDOW_REASON } from '../state/actions';
 import { type Decision, useWindow } from '../state/store';
+import { EndedTurns } from './EndedTurns';
 
 /**
  * What only the person may settle: seats waiting now (a permission prompt, a question, a usage
@@ -26,6 +27,7 @@ export function DecisionsPanel() {
       {open.map((d) => (
         <DecisionCard key={d.id} d={d} />
       ))}
+      <EndedTurns />
       <History />
     </section>
   );
