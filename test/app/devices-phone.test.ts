@@ -114,4 +114,22 @@ describe.skipIf(skip)('the phone layout and the installable app', () => {
     expect(await page.locator('[data-layout="phone"]').count()).toBe(0);
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/desktop-1280x800.png` });
   });
+
+  it('the window lists paired devices under Devices and revokes one', async () => {
+    // A device paired as the pairing link would (the HTTP side is devices.test.ts's).
+    w.engine.devices.listenAt('http://127.0.0.1:9');
+    const p = w.engine.devices.pair('kitchen phone');
+    if (!p.ok) throw new Error(JSON.stringify(p));
+    const paired = w.engine.devices.redeem(p.url.split('/pair/')[1]!, '127.0.0.2');
+    if (!paired.ok) throw new Error(JSON.stringify(paired));
+    await page.getByRole('button', { name: 'Devices' }).click();
+    const row = page.locator(`[data-device="${paired.device.id}"]`);
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('kitchen phone');
+    await expect(row.textContent()).resolves.toContain('127.0.0.2');
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/devices-1280x800.png` });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await waitFor(async () => ((await row.textContent()) ?? '').includes('revoked'), { what: 'the row says revoked' });
+    expect(w.engine.devices.authenticate(paired.token, '127.0.0.2')).toBeUndefined();
+  });
 });
