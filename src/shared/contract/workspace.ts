@@ -168,8 +168,8 @@ export const TIMELINE_GROUPS = {
   queue: ['queue.created', 'queue.moved', 'queue.wake', 'queue.wake_held'],
 } as const satisfies Record<TimelineKind, readonly string[]>;
 
-/** Steps that say nothing to a person about a rig (the create fence's, a host's health): never in the timeline. */
-export const TIMELINE_QUIET_PREFIXES = ['fence.', 'host.'] as const;
+/** Steps that say nothing to a person about a rig (the create fence's, a host's health, a device's): never in the timeline. */
+export const TIMELINE_QUIET_PREFIXES = ['fence.', 'host.', 'device.'] as const;
 
 const KIND_OF = new Map(
   TIMELINE_KINDS.flatMap((group) => TIMELINE_GROUPS[group].map((k): [string, TimelineKind] => [k, group])),

@@ -60,4 +60,7 @@ export type EventKind =
   | 'fence.created'
   | 'fence.released'
   | 'fence.abandoned'
-  | 'fence.census';
+  | 'fence.census'
+  | 'device.paired'
+  | 'device.pairing_closed'
+  | 'device.revoked';

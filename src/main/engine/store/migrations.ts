@@ -3,6 +3,7 @@ import { RESTORE_MIGRATIONS } from './migrations-restore';
 import { HOSTS_MIGRATIONS } from './migrations-hosts';
 import { WORKSPACE_MIGRATIONS } from './migrations-workspace';
 import { CHANGES_MIGRATIONS } from './migrations-changes';
+import { DEVICES_MIGRATIONS } from './migrations-devices';
 import type { Migration } from './migration';
 
 export type { Migration };
@@ -135,4 +136,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...HOSTS_MIGRATIONS,
   ...WORKSPACE_MIGRATIONS,
   ...CHANGES_MIGRATIONS,
+  ...DEVICES_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);

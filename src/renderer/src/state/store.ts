@@ -30,7 +30,8 @@ export type Dialog =
   | { kind: 'queue'; seat: string }
   | { kind: 'up'; path?: string }
   | { kind: 'newRig' }
-  | { kind: 'changes'; seat: string };
+  | { kind: 'changes'; seat: string }
+  | { kind: 'devices' };
 
 export interface WindowState {
   status: 'connecting' | 'open' | 'closed';

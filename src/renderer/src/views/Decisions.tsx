@@ -64,7 +64,7 @@ function buttonsOf(p: PromptItem): { choice: PromptChoice; option?: number; text
   }));
 }
 
-function PromptCard({ p }: { p: PromptItem }) {
+export function PromptCard({ p }: { p: PromptItem }) {
   const [busy, setBusy] = useState(false);
   const [writing, setWriting] = useState(false);
   const [message, setMessage] = useState('');
@@ -179,7 +179,7 @@ function PromptCard({ p }: { p: PromptItem }) {
   );
 }
 
-function DecisionCard({ d }: { d: Decision }) {
+export function DecisionCard({ d }: { d: Decision }) {
   const [reason, setReason] = useState(WINDOW_REASON);
   const [busy, setBusy] = useState(false);
   const answer = async (choice: DecisionChoice) => {

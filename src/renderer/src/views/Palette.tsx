@@ -70,6 +70,12 @@ function windowActions(rigs: string[]): Item[] {
   return [
     { id: 'jump', label: 'Jump to the seat waiting longest', hint: 'Ctrl+J', keywords: ['attention'], run: jump },
     {
+      id: 'devices',
+      label: 'Devices: paired phones and other machines',
+      keywords: ['devices', 'phone', 'pair', 'revoke'],
+      run: () => useWindow.setState({ dialog: { kind: 'devices' } }),
+    },
+    {
       id: 'find',
       label: 'Find in terminal',
       hint: 'Ctrl+Shift+F',
