@@ -32,6 +32,9 @@ export function endedSeats(s: WindowState): string[] {
     .sort();
 }
 
+/** How often a shown card reads its reply again (one capture of one pane). */
+const REREAD_MS = 3000;
+
 const markSeen = (seat: string) => useWindow.setState((s) => ({ seenAt: { ...s.seenAt, [seat]: Date.now() } }));
 
 function EndedCard({ seat }: { seat: string }) {
@@ -42,11 +45,16 @@ function EndedCard({ seat }: { seat: string }) {
   // biome-ignore lint/correctness/useExhaustiveDependencies: read again when another turn ends
   useEffect(() => {
     let live = true;
-    void call('seat.reply', { seat }, `the last reply of ${seat}`, { quiet: true }).then((r) => {
-      if (live) setLines(r?.ok ? r.lines : []);
-    });
+    const read = () =>
+      void call('seat.reply', { seat }, `the last reply of ${seat}`, { quiet: true }).then((r) => {
+        if (live) setLines(r?.ok ? r.lines : []);
+      });
+    read();
+    // The hook that ends a turn can come a moment before the agent draws its last words.
+    const again = setInterval(read, REREAD_MS);
     return () => {
       live = false;
+      clearInterval(again);
     };
   }, [seat, ended]);
   const send = async () => {

@@ -5,6 +5,7 @@ import { useWindow } from '../state/store';
 import { connect } from '../state/sync';
 import type { Transport } from '../transport';
 import { DecisionCard, PromptCard } from './Decisions';
+import { EndedTurns } from './EndedTurns';
 import { Notes } from './Notes';
 import { Rail } from './Rail';
 
@@ -44,6 +45,7 @@ export function PhoneApp({ transport }: { transport: Transport }) {
         {open.map((d) => (
           <DecisionCard key={d.id} d={d} />
         ))}
+        <EndedTurns />
       </section>
       {seat && <SeatScreen seat={seat} />}
       <section className="phone-rail" aria-label="Seats list">
