@@ -162,8 +162,10 @@ describe('the ps fields', () => {
 });
 
 describe("OpenCode's database, read as it grows", () => {
-  // The part table as OpenCode 1.18.33 creates it.
-  const schema = `CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
+  // The message and part tables as OpenCode 1.18.33 creates them.
+  const schema = `CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL,
+    time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+    CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
     time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
     CREATE INDEX part_session_idx ON part (session_id);`;
   const step = (input: number, output: number, read = 0) =>
@@ -178,6 +180,11 @@ describe("OpenCode's database, read as it grows", () => {
     const file = join(dir, 'opencode.db');
     const db = new Database(file);
     db.exec(schema);
+    db.prepare('INSERT INTO message VALUES (?, ?, 0, 0, ?)').run(
+      'msg',
+      'ses_A',
+      JSON.stringify({ role: 'assistant', providerID: 'fake', modelID: 'fake-model' }),
+    );
     let n = 0;
     const put = (session: string, data: string) =>
       db.prepare('INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)').run(`prt_${n++}`, 'msg', session, data);
@@ -192,7 +199,13 @@ describe("OpenCode's database, read as it grows", () => {
       return got;
     };
     tail.refresh(query);
-    expect(tail.totals()).toEqual({ tokensIn: 52301, tokensOut: 417, contextTokens: 52718 });
+    expect(tail.totals()).toEqual({
+      tokensIn: 52301,
+      tokensOut: 417,
+      contextTokens: 52718,
+      model: 'fake/fake-model',
+      byModel: { 'fake/fake-model': { input: 48901, cacheRead: 3400, cacheWrite: 0, output: 417 } },
+    });
     put('ses_A', step(100, 10));
     tail.refresh(query);
     expect(tail.totals()).toMatchObject({ tokensIn: 52401, tokensOut: 427, contextTokens: 110 });

@@ -1,6 +1,7 @@
 import { ACTIVITY_MIGRATIONS } from './migrations-activity';
 import { RESTORE_MIGRATIONS } from './migrations-restore';
 import { HOSTS_MIGRATIONS } from './migrations-hosts';
+import { USAGE_MIGRATIONS } from './migrations-usage';
 import { WORKSPACE_MIGRATIONS } from './migrations-workspace';
 import type { Migration } from './migration';
 
@@ -133,4 +134,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...RESTORE_MIGRATIONS,
   ...HOSTS_MIGRATIONS,
   ...WORKSPACE_MIGRATIONS,
+  ...USAGE_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);

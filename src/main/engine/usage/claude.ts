@@ -1,4 +1,5 @@
-import { num, obj, str, type UsageSink, type UsageTotals } from './types';
+import { inputOf, KindsLedger } from './kinds';
+import { num, obj, str, type TokenKinds, type UsageSink, type UsageTotals } from './types';
 
 /**
  * Claude Code's transcript (observed: 2.1.197): every API response is an `assistant` line whose
@@ -16,8 +17,9 @@ export function claudeSink(): UsageSink {
   let tokensOut = 0;
   let last: Pick<UsageTotals, 'contextTokens' | 'model'> | undefined;
   let seen = false;
+  const ledger = new KindsLedger();
   // The ids of the last responses and what each added, to replace rather than add a repeated id.
-  const recent = new Map<string, { in: number; out: number }>();
+  const recent = new Map<string, { kinds: TokenKinds; model?: string }>();
   return {
     needles: ['"usage"'],
     take(record) {
@@ -25,23 +27,32 @@ export function claudeSink(): UsageSink {
       const m = obj(r?.message);
       const u = obj(m?.usage);
       if (r?.type !== 'assistant' || !m || !u || m.model === '<synthetic>') return;
-      const add = {
-        in: num(u.input_tokens) + num(u.cache_creation_input_tokens) + num(u.cache_read_input_tokens),
-        out: num(u.output_tokens),
+      const kinds: TokenKinds = {
+        input: num(u.input_tokens),
+        cacheRead: num(u.cache_read_input_tokens),
+        cacheWrite: num(u.cache_creation_input_tokens),
+        output: num(u.output_tokens),
       };
+      const model = str(m.model);
       const id = str(m.id);
       const before = id ? recent.get(id) : undefined;
-      tokensIn += add.in - (before?.in ?? 0);
-      tokensOut += add.out - (before?.out ?? 0);
+      if (before) {
+        tokensIn -= inputOf(before.kinds);
+        tokensOut -= before.kinds.output;
+        ledger.add(before.model, before.kinds, -1);
+      }
+      tokensIn += inputOf(kinds);
+      tokensOut += kinds.output;
+      ledger.add(model, kinds);
       if (id) {
         recent.delete(id);
-        recent.set(id, add);
+        recent.set(id, { kinds, model });
         if (recent.size > RECENT_IDS) recent.delete(recent.keys().next().value!);
       }
       seen = true;
       // A subagent's lines (sidechain) count as tokens spent but say nothing of this context.
-      if (r.isSidechain !== true) last = { contextTokens: add.in + add.out, model: str(m.model) };
+      if (r.isSidechain !== true) last = { contextTokens: inputOf(kinds) + kinds.output, model };
     },
-    totals: () => (seen ? { tokensIn, tokensOut, ...last } : undefined),
+    totals: () => (seen ? { tokensIn, tokensOut, ...last, byModel: ledger.byModel() } : undefined),
   };
 }

@@ -1,0 +1,62 @@
+import type { UsageSample, UsageSampleRepo } from '../store/usage-samples';
+
+export const SAMPLE_MS = 60_000;
+
+/** A sample as offered: everything but its minute, which the sampler gives it. */
+export type SampleOffer = Omit<UsageSample, 'at'>;
+
+interface Held {
+  sample: UsageSample;
+  /** What the table holds for its conversation now (its minute's row written with these figures). */
+  written: boolean;
+}
+
+const same = (a: SampleOffer, b: SampleOffer): boolean =>
+  a.tokensIn === b.tokensIn &&
+  a.tokensOut === b.tokensOut &&
+  a.contextTokens === b.contextTokens &&
+  a.contextWindow === b.contextWindow &&
+  a.costUsd === b.costUsd &&
+  a.model === b.model;
+
+/**
+ * Keeps a seat's usage history at most one row a minute per conversation, and only when it
+ * changed: each refresh offers the conversation's totals; a minute's row is written when the next
+ * minute's figures come (or when a reader asks for the history: `flush`), holding the minute's
+ * last figures. An idle seat writes nothing.
+ */
+export class UsageSampler {
+  private readonly held = new Map<string, Held>();
+
+  constructor(
+    private readonly repo: Pick<UsageSampleRepo, 'record'>,
+    private readonly now: () => number,
+  ) {}
+
+  offer(s: SampleOffer): void {
+    const at = Math.floor(this.now() / SAMPLE_MS) * SAMPLE_MS;
+    const key = `${s.seat}\0${s.conversationId}`;
+    const h = this.held.get(key);
+    if (h && same(h.sample, s)) return;
+    if (h && !h.written && h.sample.at < at) this.repo.record(h.sample);
+    this.held.set(key, { sample: { ...s, at }, written: false });
+  }
+
+  /** Writes every minute not yet written (a reader of the history is about to read it). */
+  flush(): void {
+    for (const h of this.held.values()) {
+      if (h.written) continue;
+      this.repo.record(h.sample);
+      h.written = true;
+    }
+  }
+
+  /** Lets go of conversations no longer offered (their last minute written first). */
+  forget(keep: (seat: string, conversationId: string) => boolean): void {
+    for (const [k, h] of this.held) {
+      if (keep(h.sample.seat, h.sample.conversationId)) continue;
+      if (!h.written) this.repo.record(h.sample);
+      this.held.delete(k);
+    }
+  }
+}
