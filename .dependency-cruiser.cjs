@@ -1,9 +1,13 @@
 /**
- * Rigdesk's layer rules (docs/architecture.md, "Layers"), checked by `npm run lint:arch` in
- * `npm test`. Type-only imports count: a circle through types is still a circle.
+ * Rigdesk's layer rules (docs/architecture.md, "Layers" and "Inside the engine"), checked by
+ * `npm run lint:arch` in `npm test`. Type-only imports count: a circle through types is still a
+ * circle, and a lower folder that names an upper one's types leans on it all the same.
  */
+const { engineLayerRules } = require('./lint/engine-layers.cjs');
+
 module.exports = {
   forbidden: [
+    ...engineLayerRules(),
     {
       name: 'no-circular',
       severity: 'error',
@@ -15,9 +19,9 @@ module.exports = {
       name: 'engine-is-not-a-client',
       severity: 'error',
       comment:
-        'The engine never imports the Electron shell, the push host, the terminal bridge, the serve host, the window or the CLI.',
+        'The engine never imports the Electron shell, the window hub, the terminal bridge, the serve host, the window or the CLI.',
       from: { path: '^src/main/engine/' },
-      to: { path: '^src/(main/(shell|host|terminal)|server|renderer|cli|preload)/' },
+      to: { path: '^src/(main/(shell|window-hub|terminal)|server|renderer|cli|preload)/' },
     },
     {
       name: 'window-is-not-main',

@@ -116,7 +116,7 @@ it(
         'load',
         RUNTIMES.map((r) => ({ id: r, runtime: r })),
       );
-      m = new ActivityMonitor(j.w.engine());
+      m = new ActivityMonitor(j.w.engine().ports);
       m.onChange((c) => changes.push(c));
       await m.start();
       for (const r of RUNTIMES)

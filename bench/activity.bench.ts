@@ -7,7 +7,7 @@ import { ActivityMonitor, type ActivityChange } from '../src/main/engine/activit
 import { liveEngineDeps } from '../src/main/engine/context';
 import { Engine } from '../src/main/engine/engine';
 import { upRig } from '../src/main/engine/services/up';
-import { PushHub } from '../src/main/host/pushes';
+import { PushHub } from '../src/main/window-hub/pushes';
 import { type TmuxMode, TmuxLinks } from '../src/main/engine/tmux/held';
 import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
 
@@ -100,7 +100,11 @@ async function world(seats: number, program: string[], mode: TmuxMode = 'held') 
   );
   writeFileSync(join(root, 'rig.yaml'), `name: b\npods:\n  - id: p\n    members:\n${members.join('\n')}\n`);
   const links = new TmuxLinks(mode);
-  const engine = new Engine(liveEngineDeps(env, { tmux: links }));
+  // Every roster the engine reads, whoever asks (the monitor, a window's ps).
+  const counted = { rosters: 0 };
+  const engine = new Engine(liveEngineDeps(env, { tmux: links }), (p) => ({
+    roster: () => (counted.rosters++, p.roster()),
+  }));
   const up = await upRig(engine, join(root, 'rig.yaml'));
   if (!up.ok) throw new Error(up.message);
   return {
@@ -108,6 +112,7 @@ async function world(seats: number, program: string[], mode: TmuxMode = 'held') 
     tmux,
     engine,
     links,
+    counted,
     cleanup: () => {
       links.closeAll();
       engine.store.close();
@@ -119,7 +124,7 @@ async function world(seats: number, program: string[], mode: TmuxMode = 'held') 
 
 /** A monitor whose fallback pass is a minute away, so only events explain a timely report; settled. */
 async function eventsOnly(engine: Engine): Promise<{ m: ActivityMonitor; changes: ActivityChange[] }> {
-  const m = new ActivityMonitor(engine, { fallbackMs: 60_000 });
+  const m = new ActivityMonitor(engine.ports, { fallbackMs: 60_000 });
   const changes: ActivityChange[] = [];
   m.onChange((c) => changes.push(c));
   await m.start();
@@ -197,7 +202,7 @@ async function restCpu(mode: TmuxMode): Promise<RestFigures> {
   let m: ActivityMonitor | undefined;
   const windowRest: Record<string, WindowRest> = {};
   try {
-    m = new ActivityMonitor(c.engine);
+    m = new ActivityMonitor(c.engine.ports);
     await m.start();
     await new Promise((r) => setTimeout(r, 2000));
     const serverPid = c.tmux.serverPid()!;
@@ -210,9 +215,6 @@ async function restCpu(mode: TmuxMode): Promise<RestFigures> {
     const watchCpu = ((pids.reduce((s, p) => s + cpuTicks(p), 0) - k0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
     const serverCpu = ((cpuTicks(serverPid) - s0) * (1000 / TICK)) / (IDLE_SECONDS * 1000);
     // (2b) The same rest with a window open: its seats subscribed, as the serve host does.
-    const real = c.engine.roster.bind(c.engine);
-    let rosters = 0;
-    c.engine.roster = (...a: Parameters<typeof real>) => (rosters++, real(...a));
     for (const poll of ['everySecond', 'onEvents'] as const) {
       const hub = new PushHub(c.engine, { activityEvents: poll === 'onEvents' });
       const off = hub.subscribe(() => undefined);
@@ -220,7 +222,7 @@ async function restCpu(mode: TmuxMode): Promise<RestFigures> {
       const each: { engine: number; server: number; ps: number; rosters: number }[] = [];
       for (let rep = 0; rep < REST_REPS; rep++) {
         const p0 = hub.stats.seatPolls;
-        const r0 = rosters;
+        const r0 = c.counted.rosters;
         const w0 = engineCpuMs(c.links);
         const ws0 = cpuTicks(serverPid);
         await new Promise((r) => setTimeout(r, WINDOW_SECONDS * 1000));
@@ -228,7 +230,7 @@ async function restCpu(mode: TmuxMode): Promise<RestFigures> {
           engine: ((engineCpuMs(c.links) - w0) / (WINDOW_SECONDS * 1000)) * 100,
           server: (((cpuTicks(serverPid) - ws0) * (1000 / TICK)) / (WINDOW_SECONDS * 1000)) * 100,
           ps: hub.stats.seatPolls - p0,
-          rosters: rosters - r0,
+          rosters: c.counted.rosters - r0,
         });
       }
       windowRest[poll] = {
@@ -241,7 +243,6 @@ async function restCpu(mode: TmuxMode): Promise<RestFigures> {
       off();
       hub.close();
     }
-    c.engine.roster = real;
     return { engineCpu, watchCpu, serverCpu, windowRest };
   } finally {
     m?.stop();

@@ -57,7 +57,7 @@ export async function hookBench(resultsDir: string): Promise<void> {
     if (up.code !== 0) throw new Error(up.stdout + up.stderr);
     const e = w.engine();
     const changes: ActivityChange[] = [];
-    m.monitor = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    m.monitor = new ActivityMonitor(e.ports, { fallbackMs: 60_000 });
     m.monitor.onChange((c) => changes.push({ ...c, at: performance.timeOrigin + performance.now() }));
     await m.monitor.start();
     const idle = (seat: string, since: number) =>
@@ -107,7 +107,7 @@ async function trial(
   const hooked = seat.startsWith('lead@');
   const polling = (async () => {
     while (!psAt && Date.now() - since < 60_000) {
-      const o = (await observeSeats(e, await e.roster(), [row])).get(seat)!.activity;
+      const o = (await observeSeats(e.ports, await e.roster(), [row])).get(seat)!.activity;
       if (o.needsInput === 'permission' && (!hooked || o.basis[0]?.source === 'hook')) psAt = Date.now();
     }
   })();

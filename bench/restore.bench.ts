@@ -58,7 +58,7 @@ async function timedRestore(n: number): Promise<{ ms: number; outcome: string; r
   try {
     const e = w.engine();
     const t0 = performance.now();
-    const r = await restore(e, 'bench');
+    const r = await restore(e.ports, 'bench');
     const ms = performance.now() - t0;
     if (!r.ok) throw new Error(`restore failed: ${r.message}`);
     if (r.seats.some((s) => s.outcome !== 'resumed'))

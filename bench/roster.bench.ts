@@ -279,7 +279,11 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
   try {
     mkdirSync(home, { recursive: true });
     const exec = countingExec(liveExec);
-    const eng = new Engine(liveEngineDeps(env, { exec, tmux: links }));
+    // Every roster the engine reads, counted (what one launch costs, beside its spawns).
+    const counted = { rosters: 0 };
+    const eng = new Engine(liveEngineDeps(env, { exec, tmux: links }), (p) => ({
+      roster: () => (counted.rosters++, p.roster()),
+    }));
     // Every process the engine starts: execFile calls, and held control clients.
     const spawnsNow = () => exec.count + links.spawns;
     engine = eng;
@@ -289,9 +293,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     writeFileSync(specPath, rigYaml(rig, members));
 
     // What one launch costs, beside the spawns: the rosters it takes and tmux's own create.
-    let bringUpRosters = 0;
-    const roster = eng.roster.bind(eng);
-    eng.roster = (...a: Parameters<typeof roster>) => (bringUpRosters++, roster(...a));
+    const rosters0 = counted.rosters;
     const creates: number[] = [];
     const create = eng.own.newSession.bind(eng.own);
     eng.own.newSession = async (...a: Parameters<typeof create>) => {
@@ -310,7 +312,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
       children: (reapedChildrenMs() - cpu0.children) / n,
       tmuxServer: 0,
     };
-    eng.roster = roster;
+    const bringUpRosters = counted.rosters - rosters0;
     eng.own.newSession = create;
     const createStats = stats(creates);
     const bringUpCreate = {

@@ -3,10 +3,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { claudeSink } from '../src/main/engine/usage/claude';
+import { claudeSink } from '../src/main/engine/runtimes/usage/claude';
 import { liveOpencodeQuery } from '../src/main/engine/usage/opencode';
 import { liveTailIO } from '../src/main/engine/usage/tail';
-import type { UsageTotals } from '../src/main/engine/usage/types';
+import type { UsageTotals } from '../src/main/engine/runtimes/usage/records';
 import { UsageWatch } from '../src/main/engine/usage/watch';
 
 /**

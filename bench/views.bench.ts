@@ -10,7 +10,7 @@ import { rigTimeline } from '../src/main/engine/workspace/rig-timeline';
 import { layoutTopology } from '../src/renderer/src/views/topology-layout';
 import type { Topology } from '../src/shared/contract';
 import { chromiumMissing, launchChromium } from '../test/app/chromium';
-import { appWorld } from '../test/app/helpers';
+import { appWorld, podRigYaml } from '../test/app/helpers';
 import { waitFor } from '../test/support/tmux';
 
 /**
@@ -58,27 +58,6 @@ afterAll(() => {
   log(`wrote ${out}`);
 });
 
-/** Five pods of ten shell seats: each pod's lead delegates to its members, who escalate back or collaborate. */
-function bigRigYaml(n: number): string {
-  const pods = Math.ceil(n / 10);
-  const lines = ['name: big', 'pods:'];
-  const edges: string[] = [];
-  for (let p = 0; p < pods; p++) {
-    lines.push(`  - id: pod${p + 1}`, '    members:');
-    const members = Array.from({ length: Math.min(10, n - p * 10) }, (_, i) => `p${p + 1}m${i + 1}`);
-    for (const m of members)
-      lines.push(`      - { id: ${m}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`);
-    for (const [i, m] of members.slice(1).entries()) {
-      edges.push(`  - { from: ${members[0]}, to: ${m}, kind: delegates_to }`);
-      if (i % 3 === 0) edges.push(`  - { from: ${m}, to: ${members[0]}, kind: escalates_to }`);
-      if (i % 3 === 1 && members[i + 2])
-        edges.push(`  - { from: ${m}, to: ${members[i + 2]}, kind: collaborates_with }`);
-    }
-    if (p > 0) edges.push(`  - { from: p1m1, to: p${p + 1}m1, kind: delegates_to }`);
-  }
-  return [...lines, 'edges:', ...edges, ''].join('\n');
-}
-
 function writeEvents(engine: Engine, n: number): void {
   const kinds: EventKind[] = ['seat.activity', 'seat.send', 'queue.created', 'seat.launch_refused', 'decision.opened'];
   engine.store.db.transaction(() => {
@@ -116,7 +95,7 @@ it.skipIf(!!missing)(
   `a ${SEATS}-seat graph laid out once, state changes redrawn without a layout, a ${EVENTS}-event timeline`,
   async () => {
     const w = await appWorld('big', [], {
-      yaml: bigRigYaml(SEATS),
+      yaml: podRigYaml('big', SEATS),
       monitor: true,
       seed: (e) => writeEvents(e, EVENTS),
     });
@@ -219,7 +198,7 @@ async function timeline(engine: Engine, page: Page) {
     const ms: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
-      const r = rigTimeline(engine, { rig: 'big', limit: 100, ...(before ? { beforeSeq: before } : {}) });
+      const r = rigTimeline(engine.ports, { rig: 'big', limit: 100, ...(before ? { beforeSeq: before } : {}) });
       ms.push(performance.now() - t0);
       if (!r.ok || r.events.length !== 100) throw new Error('short page');
     }

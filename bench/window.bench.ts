@@ -306,7 +306,7 @@ it.skipIf(!!missing || !ONLY.has('prompt'))(
           { what: 'the needs_input event row', timeoutMs: 10_000 },
         );
         ms.push(at - ev.at);
-        await waitFor(async () => (await dispatch(w.engine, 'answerPrompt', { seat, choice: 'deny' })).ok, {
+        await waitFor(async () => (await dispatch(w.engine, 'prompts.answer', { seat, choice: 'deny' })).ok, {
           what: 'denied',
         });
         // After a denial the fake model answers the next message with the rejected tool result.

@@ -5,6 +5,8 @@
 //   other at run time (type-only imports left out), as strongly connected groups;
 // - runtime-id branches outside runtimes/: a runtime's id compared or switched on (`=== 'codex'`,
 //   `case 'pi':`, `.includes('gemini')` on a list of ids) anywhere in src but the runtimes folder;
+// - runtime-id tables outside runtimes/: what a runtime can do kept beside the code that asks,
+//   keyed by ids (an object literal with two or more ids as keys, a list or set of two or more ids);
 // - functions that take the whole Engine, per folder;
 // - direct node:fs imports in the engine;
 // - the largest functions of the engine (lines).
@@ -129,6 +131,22 @@ function runtimeBranches(sf) {
   return hits;
 }
 
+/** Tables keyed by runtime ids: object literals with 2+ id keys, array literals (a Set's too) of 2+ ids. */
+function runtimeTables(sf) {
+  const hits = [];
+  const at = (node) => sf.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+  const keyIsId = (p) =>
+    (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) &&
+    RUNTIME_IDS.includes(ts.isStringLiteralLike(p.name) || ts.isIdentifier(p.name) ? p.name.text : '');
+  const visit = (node) => {
+    if (ts.isObjectLiteralExpression(node) && node.properties.filter(keyIsId).length >= 2) hits.push(at(node));
+    else if (ts.isArrayLiteralExpression(node) && node.elements.filter(isRuntimeId).length >= 2) hits.push(at(node));
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return hits;
+}
+
 function isEngineType(type) {
   if (!type) return false;
   if (ts.isTypeReferenceNode(type)) return type.typeName.getText() === 'Engine';
@@ -183,14 +201,20 @@ for (const file of engineFiles) {
 }
 
 const branches = [];
-for (const file of [...walk('src')].filter((f) => !f.startsWith(`${ENGINE}/runtimes/`)))
-  for (const line of runtimeBranches(parse(file))) branches.push(`${file}:${line}`);
+const tables = [];
+for (const file of [...walk('src')].filter((f) => !f.startsWith(`${ENGINE}/runtimes/`))) {
+  const sf = parse(file);
+  for (const line of runtimeBranches(sf)) branches.push(`${file}:${line}`);
+  for (const line of runtimeTables(sf)) tables.push(`${file}:${line}`);
+}
 
 sizes.sort((a, b) => b.lines - a.lines);
 const figures = {
   folderCircles: circles(graph),
   runtimeIdBranchesOutsideRuntimes: branches.length,
   runtimeIdBranches: branches,
+  runtimeIdTablesOutsideRuntimes: tables.length,
+  runtimeIdTables: tables,
   functionsTakingEngine: Object.values(takesEngine).reduce((a, b) => a + b, 0),
   functionsTakingEngineByFolder: Object.fromEntries(Object.entries(takesEngine).sort((a, b) => b[1] - a[1])),
   nodeFsImportsInEngine: fsImports,
@@ -204,6 +228,8 @@ else {
   for (const c of figures.folderCircles) console.log(`  ${c.join(' <-> ')}`);
   console.log(`runtime-id branches outside runtimes/: ${figures.runtimeIdBranchesOutsideRuntimes}`);
   for (const b of branches) console.log(`  ${b}`);
+  console.log(`runtime-id tables outside runtimes/: ${figures.runtimeIdTablesOutsideRuntimes}`);
+  for (const t of tables) console.log(`  ${t}`);
   console.log(`functions taking the whole Engine: ${figures.functionsTakingEngine}`);
   for (const [k, v] of Object.entries(figures.functionsTakingEngineByFolder)) console.log(`  ${k} ${v}`);
   console.log(`direct node:fs imports in the engine: ${figures.nodeFsImportsInEngine}`);

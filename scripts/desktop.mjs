@@ -26,7 +26,7 @@ export function electronAbi(root = ROOT) {
   return readFileSync(join(pkgDir(root, 'electron'), 'abi_version'), 'utf8').trim();
 }
 
-/** Where the Electron build of better-sqlite3 lives; src/main/engine/store/sqlite-binding.ts reads the same. */
+/** Where the Electron build of better-sqlite3 lives; src/main/engine/sqlite-binding.ts reads the same. */
 export function electronSqliteFile(root = ROOT, abi = electronAbi(root)) {
   const name = `electron-v${abi}-${process.platform}-${process.arch}`;
   return join(pkgDir(root, 'better-sqlite3'), 'lib', 'binding', name, 'better_sqlite3.node');

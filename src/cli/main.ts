@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServe } from '../server/serve';
-import { PushHub } from '../main/host/pushes';
+import { PushHub } from '../main/window-hub/pushes';
 import { startBackground } from '../main/engine/background';
 import { exitCodeFor, fail, type Failure } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
@@ -10,6 +9,7 @@ import type { EngineCall } from '../shared/contract';
 import { liveEngineDeps } from '../main/engine/context';
 import { Engine } from '../main/engine/engine';
 import { resolveHome } from '../main/engine/home';
+import { secureHome } from '../main/engine/home-safety';
 import { callRunningEngine } from '../main/engine/rpc/client';
 import { serveEngineSocket } from '../main/engine/rpc/server';
 import { parseArgs, USAGE_HEAD, USAGE_TAIL } from './args';
@@ -39,6 +39,9 @@ function engineCall(env: NodeJS.ProcessEnv): { call: EngineCall; close(): void }
   const call: EngineCall = async (method, params) => {
     if (local) return dispatch(local, method, params);
     const layout = resolveHome(env);
+    // Before engine.json is trusted: a home others may write could point the CLI at their socket.
+    const safe = secureHome(layout.home, process.getuid?.());
+    if (!safe.ok) return safe;
     const remote = await callRunningEngine(layout.engineInfoPath, method, params);
     if (remote) return remote;
     // Scripts that must act through the app's engine (and never start their own) say so.
@@ -47,7 +50,8 @@ function engineCall(env: NodeJS.ProcessEnv): { call: EngineCall; close(): void }
         hint: 'Start the app or `rigdesk serve`, or unset RIGDESK_REQUIRE_ENGINE to run one in this process.',
       });
     }
-    mkdirSync(layout.home, { recursive: true, mode: 0o700 });
+    const made = secureHome(layout.home, process.getuid?.(), { create: true });
+    if (!made.ok) return made;
     local ??= new Engine(liveEngineDeps(env, { layout }));
     return dispatch(local, method, params);
   };
@@ -55,19 +59,24 @@ function engineCall(env: NodeJS.ProcessEnv): { call: EngineCall; close(): void }
 }
 
 async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: number): Promise<number> {
+  const refuse = (f: Failure) => {
+    if (json) out.stdout(`${JSON.stringify(f)}\n`);
+    else out.stderr(`${formatFailure(f)}\n`);
+    return exitCodeFor(f.code);
+  };
   const layout = resolveHome(env);
-  mkdirSync(layout.home, { recursive: true, mode: 0o700 });
+  const safe = secureHome(layout.home, process.getuid?.(), { create: true });
+  if (!safe.ok) return refuse(safe);
   const engine = new Engine(liveEngineDeps(env, { layout }));
   let handle: Awaited<ReturnType<typeof serveEngineSocket>>;
   try {
     handle = await serveEngineSocket(engine);
   } catch (e) {
-    const f = fail('ENGINE_UNREACHABLE', (e as Error).message, {
-      hint: 'Use the running engine (the CLI finds it by itself), or stop it first.',
-    });
-    if (json) out.stdout(`${JSON.stringify(f)}\n`);
-    else out.stderr(`${formatFailure(f)}\n`);
-    return 1;
+    return refuse(
+      fail('ENGINE_UNREACHABLE', (e as Error).message, {
+        hint: 'Use the running engine (the CLI finds it by itself), or stop it first.',
+      }),
+    );
   }
   // Reconcile after a crash or a reboot, snapshots, the queue waker, the activity monitor.
   const background = await startBackground(engine, (r) => out.stderr(reportLine(r)));

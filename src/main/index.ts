@@ -2,16 +2,17 @@
 // (src/main/shell), starts the engine in this process and serves its socket so the `rigdesk`
 // CLI (and `rigdesk open <seat>`) talks to this app's engine, which then runs what `rigdesk serve`
 // runs besides requests (reconcile, snapshots, the queue waker, the activity monitor).
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, Tray } from 'electron';
 import { liveEngineDeps } from './engine/context';
 import { Engine } from './engine/engine';
 import { resolveHome } from './engine/home';
-import { sqliteNativeBinding } from './engine/store/sqlite-binding';
+import { secureHome } from './engine/home-safety';
+import { sqliteNativeBinding } from './engine/sqlite-binding';
 import { claimEngine } from './engine/background';
 import { reportLine } from '../cli/format';
-import { PushHub } from './host/pushes';
+import { PushHub } from './window-hub/pushes';
 import { type Shell, startShell } from './shell/app';
 import type { ElectronApi } from './shell/types';
 import { TerminalHub } from './terminal/hub';
@@ -71,7 +72,12 @@ async function main(): Promise<Shell | undefined> {
     return undefined;
   }
   const layout = resolveHome(process.env);
-  mkdirSync(layout.home, { recursive: true, mode: 0o700 });
+  const safe = secureHome(layout.home, process.getuid?.(), { create: true });
+  if (!safe.ok) {
+    dialog.showErrorBox('Rigdesk will not use its home', `${safe.message}\n${safe.hint ?? ''}`);
+    app.exit(1);
+    return undefined;
+  }
   const engine = new Engine(liveEngineDeps(process.env, { layout }));
   // Activity events: this engine's monitor (claimEngine below) or, if another engine serves this
   // home, that engine's, writes them to the same store.

@@ -4,8 +4,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Engine } from '../main/engine/engine';
-import { WindowConnection, type HostContext } from '../main/host/connection';
-import { PushHub } from '../main/host/pushes';
+import { WindowConnection, type WindowHubContext } from '../main/window-hub/connection';
+import { PushHub } from '../main/window-hub/pushes';
 import { TerminalHub } from '../main/terminal/hub';
 import { serveStatic } from './static';
 
@@ -24,7 +24,7 @@ export interface ServeHandle {
   url: string;
   port: number;
   token: string;
-  ctx: HostContext;
+  ctx: WindowHubContext;
   /** Open WebSocket connections (tests check cleanup). */
   connections(): number;
   close(): Promise<void>;
@@ -43,7 +43,7 @@ export async function startServe(opts: ServeOptions): Promise<ServeHandle> {
   const token = randomBytes(24).toString('hex');
   const tokenBuf = Buffer.from(token);
   const staticDir = resolve(opts.staticDir);
-  const ctx: HostContext = {
+  const ctx: WindowHubContext = {
     engine: opts.engine,
     terminals: opts.terminals ?? new TerminalHub(opts.engine),
     pushes: opts.pushes ?? new PushHub(opts.engine),

@@ -14,6 +14,9 @@ export const ERROR_CODES = [
   'RIG_NOT_FOUND',
   'TEXT_INVALID',
   'TEXT_TOO_LONG',
+  // a file to read (a spec, the text to send) that is not a regular file, or too large: never read
+  'FILE_NOT_REGULAR',
+  'FILE_TOO_LARGE',
   'CWD_MISSING',
   'RUNTIME_UNKNOWN',
   'RUNTIME_NOT_INSTALLED',
@@ -54,6 +57,10 @@ export const ERROR_CODES = [
   'HOST_NOT_FOUND',
   'NOT_REMOVED',
   'STORE_FAILED',
+  // RIGDESK_HOME, or a file in it, that another user may write or that is not the user's own
+  'HOME_UNSAFE',
+  // a window connection already has as many live terminals as it may
+  'TERMINAL_LIMIT',
   'ENGINE_UNREACHABLE',
   'ENGINE_AUTH_FAILED',
   'INTERNAL',
@@ -98,6 +105,8 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'SEAT_NAME_INVALID':
     case 'TEXT_INVALID':
     case 'TEXT_TOO_LONG':
+    case 'FILE_NOT_REGULAR':
+    case 'FILE_TOO_LARGE':
     case 'RUNTIME_UNKNOWN':
     case 'CWD_MISSING':
     case 'SEAT_NOT_FOUND':

@@ -212,7 +212,7 @@ describe("Claude hooks installed into the seat's own isolated config", () => {
     });
     expect(JSON.parse(readFileSync(hookFile, 'utf8')).session_id).toBe(up.json.seats[0].launched.conversationId);
     const e = w.engine();
-    const o = (await observeSeats(e, await e.roster(), e.store.rigs.seats())).get('lead@act')!;
+    const o = (await observeSeats(e.ports, await e.roster(), e.store.rigs.seats())).get('lead@act')!;
     expect(o.activity).toMatchObject({ activity: 'idle', needsInput: 'none' });
     expect(o.activity.basis[0]).toMatchObject({ source: 'hook', detail: 'hook Stop' });
   });

@@ -128,7 +128,7 @@ describe('safe delivery to a real Claude Code seat', () => {
     const e = w.engine();
     const seat = e.store.rigs.seat('lead@act')!;
     const live = e.store.sessions.live('lead@act')!;
-    const v = await verifySubmitted(e, seat, live.server, live.paneId, 'enter was dropped');
+    const v = await verifySubmitted(e.ports, seat, live.server, live.paneId, 'enter was dropped');
     expect(v).toEqual({ ok: true });
     await waitFor(() => transcript().includes('ACK enter was dropped'), { timeoutMs: 30_000, what: 'the reply' });
   });

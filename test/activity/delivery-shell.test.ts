@@ -41,7 +41,7 @@ describe('concurrent sends to one seat (real tmux, real CLI processes)', () => {
       .prepare('INSERT INTO delivery_tickets (seat, holder_pid, holder_start, created_at) VALUES (?, ?, ?, ?)')
       .run('sink@d', process.pid, e.deps.proc.read(process.pid)!.startTime, Date.now());
     const { withSeatTurn } = await import('../../src/main/engine/delivery/lease');
-    const r = await withSeatTurn(e, 'sink@d', Date.now() + 300, async () => 'typed');
+    const r = await withSeatTurn(e.ports, 'sink@d', Date.now() + 300, async () => 'typed');
     expect(r.ok).toBe(false);
     expect(readFileSync(join(w.root, 'out.txt'), 'utf8')).toBe('');
   });

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import type { Engine } from '../../src/main/engine/engine';
-import { RigWorld, shellRigYaml } from '../support/rig';
+import { RigWorld, rosterSwitch, shellRigYaml } from '../support/rig';
 import { waitFor } from '../support/tmux';
 
 describe('the activity monitor when a pass fails', () => {
@@ -27,39 +27,42 @@ describe('the activity monitor when a pass fails', () => {
 
   it('forced fault (the roster throws): a failing pass while running is reported, and the monitor goes on', async () => {
     const errors: Error[] = [];
-    m = new ActivityMonitor(e, { fallbackMs: 100, onError: (err) => errors.push(err) });
+    const { ports, real, set } = rosterSwitch(e);
+    m = new ActivityMonitor(ports, { fallbackMs: 100, onError: (err) => errors.push(err) });
     await m.start();
-    const real = e.roster.bind(e);
     let failing = true;
-    e.roster = async (...args) => {
+    set(async () => {
       if (failing) throw new Error('forced: the roster could not be read');
-      return real(...args);
-    };
+      return real();
+    });
     await waitFor(() => errors.length > 0, { what: 'the failure reported' });
     expect(errors[0]!.message).toBe('forced: the roster could not be read');
     failing = false;
     const seen = errors.length;
     // Passes go on after a failure: the next roster is read again.
     let reads = 0;
-    e.roster = async (...args) => {
+    set(async () => {
       reads++;
-      return real(...args);
-    };
+      return real();
+    });
     await waitFor(() => reads >= 2, { what: 'passes after the failure' });
     expect(errors.length).toBe(seen);
   });
 
   it('forced fault (the roster fails after stop): nothing is reported and nothing is left unhandled', async () => {
     const errors: Error[] = [];
-    m = new ActivityMonitor(e, { fallbackMs: 100, onError: (err) => errors.push(err) });
+    const { ports, set } = rosterSwitch(e);
+    m = new ActivityMonitor(ports, { fallbackMs: 100, onError: (err) => errors.push(err) });
     await m.start();
     let fail: (err: Error) => void = () => undefined;
     let asked = false;
-    e.roster = () =>
-      new Promise((_resolve, reject) => {
-        asked = true;
-        fail = reject;
-      });
+    set(
+      () =>
+        new Promise((_resolve, reject) => {
+          asked = true;
+          fail = reject;
+        }),
+    );
     await waitFor(() => asked, { what: 'a pass under way' });
     m.stop();
     fail(new Error('forced: the store was closed under the roster'));

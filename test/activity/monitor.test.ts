@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ActivityMonitor, type ActivityChange } from '../../src/main/engine/activity/monitor';
-import { RigWorld, shellRigYaml } from '../support/rig';
+import type { EnginePorts } from '../../src/main/engine/engine';
+import { RigWorld, rosterSwitch, shellRigYaml } from '../support/rig';
 import { waitFor } from '../support/tmux';
 
 /** The long-lived engine hears of activity from events (pane output, live-state files), not polling. */
@@ -19,8 +20,8 @@ describe('the activity monitor', () => {
   });
 
   /** A monitor whose fallback pass is a minute away, so only events can explain a timely report; started once both seats read idle. */
-  async function idleMonitor(e: ReturnType<RigWorld['engine']>): Promise<ActivityChange[]> {
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+  async function idleMonitor(ports: EnginePorts): Promise<ActivityChange[]> {
+    m = new ActivityMonitor(ports, { fallbackMs: 60_000 });
     const changes: ActivityChange[] = [];
     m.onChange((c) => changes.push(c));
     await m.start();
@@ -44,7 +45,7 @@ describe('the activity monitor', () => {
 
   it('reports working and idle from pane output, long before its 60 s fallback pass could', async () => {
     const e = w.engine();
-    const changes = await idleMonitor(e);
+    const changes = await idleMonitor(e.ports);
     const { t0, working } = await typeUntilWorking(changes, 'sleep 3');
     // Only pane output can explain a report within seconds (latency itself is bench/activity's to measure).
     expect(working.at - t0).toBeLessThan(5000);
@@ -67,16 +68,15 @@ describe('the activity monitor', () => {
   });
 
   it('output printed while a look is under way still wakes the monitor (fault: the roster that sees `sleep` is held until the prompt is back)', async () => {
-    const e = w.engine();
-    const real = e.roster.bind(e);
+    const { ports, real, set } = rosterSwitch(w.engine());
     // The fault is gated on what the look saw, not on time, so a loaded machine cannot miss it: the
     // look that read `sleep` in front keeps its roster until the shell has printed its prompt again.
     let held = false;
     let lastLook = 0;
     const foreground = () => w.tmux.run(['display-message', '-p', '-t', 'a@demo', '#{pane_current_command}']).trim();
-    e.roster = async (...a: Parameters<typeof real>) => {
+    set(async () => {
       lastLook = Date.now();
-      const r = await real(...a);
+      const r = await real();
       if (!held && r.panes.some((p) => p.seatTag === 'a@demo' && p.foreground?.comm === 'sleep')) {
         held = true;
         await waitFor(() => foreground() !== 'sleep', {
@@ -87,8 +87,8 @@ describe('the activity monitor', () => {
         await new Promise((res) => setTimeout(res, 200));
       }
       return r;
-    };
-    const changes = await idleMonitor(e);
+    });
+    const changes = await idleMonitor(ports);
     // Typed only once the looks that follow the start (the pipes being set) are over: the roster is
     // every pane's, so one taken by a look at seat b alone would see `sleep` and be held, and no
     // look at seat a would ever see it running (1 run in 4 under load failed that way).
@@ -113,11 +113,10 @@ describe('the activity monitor', () => {
   });
 
   it('a seat flooding output is looked at when its output pauses (at least once a cap), not at a fixed pace, and its end is still seen', async () => {
-    const e = w.engine();
-    const real = e.roster.bind(e);
+    const { ports, real, set } = rosterSwitch(w.engine());
     const looks: number[] = [];
-    e.roster = async (...a: Parameters<typeof real>) => (looks.push(Date.now()), real(...a));
-    const changes = await idleMonitor(e);
+    set(async () => (looks.push(Date.now()), real()));
+    const changes = await idleMonitor(ports);
     const { t0, working } = await typeUntilWorking(changes, 'timeout 4 yes');
     const idle = await waitFor(
       () => changes.find((c) => c.seat === 'a@demo' && c.label === 'idle' && c.at > working.at),
@@ -137,7 +136,7 @@ describe('the activity monitor', () => {
     // can report the change in time.
     const front = (seat: string) => w.tmux.run(['display-message', '-p', '-t', seat, '#{pane_current_command}']).trim();
     await waitFor(() => front('a@demo') === 'bash' && front('b@demo') === 'bash', { what: 'both shells up' });
-    m = new ActivityMonitor(e, { fallbackMs: 60_000, debounceMs: 60_000 });
+    m = new ActivityMonitor(e.ports, { fallbackMs: 60_000, debounceMs: 60_000 });
     const changes: ActivityChange[] = [];
     m.onChange((c) => changes.push(c));
     await m.start();
@@ -155,19 +154,20 @@ describe('the activity monitor', () => {
 
   it("a window's ps looking at every seat stands for the monitor's fallback pass: no roster of its own meanwhile", async () => {
     const e = w.engine();
-    m = new ActivityMonitor(e, { fallbackMs: 3000 });
+    const { ports, real, set } = rosterSwitch(e);
+    m = new ActivityMonitor(ports, { fallbackMs: 3000 });
     const changes: ActivityChange[] = [];
     m.onChange((c) => changes.push(c));
     await m.start();
     await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
-    const real = e.roster.bind(e);
-    // The monitor's own rosters: every one taken outside a ps.
+    // The monitor's own rosters: every one taken outside a ps (a window's ps takes its own through
+    // the engine's ports).
     let inPs = false;
     let own = 0;
-    e.roster = (...a: Parameters<typeof real>) => {
+    set(() => {
       if (!inPs) own++;
-      return real(...a);
-    };
+      return real();
+    });
     const { ps } = await import('../../src/main/engine/services/ps');
     const windowPoll = async (times: number) => {
       for (let i = 0; i < times; i++) {
@@ -191,15 +191,14 @@ describe('the activity monitor', () => {
   });
 
   it('on a rig where nothing happens the fallback passes thin out to the rest cap, and pane output brings back the base pace', async () => {
-    const e = w.engine();
-    m = new ActivityMonitor(e, { fallbackMs: 250, restMaxMs: 3000 });
+    const { ports, real, set } = rosterSwitch(w.engine());
+    m = new ActivityMonitor(ports, { fallbackMs: 250, restMaxMs: 3000 });
     const changes: ActivityChange[] = [];
     m.onChange((c) => changes.push(c));
     await m.start();
     await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both idle at start' });
-    const real = e.roster.bind(e);
     const at: number[] = [];
-    e.roster = (...a: Parameters<typeof real>) => (at.push(Date.now()), real(...a));
+    set(() => (at.push(Date.now()), real()));
     await new Promise((r) => setTimeout(r, 2000)); // 250, 500, 1000, 2000: at the cap soon
     const t0 = Date.now();
     await new Promise((r) => setTimeout(r, 6000));
@@ -223,7 +222,7 @@ describe('the activity monitor', () => {
 
   it('a seat whose program exits reads exited, through the pane output it leaves', async () => {
     const e = w.engine();
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    m = new ActivityMonitor(e.ports, { fallbackMs: 60_000 });
     const changes: ActivityChange[] = [];
     m.onChange((c) => changes.push(c));
     await m.start();
@@ -245,7 +244,7 @@ describe('the activity monitor', () => {
       w.tmux.run(['display-message', '-p', '-t', seat, '#{pane_pipe} #{@rigdesk_watch}']).trim();
     const serverPid = () => Number(w.tmux.run(['display-message', '-p', '#{pid}']).trim());
     const start = async () => {
-      m = new ActivityMonitor(w.engine(), { fallbackMs: 60_000 });
+      m = new ActivityMonitor(w.engine().ports, { fallbackMs: 60_000 });
       const changes: ActivityChange[] = [];
       m.onChange((c) => changes.push(c));
       await m.start();
@@ -300,17 +299,16 @@ describe('the activity monitor', () => {
       w.tmux.run(['pipe-pane', '-t', 'b@demo', `cat >> ${join(w.root, 'their-log.txt')}`]);
       for (const seat of ['a@demo', 'b@demo']) w.tmux.run(['send-keys', '-t', seat, 'sleep 1', 'Enter']);
       await new Promise((r) => setTimeout(r, 300));
-      const e = w.engine();
-      const real = e.roster.bind(e);
+      const { ports, real, set } = rosterSwitch(w.engine());
       let first = true;
-      e.roster = async (...a: Parameters<typeof real>) => {
-        const r = await real(...a);
+      set(async () => {
+        const r = await real();
         // The first look sees both sleeping; the prompts come back before any watch exists.
         if (first) await new Promise((res) => setTimeout(res, 1500));
         first = false;
         return r;
-      };
-      m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+      });
+      m = new ActivityMonitor(ports, { fallbackMs: 60_000 });
       const changes: ActivityChange[] = [];
       m.onChange((c) => changes.push(c));
       await m.start();

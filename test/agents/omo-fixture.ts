@@ -35,3 +35,6 @@ export function makeOmoFixture(opts: OpencodeFixtureOptions): OmoFixture {
     handEnv: (dir) => ({ ...fx.env, ...OMO_TELEMETRY_OFF, PWD: dir }),
   };
 }
+
+/** What omo prints when the OpenCode server it starts is not up within its fixed 5 s (no setting). */
+export const OMO_SERVER_TIMEOUT = 'Timeout waiting for server to start';

@@ -50,10 +50,14 @@ describe("the app's engine (real engine, real tmux)", () => {
   }, 60_000);
 
   it('forced fault: a background that cannot start gives the socket back instead of serving an engine that watches nothing', async () => {
-    const engine = w.engine();
-    engine.roster = async () => {
-      throw new Error('forced: the roster cannot be read');
-    };
+    const engine = w.engine(
+      {},
+      {
+        roster: async () => {
+          throw new Error('forced: the roster cannot be read');
+        },
+      },
+    );
     await expect(claimEngine(engine, () => undefined)).rejects.toThrow('forced');
     expect(existsSync(engine.deps.layout.engineInfoPath)).toBe(false);
     expect(existsSync(engine.deps.layout.socketPath)).toBe(false);

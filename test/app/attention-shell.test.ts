@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { startShell } from '../../src/main/shell/app';
 import { TerminalHub } from '../../src/main/terminal/hub';
 import type { PsRow } from '../../src/shared/contract';

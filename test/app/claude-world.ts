@@ -8,7 +8,7 @@ import type { Engine } from '../../src/main/engine/engine';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
 import { startServe, type ServeHandle } from '../../src/server/serve';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { RigWorld } from '../support/rig';
 import { RENDERER_DIR } from './helpers';
 
@@ -50,7 +50,7 @@ export async function claudeAppWorld(): Promise<ClaudeAppWorld> {
   if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);
   // As `rigdesk serve` runs: an activity monitor writes each change as an event row, and the
   // window's seats are polled when events arrive (and at rest every 5 s), not every second.
-  const monitor = new ActivityMonitor(engine);
+  const monitor = new ActivityMonitor(engine.ports);
   await monitor.start();
   const serve = await startServe({
     engine,

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHODS } from '../../src/shared/contract';
 import { encodeAck, encodeFrame, FRAME, MAX_TEXT_MESSAGE, WINDOW_REQUESTS } from '../../src/shared/contract/app';
+import { MAX_TERMINALS_PER_CONNECTION } from '../../src/main/terminal/hub';
 import { appWorld, WireClient, type AppWorld } from './helpers';
 
 let w: AppWorld;
@@ -117,7 +118,7 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
       code: 'BAD_USAGE',
     });
     // Writing a program onto the person's PATH is for the CLI and the app's menu, not a window.
-    expect(await c.call('installShim', { dir: '/tmp/rd-should-not-exist' })).toMatchObject({
+    expect(await c.call('shim.install', { dir: '/tmp/rd-should-not-exist' })).toMatchObject({
       ok: false,
       code: 'BAD_USAGE',
       message: expect.stringMatching(/not available to a window/),
@@ -173,6 +174,28 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
     a.close();
     b.close();
   });
+
+  it('one connection holds at most MAX_TERMINALS_PER_CONNECTION live terminals: the next (also in a burst) is refused with TERMINAL_LIMIT, another connection still opens one, and a closed one frees its place', async () => {
+    const a = await WireClient.open(w.serve);
+    const b = await WireClient.open(w.serve);
+    const open = (c: WireClient) => c.call('terminal.open', { seat: 'lead@wire', cols: 80, rows: 24 });
+    // All asked at once, one more than the cap: opens under way count, so exactly one is refused.
+    const burst = await Promise.all(Array.from({ length: MAX_TERMINALS_PER_CONNECTION + 1 }, () => open(a)));
+    const refused = burst.filter((r) => !r.ok);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({
+      code: 'TERMINAL_LIMIT',
+      message: expect.stringContaining(String(MAX_TERMINALS_PER_CONNECTION)),
+      hint: expect.any(String),
+    });
+    expect(await open(b)).toMatchObject({ ok: true });
+    const first = burst.find((r) => r.ok)!;
+    expect(await a.call('terminal.close', { term: first.term })).toMatchObject({ ok: true });
+    expect(await open(a)).toMatchObject({ ok: true });
+    expect(await open(a)).toMatchObject({ ok: false, code: 'TERMINAL_LIMIT' });
+    a.close();
+    b.close();
+  }, 60_000);
 
   it('property: random payloads to every channel never crash the host or change state', async () => {
     const c = await WireClient.open(w.serve);

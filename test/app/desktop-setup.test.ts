@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { electronBindingFile, sqliteNativeBinding } from '../../src/main/engine/store/sqlite-binding';
+import { electronBindingFile, sqliteNativeBinding } from '../../src/main/engine/sqlite-binding';
 import { electronAbi, electronBinary, electronSqliteFile, readStatus } from '../../scripts/desktop.mjs';
 import { closedPort } from '../agents/fake-model-server';
 import { REPO } from '../support/rig';

@@ -5,7 +5,7 @@ import { dispatch } from '../../src/main/engine/api';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import type { Engine } from '../../src/main/engine/engine';
 import { startServe, type ServeHandle } from '../../src/server/serve';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { REPO, RigWorld, shellRigYaml } from '../support/rig';
 
 export const RENDERER_DIR = join(REPO, 'out', 'renderer');
@@ -42,7 +42,7 @@ export async function appWorld(
     staticDir: RENDERER_DIR,
     ...(opts.monitor ? { pushes: new PushHub(engine, { activityEvents: true }) } : {}),
   });
-  const monitor = opts.monitor ? new ActivityMonitor(engine) : undefined;
+  const monitor = opts.monitor ? new ActivityMonitor(engine.ports) : undefined;
   await monitor?.start();
   return {
     world,
@@ -147,6 +147,30 @@ export function twoPodRigYaml(rig: string, n: number): string {
     ...b.slice(1).map((m) => `  - { from: b1, to: ${m}, kind: delegates_to }`),
     '',
   ].join('\n');
+}
+
+/**
+ * A rig of `n` shell seats in pods of ten (`pod1`…): each pod's lead delegates to its members, who
+ * escalate back or collaborate, and the first lead delegates to every other pod's lead.
+ */
+export function podRigYaml(rig: string, n: number): string {
+  const pods = Math.ceil(n / 10);
+  const lines = [`name: ${rig}`, 'pods:'];
+  const edges: string[] = [];
+  for (let p = 0; p < pods; p++) {
+    lines.push(`  - id: pod${p + 1}`, '    members:');
+    const members = Array.from({ length: Math.min(10, n - p * 10) }, (_, i) => `p${p + 1}m${i + 1}`);
+    for (const m of members)
+      lines.push(`      - { id: ${m}, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }`);
+    for (const [i, m] of members.slice(1).entries()) {
+      edges.push(`  - { from: ${members[0]}, to: ${m}, kind: delegates_to }`);
+      if (i % 3 === 0) edges.push(`  - { from: ${m}, to: ${members[0]}, kind: escalates_to }`);
+      if (i % 3 === 1 && members[i + 2])
+        edges.push(`  - { from: ${m}, to: ${members[i + 2]}, kind: collaborates_with }`);
+    }
+    if (p > 0) edges.push(`  - { from: p1m1, to: p${p + 1}m1, kind: delegates_to }`);
+  }
+  return [...lines, 'edges:', ...edges, ''].join('\n');
 }
 
 /** The window's URL with the contract checked in the page: every answer and push is parsed. */

@@ -119,31 +119,31 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     // "Types nothing" is judged on the screen, so it must be one nothing else is still drawing:
     // the same for a full second before the refused answers.
     const before = await steadyScreen();
-    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve' })).toMatchObject({
+    expect(await c.call('prompts.answer', { seat: 'lead@act', choice: 'approve' })).toMatchObject({
       ok: false,
       code: 'PROMPT_NOT_WAITING',
     });
-    expect(await c.call('answerPrompt', { seat: 'sh@act', choice: 'approve' })).toMatchObject({
+    expect(await c.call('prompts.answer', { seat: 'sh@act', choice: 'approve' })).toMatchObject({
       ok: false,
       code: 'DECISION_CHOICE_INVALID',
     });
-    expect(await c.call('answerPrompt', { seat: 'ghost@act', choice: 'approve' })).toMatchObject({
+    expect(await c.call('prompts.answer', { seat: 'ghost@act', choice: 'approve' })).toMatchObject({
       ok: false,
       code: 'SEAT_NOT_FOUND',
     });
-    expect(await c.call('answerPrompt', { seat: 'lead@act', choice: 'maybe' })).toMatchObject({
+    expect(await c.call('prompts.answer', { seat: 'lead@act', choice: 'maybe' })).toMatchObject({
       ok: false,
       code: 'BAD_USAGE',
     });
     expect(screen()).toBe(before);
     await ask('touch third.txt');
-    const listed = await c.call('prompts', {});
+    const listed = await c.call('prompts.list', {});
     expect(listed).toMatchObject({
       ok: true,
       prompts: [{ seat: 'lead@act', reason: 'permission', choices: ['approve', 'deny'] }],
     });
     expect(
-      await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve', fingerprint: '0123456789abcdef' }),
+      await c.call('prompts.answer', { seat: 'lead@act', choice: 'approve', fingerprint: '0123456789abcdef' }),
     ).toMatchObject({ ok: false, code: 'PROMPT_NOT_WAITING' });
     await new Promise((r) => setTimeout(r, 500));
     expect(screen()).toContain('Do you want to proceed?');
@@ -182,7 +182,7 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     writeFileSync(sink, '');
     // Between the decision and the write, another program takes the pane (new pid): it would
     // receive the Enter. Revalidation must refuse.
-    const r = await answerPrompt(w.engine, 'lead@act', 'approve', {
+    const r = await answerPrompt(w.engine.ports, 'lead@act', 'approve', {
       beforeRevalidate: () => void w.world.tmux.run(['respawn-pane', '-k', '-t', pane(), `cat > ${sink}`]),
     });
     expect(r).toMatchObject({ ok: false, code: 'TARGET_CHANGED' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PushMessage } from '../../src/shared/contract/app';
 import { dispatch } from '../../src/main/engine/api';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import { waitFor } from '../support/tmux';
 import { appWorld, type AppWorld } from './helpers';
@@ -60,7 +60,7 @@ it('seats are pushed when they change, not at every poll (real engine, real tmux
 });
 
 it('with an activity monitor writing events, a quiet rig is not polled every tick, and a seat that starts working is still pushed (real monitor)', async () => {
-  const monitor = new ActivityMonitor(w.engine);
+  const monitor = new ActivityMonitor(w.engine.ports);
   await monitor.start();
   const hub = new PushHub(w.engine, { seatsMs: 40, eventsMs: 40, restSeatsMs: 60_000, activityEvents: true });
   const seats: { seat: string; activity: string }[][] = [];

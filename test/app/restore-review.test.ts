@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
 import type { Engine } from '../../src/main/engine/engine';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { type ServeHandle, startServe } from '../../src/server/serve';
 import { type ClaudeFixture, makeClaudeFixture } from '../agents/claude-fixture';
 import { waitForExit } from '../agents/claude-run';

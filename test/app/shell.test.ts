@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PsRow } from '../../src/shared/contract';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { startShell } from '../../src/main/shell/app';
 import { deepLinkInArgv } from '../../src/main/shell/deeplink';
 import { IPC } from '../../src/preload/channels';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
 import type { Engine } from '../../src/main/engine/engine';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { type ServeHandle, startServe } from '../../src/server/serve';
 import { standInTranscript, writeClaudeStandIn } from '../restore/standin-claude';
 import { REPO, RigWorld } from '../support/rig';
@@ -97,7 +97,7 @@ describe.skipIf(!!missing)('the centre views, as a person sees them', () => {
 
   async function open(e: Engine): Promise<void> {
     engine = e;
-    monitor = new ActivityMonitor(e);
+    monitor = new ActivityMonitor(e.ports);
     await monitor.start();
     serve = await startServe({
       engine: e,

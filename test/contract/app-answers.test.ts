@@ -51,34 +51,34 @@ const APP: Record<keyof typeof APP_REQUESTS, () => Promise<void>> = {
     expectAnswer('topology', await c.call('topology', { rig: 'act' }));
     expectFailure('topology', await c.call('topology', { rig: 'nope' }), 'RIG_NOT_FOUND');
   },
-  prompts: async () => {
-    const none = expectAnswer('prompts', await c.call('prompts', {}));
+  'prompts.list': async () => {
+    const none = expectAnswer('prompts.list', await c.call('prompts.list', {}));
     expect(none.prompts).toEqual([]);
     await claudeAtPrompt('contract.txt');
-    const some = expectAnswer('prompts', await c.call('prompts', { rig: 'act' }));
+    const some = expectAnswer('prompts.list', await c.call('prompts.list', { rig: 'act' }));
     expect(some.prompts).toMatchObject([{ seat: 'lead@act', reason: 'permission', choices: ['approve', 'deny'] }]);
   },
-  answerPrompt: async () => {
-    const listed = await c.call('prompts', {});
+  'prompts.answer': async () => {
+    const listed = await c.call('prompts.list', {});
     const fp = listed.prompts[0].fingerprint;
-    const r = await c.call('answerPrompt', { seat: 'lead@act', choice: 'approve', fingerprint: fp, by: 'contract' });
-    const body = expectAnswer('answerPrompt', r);
+    const r = await c.call('prompts.answer', { seat: 'lead@act', choice: 'approve', fingerprint: fp, by: 'contract' });
+    const body = expectAnswer('prompts.answer', r);
     expect(body.answered).toMatchObject({ seat: 'lead@act', choice: 'approve', keys: ['Enter'], fingerprint: fp });
     await waitFor(() => existsSync(join(w.work, 'contract.txt')), { timeoutMs: 15_000, what: 'the approved call ran' });
-    expectFailure('answerPrompt', await c.call('answerPrompt', { seat: 'sh@act', choice: 'approve' }));
+    expectFailure('prompts.answer', await c.call('prompts.answer', { seat: 'sh@act', choice: 'approve' }));
   },
   open: async () => {
     expectAnswer('open', await c.call('open', { link: 'rigdesk://seat/act/sh' }));
     expectFailure('open', await c.call('open', { link: 'rigdesk://seat/act/ghost' }), 'SEAT_NOT_FOUND');
   },
-  installShim: async () => {
+  'shim.install': async () => {
     // A window may not write onto the person's PATH; the engine's own answer (CLI, menu) is typed.
-    expectFailure('installShim', await c.call('installShim', { plan: true }), 'BAD_USAGE');
+    expectFailure('shim.install', await c.call('shim.install', { plan: true }), 'BAD_USAGE');
     const dir = join(w.world.root, 'shim-bin');
-    const plan = expectAnswer('installShim', await dispatch(w.engine, 'installShim', { dir, plan: true }));
+    const plan = expectAnswer('shim.install', await dispatch(w.engine, 'shim.install', { dir, plan: true }));
     expect(plan.shim).toMatchObject({ action: 'would_install' });
-    expectAnswer('installShim', await dispatch(w.engine, 'installShim', { dir }));
-    expectAnswer('installShim', await dispatch(w.engine, 'installShim', { dir, remove: true }));
+    expectAnswer('shim.install', await dispatch(w.engine, 'shim.install', { dir }));
+    expectAnswer('shim.install', await dispatch(w.engine, 'shim.install', { dir, remove: true }));
   },
 };
 
@@ -174,7 +174,7 @@ const PUSHES: Record<PushName, () => Promise<void>> = {
     const m = await c.next((x) => x.push === 'prompts' && x.data.prompts.length > 0, 15_000);
     expectPush('prompts', m.data);
     // Answered, it is pushed again with nothing waiting.
-    expectAnswer('answerPrompt', await c.call('answerPrompt', { seat: 'lead@act', choice: 'deny' }));
+    expectAnswer('prompts.answer', await c.call('prompts.answer', { seat: 'lead@act', choice: 'deny' }));
     const none = await c.next((x) => x.push === 'prompts' && x.data.prompts.length === 0, 15_000);
     expectPush('prompts', none.data);
   },

@@ -40,7 +40,7 @@ describe.skipIf(!!sshdMissing())('hosts answers parse against the contract (real
   async function refusal<M extends Method>(method: M, params: Params<M>, code: string): Promise<void> {
     expectFailure(method, await dispatch(e, method, params), code);
   }
-  const addBox = () => answer('hostsAdd', sshd.hostsAddRequest('box'));
+  const addBox = () => answer('hosts.add', sshd.hostsAddRequest('box'));
   /** A rig whose Claude Code seat runs on box: recorded, not launched (the host has no `claude`). */
   const recordSeatOnBox = () => {
     const spec = w.spec(
@@ -59,7 +59,7 @@ describe.skipIf(!!sshdMissing())('hosts answers parse against the contract (real
   };
 
   const SCENARIOS: Record<Method, { what: string; run: () => Promise<void> }> = {
-    hostsAdd: {
+    'hosts.add': {
       what: 'records a host with every ssh option; a bad name is refused by the contract',
       run: async () => {
         const r = await addBox();
@@ -77,46 +77,46 @@ describe.skipIf(!!sshdMissing())('hosts answers parse against the contract (real
           tmuxSocket: sshd.tmuxSocket,
         });
         // The fewest options: a host name alone.
-        expect((await answer('hostsAdd', { name: 'bare', host: 'bare.invalid' })).host).toEqual({
+        expect((await answer('hosts.add', { name: 'bare', host: 'bare.invalid' })).host).toEqual({
           name: 'bare',
           ssh: { host: 'bare.invalid' },
         });
-        await refusal('hostsAdd', { name: 'local', host: '127.0.0.1' }, 'BAD_USAGE');
-        await refusal('hostsAdd', { name: 'box', host: '127.0.0.1', port: 0 }, 'BAD_USAGE');
+        await refusal('hosts.add', { name: 'local', host: '127.0.0.1' }, 'BAD_USAGE');
+        await refusal('hosts.add', { name: 'box', host: '127.0.0.1', port: 0 }, 'BAD_USAGE');
       },
     },
-    hostsList: {
+    'hosts.list': {
       what: 'none, then a host unchecked, reachable with its seats, and unreachable with its back-off',
       run: async () => {
-        expect((await answer('hostsList', {})).hosts).toEqual([]);
+        expect((await answer('hosts.list', {})).hosts).toEqual([]);
         await addBox();
         recordSeatOnBox();
-        const unchecked = (await answer('hostsList', {})).hosts;
+        const unchecked = (await answer('hosts.list', {})).hosts;
         expect(unchecked).toEqual([expect.objectContaining({ name: 'box', source: 'cli', seats: ['c@mix'] })]);
         expect(unchecked[0]?.health).toBeUndefined();
-        await answer('hostsCheck', { name: 'box' });
-        const up = (await answer('hostsList', {})).hosts[0]?.health;
+        await answer('hosts.check', { name: 'box' });
+        const up = (await answer('hosts.list', {})).hosts[0]?.health;
         expect(up).toMatchObject({ host: 'box', state: 'reachable', rttMs: expect.any(Number) });
         await sshd.kill();
-        await refusal('hostsCheck', { name: 'box' }, 'HOST_UNREACHABLE');
-        const down = (await answer('hostsList', {})).hosts[0]?.health;
+        await refusal('hosts.check', { name: 'box' }, 'HOST_UNREACHABLE');
+        const down = (await answer('hosts.list', {})).hosts[0]?.health;
         expect(down).toMatchObject({ host: 'box', state: 'unreachable', failures: 1, retryAt: expect.any(Number) });
       },
     },
-    hostsCheck: {
+    'hosts.check': {
       what: 'a host with everything, one lacking a CLI its seat needs, one that does not answer, and none',
       run: async () => {
         await addBox();
-        const all = await answer('hostsCheck', { name: 'box' });
+        const all = await answer('hosts.check', { name: 'box' });
         expect(all.check).toMatchObject({ host: 'box', ssh: { ok: true }, tmux: { ok: true }, missing: [] });
         expect(all.check.runtimes.map((r) => r.runtime)).toContain('claude-code');
         recordSeatOnBox();
-        const lacks = await answer('hostsCheck', { name: 'box' });
+        const lacks = await answer('hosts.check', { name: 'box' });
         expect(lacks.check.missing).toEqual([expect.stringMatching(/^claude \(runtime claude-code/)]);
         await sshd.kill();
-        await refusal('hostsCheck', { name: 'box' }, 'HOST_UNREACHABLE');
-        await refusal('hostsCheck', { name: 'nowhere' }, 'HOST_NOT_FOUND');
-        await refusal('hostsCheck', { name: 'local' }, 'BAD_USAGE');
+        await refusal('hosts.check', { name: 'box' }, 'HOST_UNREACHABLE');
+        await refusal('hosts.check', { name: 'nowhere' }, 'HOST_NOT_FOUND');
+        await refusal('hosts.check', { name: 'local' }, 'BAD_USAGE');
       },
     },
   };

@@ -234,7 +234,7 @@ describe('queue answers parse against the contract (real engine, real tmux, real
       for (const o of m.values()) o.activity = { ...o.activity, needsInput: 'usage_limit' };
       return m;
     };
-    const wakes = await queueTick(e, { seat: 'limit@c', observe });
+    const wakes = await queueTick(e.ports, { seat: 'limit@c', observe });
     const body = expectAnswer('queue.wake', { ok: true, wakes });
     expect(body.wakes).toEqual([
       expect.objectContaining({ outcome: 'parked', why: 'needs_input:usage_limit', nextAt: expect.any(Number) }),

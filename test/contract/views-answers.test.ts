@@ -91,7 +91,7 @@ describe('the centre views answers over rigdesk serve', () => {
       rail: true,
       panel: 'details',
     };
-    writeFileSync(layoutPath(w.engine), `${JSON.stringify(old)}\n`);
+    writeFileSync(layoutPath(w.engine.ports), `${JSON.stringify(old)}\n`);
     const back = expectAnswer('workspace.layout', await c.call('workspace.layout', {}));
     expect(back.layout).toEqual(old);
     expectAnswer(

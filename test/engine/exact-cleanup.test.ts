@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Exec } from '../../src/main/engine/deps';
 import { liveExec } from '../../src/main/engine/deps';
-import { stopSeat } from '../../src/main/engine/services/stop';
+import { stopSeat } from '../../src/main/engine/seats/stop';
 import { RigWorld, shellRigYaml } from '../support/rig';
 
 describe('exact cleanup (design.md invariant 4)', () => {
@@ -46,7 +46,7 @@ describe('exact cleanup (design.md invariant 4)', () => {
         ? Promise.resolve({ code: null, signal: 'SIGKILL', stdout: '', stderr: '', timedOut: true })
         : liveExec(file, args, opts);
     const engine = w.engine({ exec: slowKill });
-    const r = await stopSeat(engine, 'lead@demo');
+    const r = await stopSeat(engine.ports, 'lead@demo');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.code).toBe('NOT_REMOVED');
     expect(engine.store.sessions.live('lead@demo')).toBeDefined();
@@ -60,7 +60,7 @@ describe('exact cleanup (design.md invariant 4)', () => {
         ? Promise.resolve({ code: 1, signal: null, stdout: '', stderr: 'server exited unexpectedly', timedOut: false })
         : liveExec(file, args, opts);
     const engine = w.engine({ exec: confused });
-    const r = await stopSeat(engine, 'worker1@demo');
+    const r = await stopSeat(engine.ports, 'worker1@demo');
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.code).toBe('NOT_REMOVED');
@@ -80,7 +80,7 @@ describe('exact cleanup (design.md invariant 4)', () => {
 
   it('a kill that ran but answered with an error is proven by the probe: removed (fault: injected exec)', async () => {
     const engine = w.engine({ exec: erring(true) });
-    const r = await stopSeat(engine, 'lead@demo');
+    const r = await stopSeat(engine.ports, 'lead@demo');
     expect(r, JSON.stringify(r)).toMatchObject({ ok: true, stopped: { outcome: 'removed' } });
     expect(w.sessions().map((s) => s.seat)).toEqual(['worker1@demo']);
     expect(engine.store.sessions.live('lead@demo')).toBeUndefined();
@@ -88,7 +88,7 @@ describe('exact cleanup (design.md invariant 4)', () => {
 
   it('the same error from a kill that did not run leaves the session, not removed (fault: injected exec)', async () => {
     const engine = w.engine({ exec: erring(false) });
-    const r = await stopSeat(engine, 'lead@demo');
+    const r = await stopSeat(engine.ports, 'lead@demo');
     expect(r).toMatchObject({ ok: false, code: 'NOT_REMOVED', message: expect.stringContaining('no current target') });
     expect(w.sessions().map((s) => s.seat)).toContain('lead@demo');
     expect(engine.store.sessions.live('lead@demo')).toBeDefined();
@@ -104,7 +104,7 @@ describe('exact cleanup (design.md invariant 4)', () => {
       return liveExec(file, args, opts);
     };
     const engine = w.engine({ exec: noTarget });
-    const r = await stopSeat(engine, 'lead@demo');
+    const r = await stopSeat(engine.ports, 'lead@demo');
     expect(r, JSON.stringify(r)).toMatchObject({ ok: true, stopped: { outcome: 'removed' } });
     expect(w.sessions().map((s) => s.seat)).toEqual(['worker1@demo']);
   });
@@ -115,7 +115,7 @@ describe('exact cleanup (design.md invariant 4)', () => {
         ? Promise.resolve({ code: null, signal: 'SIGKILL', stdout: '', stderr: '', timedOut: true })
         : liveExec(file, args, opts);
     const engine = w.engine({ exec: slowKill });
-    const { downRig } = await import('../../src/main/engine/services/stop');
+    const { downRig } = await import('../../src/main/engine/services/down');
     const r = await downRig(engine, 'demo');
     expect(r.ok).toBe(false);
     if (!r.ok)

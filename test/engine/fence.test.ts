@@ -90,13 +90,15 @@ describe('the create fence (design.md invariant 3)', () => {
   it('a launch takes a roster only when a check needs one, and one for all its checks: none for a stopped seat with nothing left, one for a census that adopts and the running seat it then finds', async () => {
     const e = w.engine();
     let rosters = 0;
-    const fresh = e.roster.bind(e);
-    e.roster = () => {
-      rosters++;
-      return fresh();
+    const counted = {
+      ...e.ports,
+      roster: () => {
+        rosters++;
+        return e.ports.roster();
+      },
     };
-    const { launchSeat } = await import('../../src/main/engine/services/launch');
-    const first = await launchSeat(e, 'lead@demo');
+    const { launchSeat } = await import('../../src/main/engine/seats/launch');
+    const first = await launchSeat(counted, 'lead@demo');
     expect(first.ok, JSON.stringify(first)).toBe(true);
     expect(rosters).toBe(0);
     expect((await w.cli(['stop', 'lead@demo'])).code).toBe(0);
@@ -105,7 +107,7 @@ describe('the create fence (design.md invariant 3)', () => {
     // seat is then found running (that check reads the same roster, taken once).
     await killAtPhase(w, 'lead@demo', 'fence.after_helper_invoked');
     rosters = 0;
-    const next = await launchSeat(e, 'lead@demo');
+    const next = await launchSeat(counted, 'lead@demo');
     expect(next.ok ? 'launched' : next.code).toBe('SEAT_ALREADY_RUNNING');
     expect(rosters).toBe(1);
     const census = e.store.events.list({ seat: 'lead@demo', kind: 'fence.census' });
@@ -120,9 +122,8 @@ describe('the create fence (design.md invariant 3)', () => {
     const stale = await late.roster(); // taken while the seat is stopped
     const first = await w.cli(['launch', 'lead@demo', '--json']);
     expect(first.code, first.stdout).toBe(0);
-    late.roster = async () => stale;
-    const { launchSeat } = await import('../../src/main/engine/services/launch');
-    const r = await launchSeat(late, 'lead@demo');
+    const { launchSeat } = await import('../../src/main/engine/seats/launch');
+    const r = await launchSeat({ ...late.ports, roster: async () => stale }, 'lead@demo');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.code).toBe('SEAT_ALREADY_RUNNING');
     expect(late.store.sessions.live('lead@demo')?.sessionId).toBe(first.json.launched.sessionId);

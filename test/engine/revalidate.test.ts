@@ -20,7 +20,7 @@ describe('revalidation between the custody check and the write', () => {
 
   it('delivers when nothing moved (control: the hook itself changes nothing)', async () => {
     const engine = w.engine({ faults: { 'send.before_revalidate': () => undefined } });
-    const r = await sendToSeat(engine, 'lead@demo', 'echo control-ok');
+    const r = await sendToSeat(engine.ports, 'lead@demo', 'echo control-ok');
     expect(r.ok).toBe(true);
     await waitFor(() => screenHas('control-ok'), { what: 'text on screen' });
   });
@@ -32,7 +32,7 @@ describe('revalidation between the custody check and the write', () => {
           void w.tmux.run(['respawn-pane', '-k', '-t', 'lead@demo', 'bash', '--noprofile', '--norc']),
       },
     });
-    const r = await sendToSeat(engine, 'lead@demo', 'echo should-not-arrive');
+    const r = await sendToSeat(engine.ports, 'lead@demo', 'echo should-not-arrive');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.code).toBe('TARGET_CHANGED');
     await new Promise((res) => setTimeout(res, 300));
@@ -55,7 +55,7 @@ describe('revalidation between the custody check and the write', () => {
         },
       },
     });
-    const r = await sendToSeat(engine, 'lead@demo', 'echo should-not-arrive');
+    const r = await sendToSeat(engine.ports, 'lead@demo', 'echo should-not-arrive');
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.code).toBe('TARGET_CHANGED');
@@ -76,7 +76,7 @@ describe('revalidation between the custody check and the write', () => {
       },
     };
     const engine = w.engine({ proc, faults: { 'send.before_revalidate': () => void (reused = true) } });
-    const r = await sendToSeat(engine, 'lead@demo', 'echo should-not-arrive');
+    const r = await sendToSeat(engine.ports, 'lead@demo', 'echo should-not-arrive');
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.code).toBe('TARGET_CHANGED');

@@ -51,7 +51,7 @@ describe('the rig timeline', () => {
     const seqs: number[] = [];
     let before: number | undefined;
     for (;;) {
-      const r = rigTimeline(e, { ...q, ...(before ? { beforeSeq: before } : {}) });
+      const r = rigTimeline(e.ports, { ...q, ...(before ? { beforeSeq: before } : {}) });
       if (!r.ok) throw new Error(r.message);
       expect(r.events.length).toBeLessThanOrEqual(q.limit ?? 100);
       seqs.push(...r.events.map((x) => x.seq));
@@ -72,7 +72,7 @@ describe('the rig timeline', () => {
     );
     expect(want.length).toBeGreaterThan(50);
     expect(got).toEqual(want);
-    expect(rigTimeline(e, { rig: 'alpha', seats: ['a@beta'] })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
+    expect(rigTimeline(e.ports, { rig: 'alpha', seats: ['a@beta'] })).toMatchObject({ ok: false, code: 'BAD_USAGE' });
   });
 
   it('no event kind is in two groups (that every kind the log takes is in one, or quiet, the compiler checks)', () => {

@@ -1,54 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readEngineInfo } from '../../src/main/engine/rpc/server';
-import { RIGDESK_BIN, RigWorld, shellRigYaml } from '../support/rig';
-import { waitFor } from '../support/tmux';
-
-function rawCall(socket: string, frame: string): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
-  return new Promise((resolve, reject) => {
-    const s = connect(socket);
-    let buf = '';
-    s.on('connect', () => s.write(`${frame}\n`));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        s.destroy();
-        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))));
-      }
-    });
-    s.on('error', reject);
-  });
-}
+import { beforeEach, describe, expect, it } from 'vitest';
+import { RIGDESK_BIN, type RigWorld, shellRigYaml } from '../support/rig';
+import { rawCall, servedWorldPerTest } from '../support/serve';
 
 describe('the engine socket (rigdesk serve)', () => {
+  const ctx = servedWorldPerTest();
   let w: RigWorld;
-  let serve: ChildProcess | undefined;
   beforeEach(() => {
-    w = new RigWorld();
+    w = ctx.w;
   });
-  afterEach(async () => {
-    if (serve && serve.exitCode === null) {
-      serve.kill('SIGTERM');
-      await new Promise((r) => serve!.once('exit', r));
-    }
-    w.cleanup();
-  });
-
-  async function startServe() {
-    serve = spawn(process.execPath, [RIGDESK_BIN, 'serve'], { env: w.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    serve.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    await waitFor(() => out.includes('serving'), { what: 'serve up' });
-    return readEngineInfo(join(w.home, 'engine.json'))!;
-  }
 
   it('serves with a 0600 socket and token file; the CLI talks to it; a wrong token is refused', async () => {
-    const info = await startServe();
-    expect(info.pid).toBe(serve!.pid);
+    const info = await ctx.serve();
+    expect(info.pid).toBe(ctx.child!.pid);
     expect(statSync(info.socket).mode & 0o777).toBe(0o600);
     expect(statSync(join(w.home, 'engine.json')).mode & 0o777).toBe(0o600);
 
@@ -85,7 +51,7 @@ describe('the engine socket (rigdesk serve)', () => {
   });
 
   it('a second serve on the same home is refused; a stale engine.json from a dead engine is replaced', async () => {
-    await startServe();
+    await ctx.serve();
     const second = await new Promise<{ code: number | null; err: string }>((resolve) => {
       const p = spawn(process.execPath, [RIGDESK_BIN, 'serve'], { env: w.env, stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
@@ -94,11 +60,11 @@ describe('the engine socket (rigdesk serve)', () => {
     });
     expect(second.code).toBe(1);
     expect(second.err).toMatch(/already serves/);
-    serve!.kill('SIGKILL');
-    await new Promise((r) => serve!.once('exit', r));
+    ctx.child!.kill('SIGKILL');
+    await new Promise((r) => ctx.child!.once('exit', r));
     // SIGKILL left engine.json and the socket behind; the next serve takes over.
-    const info = await startServe();
-    expect(info.pid).toBe(serve!.pid);
+    const info = await ctx.serve();
+    expect(info.pid).toBe(ctx.child!.pid);
     expect((await w.cli(['ps', '--json'], { RIGDESK_REQUIRE_ENGINE: '1' })).code).toBe(0);
   });
 });

@@ -7,7 +7,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TAKING_UP_WAIT_MS, untilTakenUp } from '../../src/main/engine/services/taking-up';
+import { TAKING_UP_WAIT_MS, untilTakenUp } from '../../src/main/engine/seats/taking-up';
 import { RigWorld } from '../support/rig';
 import { emptied, header, ID, mark, messages, steppedClock, transcriptName } from '../support/taking-up';
 
@@ -39,14 +39,14 @@ describe('untilTakenUp: ending a Gemini seat waits until its resume has taken up
   it('a conversation not being taken up is ended at once', async () => {
     const s = setup();
     writeFileSync(s.transcript, header + messages);
-    expect(await untilTakenUp(s.engine, s.seat, ID)).toEqual({ ok: true, waitedMs: 0 });
+    expect(await untilTakenUp(s.engine.ports, s.seat, ID)).toEqual({ ok: true, waitedMs: 0 });
     expect(s.polls()).toBe(0);
   });
 
   it("a resume's new record in the file: waits until the resume mark, then goes ahead", async () => {
     const s = setup({ onPoll: (n) => n === 5 && appendFileSync(s.transcript, mark) });
     writeFileSync(s.transcript, header + messages + header + emptied);
-    const r = await untilTakenUp(s.engine, s.seat, ID);
+    const r = await untilTakenUp(s.engine.ports, s.seat, ID);
     expect(r).toEqual({ ok: true, waitedMs: 1000 });
     expect(s.polls()).toBe(5);
   });
@@ -54,7 +54,7 @@ describe('untilTakenUp: ending a Gemini seat waits until its resume has taken up
   it('still taking up after the wait: CONVERSATION_LOADING, with the transcript and the wait as evidence', async () => {
     const s = setup();
     writeFileSync(s.transcript, header + messages + header + emptied);
-    const r = await untilTakenUp(s.engine, s.seat, ID);
+    const r = await untilTakenUp(s.engine.ports, s.seat, ID);
     expect(r).toMatchObject({
       ok: false,
       code: 'CONVERSATION_LOADING',
@@ -67,9 +67,9 @@ describe('untilTakenUp: ending a Gemini seat waits until its resume has taken up
     const s = setup();
     writeFileSync(s.transcript, header + messages + header + emptied);
     const ok = { ok: true, waitedMs: 0 };
-    expect(await untilTakenUp(s.engine, { ...s.seat, runtime: 'claude-code' }, ID)).toEqual(ok);
-    expect(await untilTakenUp(s.engine, { ...s.seat, host: 'box' }, ID)).toEqual(ok);
-    expect(await untilTakenUp(s.engine, s.seat, null)).toEqual(ok);
+    expect(await untilTakenUp(s.engine.ports, { ...s.seat, runtime: 'claude-code' }, ID)).toEqual(ok);
+    expect(await untilTakenUp(s.engine.ports, { ...s.seat, host: 'box' }, ID)).toEqual(ok);
+    expect(await untilTakenUp(s.engine.ports, s.seat, null)).toEqual(ok);
     expect(s.polls()).toBe(0);
   });
 });

@@ -107,7 +107,8 @@ describe('held tmux client: drops and reconnects', () => {
     expect(up.ok, JSON.stringify(up)).toBe(true);
     // Spawns for this world's own server (other servers on the machine are the census's, one-shot).
     const tmuxSpawns = exec.calls.filter((c) => c[0] === 'tmux' && c.includes(w.tmux.socketName));
-    expect(tmuxSpawns.map((c) => c.find((a) => a === 'new-session'))).toEqual(['new-session']);
+    // One spawn: it starts the server and reads its new-session from stdin (never in its argv).
+    expect(tmuxSpawns.map((c) => c.slice(-4))).toEqual([['start-server', ';', 'source-file', '-']]);
     expect(e.deps.tmux.spawns).toBe(1);
     const seats = w.sessions().map((s) => s.seat);
     expect(seats.sort()).toEqual(['a@demo', 'b@demo', 'c@demo']);

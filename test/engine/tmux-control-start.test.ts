@@ -35,7 +35,8 @@ describe('held tmux client: sessions created one-shot', () => {
     const links = new TmuxLinks('held');
     const overlaps: string[] = [];
     const slowCreate: Exec = async (file, args, opts) => {
-      if (!args.includes('new-session')) return liveExec(file, args, opts);
+      // The one-shot that creates: `start-server ; source-file -`, the new-session on its stdin.
+      if (!args.includes('start-server')) return liveExec(file, args, opts);
       const before = links.spawns;
       const r = await liveExec(file, args, opts);
       await sleep(300);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,5 +118,26 @@ describe('evidence on a host, batched across seats (probe script in a real sh)',
     });
     expect(() => parseProbeAnswers('\x1eRD:0:0\n', 1)).toThrow(/incomplete/);
     expect(probeKey({ op: 'exists', path: '/a' })).not.toBe(probeKey({ op: 'list', path: '/a' }));
+  });
+  it('a FIFO or a device where a file is read is unreadable at once, never read: the round is not held, nothing endless comes back', async () => {
+    const fifo = join(dir, 'live.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const file = join(dir, 'ok.json');
+    writeFileSync(file, '{}');
+    const t0 = Date.now();
+    const r = await answerOnHost<string>(
+      liveExec,
+      new Map([
+        ['fifo', { ask: (io: EvidenceIO) => io.readFile(fifo) }],
+        ['tail', { ask: (io: EvidenceIO) => io.readTail!(fifo, 100) }],
+        ['zero', { ask: (io: EvidenceIO) => io.readFile('/dev/zero') }],
+        ['file', { ask: (io: EvidenceIO) => io.readFile(file) }],
+      ]),
+    );
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    if (!r.ok) return;
+    for (const q of ['fifo', 'tail', 'zero']) expect(r.answers.get(q), q).toMatchObject({ error: expect.any(String) });
+    expect(r.answers.get('file')).toBe('{}');
   });
 });

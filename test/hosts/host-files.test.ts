@@ -105,6 +105,16 @@ describe('whole files and config files on a host (probe and write scripts in a r
       proxy: 'http://127.0.0.1:8',
     });
     expect(readFileSync(header, 'utf8')).toBe('{"type":"session"}\n');
+    // What the files hold (Qwen's proxy, which may carry a password) went on stdin, not in the argv.
+    expect(exec.calls[1]!.join(' ')).not.toContain('127.0.0.1:8');
+    const mixed = join(dir, 'mixed');
+    const texts = ['é日本\n', '', 'a'.repeat(5000), 'it\'s "q" $HOME `x`\n'];
+    const wrote = await writeOnHost(liveExec, [
+      ...texts.map((text, i) => ({ kind: 'file' as const, path: join(mixed, `f${i}`), text, mode: 0o600 })),
+      { kind: 'link', path: join(mixed, 'ln'), text: mixed },
+    ]);
+    expect(wrote).toEqual({ ok: true });
+    for (const [i, text] of texts.entries()) expect(readFileSync(join(mixed, `f${i}`), 'utf8')).toBe(text);
     const twice = await writeOnHost(liveExec, [{ kind: 'new', path: header, text: 'other' }]);
     expect(twice).toMatchObject({ ok: false, unreachable: false, reason: expect.stringContaining(header) });
     expect(readFileSync(header, 'utf8')).toBe('{"type":"session"}\n');

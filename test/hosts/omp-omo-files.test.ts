@@ -27,8 +27,8 @@ import { withHostFiles, writeOnHost } from '../../src/main/engine/hosts/host-fil
 import { omo, omp } from '../../src/main/engine/runtimes';
 import { ompHeaderId, OMP_LAYOUT } from '../../src/main/engine/runtimes/omp-sessions';
 import type { EvidenceIO } from '../../src/main/engine/runtimes/types';
-import { hostFactsArgs, parseHostFacts } from '../../src/main/engine/services/launch-remote';
-import { hostSeatEnv } from '../../src/main/engine/services/prepare-remote';
+import { hostFactsArgs, parseHostFacts } from '../../src/main/engine/seats/launch-remote';
+import { hostSeatEnv } from '../../src/main/engine/seats/prepare-remote';
 
 const X = '01a23c00-0000-7000-8000-000000000001';
 

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
 import { BACKOFF_MIN_MS } from '../../src/main/engine/hosts/transport';
-import type { Clock } from '../../src/main/engine/deps';
+import { type Clock, systemClock } from '../../src/main/engine/deps';
 import type { RigWorld } from '../support/rig';
 import { sshdMissing, sshWorldPerTest, type TestSshd } from '../support/sshd';
 
@@ -19,6 +19,7 @@ describe.skipIf(!!sshdMissing())(
       let frozenAt: number | undefined;
       let skew = 0;
       const clock: Clock = {
+        ...systemClock,
         now: () => frozenAt ?? Date.now() + skew,
         sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       };

@@ -35,7 +35,7 @@ describe.skipIf(!!sshdMissing())(
     const remoteTmux = (args: string[]) => sshd.asRemote(['tmux', '-L', sshd.tmuxSocket, ...args]).trim();
     /** A monitor on `e`, once the seat is watched the given way. */
     const watching = async (e: Engine, kind: 'remote-pipe' | 'control') => {
-      m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+      m = new ActivityMonitor(e.ports, { fallbackMs: 60_000 });
       await m.start();
       await waitFor(() => m!.watchKind('r1@mix') === kind, { what: `the seat watched by ${kind}` });
       return m;
@@ -44,7 +44,7 @@ describe.skipIf(!!sshdMissing())(
     it("hears working and idle from the remote pane's output, long before the fallback pass", async () => {
       await up();
       const e = w.engine();
-      m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+      m = new ActivityMonitor(e.ports, { fallbackMs: 60_000 });
       const changes: ActivityChange[] = [];
       m.onChange((c) => changes.push(c));
       await m.start();

@@ -42,7 +42,7 @@ describe.skipIf(!!sshdMissing())('activity hooks of seats on another host (real 
     if (up.code !== 0) throw new Error(up.stdout + up.stderr);
     e = w.engine();
     // Only events can explain a report within seconds: the full pass is a minute away.
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    m = new ActivityMonitor(e.ports, { fallbackMs: 60_000 });
     m.onChange((c) => changes.push(c));
     await m.start();
   }, 120_000);
@@ -81,7 +81,7 @@ describe.skipIf(!!sshdMissing())('activity hooks of seats on another host (real 
       JSON.stringify({ hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash' }),
     );
     const lead = e.store.rigs.seat('lead@hk')!;
-    const observed = async () => (await observeSeats(e, await e.roster(), [lead])).get('lead@hk')!.activity;
+    const observed = async () => (await observeSeats(e.ports, await e.roster(), [lead])).get('lead@hk')!.activity;
     expect(await observed()).toMatchObject({ activity: 'idle', needsInput: 'none' });
     const since = Date.now();
     expect((await w.cli(['send', 'lead@hk', 'RUN: echo hooked > from-hook.txt', '--json'])).json.ok).toBe(true);

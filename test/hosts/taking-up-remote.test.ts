@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { addHost } from '../../src/main/engine/services/hosts';
-import { untilTakenUp } from '../../src/main/engine/services/taking-up';
+import { untilTakenUp } from '../../src/main/engine/seats/taking-up';
 import { sshdMissing, sshWorldPerTest } from '../support/sshd';
 import { emptied, header, ID, mark, messages, steppedClock, transcriptName } from '../support/taking-up';
 
@@ -37,7 +37,7 @@ describe.skipIf(!!sshdMissing())('untilTakenUp on another host (real sshd, a Gem
   it('a conversation not being taken up on the host is ended at once', async () => {
     const s = setup();
     s.write(header + messages);
-    expect(await untilTakenUp(s.engine, s.seat, ID, WAIT_MS)).toEqual({ ok: true, waitedMs: 0 });
+    expect(await untilTakenUp(s.engine.ports, s.seat, ID, WAIT_MS)).toEqual({ ok: true, waitedMs: 0 });
     expect(s.polls()).toBe(0);
   });
 
@@ -50,7 +50,7 @@ describe.skipIf(!!sshdMissing())('untilTakenUp on another host (real sshd, a Gem
       },
     });
     s.write(header + messages + header + emptied);
-    const r = await untilTakenUp(s.engine, s.seat, ID, WAIT_MS);
+    const r = await untilTakenUp(s.engine.ports, s.seat, ID, WAIT_MS);
     expect(r).toEqual({ ok: true, waitedMs: 600 });
     expect(s.polls()).toBe(3);
     // The first look finds the file (projects.json, the chats folder, the file: a few round trips
@@ -62,7 +62,7 @@ describe.skipIf(!!sshdMissing())('untilTakenUp on another host (real sshd, a Gem
   it("still taking up on the host after the wait: CONVERSATION_LOADING, naming the host's transcript and the host", async () => {
     const s = setup();
     s.write(header + messages + header + emptied);
-    const r = await untilTakenUp(s.engine, s.seat, ID, WAIT_MS);
+    const r = await untilTakenUp(s.engine.ports, s.seat, ID, WAIT_MS);
     expect(r).toMatchObject({
       ok: false,
       code: 'CONVERSATION_LOADING',
@@ -75,7 +75,7 @@ describe.skipIf(!!sshdMissing())('untilTakenUp on another host (real sshd, a Gem
     const s = setup();
     s.write(header + messages + header + emptied);
     await world.sshd.kill();
-    expect(await untilTakenUp(s.engine, s.seat, ID, WAIT_MS)).toEqual({ ok: true, waitedMs: 0 });
+    expect(await untilTakenUp(s.engine.ports, s.seat, ID, WAIT_MS)).toEqual({ ok: true, waitedMs: 0 });
     expect(s.polls()).toBe(0);
   });
 });

@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OMO_BIN } from '../agents/omo-fixture';
+import { OMO_BIN, OMO_SERVER_TIMEOUT } from '../agents/omo-fixture';
 import { agentProcessEnv, pidsWithEnv, rawCmdline } from '../agents/agent-run';
 import { closedPort, type FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
@@ -121,18 +121,36 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
     // The run's output goes to a file, shown if it never reaches the model (once, with three test
     // files of real agents running at once, it had not after 60 s; alone it takes 10-20 s).
     const runLog = join(w.dir(), 'omo-run.log');
-    const logFd = openSync(runLog, 'w');
     const runStarted = Date.now();
-    const run = spawn(OMO_BIN, ['run', '--port', String(port), '--session-id', X, 'headless HOLD'], {
-      cwd: w.dir(),
-      env: agentProcessEnv(fx().handEnv(w.dir())),
-      stdio: ['ignore', logFd, logFd],
-    });
-    closeSync(logFd);
-    w.own(run.pid!);
-    const exited = new Promise<number | null>((r) => run.once('exit', (code) => r(code)));
+    const startRun = () => {
+      const logFd = openSync(runLog, 'a');
+      const p = spawn(OMO_BIN, ['run', '--port', String(port), '--session-id', X, 'headless HOLD'], {
+        cwd: w.dir(),
+        env: agentProcessEnv(fx().handEnv(w.dir())),
+        stdio: ['ignore', logFd, logFd],
+      });
+      closeSync(logFd);
+      w.own(p.pid!);
+      return { p, exited: new Promise<number | null>((r) => p.once('exit', (code) => r(code))) };
+    };
+    let { p: run, exited } = startRun();
+    // omo gives the OpenCode server it starts 5 s, a constant with no setting; on a busy machine it
+    // printed OMO_SERVER_TIMEOUT and quit before reaching the model. A person would run it again:
+    // so does the test, once.
+    const first = await waitFor(
+      () =>
+        server.held() > held
+          ? 'model'
+          : run.exitCode !== null && readFileSync(runLog, 'utf8').includes(OMO_SERVER_TIMEOUT)
+            ? 'again'
+            : undefined,
+      // Alone it takes 10-20 s; with the suite's other agent files running it took over 60 s in two
+      // fresh-clone runs here (the host journey's twin waits 120 s for the same reason).
+      { timeoutMs: 150_000, what: "the headless run's turn at the model" },
+    ).catch(() => 'late' as const);
+    if (first === 'again') ({ p: run, exited } = startRun());
     await waitFor(() => server.held() > held, {
-      timeoutMs: 60_000,
+      timeoutMs: first === 'late' ? 1 : 60_000,
       what: "the headless run's turn at the model",
     }).catch((e: Error) => {
       const requests = server.requests.slice(-5).map((r) => `${r.method} ${r.path}`);
@@ -171,5 +189,5 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
     expect((await w.cli(['send', SEAT, 'back on X', '--verify', '--json'])).json.ok).toBe(true);
     await waitFor(() => text().includes('ACK back on X'), { timeoutMs: 30_000, what: "the resumed seat's reply in X" });
     expect((await w.cli(['down', 'omo', '--json'])).code).toBe(0);
-  }, 240_000);
+  }, 360_000);
 });

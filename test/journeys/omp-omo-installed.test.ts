@@ -15,7 +15,10 @@ import { chromiumMissing, launchChromium } from '../app/chromium';
 import { RENDERER_DIR, strictUrl } from '../app/helpers';
 import { REPO, RigWorld } from '../support/rig';
 import { startServe, type ServeHandle } from '../../src/server/serve';
-import { INSTALL_HINTS } from '../../src/main/engine/runtimes/install';
+import { omo, omp } from '../../src/main/engine/runtimes';
+
+/** How doctor and the New rig form say to install each (the adapters' installHint). */
+const INSTALL_HINTS = { omp: omp.installHint, omo: omo.installHint };
 
 const BIN = join(REPO, 'node_modules', '.bin');
 

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
 import { claudeCode, codex, pi } from '../../src/main/engine/runtimes';
-import { PushHub } from '../../src/main/host/pushes';
+import { PushHub } from '../../src/main/window-hub/pushes';
 import { startServe, type ServeHandle } from '../../src/server/serve';
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { chromiumMissing, launchChromium } from '../app/chromium';
@@ -134,7 +134,7 @@ describe.skipIf(!!missing)(
 
     it("the rail shows each seat's context and tokens (data-context-pct where known), the Codex seat past 85 % marked in words", async () => {
       const engine = j.w.engine();
-      monitor = new ActivityMonitor(engine);
+      monitor = new ActivityMonitor(engine.ports);
       await monitor.start();
       serve = await startServe({
         engine,

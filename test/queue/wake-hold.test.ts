@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { observeSeats } from '../../src/main/engine/activity/observe';
-import type { Clock } from '../../src/main/engine/deps';
+import { type Clock, systemClock } from '../../src/main/engine/deps';
 import { queueTick, type ObserveFn, type WakeOutcome, type WakeReport } from '../../src/main/engine/queue/waker';
 import { RigWorld, shellRigYaml } from '../support/rig';
 import { waitFor } from '../support/tmux';
@@ -9,6 +9,7 @@ import { add, notices, settleNotices, teeWorld } from './helpers';
 /** A clock the test moves by hand; sleeps stay real but short, so the engine's polling still runs. */
 function handClock(start = Date.now()): Clock & { t: number } {
   const c = {
+    ...systemClock,
     t: start,
     now: () => c.t,
     sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20))),
@@ -41,7 +42,7 @@ describe('held and parked wakes (injected clock)', () => {
     await add(w, 'lead@b', 'when you have a moment');
     const clock = handClock();
     const e = w.engine({ clock });
-    const tick = async () => (await queueTick(e))[0]!;
+    const tick = async () => (await queueTick(e.ports))[0]!;
 
     const gaps: number[] = [];
     for (let attempt = 1; attempt <= 5; attempt++) {
@@ -87,12 +88,12 @@ describe('held and parked wakes (injected clock)', () => {
       for (const o of m.values()) o.activity = { ...o.activity, activity: 'idle' };
       return m;
     };
-    const r = (await queueTick(e, { observe: staleIdle }))[0]!;
+    const r = (await queueTick(e.ports, { observe: staleIdle }))[0]!;
     expect(r).toMatchObject({ outcome: 'held', why: 'held:working', attempt: 1, nextAt: clock.t + 5_000 });
     expect(w.tmux.capture('lead@b')).not.toContain(expectOutcome(r, 'held').token);
     expect(e.store.events.list({ seat: 'lead@b', kind: 'seat.send_held' })).toHaveLength(1);
     clock.t += 5_000;
-    expect((await queueTick(e, { observe: staleIdle }))[0]).toMatchObject({ outcome: 'held', attempt: 2 });
+    expect((await queueTick(e.ports, { observe: staleIdle }))[0]).toMatchObject({ outcome: 'held', attempt: 2 });
   });
 
   it('a wake parks while the seat is at its usage limit (no typing, one event), and is typed once the limit clears', async () => {
@@ -107,7 +108,7 @@ describe('held and parked wakes (injected clock)', () => {
       if (limited) for (const o of m.values()) o.activity = { ...o.activity, needsInput: 'usage_limit' };
       return m;
     };
-    const tick = async () => (await queueTick(e, { observe }))[0]!;
+    const tick = async () => (await queueTick(e.ports, { observe }))[0]!;
     expect(await tick()).toMatchObject({ outcome: 'parked', why: 'needs_input:usage_limit' });
     clock.t += 1_000;
     expect((await tick()).outcome).toBe('not_due');

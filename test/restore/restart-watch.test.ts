@@ -44,7 +44,7 @@ describe('restart while the activity monitor watches the pane by control client'
     // Somebody else pipes this pane's output: the monitor watches it with a control client.
     w.tmux.run(['pipe-pane', '-t', 'a@crew', 'cat > /dev/null']);
     const e = w.engine();
-    m = new ActivityMonitor(e, { fallbackMs: 60_000 });
+    m = new ActivityMonitor(e.ports, { fallbackMs: 60_000 });
     await m.start();
     await waitFor(() => m!.watcherPids().length === 1, { what: 'a control client on the seat' });
     const serverPid = w.tmux.run(['display-message', '-p', '#{pid}']).trim();

@@ -12,7 +12,8 @@ import { gateArgv } from '../../src/main/engine/restore/lifecycle';
 import { waitGone } from '../../src/main/engine/restore/restart-pane';
 import { RigWorld } from '../support/rig';
 import { exactly, missingReported, wrapperClaim } from '../../src/main/engine/restore/verify';
-import type { Engine } from '../../src/main/engine/engine';
+import type { Ports } from '../../src/main/engine/ports';
+import { systemClock } from '../../src/main/engine/deps';
 import type { RosterPane } from '../../src/main/engine/roster/types';
 
 const spec = {
@@ -187,18 +188,17 @@ describe("a claim from the pane's wrapper (Pi rewrites its own command line)", (
           ? { pid: 200, ppid: agentPpid, startTime: '9', argv: ['pi', '', ''] }
           : undefined,
   });
+  // Only the ports the wrapper's claim reads: this machine's process table and files.
   const engine = (wrapperArgv: string[], files: Record<string, string> = {}, agentPpid = 100) =>
     ({
-      deps: {
-        proc: proc(wrapperArgv, agentPpid),
-        io: {
-          readFile: (p: string) => {
-            if (p in files) return files[p]!;
-            throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-          },
+      proc: proc(wrapperArgv, agentPpid),
+      io: {
+        readFile: (p: string) => {
+          if (p in files) return files[p]!;
+          throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
         },
       },
-    }) as unknown as Engine;
+    }) as unknown as Ports;
   const pane = {
     panePid: 100,
     panePidStart: '7',
@@ -237,6 +237,7 @@ describe('the restart wait reads the engine clock', () => {
       let now = 1_000;
       let sleeps = 0;
       const clock = {
+        ...systemClock,
         now: () => now,
         sleep: async (ms: number) => {
           sleeps++;
@@ -247,7 +248,7 @@ describe('the restart wait reads the engine clock', () => {
       // This test's own process: alive, with its own start time, for the whole wait.
       const me = e.deps.proc.read(process.pid);
       expect(me).toBeDefined();
-      expect(await waitGone(e, e.ownKey, process.pid, me!.startTime, 10_000)).toBe(false);
+      expect(await waitGone(e.ports, e.ownKey, process.pid, me!.startTime, 10_000)).toBe(false);
       // One sleep per 100 ms of clock time: the deadline came from the same clock the sleeps move.
       expect(sleeps).toBeLessThanOrEqual(101);
       expect(now - 1_000).toBeGreaterThanOrEqual(10_000);

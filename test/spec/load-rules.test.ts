@@ -173,10 +173,11 @@ describe('loadRigSpec on real files', () => {
     expect(spec(text).pods[0]!.members.map((m) => m.runtime)).toEqual(['codex', 'codex']);
   });
 
-  it('rejects a spec file over 256 KiB', () => {
+  it('rejects a spec file over 256 KiB before reading it, naming the file and the limit', () => {
     const { f } = failure(`${BASE}# ${'x'.repeat(256 * 1024)}\n`);
-    expect(f.code).toBe('SPEC_INVALID');
+    expect(f.code).toBe('FILE_TOO_LARGE');
     expect(f.message).toContain('limit');
+    expect(f.evidence).toMatchObject({ limitBytes: 256 * 1024, file: expect.stringMatching(/\.yaml$/) });
   });
 
   it('rejects duplicate member ids across pods, naming the second one and where the first is', () => {

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { liveEngineDeps, type EngineDeps } from '../../src/main/engine/context';
-import { Engine } from '../../src/main/engine/engine';
+import { Engine, type EnginePorts } from '../../src/main/engine/engine';
+import type { Roster } from '../../src/main/engine/roster/types';
 import { resolveHome } from '../../src/main/engine/home';
 import { cleanTmuxEnv, TestTmux } from './tmux';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
@@ -52,12 +53,13 @@ export class RigWorld {
     return p;
   }
 
-  cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  /** `cwd`: the command's own folder (this process's by default). */
+  cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}, opts: { cwd?: string } = {}): Promise<CliResult> {
     return new Promise((res) => {
       execFile(
         process.execPath,
         [RIGDESK_BIN, ...args],
-        { env: { ...this.env, ...extraEnv }, timeout: 120_000, maxBuffer: 32 * 1024 * 1024 },
+        { env: { ...this.env, ...extraEnv }, timeout: 120_000, maxBuffer: 32 * 1024 * 1024, cwd: opts.cwd },
         (err, stdout, stderr) => {
           const code = err
             ? typeof (err as { code?: unknown }).code === 'number'
@@ -76,9 +78,10 @@ export class RigWorld {
     });
   }
 
-  engine(overrides: Partial<EngineDeps> = {}): Engine {
+  /** An in-process engine over this world's home; `ports` replace some of its ports (a forced fault). */
+  engine(overrides: Partial<EngineDeps> = {}, ports: Partial<EnginePorts> = {}): Engine {
     mkdirSync(this.home, { recursive: true });
-    const e = new Engine(liveEngineDeps(this.env, { layout: resolveHome(this.env), ...overrides }));
+    const e = new Engine(liveEngineDeps(this.env, { layout: resolveHome(this.env), ...overrides }), ports);
     this.engines.push(e);
     return e;
   }
@@ -135,4 +138,18 @@ export function shellRigYaml(rig: string, members: string[], extra = ''): string
     ),
     extra,
   ].join('\n')}\n`;
+}
+
+/**
+ * An engine's ports with a roster a test can redirect at any moment (a forced fault, a counter, a
+ * held look) while whatever was given these ports runs; `real` is the engine's own.
+ */
+export function rosterSwitch(e: Engine): {
+  ports: EnginePorts;
+  real: () => Promise<Roster>;
+  set(roster: () => Promise<Roster>): void;
+} {
+  const real = e.ports.roster;
+  let current = real;
+  return { ports: { ...e.ports, roster: () => current() }, real, set: (r) => void (current = r) };
 }

@@ -240,7 +240,7 @@ export class TestSshd {
   }
 
   /** `rigdesk hosts add`'s request for this server as host `name` (every ssh option it has). */
-  hostsAddRequest(name: string): RequestOf<'hostsAdd'> {
+  hostsAddRequest(name: string): RequestOf<'hosts.add'> {
     return {
       name,
       host: '127.0.0.1',

@@ -3,7 +3,7 @@
  * resume (its own start, a resume's new empty record, the mark that the resume was taken up), and
  * a clock the test steps: each poll's sleep moves it on by the poll's length and calls `onPoll`.
  */
-import type { Clock } from '../../src/main/engine/deps';
+import { type Clock, systemClock } from '../../src/main/engine/deps';
 
 export const ID = '0b7e2f10-4c1d-4e6a-9f3b-2a5c8d9e1f00';
 const line = (r: object) => `${JSON.stringify(r)}\n`;
@@ -18,6 +18,7 @@ export function steppedClock(onPoll?: (n: number) => void): { clock: Clock; poll
   let now = 1_000_000;
   let n = 0;
   const clock: Clock = {
+    ...systemClock,
     now: () => now,
     sleep: async (ms) => {
       now += ms;

@@ -19,7 +19,7 @@ export const APP_COMMANDS: CommandTable = {
     usage: 'prompts [--rig R]            seats waiting for you now (permission prompts, questions, limits)',
     toRequest: (a) => ({
       ok: true,
-      prepared: prepare('prompts', typeof a.flags.rig === 'string' ? { rig: a.flags.rig } : {}, (r) =>
+      prepared: prepare('prompts.list', typeof a.flags.rig === 'string' ? { rig: a.flags.rig } : {}, (r) =>
         r.prompts.length === 0
           ? '(nothing waits for you)'
           : r.prompts
@@ -59,7 +59,7 @@ export const APP_COMMANDS: CommandTable = {
       return {
         ok: true,
         prepared: prepare(
-          'answerPrompt',
+          'prompts.answer',
           params,
           ({ answered: x }) => `${x.seat}: ${x.choice} sent (${x.keys.join(' ')}) to ${x.paneId}`,
         ),
@@ -77,7 +77,7 @@ export const APP_COMMANDS: CommandTable = {
         ...(a.flags.remove ? { remove: true } : {}),
         ...(a.flags.plan ? { plan: true } : {}),
       };
-      return { ok: true, prepared: prepare('installShim', params, ({ shim }) => shimText(shim)) };
+      return { ok: true, prepared: prepare('shim.install', params, ({ shim }) => shimText(shim)) };
     },
   },
   topology: {

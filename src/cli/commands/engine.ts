@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ClientParams, StoppedSeat } from '../../shared/contract';
 import { type Failure, fail, type Result } from '../../shared/errors';
+import { MAX_SEND_CHARS } from '../../main/engine/delivery/text';
+import { readAtMost, readRegularText, refusedFile } from '../../main/engine/read-file';
+import { MAX_SPEC_BYTES } from '../../main/engine/spec';
 import type { ParsedArgs } from '../args';
 import { commandLine, formatPs } from '../format';
 import { type CommandSpec, type Prepared, prepare } from './types';
@@ -34,11 +36,25 @@ function stoppedLine(s: StoppedSeat): string {
   return `${s.seat}: ${s.outcome.replace('_', ' ')}${why}`;
 }
 
-function readTextArg(path: string): Result<{ text: string }> {
+/**
+ * The most `send` reads: well past what the engine takes (MAX_SEND_CHARS characters), so a text a
+ * little too long gets the engine's own TEXT_TOO_LONG, and well within its request line.
+ */
+const SEND_TEXT_MAX_BYTES = 20 * MAX_SEND_CHARS;
+
+/**
+ * `--file F`: a regular file of bounded size, opened without waiting (read-file.ts); `-`: stdin,
+ * which the person chose to wait on, read up to the same bound.
+ */
+function readTextArg(path: string, stdin = false): Result<{ text: string }> {
   try {
-    return { ok: true, text: readFileSync(path, 'utf8') };
+    const text = stdin ? readAtMost(path, SEND_TEXT_MAX_BYTES) : readRegularText(path, SEND_TEXT_MAX_BYTES);
+    return { ok: true, text };
   } catch (e) {
-    return fail('BAD_USAGE', `cannot read the text to send from ${path}: ${(e as Error).message}`);
+    return (
+      refusedFile(e, 'the text to send in') ??
+      fail('BAD_USAGE', `cannot read the text to send from ${path}: ${(e as Error).message}`)
+    );
   }
 }
 
@@ -54,7 +70,7 @@ function sendText(a: ParsedArgs): Result<{ seat: string; text: string }> {
     return seat.ok ? { ok: true, seat: seat.seat, text: text.text } : seat;
   }
   if (p.length === 2 && p[1] === '-') {
-    const text = readTextArg('/dev/stdin');
+    const text = readTextArg('/dev/stdin', true);
     return text.ok ? { ok: true, seat: p[0]!, text: text.text } : text;
   }
   const words = positionals(a, 2, 'a seat and the text');
@@ -83,7 +99,8 @@ function sendOptions(a: ParsedArgs): Failure | Omit<ClientParams<'send'>, 'seat'
  */
 function rigNamedIn(path: string): { rig?: string } {
   try {
-    const name: unknown = parseYaml(readFileSync(path, 'utf8'))?.name;
+    // Bounded and never waiting, as the engine reads it: a FIFO here must not hold the CLI either.
+    const name: unknown = parseYaml(readRegularText(path, MAX_SPEC_BYTES))?.name;
     return typeof name === 'string' && name ? { rig: name } : {};
   } catch {
     return {};

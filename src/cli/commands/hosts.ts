@@ -1,4 +1,10 @@
-import { type AnswerOf, type ClientParams, type HostListing, strictHostKeyChecking } from '../../shared/contract';
+import {
+  type AnswerOf,
+  type ClientParams,
+  type HostListing,
+  sshNameProblem,
+  strictHostKeyChecking,
+} from '../../shared/contract';
 import { fail, type Result } from '../../shared/errors';
 import type { ParsedArgs } from '../args';
 import { type CommandTable, type Prepared, prepare } from './types';
@@ -22,14 +28,14 @@ function toRequest(a: ParsedArgs): Req {
   const [sub, name, dest] = a.positionals;
   switch (sub) {
     case 'list':
-      return ok(prepare('hostsList', {}, listText));
+      return ok(prepare('hosts.list', {}, listText));
     case 'check':
       if (!name) return fail('BAD_USAGE', 'hosts check needs a host name');
-      return ok(prepare('hostsCheck', { name }, checkText));
+      return ok(prepare('hosts.check', { name }, checkText));
     case 'add': {
       if (!name || !dest) return fail('BAD_USAGE', 'hosts add needs a name and a destination ([user@]host[:port])');
       const params = addParams(a, name, dest);
-      return params.ok ? ok(prepare('hostsAdd', params.params, (r) => `added host ${r.host.name}`)) : params;
+      return params.ok ? ok(prepare('hosts.add', params.params, (r) => `added host ${r.host.name}`)) : params;
     }
     default:
       return fail('BAD_USAGE', sub ? `unknown hosts command "${sub}"` : 'hosts needs add, list or check', {
@@ -38,7 +44,7 @@ function toRequest(a: ParsedArgs): Req {
   }
 }
 
-function addParams(a: ParsedArgs, name: string, dest: string): Result<{ params: ClientParams<'hostsAdd'> }> {
+function addParams(a: ParsedArgs, name: string, dest: string): Result<{ params: ClientParams<'hosts.add'> }> {
   const str = (k: string) => {
     const v = a.flags[k];
     return typeof v === 'string' ? v : undefined;
@@ -48,7 +54,16 @@ function addParams(a: ParsedArgs, name: string, dest: string): Result<{ params: 
     return fail('BAD_USAGE', `not an ssh destination: ${dest}`, {
       hint: 'Write it as user@host, host or user@host:2222.',
     });
-  const params: ClientParams<'hostsAdd'> = { name, ...d };
+  for (const field of ['host', 'user'] as const) {
+    const value = d[field];
+    const problem = value === undefined ? undefined : sshNameProblem(value);
+    if (problem)
+      return fail('BAD_USAGE', `ssh ${field} ${JSON.stringify(value!.slice(0, 40))} ${problem}`, {
+        hint: 'Write the destination as user@host, host or user@host:2222.',
+        evidence: { field },
+      });
+  }
+  const params: ClientParams<'hosts.add'> = { name, ...d };
   if (str('port')) params.port = Number(str('port'));
   if (str('identity')) params.identityFile = str('identity');
   if (str('known-hosts')) params.knownHostsFile = str('known-hosts');
@@ -64,7 +79,7 @@ function addParams(a: ParsedArgs, name: string, dest: string): Result<{ params: 
   return { ok: true, params };
 }
 
-function checkText({ check: c }: AnswerOf<'hostsCheck'>): string {
+function checkText({ check: c }: AnswerOf<'hosts.check'>): string {
   const lines = [
     `${c.host}: ssh ok (${c.ssh.rttMs} ms), ${c.tmux.ok ? c.tmux.detail : `tmux NOT OK: ${c.tmux.detail || 'missing'}`}`,
   ];
@@ -76,7 +91,7 @@ function checkText({ check: c }: AnswerOf<'hostsCheck'>): string {
 const destinationOf = ({ ssh }: HostListing) =>
   ssh ? `${ssh.user ? `${ssh.user}@` : ''}${ssh.host}${ssh.port ? `:${ssh.port}` : ''}` : 'local';
 
-function listText({ hosts }: AnswerOf<'hostsList'>): string {
+function listText({ hosts }: AnswerOf<'hosts.list'>): string {
   if (hosts.length === 0) return 'no hosts (add one with: rigdesk hosts add <name> <[user@]host[:port]>)';
   return hosts
     .map(

@@ -28,11 +28,11 @@ export interface Background {
  * would each tell a seat about the same items.
  */
 export async function startBackground(engine: Engine, report: (r: BackgroundReport) => void): Promise<Background> {
-  const rec = await reconcile(engine);
+  const rec = await reconcile(engine.ports);
   if (!rec.ok) report({ kind: 'reconcile', failure: rec });
-  const stopSnapshots = startSnapshotTimer(engine, SNAPSHOT_EVERY_MS);
-  const stopWaker = startQueueWaker(engine, WAKE_EVERY_MS, (e) => report({ kind: 'waker', error: e as Error }));
-  const monitor = new ActivityMonitor(engine, { onError: (error) => report({ kind: 'monitor', error }) });
+  const stopSnapshots = startSnapshotTimer(engine.ports, SNAPSHOT_EVERY_MS);
+  const stopWaker = startQueueWaker(engine.ports, WAKE_EVERY_MS, (e) => report({ kind: 'waker', error: e as Error }));
+  const monitor = new ActivityMonitor(engine.ports, { onError: (error) => report({ kind: 'monitor', error }) });
   await monitor.start();
   return {
     stop: () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { liveExec, systemClock, type Clock, type Exec } from './deps';
-import { liveEvidenceIO } from './evidence-io';
+import { liveExec, liveFs, systemClock, type Clock, type Exec, type Fs } from './deps';
+import { evidenceIO } from './evidence-io';
+import { type FaultHooks, faultsFromEnv } from './faults';
 import { resolveHome, socketPathForName, type HomeLayout } from './home';
 import { liveProcReader } from './proc';
 import type { ProcReader } from './proc/types';
@@ -11,27 +12,13 @@ import { TmuxClient, tmuxEnv } from './tmux/client';
 import { controlArgs, probeSocket, registerLinks, TmuxLinks } from './tmux/held';
 import { serverArgs, serverKey, type TmuxServerRef } from './tmux/identity';
 
-/**
- * Test-only fault injection: named points where the engine awaits a hook. Production passes none.
- * Tests use it to force interleavings (a pid reused between check and write) or to SIGKILL a
- * process at an exact fence phase.
- */
-export type FaultPoint =
-  | 'fence.after_reserved'
-  | 'fence.after_helper_invoked'
-  | 'fence.after_created'
-  | 'send.before_revalidate'
-  /** Present: the send's Enter is not pressed, as when an agent drops it. */
-  | 'send.drop_enter';
-// Restore's own test-only points (restore.after_snapshot, …) are read in restore/faults.ts from the
-// same RIGDESK_TEST_FAULT variable.
-export type FaultHooks = Partial<Record<FaultPoint, () => Promise<void> | void>>;
-
 export interface EngineDeps {
   layout: HomeLayout;
   store: Store;
   exec: Exec;
   clock: Clock;
+  /** The file system calls the engine makes (deps.ts); node:fs live. */
+  fs: Fs;
   proc: ProcReader;
   io: EvidenceIO;
   /** The environment seats start from (PATH, HOME, LANG ...); identity markers are scrubbed later. */
@@ -55,6 +42,7 @@ export function liveEngineDeps(
   const env = overrides.env ?? baseEnv;
   const layout = overrides.layout ?? resolveHome(env);
   const clock = overrides.clock ?? systemClock;
+  const fs = overrides.fs ?? liveFs;
   // One exec function per engine: the engine's tmux links are found from it (tmux/held.ts).
   const exec: Exec = overrides.exec ?? ((file, args, opts) => liveExec(file, args, opts));
   // An engine given an exec of its own (a fault injected into tmux's answers, a counting bench)
@@ -66,8 +54,9 @@ export function liveEngineDeps(
     store: overrides.store ?? Store.open(layout.dbPath, () => clock.now()),
     exec,
     clock,
+    fs,
     proc: overrides.proc ?? liveProcReader(),
-    io: overrides.io ?? liveEvidenceIO,
+    io: overrides.io ?? evidenceIO(fs),
     env,
     userHome: overrides.userHome ?? env.HOME ?? homedir(),
     uid: overrides.uid ?? process.getuid?.() ?? 0,
@@ -75,24 +64,6 @@ export function liveEngineDeps(
     newId: overrides.newId ?? randomUUID,
     faults: overrides.faults ?? faultsFromEnv(env),
     tmux,
-  };
-}
-
-/**
- * `RIGDESK_TEST_FAULT=<point>:pause` makes the engine stop at that point until killed; only the
- * fence crash tests set it. It is read once, here, and nowhere else.
- */
-function faultsFromEnv(env: NodeJS.ProcessEnv): FaultHooks {
-  const spec = env.RIGDESK_TEST_FAULT;
-  if (!spec) return {};
-  const [point, action] = spec.split(':') as [FaultPoint, string];
-  if (action !== 'pause') return {};
-  return {
-    [point]: async () => {
-      process.stderr.write(`rigdesk: test fault: paused at ${point}\n`);
-      // A timer keeps the event loop alive: a bare pending promise would let the process exit.
-      await new Promise(() => setInterval(() => undefined, 60_000));
-    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import * as nodeFs from 'node:fs';
 
 /**
  * Everything the engine needs from the live system arrives through a `Deps` object, so each
@@ -27,15 +28,69 @@ export interface ExecResult {
 /** execFile only: arguments are never joined into a shell string. */
 export type Exec = (file: string, args: readonly string[], opts?: ExecOptions) => Promise<ExecResult>;
 
+/** A timer from the clock: cancelled, it never fires (again). */
+export interface Timer {
+  cancel(): void;
+}
+
+/**
+ * Time, and every timer the engine sets: a test's clock drives them all. `unref`: the timer alone
+ * does not keep the process alive (a background pass, not work a caller waits for).
+ */
 export interface Clock {
   now(): number;
   sleep(ms: number): Promise<void>;
+  /** Runs `fn` once, `ms` from now. */
+  after(ms: number, fn: () => void, opts?: { unref?: boolean }): Timer;
+  /** Runs `fn` every `ms` until cancelled. */
+  every(ms: number, fn: () => void, opts?: { unref?: boolean }): Timer;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  after(ms, fn, opts) {
+    const t = setTimeout(fn, ms);
+    if (opts?.unref) t.unref();
+    return { cancel: () => clearTimeout(t) };
+  },
+  every(ms, fn, opts) {
+    const t = setInterval(fn, ms);
+    if (opts?.unref) t.unref();
+    return { cancel: () => clearInterval(t) };
+  },
 };
+
+/**
+ * The file system calls the engine makes, so a test can stand one in; the live one is node:fs.
+ * The process table (proc/), the store's database and the SQLite files the engine opens read-only
+ * are read by their own adapters.
+ */
+export type Fs = Pick<
+  typeof nodeFs,
+  | 'accessSync'
+  | 'chmodSync'
+  | 'closeSync'
+  | 'constants'
+  | 'existsSync'
+  | 'fstatSync'
+  | 'lstatSync'
+  | 'mkdirSync'
+  | 'openSync'
+  | 'readFileSync'
+  | 'readSync'
+  | 'readdirSync'
+  | 'realpathSync'
+  | 'renameSync'
+  | 'rmSync'
+  | 'statSync'
+  | 'symlinkSync'
+  | 'unlinkSync'
+  | 'watch'
+  | 'writeFileSync'
+>;
+
+export const liveFs: Fs = nodeFs;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 

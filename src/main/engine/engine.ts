@@ -1,3 +1,4 @@
+import { Looks, type LookPorts } from './activity/observe';
 import { ownSocketPath, tmuxFor, type EngineDeps } from './context';
 import type { Exec } from './deps';
 import { buildRoster } from './roster/build';
@@ -5,18 +6,22 @@ import { ForeignListings } from './roster/foreign';
 import { LocksAhead } from './roster/locks';
 import type { Roster } from './roster/types';
 import { AGENT_RUNTIMES, runtimeById } from './runtimes';
-import type { SeatRow, SessionRow } from './store';
 import { hostOfServer, parseServerKey, serverKey } from './tmux/identity';
 import { TmuxClient } from './tmux/client';
 import { HostSet, hostRoster } from './hosts/roster';
 import { mergeRosters } from './hosts/merge';
 import type { ProcInfo, ProcReader } from './proc/types';
+import type { Ports, RespawnGuard, SeatHomeOf } from './ports';
+import { liveUsageDeps, type UsagePorts } from './usage/live';
+import { UsageWatch } from './usage/watch';
 
-export type RespawnGuard = (server: string, paneId: string) => Promise<() => void>;
+/** Everything the engine's folders are given: the ports, the observation bus, the usage tails. */
+export type EnginePorts = Ports & LookPorts & UsagePorts;
 
 /**
  * The orchestration engine: plain Node, no Electron. The app, the CLI and `rigdesk serve` all run
- * this class; its services (launch, stop, send, ...) live in ./services and take it as context.
+ * this class. It is the composition root: it builds the ports once from its deps, and the request
+ * entry points (./services, ./api) hand each folder the ports it asks for.
  */
 export class Engine {
   readonly own: TmuxClient;
@@ -26,11 +31,45 @@ export class Engine {
   /** Other servers' listings, used again while they still fit (roster/foreign.ts). */
   private readonly foreign = new ForeignListings();
   private readonly locksAhead = new LocksAhead();
-  constructor(readonly deps: EngineDeps) {
+  /**
+   * What the engine's folders take, built once. `overrides` replace some of them, given the ones
+   * built (tests and benches: a forced fault, a roster that counts).
+   */
+  readonly ports: EnginePorts;
+  constructor(
+    readonly deps: EngineDeps,
+    overrides: Partial<EnginePorts> | ((built: EnginePorts) => Partial<EnginePorts>) = {},
+  ) {
     this.hosts = new HostSet(deps);
     this.own = tmuxFor(deps, deps.layout.tmuxServer);
     this.ownKey = serverKey(deps.layout.tmuxServer);
     this.ownPath = ownSocketPath(deps);
+    const ports: Ports = {
+      store: deps.store,
+      clock: deps.clock,
+      fs: deps.fs,
+      io: deps.io,
+      env: deps.env,
+      userHome: deps.userHome,
+      selfPid: deps.selfPid,
+      layout: deps.layout,
+      newId: deps.newId,
+      faults: deps.faults,
+      exec: deps.exec,
+      proc: deps.proc,
+      hosts: this.hosts,
+      ownKey: this.ownKey,
+      roster: () => this.readRoster(),
+      client: (server) => this.client(server),
+      ownOn: (host) => this.ownOn(host),
+      procOf: (server) => this.procOf(server),
+      procNow: (server, pid) => this.procNow(server, pid),
+      seatHome: (seat) => this.seatHome(seat),
+      beforeRespawn: (server, paneId) => this.beforeRespawn(server, paneId),
+      onBeforeRespawn: (guard) => this.onBeforeRespawn(guard),
+    };
+    const built: EnginePorts = { ...ports, looks: new Looks(), usage: new UsageWatch(liveUsageDeps(ports)) };
+    this.ports = { ...built, ...(typeof overrides === 'function' ? overrides(built) : overrides) };
   }
 
   get store() {
@@ -39,17 +78,14 @@ export class Engine {
 
   private respawnGuards = new Set<RespawnGuard>();
 
-  /**
-   * Called before a pane is respawned in place (restart), with a release for after. tmux 3.3a's
-   * server crashes, every session with it, when a pane is respawned while a control-mode client
-   * is behind on its output (tmux #5499); the activity monitor takes its own off such a pane here.
-   */
-  onBeforeRespawn(guard: RespawnGuard): () => void {
+  /** Ports.onBeforeRespawn. */
+  private onBeforeRespawn(guard: RespawnGuard): () => void {
     this.respawnGuards.add(guard);
     return () => void this.respawnGuards.delete(guard);
   }
 
-  async beforeRespawn(server: string, paneId: string): Promise<() => void> {
+  /** Ports.beforeRespawn. */
+  private async beforeRespawn(server: string, paneId: string): Promise<() => void> {
     const releases = await Promise.all([...this.respawnGuards].map((g) => g(server, paneId)));
     return () => {
       for (const r of releases) r();
@@ -91,7 +127,7 @@ export class Engine {
   }
 
   /** The config home a seat's runtime uses: its spec env, else the default under the user's home. */
-  seatHome(seat: Pick<SeatRow, 'runtime' | 'env'> & { host?: string }): string | undefined {
+  seatHome(seat: SeatHomeOf): string | undefined {
     const r = runtimeById(seat.runtime);
     if (!r?.homeEnvVar) return undefined;
     // On another host only the seat's own setting is known; this machine's defaults mean nothing there.
@@ -100,8 +136,13 @@ export class Engine {
     return seat.env[r.homeEnvVar] ?? this.deps.env[r.homeEnvVar] ?? r.defaultHome?.(home);
   }
 
+  /** A fresh roster, through the engine's roster port (a test's override included). */
+  roster(): Promise<Roster> {
+    return this.ports.roster();
+  }
+
   /** A fresh roster: what every custody decision reads (docs/architecture.md invariant 1). */
-  async roster(): Promise<Roster> {
+  private async readRoster(): Promise<Roster> {
     const servers = new Map<string, TmuxClient>([[this.ownKey, this.own]]);
     const live = this.store.sessions.allLive();
     for (const row of live)
@@ -166,22 +207,6 @@ export class Engine {
           : { host: h.host, reason: h.reason, failures: h.failures },
       );
     }
-  }
-
-  /** The live row's pane as the roster sees it, only if its immutable identity still matches. */
-  paneOf(roster: Roster, row: SessionRow) {
-    return roster.panes.find(
-      (p) =>
-        p.server === row.server &&
-        p.paneId === row.paneId &&
-        p.sessionId === row.sessionId &&
-        p.serverPid === row.serverPid &&
-        p.sessionCreated === row.sessionCreated,
-    );
-  }
-
-  serverRunning(roster: Roster, server: string): boolean | undefined {
-    return roster.servers.find((s) => s.server === server)?.running;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { HostContext } from '../host/connection';
+import type { WindowHubContext } from '../window-hub/connection';
 import { DeepLinkRouter, deepLinkInArgv, PROTOCOL } from './deeplink';
 import { wireIpc } from './ipc';
 import { trayMenu } from './menu';
@@ -10,7 +10,7 @@ import { createMainWindow, focusWindow } from './window';
 
 export interface ShellOptions {
   api: ElectronApi;
-  ctx: HostContext;
+  ctx: WindowHubContext;
   argv: readonly string[];
   preloadPath: string;
   /** The built renderer's folder, served to the window as rigdesk-app://renderer/. */

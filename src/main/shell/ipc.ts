@@ -1,6 +1,6 @@
 import { IPC } from '../../preload/channels';
 import { fail } from '../../shared/errors';
-import { WindowConnection, type HostContext } from '../host/connection';
+import { WindowConnection, type WindowHubContext } from '../window-hub/connection';
 import type { IpcEventLike, IpcMainLike, WebContentsLike } from './types';
 
 /**
@@ -10,7 +10,7 @@ import type { IpcEventLike, IpcMainLike, WebContentsLike } from './types';
  */
 export function wireIpc(
   ipc: IpcMainLike,
-  ctx: HostContext,
+  ctx: WindowHubContext,
   opts: { rendererUrl: string },
 ): { attach(wc: WebContentsLike): void; connections(): number } {
   const conns = new Map<number, WindowConnection>();

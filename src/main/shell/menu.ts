@@ -1,4 +1,4 @@
-import type { HostContext } from '../host/connection';
+import type { WindowHubContext } from '../window-hub/connection';
 import { dispatch } from '../engine/api';
 import type { ElectronApi, MenuItemLike } from './types';
 
@@ -9,7 +9,7 @@ import type { ElectronApi, MenuItemLike } from './types';
  */
 export function trayMenu(
   api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported' | 'app'>,
-  ctx: HostContext,
+  ctx: WindowHubContext,
   open: () => void,
 ): MenuItemLike[] {
   return [
@@ -22,9 +22,9 @@ export function trayMenu(
 
 export async function installFromMenu(
   api: Pick<ElectronApi, 'createNotification' | 'notificationsSupported'>,
-  ctx: HostContext,
+  ctx: WindowHubContext,
 ): Promise<{ title: string; body: string }> {
-  const r = await dispatch(ctx.engine, 'installShim', {});
+  const r = await dispatch(ctx.engine, 'shim.install', {});
   const s = r.ok ? (r.shim as { path: string; remove: string; pathHint?: string }) : undefined;
   const note = s
     ? { title: `rigdesk is at ${s.path}`, body: [s.pathHint, `Remove it with: ${s.remove}`].filter(Boolean).join('\n') }

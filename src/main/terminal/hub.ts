@@ -40,10 +40,19 @@ export interface ViewSink {
   exit(term: number, reason: string): void;
 }
 
+/**
+ * Live terminals one window connection may hold at once. Each is a pty and a tmux client; the
+ * window shows at most 9 panes live (a 3x3 grid) and parks the rest, so this leaves room for panes
+ * opening as others close, and stops a connection from making processes without end.
+ */
+export const MAX_TERMINALS_PER_CONNECTION = 32;
+
 export class TerminalHub {
   private nextId = 1;
   private readonly views = new Map<number, View>();
   private readonly sizeOwner = new Map<string, number>();
+  /** Opens under way per connection: counted with its live views, so a burst cannot pass the cap. */
+  private readonly opening = new Map<object, number>();
 
   constructor(
     private readonly engine: Engine,
@@ -51,6 +60,7 @@ export class TerminalHub {
     private readonly timers: Timers = realTimers,
     /** How often a viewer's pty may be read (0: as fast as it gives; a test compares both). */
     private readonly readGapMs = READ_GAP_MS,
+    private readonly maxPerConnection = MAX_TERMINALS_PER_CONNECTION,
   ) {}
 
   async open(
@@ -59,6 +69,48 @@ export class TerminalHub {
     cols: number,
     rows: number,
     sink: ViewSink,
+  ): Promise<Result<{ term: number; seat: string }>> {
+    const held = this.heldBy(owner);
+    if (held >= this.maxPerConnection)
+      return fail(
+        'TERMINAL_LIMIT',
+        `this window already has ${held} live terminals, the most one connection may hold (${this.maxPerConnection})`,
+        {
+          hint: 'Close or park a pane (a smaller layout), then open this seat again.',
+          evidence: { seat, live: held, limit: this.maxPerConnection },
+        },
+      );
+    this.opening.set(owner, (this.opening.get(owner) ?? 0) + 1);
+    let counted = true;
+    // Once its view is registered it counts as a view: no longer as an open under way.
+    const registered = () => {
+      if (!counted) return;
+      counted = false;
+      const left = (this.opening.get(owner) ?? 1) - 1;
+      if (left > 0) this.opening.set(owner, left);
+      else this.opening.delete(owner);
+    };
+    try {
+      return await this.openView(owner, seat, cols, rows, sink, registered);
+    } finally {
+      registered();
+    }
+  }
+
+  /** Live views and opens under way of one connection. */
+  private heldBy(owner: object): number {
+    let n = this.opening.get(owner) ?? 0;
+    for (const v of this.views.values()) if (v.owner === owner) n += 1;
+    return n;
+  }
+
+  private async openView(
+    owner: object,
+    seat: string,
+    cols: number,
+    rows: number,
+    sink: ViewSink,
+    registered: () => void,
   ): Promise<Result<{ term: number; seat: string }>> {
     const at = await dispatch(this.engine, 'attach', { seat });
     if (!at.ok) return at;
@@ -105,6 +157,7 @@ export class TerminalHub {
       gate: new ReadGate((held) => hold.set('gap', held), this.timers, this.readGapMs),
     };
     this.views.set(id, view);
+    registered();
     // At most one read a frame (ReadGate): in a flood tmux then skips screens for this client
     // instead of rendering every line for it; flow control throttles a window that falls behind.
     pty.onData((d) => {

@@ -18,12 +18,12 @@ export const APP_REQUESTS = {
   /** Focus a seat in every open window, through the deep-link route (`rigdesk open <seat>`). */
   open: z.strictObject({ link: z.string().min(1).max(2048) }),
   /** Seats waiting for a person right now (needs_input), with the prompt as on screen. */
-  prompts: z.strictObject({ rig: rigName.optional() }),
+  'prompts.list': z.strictObject({ rig: rigName.optional() }),
   /**
    * Answer a seat's permission prompt with the keys its runtime expects. `fingerprint` (from
-   * `prompts`) pins the answer to the prompt the person saw: a different prompt is refused.
+   * `prompts.list`) pins the answer to the prompt the person saw: a different prompt is refused.
    */
-  answerPrompt: z.strictObject({
+  'prompts.answer': z.strictObject({
     seat: seatRef,
     choice: z.enum(['approve', 'deny']),
     fingerprint: z
@@ -39,7 +39,7 @@ export const APP_REQUESTS = {
    * app running the shim points at the app's runtime. From the CLI and the app's menu only: the
    * window connection refuses it (see WINDOW_REFUSED).
    */
-  installShim: z.strictObject({
+  'shim.install': z.strictObject({
     dir: z.string().min(1).max(1024).optional(),
     remove: z.boolean().optional(),
     plan: z.boolean().optional(),
@@ -47,7 +47,7 @@ export const APP_REQUESTS = {
 } as const;
 
 /** Engine requests a window (renderer) may not send: they touch the person's files, not the rig. */
-export const WINDOW_REFUSED: ReadonlySet<string> = new Set(['installShim']);
+export const WINDOW_REFUSED: ReadonlySet<string> = new Set(['shim.install']);
 
 export const promptChoice = z.enum(['approve', 'deny']);
 export type PromptChoice = z.output<typeof promptChoice>;
@@ -131,7 +131,7 @@ export const answeredPrompt = z.strictObject({
 });
 export type AnsweredPrompt = z.output<typeof answeredPrompt>;
 
-/** The `rigdesk` shim on PATH, as `installShim` left it (or would, with `plan`). */
+/** The `rigdesk` shim on PATH, as `shim.install` left it (or would, with `plan`). */
 export const shimAnswer = z.strictObject({
   path: z.string(),
   dir: z.string(),
@@ -150,9 +150,9 @@ export type ShimAnswer = z.output<typeof shimAnswer>;
 export const APP_ANSWERS = {
   topology: topologyAnswer,
   open: z.strictObject({ seat: z.string(), windows: z.number().int().min(1) }),
-  prompts: z.strictObject({ prompts: z.array(promptItem) }),
-  answerPrompt: z.strictObject({ answered: answeredPrompt }),
-  installShim: z.strictObject({ shim: shimAnswer }),
+  'prompts.list': z.strictObject({ prompts: z.array(promptItem) }),
+  'prompts.answer': z.strictObject({ answered: answeredPrompt }),
+  'shim.install': z.strictObject({ shim: shimAnswer }),
 } as const satisfies AnswerSchemas<typeof APP_REQUESTS>;
 
 /** Pushed from the host to the window. `seats` carries `ps` rows; `focus` comes from a deep link. */

@@ -9,13 +9,37 @@ export const hostName = z
   .refine((n) => n !== 'local', { message: '"local" is this machine' });
 
 const tmuxSocketName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/);
+
+/**
+ * Why an ssh host or user cannot be used as given (undefined: it can). ssh reads an argument that
+ * starts with `-` as an option (`-oProxyCommand=…` runs a command), and whitespace or a control
+ * character has no place in a name; the spec, the contract and the CLI refuse them by this one rule.
+ */
+export function sshNameProblem(value: string): string | undefined {
+  if (value === '') return 'is empty';
+  if (value.startsWith('-')) return 'starts with "-", which ssh would read as an option';
+  const bad = /[\s\x00-\x1f\x7f-\x9f]/u.exec(value);
+  if (bad)
+    return `contains ${/\s/u.test(bad[0]) ? 'whitespace' : 'a control character'} (U+${bad[0].codePointAt(0)!.toString(16).padStart(4, '0').toUpperCase()})`;
+  return undefined;
+}
+
+/** An ssh host or user in a request: the field is named by the issue's path. */
+const sshName = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .superRefine((v, ctx) => {
+      const problem = sshNameProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
 export const strictHostKeyChecking = z.enum(['yes', 'accept-new', 'no']);
 
 export const HOSTS_REQUESTS = {
-  hostsAdd: z.strictObject({
+  'hosts.add': z.strictObject({
     name: hostName,
-    host: z.string().min(1).max(255),
-    user: z.string().min(1).max(64).optional(),
+    host: sshName(255),
+    user: sshName(64).optional(),
     port: z.number().int().min(1).max(65535).optional(),
     identityFile: z.string().min(1).max(4096).optional(),
     knownHostsFile: z.string().min(1).max(4096).optional(),
@@ -23,8 +47,8 @@ export const HOSTS_REQUESTS = {
     configFile: z.string().min(1).max(4096).optional(),
     tmuxSocket: tmuxSocketName.optional(),
   }),
-  hostsList: z.strictObject({}),
-  hostsCheck: z.strictObject({ name: hostName }),
+  'hosts.list': z.strictObject({}),
+  'hosts.check': z.strictObject({ name: hostName }),
 } as const;
 
 /** How the engine reaches a host with OpenSSH (files are absolute once recorded). */
@@ -102,9 +126,9 @@ export type HostCheck = z.output<typeof hostCheck>;
 
 /** What each request answers beside `ok: true`. */
 export const HOSTS_ANSWERS = {
-  hostsAdd: z.strictObject({ host: hostSpec }),
-  hostsList: z.strictObject({ hosts: z.array(hostListing) }),
-  hostsCheck: z.strictObject({ check: hostCheck }),
+  'hosts.add': z.strictObject({ host: hostSpec }),
+  'hosts.list': z.strictObject({ hosts: z.array(hostListing) }),
+  'hosts.check': z.strictObject({ check: hostCheck }),
 } as const satisfies AnswerSchemas<typeof HOSTS_REQUESTS>;
 
 /** A remote host's health as the window shows it (pushed with the seats). */

@@ -38,6 +38,11 @@ export const psRow = z.strictObject({
   pod: z.string(),
   member: z.string(),
   runtime: z.string(),
+  /**
+   * Whether its runtime keeps conversations (an agent CLI), which can be forked and resumed; false
+   * for a plain program (shell). Absent for a runtime this Rigdesk does not know.
+   */
+  conversations: z.boolean().optional(),
   cwd: z.string(),
   /** running: its session is there; stopped: none; gone: recorded but vanished; unknown: cannot tell. */
   state: z.enum(['running', 'stopped', 'gone', 'unknown']),

@@ -70,6 +70,8 @@ export const WORKSPACE_REQUESTS = {
 
 export const runtimeFound = z.strictObject({
   runtime: z.string(),
+  /** Whether it keeps conversations of its own (an agent CLI); a plain program (shell) keeps none. */
+  conversations: z.boolean(),
   binary: z.string(),
   /** Where it is on PATH; absent when it is not installed. */
   path: z.string().optional(),

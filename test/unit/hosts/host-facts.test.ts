@@ -3,8 +3,8 @@
  * answer as the host's shell prints it), and the env a seat's pane there sees.
  */
 import { describe, expect, it } from 'vitest';
-import { parseHostFacts } from '../../../src/main/engine/services/launch-remote';
-import { hostSeatEnv } from '../../../src/main/engine/services/prepare-remote';
+import { parseHostFacts } from '../../../src/main/engine/seats/launch-remote';
+import { hostSeatEnv } from '../../../src/main/engine/seats/prepare-remote';
 
 const ANSWER = [
   'cwd /srv/real/work',

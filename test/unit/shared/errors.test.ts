@@ -18,6 +18,8 @@ const INPUT_ERRORS: ErrorCode[] = [
   'QUEUE_ITEM_NOT_FOUND',
   'SEAT_EXISTS',
   'HOST_NOT_FOUND',
+  'FILE_NOT_REGULAR',
+  'FILE_TOO_LARGE',
 ];
 
 describe('errors are data with stable codes', () => {

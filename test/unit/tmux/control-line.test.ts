@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Block, ControlStream } from '../../../src/main/engine/tmux/control-stream';
-import { controlLine, oneShotArgs, quoteArg } from '../../../src/main/engine/tmux/quote';
+import { controlLine, formatLiteral, oneShotArgs, quoteArg } from '../../../src/main/engine/tmux/quote';
 
 /** Pure halves of the held client: argv to a control line, and the frame reader. Real tmux reads them in test/engine/tmux-control.test.ts. */
 describe('controlLine', () => {
@@ -81,5 +82,76 @@ describe('ControlStream', () => {
   it('keeps a frame with one empty line apart from an empty frame', () => {
     const { blocks } = read('%begin 1 2 1\n%end 1 2 1\n%begin 1 3 1\n\n%end 1 3 1\n', 1);
     expect(blocks.map((b) => b.lines)).toEqual([[], ['']]);
+  });
+});
+
+/**
+ * How tmux 3.3a's format_expand1 reads `#` (format.c), for what formatLiteral must undo: `##` is one
+ * `#`; a run of `#` ending in `[` is copied as written (a style); `#,` and `#}` lose their `#`;
+ * `#(`, `#{` and an alias letter are expansions (marked here as ⟨…⟩ so they can never pass).
+ * test/engine/hostile-input.test.ts checks the same names against real tmux.
+ */
+function tmuxExpands(fmt: string): string {
+  const ALIASES = new Set('DFHIPSTWh');
+  let out = '';
+  for (let i = 0; i < fmt.length; ) {
+    if (fmt[i] !== '#') {
+      out += fmt[i++];
+      continue;
+    }
+    const ch = fmt[i + 1] ?? '';
+    if (ch === '#') {
+      let j = i + 2;
+      while (fmt[j] === '#') j++;
+      if (fmt[j] === '[') {
+        out += fmt.slice(i, j + 1);
+        i = j + 1;
+      } else {
+        out += '#';
+        i += 2;
+      }
+    } else if (ch === '(' || ch === '{' || ALIASES.has(ch)) {
+      out += `⟨expanded #${ch}⟩`;
+      i += 2;
+    } else if (ch === '}' || ch === ',') {
+      out += ch;
+      i += 2;
+    } else {
+      out += `#${ch}`;
+      i += 2;
+    }
+  }
+  return out;
+}
+
+describe('formatLiteral', () => {
+  it('gives back the value from every format tmux reads: #( and #{ never expand, styles and runs of # survive', () => {
+    const cases: [string, string][] = [
+      ['x#(touch ran.txt)', 'x##(touch ran.txt)'],
+      ['y#{pane_id}', 'y##{pane_id}'],
+      ['p#D', 'p##D'],
+      ['a##', 'a####'],
+      ['e#', 'e##'],
+      ['q#[b', 'q#[b'],
+      ['z##[w', 'z##[w'],
+      ['h###[k', 'h###[k'],
+      ['#,#}', '##,##}'],
+      ['/plain/path', '/plain/path'],
+    ];
+    for (const [value, written] of cases) {
+      expect(formatLiteral(value), value).toBe(written);
+      expect(tmuxExpands(written), value).toBe(value);
+    }
+  });
+
+  it('property: any text made of #, brackets, braces and letters reads back as itself', () => {
+    const piece = fc.constantFrom('#', '##', '[', '(', '{', '}', ',', 'D', 'S', 'h', 'x', '/', ' ', '%');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), (parts) => {
+        const value = parts.join('');
+        expect(tmuxExpands(formatLiteral(value))).toBe(value);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -4,12 +4,12 @@
  * one builder per runtime, for the token readers' unit tests. test/agents/usage-records.test.ts
  * checks the same readers against the files the real CLIs write.
  */
-import { claudeSink } from '../../../src/main/engine/usage/claude';
-import { codexSink } from '../../../src/main/engine/usage/codex';
-import { geminiSink } from '../../../src/main/engine/usage/gemini';
-import { piSink } from '../../../src/main/engine/usage/pi';
-import { qwenSink } from '../../../src/main/engine/usage/qwen';
-import type { ByModel, UsageSink } from '../../../src/main/engine/usage/types';
+import { claudeSink } from '../../../src/main/engine/runtimes/usage/claude';
+import { codexSink } from '../../../src/main/engine/runtimes/usage/codex';
+import { geminiSink } from '../../../src/main/engine/runtimes/usage/gemini';
+import { piSink } from '../../../src/main/engine/runtimes/usage/pi';
+import { qwenSink } from '../../../src/main/engine/runtimes/usage/qwen';
+import type { ByModel, UsageSink } from '../../../src/main/engine/runtimes/usage/records';
 
 export interface Call {
   input: number;

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonlTail, liveTailIO } from '../../../src/main/engine/usage/tail';
-import { claudeSink } from '../../../src/main/engine/usage/claude';
-import { geminiSink } from '../../../src/main/engine/usage/gemini';
+import { claudeSink } from '../../../src/main/engine/runtimes/usage/claude';
+import { geminiSink } from '../../../src/main/engine/runtimes/usage/gemini';
 import { type Call, RECORDS } from './records';
 
 let dir: string;

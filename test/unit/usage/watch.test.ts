@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveOpencodeQuery, OpencodeTail } from '../../../src/main/engine/usage/opencode';
-import { ompDeclaredWindow, piDeclaredWindow } from '../../../src/main/engine/usage/pi';
+import { ompDeclaredWindow, piDeclaredWindow } from '../../../src/main/engine/runtimes/usage/pi';
 import { liveTailIO } from '../../../src/main/engine/usage/tail';
 import { contextPct, usageFields } from '../../../src/main/engine/usage/types';
 import { UsageWatch, type UsageDeps, type UsageTarget } from '../../../src/main/engine/usage/watch';

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Clock } from '../deps';
 import { serverArgs, type TmuxServerRef } from '../tmux/identity';
 
 /**
  * One tmux control-mode client attached (read-only, ignoring size) to one seat's session: the
  * watch for a pane that already has a pipe (a person's, or one an earlier engine left), since a
  * pane has only one and pipe.ts never replaces it. Restart takes it off the pane before a respawn
- * (engine.beforeRespawn): tmux 3.3a crashes when a control client is behind on a respawned pane. It only
+ * (Ports.beforeRespawn): tmux 3.3a crashes when a control client is behind on a respawned pane. It only
  * tells us that a pane printed something: the first %output of a pane marks the seat dirty once,
  * and further output is ignored until the engine looks at the screen again, so a flood costs one
  * look per pass. Output is never switched off in tmux (`refresh-client -A %p:off`): a control
@@ -29,7 +30,7 @@ export class PaneOutputWatch {
     private readonly onDirty: (paneId: string) => void,
     private readonly env: NodeJS.ProcessEnv,
     /** The engine's clock: output times are compared with the monitor's. */
-    private readonly now: () => number,
+    private readonly clock: Clock,
     /** The whole command, when the session is on another host (ssh running tmux -C there). */
     private readonly remoteArgv?: string[],
   ) {}
@@ -83,7 +84,7 @@ export class PaneOutputWatch {
     } catch {
       /* gone */
     }
-    await Promise.race([gone, new Promise((r) => setTimeout(r, timeoutMs))]);
+    await Promise.race([gone, this.clock.sleep(timeoutMs)]);
     this.stop();
   }
 
@@ -106,7 +107,7 @@ export class PaneOutputWatch {
       this.buf = this.buf.slice(nl + 1);
       if (line.startsWith('%output ') || line.startsWith('%extended-output ')) {
         const pane = line.split(' ', 3)[1]!;
-        this.lastOutputAt = this.now();
+        this.lastOutputAt = this.clock.now();
         if (!this.muted.has(pane)) {
           this.muted.add(pane);
           this.onDirty(pane);

@@ -1,6 +1,7 @@
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine } from '../engine';
+import type { Timer } from '../deps';
+import type { Ports } from '../ports';
 import { parseServerKey, serverArgs, type TmuxServerRef } from '../tmux/identity';
 import type { SshHost } from '../hosts/transport';
 import { createHash } from 'node:crypto';
@@ -11,9 +12,9 @@ import { PanePipeWatch } from './pipe';
 import { remotePipeArgs, RemotePipeWatch } from './pipe-remote';
 import { controlPids, pipeFifos, type SeatWatch, watchKind } from './watch-kinds';
 import { type ActivityChange, ActivityRecord } from './record';
-import { type ObservedSeat, observeSeats, onObserved } from './observe';
+import { type FreshLookPorts, type ObservedSeat, observeSeats } from './observe';
 import type { Roster, RosterPane } from '../roster/types';
-import { bindDiscoveredConversations } from '../services/bind';
+import { bindDiscoveredConversations } from '../seats/bind';
 import { RemoteHookWatches } from '../hosts/hook-watch';
 
 export type { ActivityChange };
@@ -32,7 +33,7 @@ const OTHERS_LOOK_SLACK = 1.25;
  * and a change becomes a `seat.activity` event row before anything else hears of it. A slow full
  * pass catches what no event reports (a process exiting without printing), every `fallbackMs` while
  * anything happens, up to `restMaxMs` apart on a rig where nothing does (cadence.ts). Looks taken
- * by others (observe.ts `onObserved`: a window's `ps`, a send) are news too: what they saw change is
+ * by others (observe.ts `Looks`: a window's `ps`, a send) are news too: what they saw change is
  * recorded the same way, and one that covers every seat stands for the fallback pass. At rest
  * nothing runs but the fallback pass, or nothing at all while a window's polls look.
  */
@@ -46,8 +47,8 @@ export class ActivityMonitor {
   private timerAt = Infinity;
   private readonly pacer: LookPacer;
   private readonly recorded: ActivityRecord;
-  private timer?: NodeJS.Timeout;
-  private fallback?: NodeJS.Timeout;
+  private timer?: Timer;
+  private fallback?: Timer;
   /** The roster of the monitor's own pass in progress: that look is recorded by the pass itself. */
   private ownRoster?: Roster;
   private offLooks?: () => void;
@@ -63,7 +64,7 @@ export class ActivityMonitor {
   private readonly rest: RestCadence;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly ports: FreshLookPorts & Pick<Ports, 'env' | 'exec' | 'onBeforeRespawn'>,
     private readonly opts: {
       debounceMs?: number;
       fallbackMs?: number;
@@ -76,13 +77,13 @@ export class ActivityMonitor {
     this.pacer = new LookPacer(opts.debounceMs);
     this.remoteHooks = new RemoteHookWatches(
       (name, file, args) => {
-        const h = this.engine.hosts.get(name);
+        const h = this.ports.hosts.get(name);
         return h && !h.holdingOff() ? h.streamArgv(file, args) : undefined;
       },
       (seat) => this.markDirty(seat, true),
-      this.engine.deps.env,
+      this.ports.env,
     );
-    this.recorded = new ActivityRecord(engine);
+    this.recorded = new ActivityRecord(ports);
     this.rest = new RestCadence(this.fallbackMs, opts.restMaxMs);
   }
 
@@ -93,12 +94,12 @@ export class ActivityMonitor {
 
   async start(): Promise<void> {
     this.running = true;
-    this.offRespawn = this.engine.onBeforeRespawn((server, paneId) => this.yieldPane(server, paneId));
+    this.offRespawn = this.ports.onBeforeRespawn((server, paneId) => this.yieldPane(server, paneId));
     // Hook events land as one file per seat: a change there is that seat's news.
-    mkdirSync(this.engine.deps.layout.hooksDir, { recursive: true, mode: 0o700 });
-    mkdirSync(this.engine.deps.layout.watchDir, { recursive: true, mode: 0o700 });
+    this.ports.fs.mkdirSync(this.ports.layout.hooksDir, { recursive: true, mode: 0o700 });
+    this.ports.fs.mkdirSync(this.ports.layout.watchDir, { recursive: true, mode: 0o700 });
     try {
-      const fw = watch(this.engine.deps.layout.hooksDir, (_e, name) => {
+      const fw = this.ports.fs.watch(this.ports.layout.hooksDir, (_e, name) => {
         const n = String(name ?? '');
         // A hook's event is explicit news: never paced.
         if (n.endsWith('.json')) this.markDirty(n.slice(0, -5), true);
@@ -108,7 +109,7 @@ export class ActivityMonitor {
     } catch {
       /* the fallback pass covers it */
     }
-    this.offLooks = onObserved(this.engine, (roster, observed) => this.othersLook(roster, observed));
+    this.offLooks = this.ports.looks.on((roster, observed) => this.othersLook(roster, observed));
     // The first pass's failure is the caller's: a monitor that cannot look at all does not start.
     await this.passOnce(true);
   }
@@ -119,18 +120,17 @@ export class ActivityMonitor {
 
   /** The next full pass, `afterMs` from now unless a look at every seat comes first. */
   private armFallback(afterMs: number): void {
-    clearTimeout(this.fallback);
+    this.fallback?.cancel();
     if (!this.running) return;
-    this.fallback = setTimeout(() => void this.pass(true), afterMs);
-    this.fallback.unref?.();
+    this.fallback = this.ports.clock.after(afterMs, () => void this.pass(true), { unref: true });
   }
 
   stop(): void {
     this.running = false;
     this.offRespawn?.();
     this.offLooks?.();
-    clearTimeout(this.fallback);
-    clearTimeout(this.timer);
+    this.fallback?.cancel();
+    this.timer?.cancel();
     this.timer = undefined;
     this.timerAt = Infinity;
     for (const w of this.watches.values()) w.stop();
@@ -142,7 +142,7 @@ export class ActivityMonitor {
 
   /** Once a pass still running when the monitor stopped has ended (its owner may close the store then). */
   async settled(): Promise<void> {
-    while (this.busy) await new Promise((r) => setTimeout(r, 10));
+    while (this.busy) await this.ports.clock.sleep(10);
   }
 
   /**
@@ -150,7 +150,7 @@ export class ActivityMonitor {
    * until the respawn is done); a pipe needs nothing, it survives the respawn.
    */
   private async yieldPane(server: string, paneId: string): Promise<() => void> {
-    const seats = this.engine.store.sessions
+    const seats = this.ports.store.sessions
       .allLive()
       .filter((l) => l.server === server && l.paneId === paneId)
       .map((l) => l.seat);
@@ -190,7 +190,7 @@ export class ActivityMonitor {
   private markDirty(seat: string, urgent = false): void {
     // News after a quiet spell: the next fallback pass comes at the base pace again, not a long wait away.
     if (seat !== '*' && this.rest.news()) this.armFallback(this.fallbackMs);
-    const due = this.pacer.dueAt(seat, this.engine.now(), urgent || seat === '*');
+    const due = this.pacer.dueAt(seat, this.ports.clock.now(), urgent || seat === '*');
     if (urgent) this.urgent.add(seat);
     const prev = this.dirty.get(seat);
     if (prev === undefined || due < prev) this.dirty.set(seat, due);
@@ -201,16 +201,13 @@ export class ActivityMonitor {
     if (!this.running || this.dirty.size === 0) return;
     const next = Math.min(...this.dirty.values());
     if (this.timer && next >= this.timerAt) return;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timerAt = next;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        void this.pass(false);
-      },
-      Math.max(0, next - this.engine.now()),
-    );
+    this.timer = this.ports.clock.after(Math.max(0, next - this.ports.clock.now()), () => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      void this.pass(false);
+    });
   }
 
   /**
@@ -240,19 +237,19 @@ export class ActivityMonitor {
       const mark = this.rest.mark;
       const names = this.dueSeats(all);
       full = names === undefined;
-      const every = this.engine.store.rigs.seats();
+      const every = this.ports.store.rigs.seats();
       this.remoteHooks.sync(every);
       const seats = every.filter((s) => !names || names.has(s.seat));
       if (seats.length === 0) return;
       for (const s of seats) this.watches.get(s.seat)?.rearm();
-      const roster = await this.engine.roster();
+      const roster = await this.ports.roster();
       // Stopped while the roster was read (the store may be closed by now): nothing more to do.
       if (!this.running) return;
-      bindDiscoveredConversations(this.engine, roster);
+      bindDiscoveredConversations(this.ports, roster);
       this.ownRoster = roster;
       let observed: Map<string, ObservedSeat>;
       try {
-        observed = await observeSeats(this.engine, roster, seats);
+        observed = await observeSeats(this.ports, roster, seats);
       } finally {
         this.ownRoster = undefined;
       }
@@ -272,7 +269,7 @@ export class ActivityMonitor {
 
   /** The seats due for a look now (undefined: every seat), taking them off the dirty list. */
   private dueSeats(all: boolean): Set<string> | undefined {
-    const now = this.engine.now();
+    const now = this.ports.clock.now();
     if (all || this.dirty.has('*')) {
       this.dirty.clear();
       this.urgent.clear();
@@ -318,7 +315,7 @@ export class ActivityMonitor {
         .map(([seat]) => seat);
       for (const seat of unwatched) this.markDirty(seat);
       if (unwatched.length > 0) return;
-      if (this.engine.store.rigs.seats().every((s) => observed.has(s.seat))) {
+      if (this.ports.store.rigs.seats().every((s) => observed.has(s.seat))) {
         this.rest.looked(changed > 0);
         this.armFallback(Math.round(this.rest.waitMs * OTHERS_LOOK_SLACK));
       }
@@ -348,7 +345,7 @@ export class ActivityMonitor {
     if (!server || !sessionId) return;
     const ref = parseServerKey(server);
     // An unknown host gets no watch (polling still looks at it); its files are not ours to watch here.
-    const host = ref.host ? this.engine.hosts.get(ref.host) : undefined;
+    const host = ref.host ? this.ports.hosts.get(ref.host) : undefined;
     if (ref.host && !host) return;
     // A control client never attaches while the pane is being respawned.
     const piped = pipeable && (await this.startPipe(seat, server, ref, pane.paneId, host));
@@ -358,8 +355,8 @@ export class ActivityMonitor {
         ref,
         sessionId,
         () => this.markDirty(seat),
-        this.engine.deps.env,
-        () => this.engine.now(),
+        this.ports.env,
+        this.ports.clock,
         host?.controlArgv(sessionId),
       );
       w.start();
@@ -383,17 +380,18 @@ export class ActivityMonitor {
           key,
           host.streamArgv('sh', remotePipeArgs(name, paneId, ['tmux', '-u', ...serverArgs(ref)])),
           () => this.markDirty(seat),
-          this.engine.deps.env,
-          () => this.engine.now(),
+          this.ports.env,
+          this.ports.clock,
         )
       : new PanePipeWatch(
           key,
-          this.engine.client(server),
+          this.ports.client(server),
           paneId,
-          join(this.engine.deps.layout.watchDir, `${name}.fifo`),
+          join(this.ports.layout.watchDir, `${name}.fifo`),
           () => this.markDirty(seat),
-          this.engine.deps.exec,
-          () => this.engine.now(),
+          this.ports.exec,
+          this.ports.clock,
+          this.ports.fs,
         );
     this.watches.set(seat, w);
     const started = await w.start();
@@ -413,7 +411,7 @@ export class ActivityMonitor {
   private watchDir(dir: string): void {
     if (this.watchedDirs.has(dir)) return;
     try {
-      const fw = watch(dir, () => this.markDirty('*'));
+      const fw = this.ports.fs.watch(dir, () => this.markDirty('*'));
       fw.on('error', () => undefined);
       this.fsWatchers.push(fw);
       this.watchedDirs.add(dir);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Clock } from '../deps';
 import { pipeCommand, type PipeStart } from './pipe';
 
 /**
@@ -56,7 +57,7 @@ export class RemotePipeWatch {
     private readonly onDirty: () => void,
     private readonly env: NodeJS.ProcessEnv,
     /** The engine's clock: output times are compared with the monitor's. */
-    private readonly now: () => number,
+    private readonly clock: Clock,
   ) {}
 
   start(timeoutMs = 10_000): Promise<PipeStart> {
@@ -66,11 +67,13 @@ export class RemotePipeWatch {
     return new Promise<PipeStart>((resolve) => {
       let head = '';
       const done = (r: PipeStart) => {
-        clearTimeout(timer);
+        timer.cancel();
         if (!r.ok) this.stop();
         resolve(r);
       };
-      const timer = setTimeout(() => done({ ok: false, why: 'failed', detail: 'no answer from the host' }), timeoutMs);
+      const timer = this.clock.after(timeoutMs, () =>
+        done({ ok: false, why: 'failed', detail: 'no answer from the host' }),
+      );
       child.once('exit', () => {
         if (!this.started) done({ ok: false, why: 'failed', detail: head.trim() || 'ssh ended' });
         // The pipe's writer ended (or ssh did): news for the next look, which decides again.
@@ -107,7 +110,7 @@ export class RemotePipeWatch {
   }
 
   private printed(): void {
-    this.lastOutputAt = this.now();
+    this.lastOutputAt = this.clock.now();
     if (this.muted) return;
     this.muted = true;
     this.onDirty();

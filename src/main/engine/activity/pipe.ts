@@ -1,6 +1,5 @@
-import { constants, openSync, rmSync } from 'node:fs';
 import { Socket, type SocketConstructorOpts } from 'node:net';
-import type { Exec } from '../deps';
+import type { Clock, Exec, Fs } from '../deps';
 import type { TmuxClient } from '../tmux/client';
 
 /**
@@ -46,7 +45,8 @@ export class PanePipeWatch {
     private readonly onDirty: () => void,
     private readonly exec: Exec,
     /** The engine's clock: output times are compared with the monitor's. */
-    private readonly now: () => number,
+    private readonly clock: Clock,
+    private readonly fs: Pick<Fs, 'constants' | 'openSync' | 'rmSync'>,
   ) {}
 
   async start(helloTimeoutMs = 5000): Promise<PipeStart> {
@@ -58,14 +58,14 @@ export class PanePipeWatch {
     // libuv polls it like a pipe instead of parking a thread on it.
     let rw: Socket;
     try {
-      rw = this.socketOn(openSync(this.fifo, constants.O_RDWR | constants.O_NONBLOCK));
+      rw = this.socketOn(this.fs.openSync(this.fifo, this.fs.constants.O_RDWR | this.fs.constants.O_NONBLOCK));
     } catch (e) {
       return { ok: false, why: 'failed', detail: (e as Error).message };
     }
     this.sock = rw;
     const hello = new Promise<boolean>((resolve) => {
-      const t = setTimeout(() => resolve(false), helloTimeoutMs);
-      this.greeted = () => (clearTimeout(t), (this.greeted = undefined), resolve(true));
+      const t = this.clock.after(helloTimeoutMs, () => resolve(false));
+      this.greeted = () => (t.cancel(), (this.greeted = undefined), resolve(true));
     });
     const r = await this.tmux.run([
       'if-shell',
@@ -89,7 +89,7 @@ export class PanePipeWatch {
     // `cat` has it open: from now on read-only, so its end (the pane died, the pipe was replaced
     // or closed) is the end of this stream, and of the watch.
     try {
-      const ro = this.socketOn(openSync(this.fifo, constants.O_RDONLY | constants.O_NONBLOCK));
+      const ro = this.socketOn(this.fs.openSync(this.fifo, this.fs.constants.O_RDONLY | this.fs.constants.O_NONBLOCK));
       ro.once('end', () => this.ended());
       this.sock = ro;
       rw.destroy();
@@ -113,7 +113,7 @@ export class PanePipeWatch {
   stop(): void {
     this.sock?.destroy();
     this.sock = undefined;
-    rmSync(this.fifo, { force: true });
+    this.fs.rmSync(this.fifo, { force: true });
   }
 
   private socketOn(fd: number): Socket {
@@ -133,7 +133,7 @@ export class PanePipeWatch {
   }
 
   private output(): void {
-    this.lastOutputAt = this.now();
+    this.lastOutputAt = this.clock.now();
     this.greeted?.();
     if (this.muted) return;
     this.muted = true;
@@ -149,7 +149,7 @@ export class PanePipeWatch {
   private async makeFifo(): Promise<{ ok: true } | { ok: false; why: 'failed'; detail: string }> {
     // Always a fresh inode: a `cat` still writing to an older one gets EPIPE and ends.
     try {
-      rmSync(this.fifo, { force: true });
+      this.fs.rmSync(this.fifo, { force: true });
     } catch (e) {
       return { ok: false, why: 'failed', detail: (e as Error).message };
     }

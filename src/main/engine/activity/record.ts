@@ -1,4 +1,4 @@
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { activityLabel, type SeatActivity } from './decide';
 import type { ObservedSeat } from './observe';
 
@@ -19,7 +19,7 @@ export interface ActivityChange {
 export class ActivityRecord {
   private readonly last = new Map<string, string>();
   private readonly seenAt = new Map<string, number>();
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly ports: Pick<Ports, 'clock' | 'store'>) {}
 
   /** Whether the seat's last recorded activity is working. */
   working(seat: string): boolean {
@@ -37,8 +37,8 @@ export class ActivityRecord {
       const key = `${label}|${o.activity.needsInput}|${o.activity.session}|${o.activity.draft ? 1 : 0}`;
       if (this.last.get(seat) === key) continue;
       this.last.set(seat, key);
-      const at = this.engine.now();
-      this.engine.store.events.append(
+      const at = this.ports.clock.now();
+      this.ports.store.events.append(
         'seat.activity',
         { rig: o.seat.rig, seat },
         {

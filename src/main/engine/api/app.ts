@@ -2,7 +2,7 @@ import { type APP_ANSWERS, type APP_REQUESTS, parseDeepLink, type Topology } fro
 import { fail } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { answerPrompt } from '../prompts/answer';
-import { listPrompts } from '../prompts/list';
+import { listPrompts } from '../services/prompts';
 import { installShim } from '../services/shim';
 import type { Handlers } from './types';
 
@@ -50,10 +50,12 @@ export const APP_HANDLERS: Handlers<typeof APP_REQUESTS, typeof APP_ANSWERS> = {
     for (const fn of focusListeners) fn(link.seat);
     return { ok: true, seat: link.seat, windows: focusListeners.size };
   },
-  prompts: async (e, p) => {
+  'prompts.list': async (e, p) => {
     if (p.rig && !e.store.rigs.exists(p.rig)) return fail('RIG_NOT_FOUND', `no rig named ${p.rig}`);
     return listPrompts(e, p.rig);
   },
-  installShim: async (e, p) => installShim({ env: e.deps.env, dir: p.dir, remove: p.remove, plan: p.plan }),
-  answerPrompt: (e, p) => answerPrompt(e, p.seat, p.choice, { fingerprint: p.fingerprint, reason: p.reason, by: p.by }),
+  'shim.install': async (e, p) =>
+    installShim({ env: e.deps.env, fs: e.ports.fs, dir: p.dir, remove: p.remove, plan: p.plan }),
+  'prompts.answer': (e, p) =>
+    answerPrompt(e.ports, p.seat, p.choice, { fingerprint: p.fingerprint, reason: p.reason, by: p.by }),
 };

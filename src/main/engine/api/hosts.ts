@@ -3,7 +3,7 @@ import { addHost, checkHost, listHosts } from '../services/hosts';
 import type { Handlers } from './types';
 
 export const HOSTS_HANDLERS: Handlers<typeof HOSTS_REQUESTS, typeof HOSTS_ANSWERS> = {
-  hostsAdd: async (e, p) => addHost(e, p),
-  hostsList: async (e) => listHosts(e),
-  hostsCheck: (e, p) => checkHost(e, p.name),
+  'hosts.add': async (e, p) => addHost(e, p),
+  'hosts.list': async (e) => listHosts(e),
+  'hosts.check': (e, p) => checkHost(e, p.name),
 };

@@ -1,5 +1,5 @@
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { Roster } from '../roster/types';
 import type { ReservationRow } from '../store';
 import type { SessionIdentity } from '../tmux/identity';
@@ -15,11 +15,11 @@ import type { SessionIdentity } from '../tmux/identity';
  * If the server holding the evidence cannot be listed, nothing is decided (fail closed).
  */
 export async function resolveStaleReservation(
-  engine: Engine,
+  ports: Pick<Ports, 'proc' | 'store'>,
   row: ReservationRow,
   roster: Roster,
 ): Promise<Result<{ outcome: 'abandoned' | 'adopted' }>> {
-  const holder = engine.deps.proc.read(row.holderPid);
+  const holder = ports.proc.read(row.holderPid);
   if (holder && (row.holderStart === null || holder.startTime === row.holderStart)) {
     return fail(
       'LAUNCH_IN_PROGRESS',
@@ -38,7 +38,7 @@ export async function resolveStaleReservation(
       { evidence: { reservation: row.id, problems: roster.problems } },
     );
   }
-  const { store } = engine;
+  const { store } = ports;
   const [rig] = row.seat.split('@').slice(1);
   const record = (outcome: 'abandoned' | 'adopted', why: string, extra: Record<string, unknown> = {}) => {
     store.events.append(

@@ -1,15 +1,20 @@
 import type { SentText } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
-import { observeSeats, type ObservedSeat } from '../activity/observe';
+import { observeSeats, type ObservedSeat, type FreshLookPorts } from '../activity/observe';
 import { checkConversationFree } from '../custody/guard';
 import { revalidateTarget, type WriteTarget } from '../custody/revalidate';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
+import { atFault } from '../faults';
 import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
-import { realOrSame } from '../restore/facts';
+import { realOrSame } from '../custody/cwd';
 import { withSeatTurn } from './lease';
 import { validateSendText } from './text';
 import { verifySubmitted } from './verify';
+import { conversationFamily } from '../runtimes/family';
+
+/** What a send takes besides a fresh look: the seat's lease, a revalidation of its pane, the paste. */
+export type SendPorts = FreshLookPorts & Pick<Ports, 'faults' | 'newId' | 'procNow' | 'selfPid'>;
 
 export interface SendOptions {
   /** Seconds from the start to wait for idle before taking the lease. */
@@ -35,23 +40,23 @@ const TURN_WAIT_MS = 30_000;
  * reported as delivered.
  */
 export async function sendToSeat(
-  engine: Engine,
+  ports: SendPorts,
   ref: unknown,
   textIn: unknown,
   opts: SendOptions = {},
 ): Promise<Result<{ sent: SentText }>> {
-  const found = engine.store.rigs.find(ref);
+  const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
   const { seat } = found;
   const text = validateSendText(textIn);
   if (!text.ok) return text;
   if (opts.force && !opts.reason) return fail('BAD_USAGE', 'a forced send needs --reason, which is recorded');
-  const start = engine.now();
+  const start = ports.clock.now();
   const deadline = start + (opts.waitForIdle ?? 0) * 1000;
-  const res = await deliver(engine, seat, text.text, opts, start, deadline);
+  const res = await deliver(ports, seat, text.text, opts, start, deadline);
   const where = { rig: seat.rig, seat: seat.seat };
   if (!res.ok)
-    engine.store.events.append(res.code === 'SEND_HELD' ? 'seat.send_held' : 'seat.send_refused', where, {
+    ports.store.events.append(res.code === 'SEND_HELD' ? 'seat.send_held' : 'seat.send_refused', where, {
       code: res.code,
       message: res.message,
       evidence: res.evidence ?? {},
@@ -60,28 +65,28 @@ export async function sendToSeat(
 }
 
 async function deliver(
-  engine: Engine,
+  ports: SendPorts,
   seat: SeatRow,
   text: string,
   opts: SendOptions,
   start: number,
   deadline: number,
 ): Promise<Result<{ sent: SentText }>> {
-  if (!engine.store.sessions.live(seat.seat))
+  if (!ports.store.sessions.live(seat.seat))
     return fail('SEAT_NOT_RUNNING', `${seat.seat} is not running`, {
       hint: `Start it with rigdesk launch ${seat.seat}.`,
     });
   // --wait-for-idle waits before taking the lease, against a deadline counted from the start.
   if (opts.waitForIdle && !opts.force) {
     for (;;) {
-      const o = await observe(engine, seat);
+      const o = await observe(ports, seat);
       if (!o.ok) return o;
-      if (holdReason(o.observed) === undefined || engine.now() >= deadline) break;
-      await engine.deps.clock.sleep(250);
+      if (holdReason(o.observed) === undefined || ports.clock.now() >= deadline) break;
+      await ports.clock.sleep(250);
     }
   }
-  const turn = await withSeatTurn(engine, seat.seat, Math.max(deadline, start + TURN_WAIT_MS), () =>
-    typeOnce(engine, seat, text, opts),
+  const turn = await withSeatTurn(ports, seat.seat, Math.max(deadline, start + TURN_WAIT_MS), () =>
+    typeOnce(ports, seat, text, opts),
   );
   if (!turn.ok) {
     return fail('SEND_HELD', `another send to ${seat.seat} held the seat for ${Math.round(turn.waitedMs / 1000)} s`, {
@@ -91,9 +96,9 @@ async function deliver(
   return turn.value;
 }
 
-async function observe(engine: Engine, seat: SeatRow) {
-  const roster = await engine.roster();
-  const observed = (await observeSeats(engine, roster, [seat])).get(seat.seat)!;
+async function observe(ports: SendPorts, seat: SeatRow) {
+  const roster = await ports.roster();
+  const observed = (await observeSeats(ports, roster, [seat])).get(seat.seat)!;
   if (!observed.live || !observed.pane)
     return fail('SEAT_NOT_RUNNING', `${seat.seat}'s session is gone`, {
       hint: `Start it again with rigdesk launch ${seat.seat}.`,
@@ -116,12 +121,17 @@ function holdReason(o: ObservedSeat): { why: string; detail: string } | undefine
 type Observed = Extract<Awaited<ReturnType<typeof observe>>, { ok: true }>;
 
 /** The seat's conversation must have no other writer (its own pane is allowed). */
-function checkCustody(engine: Engine, seat: SeatRow, o: Observed, warnings: string[]): Result {
+function checkCustody(
+  ports: Pick<Ports, 'fs' | 'seatHome' | 'store'>,
+  seat: SeatRow,
+  o: Observed,
+  warnings: string[],
+): Result {
   const live = o.observed.live!;
   const pane = o.observed.pane!;
   const adapter = runtimeById(seat.runtime);
   const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
-  if (!adapter || adapter.id === 'shell') return { ok: true };
+  if (!adapter?.conversations) return { ok: true };
   if (!conversationId) {
     warnings.push(`the conversation of ${seat.seat} is not known yet; only its own pane was checked`);
     return { ok: true };
@@ -131,19 +141,19 @@ function checkCustody(engine: Engine, seat: SeatRow, o: Observed, warnings: stri
     {
       runtime: adapter.id,
       conversationId,
-      cwd: realOrSame(seat.cwd),
-      home: engine.seatHome(seat),
+      cwd: realOrSame(ports.fs, seat.cwd),
+      home: ports.seatHome(seat),
       allowPids: [pane.panePid, ...pane.lineage.map((p) => p.pid)],
       allowSessionId: live.id,
       host: seat.host,
     },
-    engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+    ports.store.sessions.liveBoundTo(conversationFamily(adapter.id), conversationId),
   );
 }
 
 /** A prompt, a draft, unknown or busy activity holds the send, unless it is forced with a reason. */
 function checkHold(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   seat: SeatRow,
   observed: ObservedSeat,
   opts: SendOptions,
@@ -162,7 +172,7 @@ function checkHold(
       evidence: { status: 'held', why: hold.why, activity: observed.activity },
     });
   }
-  engine.store.events.append(
+  ports.store.events.append(
     'seat.send_override',
     { rig: seat.rig, seat: seat.seat },
     { why: hold.why, reason: opts.reason },
@@ -194,19 +204,19 @@ function writeTargetOf(observed: ObservedSeat): WriteTarget {
 
 /** Paste the text as a literal buffer, then Enter (after the runtime's delay). */
 async function pasteAndSubmit(
-  engine: Engine,
+  ports: Pick<Ports, 'client' | 'clock' | 'faults' | 'newId'>,
   seat: SeatRow,
   server: string,
   paneId: string,
   text: string,
 ): Promise<Result> {
-  const client = engine.client(server);
-  const pasted = await client.paste(paneId, text, `rigdesk-${engine.deps.newId()}`);
+  const client = ports.client(server);
+  const pasted = await client.paste(paneId, text, `rigdesk-${ports.newId()}`);
   if (!pasted.ok) return pasted;
   // Some runtimes drop an Enter that arrives right after pasted text (Codex): the adapter says how long to wait.
   const delay = runtimeById(seat.runtime)?.submitDelayMs;
-  if (delay) await engine.deps.clock.sleep(delay);
-  const dropEnter = engine.deps.faults['send.drop_enter'];
+  if (delay) await ports.clock.sleep(delay);
+  const dropEnter = ports.faults['send.drop_enter'];
   const entered = dropEnter ? (await dropEnter(), { ok: true as const }) : await client.sendKeys(paneId, ['Enter']);
   if (entered.ok) return { ok: true };
   // The text is already in the input box: this is not a refusal, it is unconfirmed.
@@ -217,29 +227,29 @@ async function pasteAndSubmit(
 }
 
 async function typeOnce(
-  engine: Engine,
+  ports: SendPorts,
   seat: SeatRow,
   text: string,
   opts: SendOptions,
 ): Promise<Result<{ sent: SentText }>> {
-  const o = await observe(engine, seat);
+  const o = await observe(ports, seat);
   if (!o.ok) return o;
   const { observed } = o;
   const live = observed.live!;
   const pane = observed.pane!;
   const warnings: string[] = [];
   const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
-  const custody = checkCustody(engine, seat, o, warnings);
+  const custody = checkCustody(ports, seat, o, warnings);
   if (!custody.ok) return custody;
-  const held = checkHold(engine, seat, observed, opts, warnings);
+  const held = checkHold(ports, seat, observed, opts, warnings);
   if (!held.ok) return held;
-  await engine.deps.faults['send.before_revalidate']?.();
-  const moved = await revalidateTarget(engine, writeTargetOf(observed));
+  await atFault(ports.faults, 'send.before_revalidate');
+  const moved = await revalidateTarget(ports, writeTargetOf(observed));
   if (!moved.ok) return moved;
-  const typed = await pasteAndSubmit(engine, seat, live.server, live.paneId, text);
+  const typed = await pasteAndSubmit(ports, seat, live.server, live.paneId, text);
   if (!typed.ok) return typed;
   const record = (verified: boolean) =>
-    engine.store.events.append(
+    ports.store.events.append(
       'seat.send',
       { rig: seat.rig, seat: seat.seat },
       {
@@ -252,7 +262,7 @@ async function typeOnce(
     );
   let verified = false;
   if (opts.verify ?? runtimeById(seat.runtime)?.readScreen !== undefined) {
-    const v = await verifySubmitted(engine, seat, live.server, live.paneId, text);
+    const v = await verifySubmitted(ports, seat, live.server, live.paneId, text);
     verified = v.ok;
     if (!v.ok) {
       record(false);

@@ -1,5 +1,5 @@
 import { capturePanes } from '../activity/capture';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
 
@@ -9,7 +9,7 @@ import type { SeatRow } from '../store';
  * Claude under load); one more Enter is sent when the text still sits in its input box.
  */
 export async function verifySubmitted(
-  engine: Engine,
+  ports: Pick<Ports, 'client' | 'clock'>,
   seat: SeatRow,
   server: string,
   paneId: string,
@@ -18,10 +18,10 @@ export async function verifySubmitted(
 ): Promise<{ ok: true } | { ok: false; why: string }> {
   const adapter = runtimeById(seat.runtime);
   const probe = text.split('\n')[0]!.trim().slice(0, 40);
-  const until = engine.now() + timeoutMs;
+  const until = ports.clock.now() + timeoutMs;
   let retried = false;
   for (;;) {
-    const screen = (await capturePanes(engine.client(server), [paneId])).get(paneId);
+    const screen = (await capturePanes(ports.client(server), [paneId])).get(paneId);
     if (screen) {
       const reading = adapter?.readScreen?.(screen);
       const stillDrafted =
@@ -30,12 +30,12 @@ export async function verifySubmitted(
       if (!stillDrafted && (shown || reading?.activity === 'working')) return { ok: true };
       // Codex drops an Enter that comes too soon, and Claude was seen to drop one under load:
       // text still sitting in the input box after 1.5 s gets one more Enter.
-      if (stillDrafted && !retried && adapter?.readScreen && engine.now() > until - timeoutMs + 1500) {
+      if (stillDrafted && !retried && adapter?.readScreen && ports.clock.now() > until - timeoutMs + 1500) {
         retried = true;
-        await engine.client(server).sendKeys(paneId, ['Enter']);
+        await ports.client(server).sendKeys(paneId, ['Enter']);
       }
     }
-    if (engine.now() >= until) return { ok: false, why: 'the text was not seen submitted on screen' };
-    await engine.deps.clock.sleep(200);
+    if (ports.clock.now() >= until) return { ok: false, why: 'the text was not seen submitted on screen' };
+    await ports.clock.sleep(200);
   }
 }

@@ -44,17 +44,19 @@ export const PROBE_SCRIPT = [
   // A path that does not show is absent only when its nearest existing folder may be searched;
   // behind a folder the remote user cannot enter, it is unreadable, never "absent".
   'gone() { d=$1; while :; do case $d in */*) d=${d%/*}; [ -n "$d" ] || d=/ ;; *) d=. ;; esac; [ -e "$d" ] && break; done; if [ -d "$d" ] && [ -x "$d" ]; then h 3; else h 5; fi; }',
+  // What is read must be a regular file: a FIFO would hold the round until its timeout, a device never end.
+  'reg() { [ -f "$1" ] || { h 5; return 1; }; }',
   'while [ $# -ge 3 ]; do',
   '  op=$1; p=$2; n=$3; shift 3',
   '  if [ ! -e "$p" ]; then gone "$p"; else case $op in',
   '    exists) h 0 ;;',
   '    access) if [ -r "$p" ] && [ -x "$p" ]; then h 0; else h 5; fi ;;',
   '    list) if [ ! -d "$p" ]; then h 3; elif ( cd "$p" ) 2>/dev/null; then h 0; ( cd "$p" && for f in * .[!.]*; do [ -e "$f" ] && printf "%s\\0" "$f"; done ); else h 5; fi ;;',
-  '    read) h 0; cat -- "$p" 2>/dev/null || h 5 ;;',
-  '    tail) h 0; tail -c "$n" -- "$p" 2>/dev/null || h 5 ;;',
+  '    read) reg "$p" && { h 0; cat -- "$p" 2>/dev/null || h 5; } ;;',
+  '    tail) reg "$p" && { h 0; tail -c "$n" -- "$p" 2>/dev/null || h 5; } ;;',
   '    fileid) h 0; stat -c "%d %i" -- "$p" 2>/dev/null || h 5 ;;',
-  '    aged) h 0; printf "%s\\n" "$(( $(date +%s) - $(stat -c %Y -- "$p") ))"; cat -- "$p" 2>/dev/null || h 5 ;;',
-  '    bytes) st=$(stat -c "%s %y %i" -- "$p" 2>/dev/null); if [ -n "$st" ] && [ "$st" = "$n" ]; then h 4; else h 0; printf "%s\\n" "$st"; base64 -w0 -- "$p" 2>/dev/null || h 5; fi ;;',
+  '    aged) reg "$p" && { h 0; printf "%s\\n" "$(( $(date +%s) - $(stat -c %Y -- "$p") ))"; cat -- "$p" 2>/dev/null || h 5; } ;;',
+  '    bytes) reg "$p" && { st=$(stat -c "%s %y %i" -- "$p" 2>/dev/null); if [ -n "$st" ] && [ "$st" = "$n" ]; then h 4; else h 0; printf "%s\\n" "$st"; base64 -w0 -- "$p" 2>/dev/null || h 5; fi; } ;;',
   '    *) h 5 ;;',
   '  esac; fi',
   '  i=$((i+1))',

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Evidence } from '../activity/decide';
-import { readClaudeHook } from '../runtimes/hooks/claude';
+import { runtimeById, seatHookHome } from '../runtimes';
 import type { SeatRow } from '../store';
 import { remoteHooksDir } from './host-files';
 
@@ -23,12 +22,7 @@ export function notifyFifo(hooksDir: string): string {
 export function remoteHookOf(
   seat: Pick<SeatRow, 'seat' | 'runtime' | 'env'>,
 ): { file: string; fifo: string } | undefined {
-  const home =
-    seat.runtime === 'claude-code'
-      ? seat.env.CLAUDE_CONFIG_DIR
-      : seat.runtime === 'codex'
-        ? seat.env.CODEX_HOME
-        : undefined;
+  const home = seatHookHome(runtimeById(seat.runtime), seat.env);
   if (!home) return undefined;
   const dir = remoteHooksDir(home);
   return { file: `${dir}/${seat.seat}.json`, fifo: notifyFifo(dir) };
@@ -39,22 +33,6 @@ export interface RemoteHookRead {
   raw: string;
   ageMs: number;
   readAt: number;
-}
-
-/** A remote seat's last Claude hook event as activity evidence, when it is this occupant's. */
-export function remoteHookEvidence(
-  read: RemoteHookRead | undefined,
-  conversationId: string | undefined,
-  now: number,
-): Evidence | undefined {
-  if (!read) return undefined;
-  const h = readClaudeHook(read.raw);
-  if (conversationId && h.sessionId && h.sessionId !== conversationId) return undefined; // another occupant's
-  if (!h.activity && !h.needsInput) return undefined;
-  const e: Evidence = { source: 'hook', at: Math.min(read.readAt - read.ageMs, now), detail: `hook ${h.event}` };
-  if (h.activity) e.activity = h.activity;
-  if (h.needsInput) e.needsInput = h.needsInput;
-  return e;
 }
 
 /**

@@ -125,15 +125,17 @@ export async function withHostFiles<T>(
 /**
  * Makes `writes` on the host in order, in one round trip: a file replaces the old one whole (a
  * temporary file renamed over it), a new file is never made over an existing one, a link only
- * where nothing is. Stops at the first failure and says which.
+ * where nothing is. Stops at the first failure and says which. What files hold (a proxy setting
+ * may hold a password) comes on stdin, each its byte count read with `head -c` (which reads no
+ * further), never in the command line ssh and the host's shell show to every user there.
  */
 const WRITE_SCRIPT = [
   'while [ $# -ge 4 ]; do',
   '  k=$1; p=$2; m=$3; t=$4; shift 4',
   '  case $k in',
   '    dir) mkdir -p -- "$p" && { [ -z "$m" ] || chmod "$m" -- "$p"; } ;;',
-  '    file) mkdir -p -- "$(dirname -- "$p")" && tmp="$p.rigdesk-$$" && printf "%s" "$t" > "$tmp" && { [ -z "$m" ] || chmod "$m" -- "$tmp"; } && mv -f -- "$tmp" "$p" ;;',
-  '    new) mkdir -p -- "$(dirname -- "$p")" && ( set -C; printf "%s" "$t" > "$p" ) ;;',
+  '    file) mkdir -p -- "$(dirname -- "$p")" && tmp="$p.rigdesk-$$" && head -c "$t" > "$tmp" && { [ -z "$m" ] || chmod "$m" -- "$tmp"; } && mv -f -- "$tmp" "$p" ;;',
+  '    new) mkdir -p -- "$(dirname -- "$p")" && ( set -C; head -c "$t" > "$p" ) ;;',
   '    link) [ -e "$p" ] || [ -L "$p" ] || { mkdir -p -- "$(dirname -- "$p")" && ln -s -- "$t" "$p"; } ;;',
   '    *) false ;;',
   '  esac || { echo "rigdesk-failed $p"; exit 0; }',
@@ -141,7 +143,7 @@ const WRITE_SCRIPT = [
   'echo rigdesk-wrote',
 ].join('\n');
 
-/** The command line to ssh holds every file: a seat's files are small, and this bounds them. */
+/** A seat's files are small: this bounds one launch's writes. */
 const MAX_WRITE_BYTES = 96 * 1024;
 
 export async function writeOnHost(
@@ -149,11 +151,22 @@ export async function writeOnHost(
   writes: readonly HostWrite[],
 ): Promise<{ ok: true } | { ok: false; unreachable: boolean; reason: string }> {
   if (writes.length === 0) return { ok: true };
-  const args = writes.flatMap((w) => [w.kind, w.path, w.mode === undefined ? '' : w.mode.toString(8), w.text]);
-  const size = args.reduce((n, a) => n + shq(a).length + 1, 0);
+  // A file's text goes on stdin and its byte count in the argv; a link's target (a path) in the argv.
+  const onStdin = (w: HostWrite) => w.kind === 'file' || w.kind === 'new';
+  const args = writes.flatMap((w) => [
+    w.kind,
+    w.path,
+    w.mode === undefined ? '' : w.mode.toString(8),
+    onStdin(w) ? String(Buffer.byteLength(w.text)) : w.text,
+  ]);
+  const input = writes
+    .filter(onStdin)
+    .map((w) => w.text)
+    .join('');
+  const size = args.reduce((n, a) => n + shq(a).length + 1, 0) + Buffer.byteLength(input);
   if (size > MAX_WRITE_BYTES)
-    return { ok: false, unreachable: false, reason: `${size} bytes of files to write is more than one command holds` };
-  const r = await exec('sh', ['-c', WRITE_SCRIPT, 'rigdesk-write', ...args], { timeoutMs: 8_000 });
+    return { ok: false, unreachable: false, reason: `${size} bytes of files to write is more than one launch writes` };
+  const r = await exec('sh', ['-c', WRITE_SCRIPT, 'rigdesk-write', ...args], { input, timeoutMs: 8_000 });
   if (r.spawnError) return { ok: false, unreachable: true, reason: r.spawnError };
   const said = r.stdout.trim().split('\n').pop() ?? '';
   if (said === 'rigdesk-wrote') return { ok: true };

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sqliteNativeBinding } from '../store/sqlite-binding';
+import { sqliteNativeBinding } from '../sqlite-binding';
 
 /**
  * A query of a SQLite database that lives on another host (OpenCode's opencode.db), answered from

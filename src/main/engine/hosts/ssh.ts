@@ -42,7 +42,12 @@ export interface SshOptions {
   connectTimeoutSeconds?: number;
 }
 
-/** The ssh options and destination, without a command: shared by exec, the pty and `attach`. */
+/**
+ * The ssh options and destination, without a command: shared by exec, the pty and `attach`. `--`
+ * comes before the destination, so a host or user that starts with `-` (refused where it is given:
+ * the spec, the contract, the CLI) could never be read as an option (`-oProxyCommand=…`); after
+ * the destination ssh reads no more options, and the rest is the remote command.
+ */
 export function sshBaseArgs(t: SshTarget, o: SshOptions): string[] {
   const args: string[] = [];
   if (t.configFile) args.push('-F', t.configFile);
@@ -68,8 +73,13 @@ export function sshBaseArgs(t: SshTarget, o: SshOptions): string[] {
     '-o',
     `ControlPersist=${o.persistSeconds ?? 60}`,
   );
-  args.push(t.user ? `${t.user}@${t.host}` : t.host);
+  args.push('--', destination(t));
   return args;
+}
+
+/** `user@host`, or the host alone. */
+export function destination(t: SshTarget): string {
+  return t.user ? `${t.user}@${t.host}` : t.host;
 }
 
 /** Runs `file args` on the host through the shared connection; the result reads like a local exec. */
@@ -77,7 +87,7 @@ export function sshExec(t: SshTarget, o: SshOptions, inner: Exec): Exec & { roun
   const f = (async (file: string, args: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> => {
     f.roundTrips += 1;
     // The remote side gets no local environment: only the command line and stdin cross.
-    const r = await inner('ssh', [...sshBaseArgs(t, o), '--', remoteCommand(file, args)], {
+    const r = await inner('ssh', [...sshBaseArgs(t, o), remoteCommand(file, args)], {
       input: opts.input,
       timeoutMs: opts.timeoutMs,
     });

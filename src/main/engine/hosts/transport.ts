@@ -6,7 +6,16 @@ import type { ControlConnection } from '../tmux/control';
 import { carryControl, controlArgs, linksOf } from '../tmux/held';
 import { serverArgs, serverKey, type TmuxServerRef } from '../tmux/identity';
 import { hostScanArgs, parseHostScan, type HostScan } from './remote-proc';
-import { controlPathFor, remoteCommand, SSH_FAILED, shq, sshBaseArgs, sshExec, type SshOptions } from './ssh';
+import {
+  controlPathFor,
+  destination,
+  remoteCommand,
+  SSH_FAILED,
+  shq,
+  sshBaseArgs,
+  sshExec,
+  type SshOptions,
+} from './ssh';
 import type { HostHealth, HostSpec, SshTarget } from './types';
 
 /** Reconnect back-off: 0.5 s doubling to 5 s, so a healed partition is seen within seconds. */
@@ -193,7 +202,7 @@ export class SshHost {
       '-t',
       sessionId,
     ]);
-    return ['ssh', '-t', ...personArgs(this.spec.ssh), '--', tmux];
+    return ['ssh', '-t', ...personArgs(this.spec.ssh), tmux];
   }
 
   /**
@@ -210,7 +219,7 @@ export class SshHost {
       '-f',
       'ignore-size',
     ]);
-    return ['ssh', '-tt', ...sshBaseArgs(this.spec.ssh, this.opts), '--', tmux];
+    return ['ssh', '-tt', ...sshBaseArgs(this.spec.ssh, this.opts), tmux];
   }
 
   /** A read-only control-mode client of one session on the host (activity), over the shared connection. */
@@ -231,7 +240,7 @@ export class SshHost {
 
   /** Any command on the host as a long-lived child here, over the shared connection (no pty). */
   streamArgv(file: string, args: readonly string[]): string[] {
-    return ['ssh', ...sshBaseArgs(this.spec.ssh, this.opts), '--', remoteCommand(file, args)];
+    return ['ssh', ...sshBaseArgs(this.spec.ssh, this.opts), remoteCommand(file, args)];
   }
 
   /** Closes the shared connection (tests, and `rigdesk hosts` after a check). */
@@ -248,14 +257,14 @@ export class SshHost {
   }
 }
 
-/** The ssh line a person runs: the host's address and key, without the engine's batch/control options. */
+/** The ssh line a person runs: the host's address and key, without the engine's batch/control options (`--` before the destination, as sshBaseArgs). */
 export function personArgs(t: SshTarget): string[] {
   const out: string[] = [];
   if (t.configFile) out.push('-F', t.configFile);
   if (t.port) out.push('-p', String(t.port));
   if (t.identityFile) out.push('-i', t.identityFile);
   if (t.knownHostsFile) out.push('-o', `UserKnownHostsFile=${t.knownHostsFile}`);
-  out.push(t.user ? `${t.user}@${t.host}` : t.host);
+  out.push('--', destination(t));
   return out;
 }
 

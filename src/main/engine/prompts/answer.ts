@@ -2,18 +2,22 @@ import type { AnsweredPrompt, PromptChoice } from '../../../shared/contract/app'
 import { hostOfServer } from '../tmux/identity';
 import { fail, type Result } from '../../../shared/errors';
 import { capturePanes } from '../activity/capture';
-import { observeSeats } from '../activity/observe';
+import { observeSeats, type FreshLookPorts } from '../activity/observe';
 import { checkConversationFree } from '../custody/guard';
 import { revalidateTarget, type WriteTarget } from '../custody/revalidate';
 import { withSeatTurn } from '../delivery/lease';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
 import { appendPromptEvent } from './events';
 import { PROMPT_KEYS, readPrompt } from './screens';
+import { conversationFamily } from '../runtimes/family';
+
+/** What an answer takes besides a fresh look: the seat's lease and a revalidation of its pane. */
+export type AnswerPorts = FreshLookPorts & Pick<Ports, 'procNow' | 'selfPid'>;
 
 export interface AnswerOptions {
-  /** The prompt the person saw (from `prompts`); a different prompt on screen is refused. */
+  /** The prompt the person saw (from `prompts.list`); a different prompt on screen is refused. */
   fingerprint?: string;
   reason?: string;
   /** Who answers (the window, the CLI), recorded with the answer. */
@@ -35,17 +39,17 @@ const TURN_WAIT_MS = 10_000;
  * answer and every refusal is an event.
  */
 export async function answerPrompt(
-  engine: Engine,
+  ports: AnswerPorts,
   ref: unknown,
   choice: PromptChoice,
   opts: AnswerOptions = {},
 ): Promise<Result<{ answered: Answered }>> {
-  const found = engine.store.rigs.find(ref);
+  const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
   const { seat } = found;
   const where = { rig: seat.rig, seat: seat.seat };
-  const turn = await withSeatTurn(engine, seat.seat, engine.now() + TURN_WAIT_MS, () =>
-    answerOnce(engine, seat, choice, opts),
+  const turn = await withSeatTurn(ports, seat.seat, ports.clock.now() + TURN_WAIT_MS, () =>
+    answerOnce(ports, seat, choice, opts),
   );
   const res = turn.ok
     ? turn.value
@@ -55,7 +59,7 @@ export async function answerPrompt(
         { evidence: { why: 'lease' } },
       );
   if (!res.ok)
-    appendPromptEvent(engine, 'seat.prompt_answer_refused', where, {
+    appendPromptEvent(ports, 'seat.prompt_answer_refused', where, {
       choice,
       code: res.code,
       message: res.message,
@@ -67,7 +71,7 @@ export async function answerPrompt(
 }
 
 async function answerOnce(
-  engine: Engine,
+  ports: AnswerPorts,
   seat: SeatRow,
   choice: PromptChoice,
   opts: AnswerOptions,
@@ -78,9 +82,9 @@ async function answerOnce(
       'DECISION_CHOICE_INVALID',
       `${seat.seat} runs ${seat.runtime}, whose prompts Rigdesk does not answer; answer it in the terminal`,
     );
-  if (!engine.store.sessions.live(seat.seat)) return fail('SEAT_NOT_RUNNING', `${seat.seat} is not running`);
-  const roster = await engine.roster();
-  const observed = (await observeSeats(engine, roster, [seat])).get(seat.seat)!;
+  if (!ports.store.sessions.live(seat.seat)) return fail('SEAT_NOT_RUNNING', `${seat.seat} is not running`);
+  const roster = await ports.roster();
+  const observed = (await observeSeats(ports, roster, [seat])).get(seat.seat)!;
   const { live, pane, activity } = observed;
   if (!live || !pane) return fail('SEAT_NOT_RUNNING', `${seat.seat}'s session is gone`);
   const noPrompt = (why: string, evidence: Record<string, unknown> = {}) =>
@@ -89,7 +93,7 @@ async function answerOnce(
       evidence: { activity, ...evidence },
     });
   if (activity.needsInput !== 'permission') return noPrompt('is not at a permission prompt now');
-  const screen = (await capturePanes(engine.client(live.server), [live.paneId])).get(live.paneId);
+  const screen = (await capturePanes(ports.client(live.server), [live.paneId])).get(live.paneId);
   const prompt = screen ? readPrompt(seat.runtime, screen.plain, screen.styled) : undefined;
   if (!prompt) return noPrompt('shows no permission prompt on screen');
   if (opts.fingerprint && opts.fingerprint !== prompt.fingerprint)
@@ -114,7 +118,7 @@ async function answerOnce(
         allowSessionId: live.id,
         host: hostOfServer(live.server),
       },
-      engine.store.sessions.liveBoundTo(adapter.id, conversationId),
+      ports.store.sessions.liveBoundTo(conversationFamily(adapter.id), conversationId),
     );
     if (!free.ok) return free;
   }
@@ -129,9 +133,9 @@ async function answerOnce(
   };
   if (!target.agent) return noPrompt('has no agent process in its pane');
   await opts.beforeRevalidate?.();
-  const moved = await revalidateTarget(engine, target);
+  const moved = await revalidateTarget(ports, target);
   if (!moved.ok) return moved;
-  const sent = await engine.client(live.server).sendKeys(live.paneId, [...keys[choice]]);
+  const sent = await ports.client(live.server).sendKeys(live.paneId, [...keys[choice]]);
   if (!sent.ok) return sent;
   const answered: Answered = {
     seat: seat.seat,
@@ -141,7 +145,7 @@ async function answerOnce(
     fingerprint: prompt.fingerprint,
   };
   appendPromptEvent(
-    engine,
+    ports,
     'seat.prompt_answered',
     { rig: seat.rig, seat: seat.seat },
     {

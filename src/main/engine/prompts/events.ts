@@ -1,13 +1,13 @@
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { PromptEventKind } from '../store/event-kinds';
 
 export type { PromptEventKind };
 
 export function appendPromptEvent(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   kind: PromptEventKind,
   where: { rig: string; seat: string },
   data: Record<string, unknown>,
 ): number {
-  return engine.store.events.append(kind, where, data);
+  return ports.store.events.append(kind, where, data);
 }

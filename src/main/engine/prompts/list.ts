@@ -1,9 +1,7 @@
 import type { PsRow } from '../../../shared/contract';
 import type { PromptChoice, PromptItem } from '../../../shared/contract/app';
-import type { Result } from '../../../shared/errors';
 import { capturePanes } from '../activity/capture';
-import type { Engine } from '../engine';
-import { ps } from '../services/ps';
+import type { Ports } from '../ports';
 import { PROMPT_KEYS, readPrompt, toolOf } from './screens';
 
 /** Lines of screen shown as evidence when no prompt block can be picked out. */
@@ -13,7 +11,7 @@ const TAIL_LINES = 12;
  * The live items of the Decisions view, from `ps` rows already observed: one batched capture per
  * tmux server for the seats at needs_input, nothing for the others.
  */
-export async function promptsFor(engine: Engine, rows: readonly PsRow[]): Promise<PromptItem[]> {
+export async function promptsFor(ports: Pick<Ports, 'client'>, rows: readonly PsRow[]): Promise<PromptItem[]> {
   const waiting = rows.filter((r) => r.activity === 'needs_input' && r.server && r.paneId);
   if (waiting.length === 0) return [];
   const byServer = new Map<string, string[]>();
@@ -22,7 +20,7 @@ export async function promptsFor(engine: Engine, rows: readonly PsRow[]): Promis
   await Promise.all(
     [...byServer].map(async ([server, panes]) => {
       try {
-        for (const [id, s] of await capturePanes(engine.client(server), panes))
+        for (const [id, s] of await capturePanes(ports.client(server), panes))
           screens.set(`${server} ${id}`, { plain: s.plain, styled: s.styled });
       } catch {
         /* an unreadable server: its items show without a screen */
@@ -57,10 +55,4 @@ export async function promptsFor(engine: Engine, rows: readonly PsRow[]): Promis
       ...(note ? { note } : {}),
     };
   });
-}
-
-export async function listPrompts(engine: Engine, rig?: string): Promise<Result<{ prompts: PromptItem[] }>> {
-  const r = await ps(engine, rig ? { rig } : {});
-  if (!r.ok) return r;
-  return { ok: true, prompts: await promptsFor(engine, r.seats) };
 }

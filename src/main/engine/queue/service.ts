@@ -1,7 +1,7 @@
 import type { AnswerOf, QueueItem, QueueMove, RequestOf } from '../../../shared/contract';
 import { fail, type Failure, type Result } from '../../../shared/errors';
-import { observeSeats } from '../activity/observe';
-import type { Engine } from '../engine';
+import { observeSeats, type FreshLookPorts } from '../activity/observe';
+import type { Ports } from '../ports';
 import type { SeatRow } from '../store';
 import { checkMove } from './moves';
 
@@ -14,12 +14,12 @@ type Moved = AnswerOf<'queue.claim'>;
  * be read counts as no proven writer (fail closed): the opt-in still lets the person queue.
  */
 async function writerOf(
-  engine: Engine,
+  ports: FreshLookPorts,
   seat: SeatRow,
 ): Promise<{ live: true } | { live: false; why: string; session: string }> {
-  if (!engine.store.sessions.live(seat.seat)) return { live: false, why: 'the seat is not running', session: 'absent' };
-  const roster = await engine.roster();
-  const o = (await observeSeats(engine, roster, [seat])).get(seat.seat)!;
+  if (!ports.store.sessions.live(seat.seat)) return { live: false, why: 'the seat is not running', session: 'absent' };
+  const roster = await ports.roster();
+  const o = (await observeSeats(ports, roster, [seat])).get(seat.seat)!;
   switch (o.activity.session) {
     case 'present':
       return { live: true };
@@ -43,19 +43,22 @@ function noWriter(seat: string, why: string, session: string, retry: string): Fa
   );
 }
 
-export async function addItem(engine: Engine, p: RequestOf<'queue.add'>): Promise<Result<AnswerOf<'queue.add'>>> {
-  const found = engine.store.rigs.find(p.seat);
+export async function addItem(
+  ports: FreshLookPorts,
+  p: RequestOf<'queue.add'>,
+): Promise<Result<AnswerOf<'queue.add'>>> {
+  const found = ports.store.rigs.find(p.seat);
   if (!found.ok) return found;
   const { seat } = found;
-  const w = await writerOf(engine, seat);
+  const w = await writerOf(ports, seat);
   if (!w.live && !p.forNextResume)
     return noWriter(seat.seat, w.why, w.session, `rigdesk queue add ${seat.seat} --for-next-resume <text>`);
-  const item = engine.store.queue.create(seat.seat, p.text, { by: p.by, forNextResume: p.forNextResume && !w.live });
+  const item = ports.store.queue.create(seat.seat, p.text, { by: p.by, forNextResume: p.forNextResume && !w.live });
   return { ok: true, item, writer: w.live ? 'live' : 'none' };
 }
 
-function findItem(engine: Engine, id: number): Result<{ item: QueueItem }> {
-  const item = engine.store.queue.get(id);
+function findItem(ports: Pick<Ports, 'store'>, id: number): Result<{ item: QueueItem }> {
+  const item = ports.store.queue.get(id);
   if (!item)
     return fail('QUEUE_ITEM_NOT_FOUND', `no queue item ${id}`, {
       hint: 'rigdesk queue list --all lists every item.',
@@ -65,17 +68,17 @@ function findItem(engine: Engine, id: number): Result<{ item: QueueItem }> {
 }
 
 export async function moveItem(
-  engine: Engine,
+  ports: FreshLookPorts,
   id: number,
   move: QueueMove,
   p: { by?: string; note?: string; seat?: string; forNextResume?: boolean },
 ): Promise<Result<Moved>> {
-  const found = findItem(engine, id);
+  const found = findItem(ports, id);
   if (!found.ok) return found;
   const { item } = found;
   let toSeat: string | undefined;
   if (move === 'handoff') {
-    const target = engine.store.rigs.find(p.seat);
+    const target = ports.store.rigs.find(p.seat);
     if (!target.ok) return target;
     toSeat = target.seat.seat;
     if (toSeat === item.seat) return illegal(item, move, `it is already ${toSeat}'s`);
@@ -83,14 +86,14 @@ export async function moveItem(
   const check = checkMove(move, item.state, p.note);
   if (!check.ok) return illegal(item, move, check.why, check.allowedFrom);
   if (move === 'handoff') {
-    const w = await writerOf(engine, engine.store.rigs.seat(toSeat!)!);
+    const w = await writerOf(ports, ports.store.rigs.seat(toSeat!)!);
     if (!w.live && !p.forNextResume)
       return noWriter(toSeat!, w.why, w.session, `rigdesk queue handoff ${id} ${toSeat} --for-next-resume`);
   }
-  const moved = engine.store.queue.move(item, move, check.to, { by: p.by, note: p.note, toSeat });
+  const moved = ports.store.queue.move(item, move, check.to, { by: p.by, note: p.note, toSeat });
   if (!moved) {
     // Another writer moved it between our read and our write: report what it is now.
-    const now = engine.store.queue.get(id);
+    const now = ports.store.queue.get(id);
     return illegal(
       now ?? item,
       move,
@@ -108,17 +111,20 @@ function illegal(item: QueueItem, move: QueueMove, why: string, allowedFrom?: re
   });
 }
 
-export async function listItems(engine: Engine, p: RequestOf<'queue.list'>): Promise<Result<AnswerOf<'queue.list'>>> {
+export async function listItems(
+  ports: Pick<Ports, 'store'>,
+  p: RequestOf<'queue.list'>,
+): Promise<Result<AnswerOf<'queue.list'>>> {
   if (p.seat !== undefined) {
-    const found = engine.store.rigs.find(p.seat);
+    const found = ports.store.rigs.find(p.seat);
     // A seat removed from its rig can still own items: list them by name rather than refuse.
-    if (!found.ok && engine.store.queue.list({ seat: p.seat, all: true }).length === 0) return found;
+    if (!found.ok && ports.store.queue.list({ seat: p.seat, all: true }).length === 0) return found;
   }
-  return { ok: true, items: engine.store.queue.list(p) };
+  return { ok: true, items: ports.store.queue.list(p) };
 }
 
-export async function showItem(engine: Engine, id: number): Promise<Result<AnswerOf<'queue.show'>>> {
-  const found = findItem(engine, id);
+export async function showItem(ports: Pick<Ports, 'store'>, id: number): Promise<Result<AnswerOf<'queue.show'>>> {
+  const found = findItem(ports, id);
   if (!found.ok) return found;
-  return { ok: true, item: found.item, transitions: engine.store.queue.transitions(id) };
+  return { ok: true, item: found.item, transitions: ports.store.queue.transitions(id) };
 }

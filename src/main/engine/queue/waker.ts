@@ -1,17 +1,20 @@
 import type { QueueItem, WakeReport } from '../../../shared/contract/activity';
-import { observeSeats, type ObservedSeat } from '../activity/observe';
-import { sendToSeat } from '../delivery/send';
-import type { Engine } from '../engine';
+import { observeSeats, type ObservedSeat, type ObservePorts } from '../activity/observe';
+import { sendToSeat, type SendPorts } from '../delivery/send';
+import type { Ports } from '../ports';
 import type { Holder, SeatRow, SessionRow, WakeRepo, WakeRow } from '../store';
-import { queueFault } from './faults';
+import { atFault } from '../faults';
 import { ladderDelay, PARK_RECHECK_MS, planWake, wakeDigest, wakeGate, wakeNotice, type WakeStep } from './wake-plan';
 
 export type { WakeOutcome, WakeReport } from '../../../shared/contract/activity';
 
 /** How a pass sees the seats it may wake; tests inject one to stand a seat at its usage limit. */
-export type ObserveFn = (engine: Engine, seats: SeatRow[]) => Promise<Map<string, ObservedSeat>>;
+export type ObserveFn = (
+  ports: ObservePorts & Pick<Ports, 'roster'>,
+  seats: SeatRow[],
+) => Promise<Map<string, ObservedSeat>>;
 
-const liveObserve: ObserveFn = async (engine, seats) => observeSeats(engine, await engine.roster(), seats);
+const liveObserve: ObserveFn = async (ports, seats) => observeSeats(ports, await ports.roster(), seats);
 
 interface Due {
   seat: SeatRow;
@@ -28,29 +31,29 @@ interface Due {
  * process spawn unless a wake is due: the roster is read only for seats that may be typed into.
  */
 export async function queueTick(
-  engine: Engine,
+  ports: SendPorts,
   opts: { seat?: string; observe?: ObserveFn } = {},
 ): Promise<WakeReport[]> {
-  const wakes = engine.store.queue.wakes;
+  const wakes = ports.store.queue.wakes;
   const self: Holder = {
-    pid: engine.deps.selfPid,
-    start: engine.deps.proc.read(engine.deps.selfPid)?.startTime ?? null,
+    pid: ports.selfPid,
+    start: ports.proc.read(ports.selfPid)?.startTime ?? null,
   };
   const alive = (h: Holder | null) => {
     if (!h) return false;
-    const p = engine.deps.proc.read(h.pid);
+    const p = ports.proc.read(h.pid);
     return p !== undefined && (h.start === null || p.startTime === h.start);
   };
   const open = new Map<string, QueueItem[]>();
-  for (const it of engine.store.queue.list({ seat: opts.seat, states: ['open'] }))
+  for (const it of ports.store.queue.list({ seat: opts.seat, states: ['open'] }))
     open.set(it.seat, [...(open.get(it.seat) ?? []), it]);
-  const seats = new Set([...open.keys(), ...wakeSeats(engine, opts.seat)]);
+  const seats = new Set([...open.keys(), ...wakeSeats(ports, opts.seat)]);
 
   const reports: WakeReport[] = [];
   const due: Due[] = [];
   for (const name of seats) {
     const items = open.get(name) ?? [];
-    const live = engine.store.sessions.live(name);
+    const live = ports.store.sessions.live(name);
     const digest = items.length ? wakeDigest(items) : '';
     // A wake for another occupant or another set of items will never be typed: retire it, unless
     // a live waker is typing it right now (its own write settles it).
@@ -58,23 +61,23 @@ export async function queueTick(
       if (!(live && r.sessionRow === live.id && r.digest === digest) && !alive(r.holder)) wakes.supersede(r.id);
     if (!items.length) continue;
     const ids = items.map((i) => i.id);
-    const seat = engine.store.rigs.seat(name);
+    const seat = ports.store.rigs.seat(name);
     if (!live || !seat) {
       reports.push({ seat: name, outcome: 'not_running', items: ids });
       continue;
     }
     const row = wakes.find(name, live.id, digest);
-    const step = planWake(row, engine.now(), alive(row?.holder ?? null));
+    const step = planWake(row, ports.clock.now(), alive(row?.holder ?? null));
     if (step.kind === 'attempt') due.push({ seat, live, items, digest, row, step });
     // planWake skips only a row it was given.
     else reports.push(skipped(name, ids, step.why, row!));
   }
   if (!due.length) return reports;
   const observed = await (opts.observe ?? liveObserve)(
-    engine,
+    ports,
     due.map((d) => d.seat),
   );
-  for (const d of due) reports.push(await attempt(engine, wakes, self, d, observed.get(d.seat.seat)));
+  for (const d of due) reports.push(await attempt(ports, wakes, self, d, observed.get(d.seat.seat)));
   return reports;
 }
 
@@ -94,12 +97,12 @@ function skipped(
   }
 }
 
-function wakeSeats(engine: Engine, seat: string | undefined): string[] {
-  return engine.store.queue.wakes.seatsWithUnfinished().filter((s) => seat === undefined || s === seat);
+function wakeSeats(ports: Pick<Ports, 'store'>, seat: string | undefined): string[] {
+  return ports.store.queue.wakes.seatsWithUnfinished().filter((s) => seat === undefined || s === seat);
 }
 
 async function attempt(
-  engine: Engine,
+  ports: SendPorts,
   wakes: WakeRepo,
   self: Holder,
   d: Due,
@@ -108,14 +111,14 @@ async function attempt(
   const where = { rig: d.seat.rig, seat: d.seat.seat };
   const ids = d.items.map((i) => i.id);
   const key = { seat: d.seat.seat, sessionRow: d.live.id, digest: d.digest, items: ids };
-  const now = engine.now();
+  const now = ports.clock.now();
   let row = d.row;
   if (row && d.step.checkScreen) {
     // An earlier try was cut short after it may have typed: the pane's screen and history say.
-    const seen = await tokenOnScreen(engine, d.live, row.token);
+    const seen = await tokenOnScreen(ports, d.live, row.token);
     if (seen) {
       wakes.markSent(row.id, 'delivered:found_on_screen');
-      engine.store.events.append('queue.wake', where, {
+      ports.store.events.append('queue.wake', where, {
         token: row.token,
         items: ids,
         sessionRow: d.live.id,
@@ -127,7 +130,7 @@ async function attempt(
     }
     if (seen === undefined)
       return hold(
-        engine,
+        ports,
         wakes,
         d,
         row,
@@ -147,7 +150,7 @@ async function attempt(
     if (!row) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
     // One event when it parks, none while it stays parked: a limit can last hours.
     if (!wasParked)
-      engine.store.events.append('queue.wake_held', where, {
+      ports.store.events.append('queue.wake_held', where, {
         token: row.token,
         why: gate.why,
         parked: true,
@@ -161,26 +164,26 @@ async function attempt(
       row = wakes.insert(key, { state: 'pending', attempts: 0, nextAt: now, lastResult: 'new' });
       if (!row) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
     }
-    return hold(engine, wakes, d, row, `held:${gate.why}`, 'the seat is not idle');
+    return hold(ports, wakes, d, row, `held:${gate.why}`, 'the seat is not idle');
   }
   // Write the row (pending, this process typing) before the keystrokes; mark it sent after them.
   const taken = row
     ? wakes.take(row, self)
     : wakes.insert(key, { state: 'pending', attempts: 1, nextAt: now, lastResult: 'typing', holder: self });
   if (!taken) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
-  await queueFault(engine, 'queue.after_wake_row');
+  await atFault(ports.faults, 'queue.after_wake_row');
   let sent: Awaited<ReturnType<typeof sendToSeat>>;
   try {
     // Through sendToSeat: custody, the per-seat lease and every hold apply to a wake as to a send.
-    sent = await sendToSeat(engine, d.seat.seat, wakeNotice(d.seat.seat, ids.length, taken.token), {});
+    sent = await sendToSeat(ports, d.seat.seat, wakeNotice(d.seat.seat, ids.length, taken.token), {});
   } catch (e) {
     wakes.release(taken, { lastResult: 'failed:INTERNAL', nextAt: now + ladderDelay(taken.attempts) });
     throw e;
   }
   if (sent.ok) {
-    await queueFault(engine, 'queue.after_wake_typed');
+    await atFault(ports.faults, 'queue.after_wake_typed');
     wakes.markSent(taken.id, 'delivered');
-    engine.store.events.append('queue.wake', where, {
+    ports.store.events.append('queue.wake', where, {
       token: taken.token,
       items: ids,
       sessionRow: d.live.id,
@@ -192,12 +195,12 @@ async function attempt(
   }
   // A held send typed nothing; any other failure may have pasted, so the next try looks first.
   const why = sent.code === 'SEND_HELD' ? `held:${String(sent.evidence?.why ?? 'held')}` : `failed:${sent.code}`;
-  return hold(engine, wakes, d, taken, why, sent.message, true);
+  return hold(ports, wakes, d, taken, why, sent.message, true);
 }
 
 /** Records a held try and schedules the next on the ladder. */
 function hold(
-  engine: Engine,
+  ports: Pick<Ports, 'clock' | 'store'>,
   wakes: WakeRepo,
   d: Due,
   row: WakeRow,
@@ -206,11 +209,11 @@ function hold(
   counted = false,
 ): WakeReport {
   const attempts = counted ? row.attempts : (row.state === 'parked' ? 0 : row.attempts) + 1;
-  const nextAt = engine.now() + ladderDelay(attempts);
+  const nextAt = ports.clock.now() + ladderDelay(attempts);
   const ids = d.items.map((i) => i.id);
   if (!wakes.release(row, { state: 'pending', lastResult: why, nextAt, attempts }))
     return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
-  engine.store.events.append(
+  ports.store.events.append(
     'queue.wake_held',
     { rig: d.seat.rig, seat: d.seat.seat },
     { token: row.token, why, detail, attempt: attempts, nextAt, items: ids },
@@ -219,8 +222,12 @@ function hold(
 }
 
 /** true: the token is on the pane's screen or in its history; false: it is not; undefined: unreadable. */
-async function tokenOnScreen(engine: Engine, live: SessionRow, token: string): Promise<boolean | undefined> {
-  const r = await engine.client(live.server).capture(live.paneId, 2000);
+async function tokenOnScreen(
+  ports: Pick<Ports, 'client'>,
+  live: SessionRow,
+  token: string,
+): Promise<boolean | undefined> {
+  const r = await ports.client(live.server).capture(live.paneId, 2000);
   return r.ok ? r.text.includes(token) : undefined;
 }
 
@@ -229,7 +236,7 @@ async function tokenOnScreen(engine: Engine, live: SessionRow, token: string): P
  * the process alive on its own. Returns the function that stops it.
  */
 export function startQueueWaker(
-  engine: Engine,
+  ports: SendPorts,
   everyMs: number,
   onError: (e: unknown) => void = () => undefined,
 ): () => void {
@@ -238,14 +245,13 @@ export function startQueueWaker(
     if (busy) return;
     busy = true;
     try {
-      await queueTick(engine);
+      await queueTick(ports);
     } catch (e) {
       onError(e);
     } finally {
       busy = false;
     }
   };
-  const h = setInterval(() => void tick(), everyMs);
-  h.unref?.();
-  return () => clearInterval(h);
+  const timer = ports.clock.every(everyMs, () => void tick(), { unref: true });
+  return () => timer.cancel();
 }

@@ -1,8 +1,9 @@
 import type { AnsweredDecision, DecisionChoice, DecisionItem, DecisionOutcome } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { execContext, launchFresh, launchResume } from './execute';
 import type { VerifyOptions } from './verify';
+import type { RestorePorts } from './ports';
 
 /**
  * Answering a restore decision. The answer is recorded (row + event) before anything launches, so
@@ -11,20 +12,20 @@ import type { VerifyOptions } from './verify';
  */
 
 export function listDecisions(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   filter: { rig?: string; all?: boolean },
 ): Result<{ decisions: DecisionItem[] }> {
-  return { ok: true, decisions: engine.store.restore.decisions.list(filter) };
+  return { ok: true, decisions: ports.store.restore.decisions.list(filter) };
 }
 
 export async function answerDecision(
-  engine: Engine,
+  ports: RestorePorts,
   id: number,
   choice: DecisionChoice,
   reason: string,
   verify: Partial<VerifyOptions> = {},
 ): Promise<Result<{ decision: AnsweredDecision; result: DecisionOutcome }>> {
-  const repos = engine.store.restore;
+  const repos = ports.store.restore;
   const d = repos.decisions.get(id);
   if (!d) return fail('DECISION_NOT_FOUND', `no decision ${id}`, { hint: 'rigdesk decisions lists the open ones.' });
   if (d.state !== 'open')
@@ -37,7 +38,7 @@ export async function answerDecision(
       `decision ${id} does not offer "${choice}"; it offers ${d.choices.join(', ')}`,
       { evidence: { choices: d.choices } },
     );
-  const seat = engine.store.rigs.seat(d.seat);
+  const seat = ports.store.rigs.seat(d.seat);
   if (!seat) return fail('SEAT_NOT_FOUND', `decision ${id} is about ${d.seat}, which is no longer recorded`);
   if (!repos.decisions.answer(id, choice, reason))
     return fail('DECISION_ALREADY_ANSWERED', `decision ${id} was answered by someone else a moment ago`);
@@ -51,13 +52,13 @@ export async function answerDecision(
   };
   let result: DecisionOutcome;
   if (choice === 'leave_stopped') {
-    engine.store.rigs.setStoppedOnPurpose(d.seat, true);
+    ports.store.rigs.setStoppedOnPurpose(d.seat, true);
     result = { seat: d.seat, outcome: 'left_stopped' };
   } else if (choice === 'resume') {
     if (!d.conversationId) return fail('BAD_USAGE', `decision ${id} has no conversation to resume`);
-    result = await launchResume(engine, seat, d.conversationId, execContext(engine, d.rig, d.snapshotId, verify), base);
+    result = await launchResume(ports, seat, d.conversationId, execContext(ports, d.rig, d.snapshotId, verify), base);
   } else {
-    result = await launchFresh(engine, seat, base, execContext(engine, d.rig, d.snapshotId, verify));
+    result = await launchFresh(ports, seat, base, execContext(ports, d.rig, d.snapshotId, verify));
   }
   repos.decisions.setOutcome(id, result);
   // A refused launch is not an answer to the situation: ask again, with the refusal as evidence.

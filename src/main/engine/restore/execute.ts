@@ -1,10 +1,10 @@
 import type { DecisionItem, DecisionReason, SeatAction, SeatPlan, SeatResult } from '../../../shared/contract';
-import type { Engine } from '../engine';
-import { runtimeById } from '../runtimes';
-import { launchSeat } from '../services/launch';
+import type { Ports } from '../ports';
+import { keepsConversations, runtimeById } from '../runtimes';
+import { launchSeat } from '../seats/launch';
 import type { SeatRow, SessionRow } from '../store';
 import { choicesFor } from './decide';
-import { restoreFault } from './faults';
+import { atFault } from '../faults';
 import { watchStart } from './watch-start';
 import {
   DEFAULT_VERIFY,
@@ -16,6 +16,7 @@ import {
   type Verdict,
   type VerifyOptions,
 } from './verify';
+import type { RestorePorts, VerifyPorts } from './ports';
 
 /**
  * Carries one seat's plan out: launch behind the fence, prove the resume, roll back or keep the
@@ -34,7 +35,7 @@ export interface ExecContext {
 }
 
 export function execContext(
-  engine: Engine,
+  ports: VerifyPorts,
   rig: string,
   snapshotId: number | null,
   verify: Partial<VerifyOptions> = {},
@@ -43,21 +44,21 @@ export function execContext(
     rig,
     snapshotId,
     verify: { ...DEFAULT_VERIFY, ...verify },
-    roster: sharedRoster(engine),
-    observer: sharedObserver(engine),
+    roster: sharedRoster(ports),
+    observer: sharedObserver(ports),
   };
 }
 
 /** Every `awaiting_decision` is a durable row; a second restore refreshes the open one instead of asking twice. */
 export function openDecision(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   seat: SeatRow,
   reason: DecisionReason,
   conversationId: string | null,
   snapshotId: number | null,
   evidence: Record<string, unknown>,
 ): DecisionItem {
-  const repos = engine.store.restore;
+  const repos = ports.store.restore;
   const adapter = runtimeById(seat.runtime);
   const { row, created } = repos.decisions.open({
     seat: seat.seat,
@@ -80,12 +81,12 @@ export function openDecision(
 
 const CUSTODY_CODES = new Set(['CONVERSATION_LIVE_ELSEWHERE', 'CONVERSATION_OWNER_UNKNOWN', 'EVIDENCE_UNREADABLE']);
 
-export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecContext): Promise<SeatResult> {
-  const seat = engine.store.rigs.seat(plan.seat);
+export async function executePlan(ports: RestorePorts, plan: SeatPlan, ctx: ExecContext): Promise<SeatResult> {
+  const seat = ports.store.rigs.seat(plan.seat);
   const base = { seat: plan.seat, plan: plan.action, why: plan.why };
   if (!seat) return { ...base, outcome: 'failed', code: 'SEAT_NOT_FOUND', why: 'the seat is no longer in the store' };
   if (plan.action === 'awaiting_decision') {
-    const d = openDecision(engine, seat, plan.reason, plan.conversationId, ctx.snapshotId, { why: plan.why });
+    const d = openDecision(ports, seat, plan.reason, plan.conversationId, ctx.snapshotId, { why: plan.why });
     return {
       ...base,
       outcome: 'awaiting_decision',
@@ -97,11 +98,11 @@ export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecConte
     return { ...base, outcome: 'refused', code: plan.code, ...(plan.evidence ? { evidence: plan.evidence } : {}) };
   switch (plan.action) {
     case 'verify_running':
-      return verifyRunning(engine, seat, plan.conversationId, ctx, base);
+      return verifyRunning(ports, seat, plan.conversationId, ctx, base);
     case 'fresh':
-      return launchFresh(engine, seat, base, ctx);
+      return launchFresh(ports, seat, base, ctx);
     case 'resume':
-      return launchResume(engine, seat, plan.conversationId, ctx, base);
+      return launchResume(ports, seat, plan.conversationId, ctx, base);
     case 'skipped_stopped':
     case 'skipped_policy':
       return { ...base, outcome: plan.action };
@@ -110,8 +111,13 @@ export async function executePlan(engine: Engine, plan: SeatPlan, ctx: ExecConte
 
 type Base = { seat: string; plan: SeatAction; why: string };
 
-export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx?: ExecContext): Promise<SeatResult> {
-  const l = await launchSeat(engine, seat.seat, { fresh: true });
+export async function launchFresh(
+  ports: RestorePorts,
+  seat: SeatRow,
+  base: Base,
+  ctx?: ExecContext,
+): Promise<SeatResult> {
+  const l = await launchSeat(ports, seat.seat, { fresh: true });
   if (!l.ok && l.code === 'SEAT_ALREADY_RUNNING')
     return { ...base, outcome: 'running', why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
   if (!l.ok)
@@ -122,17 +128,17 @@ export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx
       why: l.message,
       ...(l.evidence ? { evidence: l.evidence } : {}),
     };
-  await restoreFault(engine, 'restore.after_launch');
+  await atFault(ports.faults, 'restore.after_launch');
   const at = {
     paneId: l.launched.paneId,
     sessionId: l.launched.sessionId,
     ...(l.launched.conversationId ? { conversationId: l.launched.conversationId } : {}),
   };
-  const live = engine.store.sessions.live(seat.seat);
-  if (seat.runtime === 'shell' || !live || live.sessionId !== l.launched.sessionId)
+  const live = ports.store.sessions.live(seat.seat);
+  if (!keepsConversations(seat.runtime) || !live || live.sessionId !== l.launched.sessionId)
     return { ...base, outcome: 'fresh', ...at };
   // An agent started fresh may still stop at a dialog (trust, login): that is attention, not a start.
-  const w = await watchStart(engine, seat, live, ctx ?? execContext(engine, seat.rig, null));
+  const w = await watchStart(ports, seat, live, ctx ?? execContext(ports, seat.rig, null));
   if (w.outcome === 'fresh')
     return {
       ...base,
@@ -153,7 +159,7 @@ export async function launchFresh(engine: Engine, seat: SeatRow, base: Base, ctx
 }
 
 export async function launchResume(
-  engine: Engine,
+  ports: RestorePorts,
   seat: SeatRow,
   conversationId: string,
   ctx: ExecContext,
@@ -161,16 +167,16 @@ export async function launchResume(
 ): Promise<SeatResult> {
   if (seat.conversationId !== conversationId) {
     // Restoring a snapshot whose conversation differs from the seat's latest: the snapshot wins, on record.
-    engine.store.rigs.setConversation(seat.seat, conversationId);
-    engine.store.restore.event(
+    ports.store.rigs.setConversation(seat.seat, conversationId);
+    ports.store.restore.event(
       'restore.seat',
       { rig: seat.rig, seat: seat.seat },
       { step: 'conversation_set', from: seat.conversationId, to: conversationId },
     );
   }
-  const l = await launchSeat(engine, seat.seat, {});
+  const l = await launchSeat(ports, seat.seat, {});
   if (!l.ok) {
-    if (l.code === 'SEAT_ALREADY_RUNNING') return verifyRunning(engine, seat, conversationId, ctx, base);
+    if (l.code === 'SEAT_ALREADY_RUNNING') return verifyRunning(ports, seat, conversationId, ctx, base);
     return {
       ...base,
       outcome: CUSTODY_CODES.has(l.code) ? 'refused' : 'failed',
@@ -180,8 +186,8 @@ export async function launchResume(
       ...(l.evidence ? { evidence: l.evidence } : {}),
     };
   }
-  await restoreFault(engine, 'restore.after_launch');
-  const live = engine.store.sessions.live(seat.seat);
+  await atFault(ports.faults, 'restore.after_launch');
+  const live = ports.store.sessions.live(seat.seat);
   if (!live || live.sessionId !== l.launched.sessionId)
     return {
       ...base,
@@ -190,23 +196,24 @@ export async function launchResume(
       why: 'the session row changed under the restore',
       conversationId,
     };
-  const verdict = await verifyConversation(engine, live, conversationId, ctx.verify, ctx);
-  return settleVerdict(engine, seat, live, conversationId, verdict, ctx, base, 'resumed');
+  const verdict = await verifyConversation(ports, live, conversationId, ctx.verify, ctx);
+  return settleVerdict(ports, seat, live, conversationId, verdict, ctx, base, 'resumed');
 }
 
 async function verifyRunning(
-  engine: Engine,
+  ports: RestorePorts,
   seat: SeatRow,
   conversationId: string | null,
   ctx: ExecContext,
   base: Base,
 ): Promise<SeatResult> {
-  const live = engine.store.sessions.live(seat.seat);
+  const live = ports.store.sessions.live(seat.seat);
   const at = live ? { paneId: live.paneId, sessionId: live.sessionId } : {};
-  if (!live || conversationId === null || seat.runtime === 'shell') return { ...base, outcome: 'running', ...at };
+  if (!live || conversationId === null || !keepsConversations(seat.runtime))
+    return { ...base, outcome: 'running', ...at };
   // Nothing was launched: a short look, only to catch a "conversation missing" left on its screen.
   const verdict = await verifyConversation(
-    engine,
+    ports,
     live,
     conversationId,
     { ...ctx.verify, timeoutMs: Math.min(ctx.verify.timeoutMs, ctx.verify.quietMs + 3000) },
@@ -220,11 +227,11 @@ async function verifyRunning(
       conversationId,
       evidence: { unproven: true, agentConversation: verdict.agentConversation },
     };
-  return settleVerdict(engine, seat, live, conversationId, verdict, ctx, base, 'running');
+  return settleVerdict(ports, seat, live, conversationId, verdict, ctx, base, 'running');
 }
 
 export async function settleVerdict(
-  engine: Engine,
+  ports: Pick<Ports, 'client' | 'faults' | 'store'>,
   seat: SeatRow,
   live: SessionRow,
   conversationId: string,
@@ -252,7 +259,7 @@ export async function settleVerdict(
         },
       };
     case 'missing':
-      return rollback(engine, seat, live, conversationId, v.screen, ctx, base);
+      return rollback(ports, seat, live, conversationId, v.screen, ctx, base);
     // Any other failure keeps the pane so its output can be read (docs/architecture.md invariant 7).
     case 'exited':
       return {
@@ -285,7 +292,7 @@ export async function settleVerdict(
 
 /** The runtime said the conversation is gone: remove exactly our pane, then ask the person. */
 async function rollback(
-  engine: Engine,
+  ports: Pick<Ports, 'client' | 'faults' | 'store'>,
   seat: SeatRow,
   live: SessionRow,
   conversationId: string,
@@ -293,10 +300,10 @@ async function rollback(
   ctx: ExecContext,
   base: Base,
 ): Promise<SeatResult> {
-  await restoreFault(engine, 'restore.before_rollback');
-  const kill = await engine.client(live.server).killByIdentity(live);
+  await atFault(ports.faults, 'restore.before_rollback');
+  const kill = await ports.client(live.server).killByIdentity(live);
   const where = { rig: seat.rig, seat: seat.seat };
-  const repos = engine.store.restore;
+  const repos = ports.store.restore;
   if (kill.outcome === 'not_removed') {
     repos.event('restore.rolled_back', where, {
       sessionId: live.sessionId,
@@ -314,9 +321,9 @@ async function rollback(
       conversationId,
     };
   }
-  engine.store.db
+  ports.store.db
     .transaction(() => {
-      engine.store.sessions.end(live.id, 'conversation_missing');
+      ports.store.sessions.end(live.id, 'conversation_missing');
       repos.event('restore.rolled_back', where, {
         sessionId: live.sessionId,
         paneId: live.paneId,
@@ -326,8 +333,8 @@ async function rollback(
       });
     })
     .immediate();
-  await restoreFault(engine, 'restore.after_rollback_kill');
-  const d = openDecision(engine, seat, 'conversation_missing_reported', conversationId, ctx.snapshotId, {
+  await atFault(ports.faults, 'restore.after_rollback_kill');
+  const d = openDecision(ports, seat, 'conversation_missing_reported', conversationId, ctx.snapshotId, {
     screen,
     paneRemoved: kill.outcome,
   });

@@ -1,44 +1,33 @@
-import { accessSync, constants, realpathSync } from 'node:fs';
 import { checkConversationFree } from '../custody/guard';
 import { isLocal } from '../hosts/types';
-import type { Engine } from '../engine';
+import { cwdOn, realOrSame } from '../custody/cwd';
+import type { Ports } from '../ports';
 import type { Roster, RosterPane } from '../roster/types';
-import { runtimeById } from '../runtimes';
+import { keepsConversations, runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
 import type { SnapshotSeat } from '../store/restore-repos';
 import type { LiveFact, SeatFacts, TranscriptFact } from './decide';
+import { conversationFamily } from '../runtimes/family';
+import { paneOf, serverRunning } from '../roster/lookup';
 
 /**
  * The thin live adapter in front of the decision table: reads the store, a roster the caller has
  * just refreshed, and the runtime's transcript files, and answers only facts. It decides nothing.
  */
 
-export function realOrSame(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
 /** The seat's own pane, when its live row's immutable identity is on a listed server. */
 export function ownPane(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   roster: Roster,
   seat: string,
 ): { live?: SessionRow; pane?: RosterPane; running: SeatFacts['running'] } {
-  const live = engine.store.sessions.live(seat);
+  const live = ports.store.sessions.live(seat);
   if (!live) return { running: 'not_running' };
-  const pane = engine.paneOf(roster, live);
+  const pane = paneOf(roster, live);
   if (pane) return { live, pane, running: 'running' };
   const listed =
-    engine.serverRunning(roster, live.server) !== undefined && !roster.problems.some((p) => p.server === live.server);
+    serverRunning(roster, live.server) !== undefined && !roster.problems.some((p) => p.server === live.server);
   return { live, running: listed ? 'not_running' : 'unknown' };
-}
-
-/** A seat's folder as its host names it: resolved here for this machine, as given for another host. */
-export function cwdOn(seat: { cwd: string; host?: string }): string {
-  return isLocal(seat.host) ? realOrSame(seat.cwd) : seat.cwd;
 }
 
 /**
@@ -46,23 +35,23 @@ export function cwdOn(seat: { cwd: string; host?: string }): string {
  * files: it reads `unknown` here (snapshots), and restore reads the host itself (./remote-facts.ts).
  */
 export function transcriptFact(
-  engine: Engine,
+  ports: Pick<Ports, 'fs' | 'io' | 'seatHome'>,
   seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string },
   conversationId: string,
 ): TranscriptFact {
   if (!isLocal(seat.host)) return { state: 'unknown' };
   const adapter = runtimeById(seat.runtime);
-  const home = engine.seatHome(seat);
+  const home = ports.seatHome(seat);
   if (!adapter?.transcriptPath || !home) return { state: 'unknown' };
   try {
-    const p = adapter.transcriptPath(home, realOrSame(seat.cwd), conversationId, engine.deps.io);
+    const p = adapter.transcriptPath(home, realOrSame(ports.fs, seat.cwd), conversationId, ports.io);
     if (p) return { state: 'present', path: p };
   } catch (e) {
     return { state: 'unreadable', error: `${(e as NodeJS.ErrnoException).code ?? ''} ${(e as Error).message}`.trim() };
   }
   // `exists` says false for a file it may not look at: only a readable home makes "missing" a fact.
   try {
-    accessSync(home, constants.R_OK | constants.X_OK);
+    ports.fs.accessSync(home, ports.fs.constants.R_OK | ports.fs.constants.X_OK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR')
@@ -72,7 +61,7 @@ export function transcriptFact(
 }
 
 export function liveFact(
-  engine: Engine,
+  ports: Pick<Ports, 'fs' | 'seatHome' | 'store'>,
   roster: Roster,
   seat: Pick<SeatRow, 'runtime' | 'env' | 'cwd'> & { host?: string },
   conversationId: string,
@@ -83,13 +72,13 @@ export function liveFact(
     {
       runtime: seat.runtime,
       conversationId,
-      cwd: cwdOn(seat),
-      home: engine.seatHome(seat),
+      cwd: cwdOn(ports.fs, seat),
+      home: ports.seatHome(seat),
       host: seat.host,
       allowPids: own?.pane?.agent ? [own.pane.agent.pid] : [],
       allowSessionId: own?.pane ? own.live?.id : undefined,
     },
-    engine.store.sessions.liveBoundTo(seat.runtime, conversationId),
+    ports.store.sessions.liveBoundTo(conversationFamily(seat.runtime), conversationId),
   );
   if (free.ok) return { state: 'free' };
   if (free.code === 'CONVERSATION_LIVE_ELSEWHERE')
@@ -102,15 +91,15 @@ export function liveFact(
  * `hostTranscript` is the transcript fact read on the seat's host, for a seat on another host.
  */
 export function seatFacts(
-  engine: Engine,
+  ports: Pick<Ports, 'fs' | 'io' | 'seatHome' | 'store'>,
   roster: Roster,
   snap: SnapshotSeat,
   row: SeatRow,
   hostTranscript?: TranscriptFact,
 ): SeatFacts {
   const adapter = runtimeById(row.runtime);
-  const own = ownPane(engine, roster, row.seat);
-  const hasConversations = row.runtime !== 'shell';
+  const own = ownPane(ports, roster, row.seat);
+  const hasConversations = keepsConversations(row.runtime);
   const cid = snap.conversationId;
   // The host goes with the seat: custody reads that host's roster, and its home means that host's folder.
   const seatLike = { runtime: row.runtime, env: row.env, cwd: row.cwd, host: row.host };
@@ -124,12 +113,12 @@ export function seatFacts(
     restorePolicy: row.restorePolicy,
     conversationId: cid,
     stoppedOnPurpose: snap.stoppedOnPurpose,
-    everRan: engine.store.restore.everRan(row.seat),
+    everRan: ports.store.restore.everRan(row.seat),
     running: own.running,
     transcript:
       cid === null || !hasConversations
         ? { state: 'unknown' }
-        : (hostTranscript ?? transcriptFact(engine, seatLike, cid)),
-    live: needsCustody ? liveFact(engine, roster, seatLike, cid, own) : { state: 'free' },
+        : (hostTranscript ?? transcriptFact(ports, seatLike, cid)),
+    live: needsCustody ? liveFact(ports, roster, seatLike, cid, own) : { state: 'free' },
   };
 }

@@ -1,12 +1,13 @@
-import type { ForkResult } from '../../../shared/contract';
+import type { ForkResult, LaunchedSeat } from '../../../shared/contract';
 import type { ErrorCode } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { RuntimeAdapter } from '../runtimes';
-import { bindDiscoveredConversations } from '../services/bind';
-import type { LaunchedSeat } from '../../../shared/contract';
+import { bindDiscoveredConversations } from '../seats/bind';
 import type { SessionRow } from '../store';
 import { execContext } from './execute';
 import { verifyConversation, type VerifyOptions } from './verify';
+import { paneOf } from '../roster/lookup';
+import type { VerifyPorts } from './ports';
 
 /**
  * The proof that a fork (./fork.ts) started: a process in the new pane names a conversation that
@@ -29,22 +30,22 @@ export interface ForkFailed {
 export type ForkEnd = ForkResult | ForkFailed;
 
 export async function proveFork(
-  engine: Engine,
+  ports: VerifyPorts,
   f: { seat: string; rig: string; from: string; adapter: RuntimeAdapter; live: SessionRow; launched: LaunchedSeat },
   opts: { verify?: Partial<VerifyOptions> },
 ): Promise<ForkEnd> {
   const { seat, from, live, launched: l } = f;
   const at = { seat, from, paneId: l.paneId, sessionId: l.sessionId };
-  const ctx = execContext(engine, f.rig, null, opts.verify);
+  const ctx = execContext(ports, f.rig, null, opts.verify);
   const expect = l.conversationId
     ? { accept: (id: string) => id === l.conversationId, missingId: from }
     : { accept: (id: string) => id !== from, missingId: from };
-  const v = await verifyConversation(engine, live, expect, ctx.verify, ctx);
+  const v = await verifyConversation(ports, live, expect, ctx.verify, ctx);
   switch (v.verdict) {
     case 'resumed': {
       const id = v.conversationId;
       if (!l.conversationId) {
-        const unbound = await bindByLock(engine, seat, live, id);
+        const unbound = await bindByLock(ports, seat, live, id);
         if (unbound) return { ...at, outcome: 'failed', ...unbound, pid: v.pid };
       }
       return {
@@ -100,20 +101,20 @@ export async function proveFork(
 
 /** Codex: only a writer lock names the new thread; it is bound to the new seat now, or the fork fails. */
 async function bindByLock(
-  engine: Engine,
+  ports: Pick<Ports, 'roster' | 'store'>,
   seat: string,
   live: SessionRow,
   id: string,
 ): Promise<{ code: ErrorCode; why: string } | undefined> {
-  const r = await engine.roster();
-  const pane = engine.paneOf(r, live);
+  const r = await ports.roster();
+  const pane = paneOf(r, live);
   if (pane?.agent?.conversationSource !== 'writer_lock' || pane.agent.conversationId !== id)
     return {
       code: 'RESUME_UNPROVEN',
       why: `the fork's process named ${id} but no writer lock confirms it; the pane is kept`,
     };
-  bindDiscoveredConversations(engine, r);
-  if (engine.store.rigs.seat(seat)?.conversationId !== id)
+  bindDiscoveredConversations(ports, r);
+  if (ports.store.rigs.seat(seat)?.conversationId !== id)
     return { code: 'INTERNAL', why: `the fork holds ${id} but it could not be bound to ${seat}; the pane is kept` };
   return undefined;
 }

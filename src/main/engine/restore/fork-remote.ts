@@ -1,5 +1,5 @@
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { hostUnreachable } from '../hosts/merge';
 import { hostGate } from '../hosts/gate';
 import type { Roster } from '../roster/types';
@@ -12,7 +12,7 @@ import { remoteGates } from './remote-facts';
 /**
  * The host-specific part of `rigdesk fork` (./fork.ts): a source seat on another host is forked
  * from THAT host's evidence, never this machine's. Its process, argv and live-state claims come from
- * the host's part of the roster (engine.roster() merges it; custody reads the owning host), and the
+ * the host's part of the roster (the roster port merges it; custody reads the owning host), and the
  * transcript's existence is asked on the host through the runtime adapter's own path rules, over
  * the host's shared connection (./remote-facts.ts, hosts/evidence-batch.ts). A host that is not
  * known, or does not answer, refuses before anything is recorded or created (fail closed).
@@ -24,12 +24,12 @@ const NOTHING = 'nothing was created';
  * Before the roster: a known host. With a roster: the host
  * answered in it. `undefined` for a local seat or a host that passes.
  */
-export function forkHostGate(engine: Engine, source: SeatRow, roster?: Roster) {
+export function forkHostGate(ports: Pick<Ports, 'hosts'>, source: SeatRow, roster?: Roster) {
   return hostGate(
     source,
     'fork',
     {
-      known: engine.hosts.get(source.host) !== undefined,
+      known: ports.hosts.get(source.host) !== undefined,
       unreachable: roster ? hostUnreachable(roster, source.host) : undefined,
     },
     NOTHING,
@@ -43,13 +43,13 @@ export function forkHostGate(engine: Engine, source: SeatRow, roster?: Roster) {
  * see X's transcript is refused as locally (a resume may let the runtime tell; a fork may not guess).
  */
 export async function sourceTranscript(
-  engine: Engine,
+  ports: Pick<Ports, 'fs' | 'hosts' | 'io' | 'seatHome'>,
   roster: Roster,
   source: SeatRow,
   conversationId: string,
 ): Promise<Result<{ fact: TranscriptFact }>> {
-  if (source.host === 'local') return { ok: true, fact: transcriptFact(engine, source, conversationId) };
-  const gate = (await remoteGates(engine, roster, [{ row: source, conversationId }])).get(source.seat);
+  if (source.host === 'local') return { ok: true, fact: transcriptFact(ports, source, conversationId) };
+  const gate = (await remoteGates(ports, roster, [{ row: source, conversationId }])).get(source.seat);
   if (gate?.refusal) {
     const reason = String(gate.refusal.evidence.reason ?? gate.refusal.why);
     const why =

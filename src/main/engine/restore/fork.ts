@@ -1,17 +1,20 @@
 import type { ForkAnswer, ForkPlan, ForkResult, TranscriptFact } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
-import type { Engine } from '../engine';
-import { launchSeatWith, type ArgvChooser } from '../services/launch';
+import type { Ports } from '../ports';
+import { launchSeatWith, type ArgvChooser } from '../seats/launch';
 import type { Roster } from '../roster/types';
-import { runtimeById, type RuntimeAdapter } from '../runtimes';
+import { RUNTIMES, runtimeById, type RuntimeAdapter } from '../runtimes';
 import { validateName, seatAddress } from '../spec/names';
 import type { SeatRow } from '../store';
 import { insertSeat, removeUnusedSeat } from '../store/restore-seats';
-import { cwdOn, ownPane, transcriptFact } from './facts';
+import { cwdOn } from '../custody/cwd';
+import { ownPane, transcriptFact } from './facts';
 import { type ForkEnd, proveFork } from './fork-prove';
 import { forkHostGate, sourceTranscript } from './fork-remote';
 import type { VerifyOptions } from './verify';
+import { conversationFamily } from '../runtimes/family';
+import type { RestorePorts } from './ports';
 
 /**
  * `rigdesk fork <seat> --as <member>`: a new seat in the same rig and pod, with the source's
@@ -46,30 +49,11 @@ import type { VerifyOptions } from './verify';
  * not launch it, `down`, `ps`, snapshots and restore include it.
  */
 
-const FORKABLE = new Set(['claude-code', 'codex']);
-
 export type { ForkPlan, ForkResult };
-
-/** Why each other runtime is not forked, in the words a person needs. */
-const NOT_FORKABLE_WHY: Readonly<Record<string, string>> = {
-  shell: ' (it keeps no conversation)',
-  pi: ' yet (its live processes cannot prove their session, and `pi --fork` is unchecked)',
-  opencode: " yet (a fresh session's id is not on its command line, and `--fork` is unchecked)",
-  gemini: ' (Gemini CLI 0.61 has no fork of a conversation: only --resume, which writes into it)',
-  qwen: ' (Qwen Code 0.15 has no fork of a conversation: only --resume, which writes into it)',
-  omp: " yet (`omp --fork` gives the copy an id of omp's choosing, which nothing names on its command line)",
-  omo: " yet (its sessions are OpenCode's: a fresh session's id is not on its command line, and `--fork` is unchecked)",
-};
-
-function forkArgv(adapter: RuntimeAdapter, binary: string, args: string[], from: string, newId?: string): string[] {
-  if (adapter.id === 'claude-code')
-    return [binary, '--resume', from, '--fork-session', '--session-id', newId!, ...args];
-  return [binary, 'fork', from, ...(adapter.writerArgs?.(args) ?? []), ...args];
-}
 
 /** Which conversation the source seat has now, proven; or why that cannot be said. */
 function sourceConversation(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   roster: Roster,
   source: SeatRow,
 ): Result<{
@@ -79,7 +63,7 @@ function sourceConversation(
   liveSessionRow?: number;
   running: boolean;
 }> {
-  const own = ownPane(engine, roster, source.seat);
+  const own = ownPane(ports, roster, source.seat);
   if (own.running === 'unknown')
     return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${source.seat}'s session still runs; nothing was created`, {
       evidence: { problems: roster.problems },
@@ -118,7 +102,7 @@ function sourceConversation(
 }
 
 function custody(
-  engine: Engine,
+  ports: Pick<Ports, 'fs' | 'seatHome' | 'store'>,
   roster: Roster,
   source: SeatRow,
   from: { id: string; agentPid?: number; liveSessionRow?: number },
@@ -128,13 +112,13 @@ function custody(
     {
       runtime: source.runtime,
       conversationId: from.id,
-      cwd: cwdOn(source),
-      home: engine.seatHome(source),
+      cwd: cwdOn(ports.fs, source),
+      home: ports.seatHome(source),
       host: source.host,
       allowPids: from.agentPid !== undefined ? [from.agentPid] : [],
       allowSessionId: from.liveSessionRow,
     },
-    engine.store.sessions.liveBoundTo(source.runtime, from.id),
+    ports.store.sessions.liveBoundTo(conversationFamily(source.runtime), from.id),
   );
   if (free.ok) return free;
   return {
@@ -144,20 +128,20 @@ function custody(
 }
 
 export async function forkSeat(
-  engine: Engine,
+  ports: RestorePorts,
   ref: unknown,
   as: unknown,
   opts: { plan?: boolean; verify?: Partial<VerifyOptions> } = {},
 ): Promise<Result<ForkAnswer>> {
-  const target = forkTarget(engine, ref, as);
+  const target = forkTarget(ports, ref, as);
   if (!target.ok) return target;
   const { source, adapter } = target;
-  const roster = await engine.roster();
-  const down = forkHostGate(engine, source, roster);
+  const roster = await ports.roster();
+  const down = forkHostGate(ports, source, roster);
   if (down) return down;
-  const from = sourceConversation(engine, roster, source);
+  const from = sourceConversation(ports, roster, source);
   if (!from.ok) return from;
-  const read = await sourceTranscript(engine, roster, source, from.id);
+  const read = await sourceTranscript(ports, roster, source, from.id);
   if (!read.ok) return read;
   const t = read.fact;
   if (t.state === 'unreadable' || t.state === 'unknown') {
@@ -173,7 +157,7 @@ export async function forkSeat(
       `no transcript for ${from.id} (looked in ${t.looked}); there is nothing to fork`,
       { evidence: { transcript: t } },
     );
-  const free = custody(engine, roster, source, from);
+  const free = custody(ports, roster, source, from);
   if (!free.ok) return free;
 
   const plan: ForkPlan = {
@@ -186,24 +170,24 @@ export async function forkSeat(
     sourceRunning: from.running,
   };
   if (opts.plan) return { ok: true, plan };
-  return launchFork(engine, { ...target, plan, transcript: t }, opts);
+  return launchFork(ports, { ...target, plan, transcript: t }, opts);
 }
 
 /** The source seat, the new seat's address and the runtime, each checked; nothing is read live yet. */
 function forkTarget(
-  engine: Engine,
+  ports: Pick<Ports, 'hosts' | 'store'>,
   ref: unknown,
   as: unknown,
 ): Result<{ source: SeatRow; seat: string; member: string; adapter: RuntimeAdapter }> {
-  const found = engine.store.rigs.find(ref);
+  const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
   const source = found.seat;
-  const gate = forkHostGate(engine, source);
+  const gate = forkHostGate(ports, source);
   if (gate) return gate;
   const name = validateName('member', as);
   if (!name.ok) return name;
   const seat = seatAddress(name.name, source.rig);
-  if (engine.store.rigs.seat(seat)) {
+  if (ports.store.rigs.seat(seat)) {
     return fail('SEAT_EXISTS', `${seat} already exists; a fork makes a new seat`, {
       hint: 'Choose a member name not yet used in this rig.',
       evidence: { seat, exists: true },
@@ -215,12 +199,13 @@ function forkTarget(
       'RUNTIME_UNKNOWN',
       `seat ${source.seat} names runtime "${source.runtime}", which this Rigdesk does not know`,
     );
-  if (!FORKABLE.has(adapter.id)) {
+  if (!adapter.forkArgv) {
+    const forkable = RUNTIMES.filter((r) => r.forkArgv).map((r) => r.displayName);
     return fail(
       'BAD_USAGE',
-      `${source.seat} runs ${adapter.displayName}, which Rigdesk cannot fork${NOT_FORKABLE_WHY[adapter.id] ?? ' yet'}; nothing was created`,
+      `${source.seat} runs ${adapter.displayName}, which Rigdesk cannot fork${adapter.whyNoFork ?? ' yet'}; nothing was created`,
       {
-        hint: 'Fork a Claude Code or Codex seat, or start a new seat and give it the context yourself.',
+        hint: `Fork a ${forkable.join(' or ')} seat, or start a new seat and give it the context yourself.`,
         evidence: { runtime: adapter.id },
       },
     );
@@ -239,7 +224,7 @@ interface ForkLaunch {
 
 /** Records the new seat, launches the fork behind the fence and proves it; a refused launch leaves no seat. */
 async function launchFork(
-  engine: Engine,
+  ports: RestorePorts,
   f: ForkLaunch,
   opts: { verify?: Partial<VerifyOptions> },
 ): Promise<Result<ForkAnswer>> {
@@ -257,11 +242,11 @@ async function launchFork(
     env: source.env,
     restorePolicy: source.restorePolicy,
   };
-  if (!insertSeat(engine.store, row, engine.now()))
+  if (!insertSeat(ports.store, row, ports.clock.now()))
     return fail('SEAT_EXISTS', `${seat} was created by someone else a moment ago`, {
       evidence: { seat, exists: true },
     });
-  const repos = engine.store.restore;
+  const repos = ports.store.restore;
   const where = { rig: source.rig, seat };
   repos.event('seat.fork', where, {
     step: 'begin',
@@ -271,12 +256,12 @@ async function launchFork(
     transcript: plan.transcript,
   });
   const launched = await launchSeatWith(
-    engine,
+    ports,
     { ...row, conversationId: null, stoppedOnPurpose: false },
     forkChooser(f),
   );
   if (!launched.ok) {
-    const removed = removeUnusedSeat(engine.store, seat);
+    const removed = removeUnusedSeat(ports.store, seat);
     repos.event('seat.fork', where, {
       step: 'refused',
       code: launched.code,
@@ -286,7 +271,7 @@ async function launchFork(
     return { ...launched, message: `${launched.message}${removed ? ` (${seat} was not kept)` : ''}` };
   }
   const l = launched.launched;
-  const live = engine.store.sessions.live(seat);
+  const live = ports.store.sessions.live(seat);
   const result: ForkEnd =
     !live || live.sessionId !== l.sessionId
       ? {
@@ -298,11 +283,7 @@ async function launchFork(
           paneId: l.paneId,
           sessionId: l.sessionId,
         }
-      : await proveFork(
-          engine,
-          { seat, rig: source.rig, from: plan.from, adapter: f.adapter, live, launched: l },
-          opts,
-        );
+      : await proveFork(ports, { seat, rig: source.rig, from: plan.from, adapter: f.adapter, live, launched: l }, opts);
   repos.event('seat.fork', where, { step: 'end', source: source.seat, ...result });
   if (result.outcome === 'failed') return fail(result.code, `${seat}: ${result.why}`, { evidence: { result } });
   return {
@@ -315,9 +296,9 @@ async function launchFork(
 /** Checked again on the launch's own fresh roster: X may have changed hands since. */
 function forkChooser({ source, plan, adapter, transcript: t }: ForkLaunch): ArgvChooser {
   const from = plan.from;
-  return async ({ engine: e, ctx, roster }) => {
+  return async ({ ports, ctx, roster }) => {
     const r = await roster();
-    const again = sourceConversation(e, r, source);
+    const again = sourceConversation(ports, r, source);
     if (!again.ok) return again;
     if (again.id !== from)
       return fail(
@@ -327,20 +308,24 @@ function forkChooser({ source, plan, adapter, transcript: t }: ForkLaunch): Argv
       );
     // On a host the transcript was read a moment ago (one round trip; this step cannot wait on
     // another): a file gone since makes Claude report X missing, which verification catches.
-    const tt = source.host === 'local' ? transcriptFact(e, source, from) : t;
+    const tt = source.host === 'local' ? transcriptFact(ports, source, from) : t;
     if (tt.state !== 'present')
       return fail(
         'EVIDENCE_UNREADABLE',
         `the transcript of ${from} is no longer readable (${tt.state}); nothing was created`,
         { evidence: { transcript: tt } },
       );
-    const ok = custody(e, r, source, again);
+    const ok = custody(ports, r, source, again);
     if (!ok.ok) return ok;
-    const newId = adapter.choosesIdUpFront ? ctx.newId() : undefined;
+    const fork = adapter.forkArgv!(ctx, from);
     return {
       ok: true,
-      argv: forkArgv(adapter, ctx.binary, ctx.args, from, newId),
-      plan: { mode: 'fresh', runtime: adapter.id, ...(newId ? { conversationId: newId } : {}) },
+      argv: fork.argv,
+      plan: {
+        mode: 'fresh',
+        runtime: adapter.id,
+        ...(fork.conversationId ? { conversationId: fork.conversationId } : {}),
+      },
     };
   };
 }

@@ -1,21 +1,24 @@
 import type { FreshAnswer, FreshPlan, RestartAnswer, RestartPlan } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { checkConversationFree } from '../custody/guard';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { execContext, launchFresh } from './execute';
-import { cwdOn, liveFact, ownPane } from './facts';
+import { cwdOn } from '../custody/cwd';
+import { liveFact, ownPane } from './facts';
 import { wrapperClaim, type VerifyOptions } from './verify';
 import type { Roster, RosterPane } from '../roster/types';
-import { runtimeById, type RuntimeAdapter } from '../runtimes';
+import { keepsConversations, runtimeById, type RuntimeAdapter } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
 import type { SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
 import { whichOnPath } from '../runtimes/install';
-import { stopSeat } from '../services/stop';
+import { stopSeat } from '../seats/stop';
 import { hostGate } from '../hosts/gate';
 import { hostUnreachable } from '../hosts/merge';
-import { programOnHost } from '../services/launch-remote';
+import { programOnHost } from '../seats/launch-remote';
 import { restartInPane, waitGone } from './restart-pane';
+import { conversationFamily } from '../runtimes/family';
+import type { RestorePorts } from './ports';
 
 /**
  * The seat lifecycle beyond launch/stop: restart on the same conversation (same pane), and a
@@ -26,11 +29,11 @@ import { restartInPane, waitGone } from './restart-pane';
 export { gateArgv } from './restart-pane';
 
 export async function restartSeat(
-  engine: Engine,
+  ports: RestorePorts,
   ref: unknown,
   opts: { plan?: boolean; verify?: Partial<VerifyOptions> } = {},
 ): Promise<Result<RestartAnswer>> {
-  const found = engine.store.rigs.find(ref);
+  const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
   const seat = found.seat;
   const adapter = runtimeById(seat.runtime);
@@ -38,10 +41,10 @@ export async function restartSeat(
     return fail('BAD_USAGE', `${seat.seat} runs ${seat.runtime}, which has no conversation to keep`, {
       hint: `Use rigdesk stop and rigdesk launch ${seat.seat}.`,
     });
-  const roster = await engine.roster();
-  const remote = gateOnHost(engine, seat, roster, 'restart');
+  const roster = await ports.roster();
+  const remote = gateOnHost(ports, seat, roster, 'restart');
   if (remote) return remote;
-  const own = ownPane(engine, roster, seat.seat);
+  const own = ownPane(ports, roster, seat.seat);
   if (own.running !== 'running' || !own.pane || !own.live) {
     return fail(
       own.running === 'unknown' ? 'EVIDENCE_UNREADABLE' : 'SEAT_NOT_RUNNING',
@@ -49,11 +52,11 @@ export async function restartSeat(
       { hint: `rigdesk launch ${seat.seat} resumes a stopped seat.` },
     );
   }
-  const live = followPane(engine, seat, own.live, own.pane, opts);
+  const live = followPane(ports, seat, own.live, own.pane, opts);
   const agent = own.pane.agent;
   // The conversation is proven by the process itself (or, for a runtime that rewrites its own
   // command line, by the pane's wrapper that started it), not by what the store last heard.
-  const named = agent?.conversationId ?? (agent ? wrapperClaim(engine, own.pane, seat.runtime) : undefined);
+  const named = agent?.conversationId ?? (agent ? wrapperClaim(ports, own.pane, seat.runtime) : undefined);
   if (!agent || !named) {
     return fail(
       'CONVERSATION_OWNER_UNKNOWN',
@@ -70,16 +73,16 @@ export async function restartSeat(
     {
       runtime: seat.runtime,
       conversationId: cid,
-      cwd: cwdOn(seat),
-      home: engine.seatHome(seat),
+      cwd: cwdOn(ports.fs, seat),
+      home: ports.seatHome(seat),
       allowPids: [agent.pid],
       allowSessionId: live.id,
       host: seat.host,
     },
-    engine.store.sessions.liveBoundTo(seat.runtime, cid),
+    ports.store.sessions.liveBoundTo(conversationFamily(seat.runtime), cid),
   );
   if (!free.ok) return free;
-  const binary = await programFor(engine, seat, adapter);
+  const binary = await programFor(ports, seat, adapter);
   if (!binary.ok) return binary;
   const plan: RestartPlan = {
     seat: seat.seat,
@@ -89,7 +92,7 @@ export async function restartSeat(
     samePane: true,
   };
   if (opts.plan) return { ok: true, plan };
-  return restartInPane(engine, { seat, live, agent, cid, binary: binary.binary, plan }, opts);
+  return restartInPane(ports, { seat, live, agent, cid, binary: binary.binary, plan }, opts);
 }
 
 /**
@@ -99,7 +102,7 @@ export async function restartSeat(
  * reasons with the pane's pid.
  */
 function followPane(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   seat: SeatRow,
   live: SessionRow,
   pane: RosterPane,
@@ -108,27 +111,31 @@ function followPane(
   if (pane.panePid === live.panePid) return live;
   const panePidStart = pane.panePidStart ?? null;
   if (opts.plan) return { ...live, panePid: pane.panePid, panePidStart };
-  if (!movePanePid(engine.store, live, pane.panePid, panePidStart)) return live;
-  engine.store.restore.event(
+  if (!movePanePid(ports.store, live, pane.panePid, panePidStart)) return live;
+  ports.store.restore.event(
     'seat.restart',
     { rig: seat.rig, seat: seat.seat },
     { step: 'pane_pid_followed', paneId: live.paneId, from: live.panePid, to: pane.panePid },
   );
-  return engine.store.sessions.get(live.id) ?? live;
+  return ports.store.sessions.get(live.id) ?? live;
 }
 
 /** The program the pane will run: on this machine's seat PATH, or on the seat's host in its login PATH. */
-async function programFor(engine: Engine, seat: SeatRow, adapter: RuntimeAdapter): Promise<Result<{ binary: string }>> {
+async function programFor(
+  ports: Pick<Ports, 'env' | 'fs' | 'hosts'>,
+  seat: SeatRow,
+  adapter: RuntimeAdapter,
+): Promise<Result<{ binary: string }>> {
   if (seat.host !== 'local') {
-    const host = engine.hosts.get(seat.host);
+    const host = ports.hosts.get(seat.host);
     if (!host) return fail('HOST_NOT_FOUND', `${seat.seat} runs on host "${seat.host}", which Rigdesk does not know`);
     const found = await programOnHost(host, seat, adapter);
     return found.ok
       ? { ok: true, binary: found.binary }
       : { ...found, message: `${found.message}; nothing was stopped` };
   }
-  const seatEnv = { ...scrubIdentity(engine.deps.env), ...seat.env };
-  const binary = whichOnPath(seat.command ?? adapter.binary ?? '', seatEnv.PATH);
+  const seatEnv = { ...scrubIdentity(ports.env), ...seat.env };
+  const binary = whichOnPath(seat.command ?? adapter.binary ?? '', seatEnv.PATH, ports.fs);
   if (binary) return { ok: true, binary };
   return fail(
     'RUNTIME_NOT_INSTALLED',
@@ -140,24 +147,24 @@ async function programFor(engine: Engine, seat: SeatRow, adapter: RuntimeAdapter
 }
 
 export async function freshSeat(
-  engine: Engine,
+  ports: RestorePorts,
   ref: unknown,
   reason: string,
   opts: { plan?: boolean } = {},
 ): Promise<Result<FreshAnswer>> {
-  const found = engine.store.rigs.find(ref);
+  const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
   const seat = found.seat;
-  const roster = await engine.roster();
-  const remote = gateOnHost(engine, seat, roster, 'fresh');
+  const roster = await ports.roster();
+  const remote = gateOnHost(ports, seat, roster, 'fresh');
   if (remote) return remote;
-  const own = ownPane(engine, roster, seat.seat);
+  const own = ownPane(ports, roster, seat.seat);
   if (own.running === 'unknown')
     return fail('EVIDENCE_UNREADABLE', `cannot tell whether ${seat.seat}'s session still runs; nothing was stopped`);
   const previous = own.pane?.agent?.conversationId ?? seat.conversationId ?? undefined;
   // An older conversation still open elsewhere would be orphaned from the seat while someone writes it.
-  if (previous && seat.runtime !== 'shell') {
-    const live = liveFact(engine, roster, seat, previous, own);
+  if (previous && keepsConversations(seat.runtime)) {
+    const live = liveFact(ports, roster, seat, previous, own);
     if (live.state !== 'free') {
       return fail(
         live.state === 'owned_elsewhere' ? 'CONVERSATION_LIVE_ELSEWHERE' : live.code,
@@ -177,24 +184,24 @@ export async function freshSeat(
   };
   if (opts.plan) return { ok: true, plan };
   const where = { rig: seat.rig, seat: seat.seat };
-  engine.store.restore.event('seat.fresh_with_reason', where, {
+  ports.store.restore.event('seat.fresh_with_reason', where, {
     step: 'begin',
     reason,
     previousConversationId: previous ?? null,
   });
   if (own.live) {
-    const stopped = await stopSeat(engine, seat.seat);
+    const stopped = await stopSeat(ports, seat.seat);
     if (!stopped.ok) return stopped;
-    if (agent && !(await waitGone(engine, own.live.server, agent.pid, agent.startTime)))
+    if (agent && !(await waitGone(ports, own.live.server, agent.pid, agent.startTime)))
       return fail('NOT_REMOVED', `pid ${agent.pid} of ${seat.seat} still runs after its session was removed`);
   }
   const result = await launchFresh(
-    engine,
+    ports,
     seat,
     { seat: seat.seat, plan: 'fresh', why: reason },
-    execContext(engine, seat.rig, null),
+    execContext(ports, seat.rig, null),
   );
-  engine.store.restore.event('seat.fresh_with_reason', where, {
+  ports.store.restore.event('seat.fresh_with_reason', where, {
     step: 'end',
     reason,
     outcome: result.outcome,
@@ -212,10 +219,10 @@ export async function freshSeat(
 }
 
 /** A seat on another host: refused before anything is stopped unless that host is known and answering. */
-function gateOnHost(engine: Engine, seat: SeatRow, roster: Roster, what: string) {
+function gateOnHost(ports: Pick<Ports, 'hosts'>, seat: SeatRow, roster: Roster, what: string) {
   if (seat.host === 'local') return undefined;
   return hostGate(seat, what, {
-    known: engine.hosts.get(seat.host) !== undefined,
+    known: ports.hosts.get(seat.host) !== undefined,
     unreachable: hostUnreachable(roster, seat.host),
   });
 }

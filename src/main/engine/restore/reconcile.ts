@@ -1,8 +1,9 @@
 import type { ReconcileReport } from '../../../shared/contract';
 import type { Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { sessionGone } from '../custody/gone';
+import { paneOf, serverRunning } from '../roster/lookup';
 
 /**
  * Reconcile on start (docs/architecture.md invariant 8): after a crash of the app, the CLI or the engine,
@@ -14,16 +15,18 @@ import { sessionGone } from '../custody/gone';
 
 export type { ReconcileReport };
 
-export async function reconcile(engine: Engine): Promise<Result<{ report: ReconcileReport }>> {
-  const { store } = engine;
-  const repos = engine.store.restore;
-  const roster = await engine.roster();
+export async function reconcile(
+  ports: Pick<Ports, 'client' | 'ownKey' | 'proc' | 'roster' | 'selfPid' | 'store'>,
+): Promise<Result<{ report: ReconcileReport }>> {
+  const { store } = ports;
+  const repos = ports.store.restore;
+  const roster = await ports.roster();
   const report: ReconcileReport = { ended: [], reservations: [], interruptedRuns: [], unexplained: [] };
   const listed = (server: string) =>
-    engine.serverRunning(roster, server) !== undefined && !roster.problems.some((p) => p.server === server);
+    serverRunning(roster, server) !== undefined && !roster.problems.some((p) => p.server === server);
 
   for (const row of store.sessions.allLive()) {
-    if (engine.paneOf(roster, row)) continue;
+    if (paneOf(roster, row)) continue;
     const seat = store.rigs.seat(row.seat);
     const where = { rig: seat?.rig ?? null, seat: row.seat };
     if (!listed(row.server)) {
@@ -33,7 +36,7 @@ export async function reconcile(engine: Engine): Promise<Result<{ report: Reconc
       continue;
     }
     // The roster is a moment ago: a row created since then is not gone. Ask tmux now.
-    if ((await sessionGone(engine, row)) !== 'gone') continue;
+    if ((await sessionGone(ports, row)) !== 'gone') continue;
     store.db
       .transaction(() => {
         store.sessions.end(row.id, 'gone_at_reconcile');
@@ -50,13 +53,13 @@ export async function reconcile(engine: Engine): Promise<Result<{ report: Reconc
   }
 
   for (const r of store.reservations.allActive()) {
-    const settled = await resolveStaleReservation(engine, r, roster);
+    const settled = await resolveStaleReservation(ports, r, roster);
     report.reservations.push({ seat: r.seat, reservation: r.id, outcome: settled.ok ? settled.outcome : settled.code });
   }
 
   for (const run of repos.runs.running()) {
-    if (run.holderPid !== engine.deps.selfPid && engine.deps.proc.read(run.holderPid)) continue; // still restoring
-    if (run.holderPid === engine.deps.selfPid) continue;
+    if (run.holderPid !== ports.selfPid && ports.proc.read(run.holderPid)) continue; // still restoring
+    if (run.holderPid === ports.selfPid) continue;
     if (repos.runs.interrupt(run.id)) {
       repos.event('reconcile.run_interrupted', { rig: run.rig }, { run: run.id, holderPid: run.holderPid });
       report.interruptedRuns.push(run.id);
@@ -66,7 +69,7 @@ export async function reconcile(engine: Engine): Promise<Result<{ report: Reconc
   // Panes on our own server tagged as a seat's, with no live row naming them: someone's, not ours to judge.
   const bound = new Set(store.sessions.allLive().map((r) => `${r.server}\0${r.paneId}`));
   for (const p of roster.panes) {
-    if (p.server !== engine.ownKey || !p.seatTag || bound.has(`${p.server}\0${p.paneId}`)) continue;
+    if (p.server !== ports.ownKey || !p.seatTag || bound.has(`${p.server}\0${p.paneId}`)) continue;
     const detail = { seatTag: p.seatTag, paneId: p.paneId, sessionId: p.sessionId, attempt: p.attemptTag };
     report.unexplained.push({ what: 'pane', detail });
     repos.event('reconcile.unexplained', { seat: p.seatTag }, detail);

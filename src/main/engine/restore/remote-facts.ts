@@ -1,8 +1,8 @@
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { answerOnHost, probeKey, type Probe, type ProbeAnswer } from '../hosts/evidence-batch';
 import { hostUnreachable } from '../hosts/merge';
 import type { Roster } from '../roster/types';
-import { runtimeById } from '../runtimes';
+import { keepsConversations, runtimeById } from '../runtimes';
 import type { EvidenceIO } from '../runtimes/types';
 import type { SeatRow } from '../store';
 import type { TranscriptFact } from './decide';
@@ -36,7 +36,7 @@ const unreachable = (seat: SeatRow, reason: string): RemoteGate => ({
 });
 
 export async function remoteGates(
-  engine: Engine,
+  ports: Pick<Ports, 'hosts' | 'seatHome'>,
   roster: Roster,
   seats: readonly { row: SeatRow; conversationId: string | null }[],
 ): Promise<Map<string, RemoteGate>> {
@@ -46,7 +46,7 @@ export async function remoteGates(
   for (const { row, conversationId } of seats) {
     if (row.host === 'local') continue;
     const adapter = runtimeById(row.runtime);
-    if (!engine.hosts.get(row.host)) {
+    if (!ports.hosts.get(row.host)) {
       gates.set(row.seat, {
         refusal: {
           code: 'HOST_NOT_FOUND',
@@ -61,13 +61,13 @@ export async function remoteGates(
       gates.set(row.seat, unreachable(row, down));
       continue;
     }
-    if (conversationId === null || row.runtime === 'shell') {
+    if (conversationId === null || !keepsConversations(row.runtime)) {
       gates.set(row.seat, {});
       continue;
     }
-    // On another host only the seat's own home setting is known (engine.seatHome); without one,
+    // On another host only the seat's own home setting is known (Ports.seatHome); without one,
     // or for a runtime with no findable transcript, the resume itself will tell (as locally).
-    const home = engine.seatHome(row);
+    const home = ports.seatHome(row);
     if (!adapter?.transcriptPath || !home) {
       gates.set(row.seat, { transcript: { state: 'unknown' } });
       continue;
@@ -90,7 +90,7 @@ export async function remoteGates(
   }
   await Promise.all(
     [...byHost].map(async ([name, questions]) => {
-      const host = engine.hosts.get(name)!;
+      const host = ports.hosts.get(name)!;
       const r = await answerOnHost(host.exec, questions);
       for (const seat of questions.keys()) {
         const row = seats.find((s) => s.row.seat === seat)!.row;

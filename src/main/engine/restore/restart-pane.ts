@@ -2,17 +2,20 @@ import type { RestartAnswer, RestartPlan, SeatResult } from '../../../shared/con
 import { fail, type Result } from '../../../shared/errors';
 import { resolveStaleReservation } from '../custody/census';
 import { revalidateTarget } from '../custody/revalidate';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { descendants } from '../proc/lineage';
 import { execContext, settleVerdict } from './execute';
-import { restoreFault } from './faults';
+import { atFault } from '../faults';
 import { verifyConversation, type VerifyOptions } from './verify';
 import type { RosterAgent } from '../roster/types';
-import { runtimeById, type LaunchContext } from '../runtimes';
+import { runtimeById } from '../runtimes';
+import { launchContext } from '../seats/launch-context';
 import { wrapForPane } from '../runtimes/env';
 import type { ReservationRow, SeatRow, SessionRow } from '../store';
 import { movePanePid } from '../store/restore-seats';
-import { untilTakenUp } from '../services/taking-up';
+import { untilTakenUp } from '../seats/taking-up';
+import { formatLiteral } from '../tmux/quote';
+import type { RestorePorts } from './ports';
 
 /**
  * `restart --keep-conversation` once everything is proven (./lifecycle.ts): the agent is replaced
@@ -25,19 +28,19 @@ import { untilTakenUp } from '../services/taking-up';
  * Read on the host the pane's server runs on; a host that does not answer is not "gone".
  */
 export async function waitGone(
-  engine: Engine,
+  ports: Pick<Ports, 'clock' | 'procNow'>,
   server: string,
   pid: number,
   startTime: string,
   ms = 10_000,
 ): Promise<boolean> {
-  const deadline = engine.now() + ms;
+  const deadline = ports.clock.now() + ms;
   for (;;) {
-    const p = await engine.procNow(server, pid);
+    const p = await ports.procNow(server, pid);
     // A zombie (nobody reaped it yet) has no argv left and writes nothing.
     if (p !== 'unknown' && (!p || p.startTime !== startTime || p.argv.length === 0)) return true;
-    if (engine.now() > deadline) return false;
-    await engine.deps.clock.sleep(100);
+    if (ports.clock.now() > deadline) return false;
+    await ports.clock.sleep(100);
   }
 }
 
@@ -58,17 +61,17 @@ interface Restart {
  * (in the pane) until every old agent process is gone, so two writers never overlap.
  */
 export async function restartInPane(
-  engine: Engine,
+  ports: RestorePorts,
   r: Restart,
   opts: { verify?: Partial<VerifyOptions> },
 ): Promise<Result<RestartAnswer>> {
-  const loaded = await untilTakenUp(engine, r.seat, r.cid);
+  const loaded = await untilTakenUp(ports, r.seat, r.cid);
   if (!loaded.ok) return loaded;
-  const taken = await reserve(engine, r);
+  const taken = await reserve(ports, r);
   if (!taken.ok) return taken;
-  const respawned = await respawn(engine, r, taken.row);
+  const respawned = await respawn(ports, r, taken.row);
   if (!respawned.ok) return respawned;
-  const result = await settle(engine, r, taken.row, respawned, opts);
+  const result = await settle(ports, r, taken.row, respawned, opts);
   if (result.outcome !== 'resumed' && result.outcome !== 'attention_required') {
     return fail(
       'code' in result ? result.code : 'INTERNAL',
@@ -82,13 +85,16 @@ export async function restartInPane(
 }
 
 /** The seat's reservation, settling a stale one by census first; refused when the session moved. */
-async function reserve(engine: Engine, { seat, live, cid }: Restart): Promise<Result<{ row: ReservationRow }>> {
-  const { store } = engine;
-  const self = engine.deps.proc.read(engine.deps.selfPid);
+async function reserve(
+  ports: Pick<Ports, 'newId' | 'proc' | 'roster' | 'selfPid' | 'store'>,
+  { seat, live, cid }: Restart,
+): Promise<Result<{ row: ReservationRow }>> {
+  const { store } = ports;
+  const self = ports.proc.read(ports.selfPid);
   const input = {
     seat: seat.seat,
-    attempt: engine.deps.newId(),
-    holderPid: engine.deps.selfPid,
+    attempt: ports.newId(),
+    holderPid: ports.selfPid,
     holderStart: self?.startTime ?? null,
     server: live.server,
     sessionName: live.sessionName,
@@ -100,7 +106,7 @@ async function reserve(engine: Engine, { seat, live, cid }: Restart): Promise<Re
   };
   let taken = store.reservations.reserve(input, unchanged);
   if (!taken.ok && 'existing' in taken) {
-    const census = await resolveStaleReservation(engine, taken.existing, await engine.roster());
+    const census = await resolveStaleReservation(ports, taken.existing, await ports.roster());
     if (!census.ok) return census;
     taken = store.reservations.reserve(input, unchanged);
   }
@@ -116,26 +122,26 @@ async function reserve(engine: Engine, { seat, live, cid }: Restart): Promise<Re
 
 /** Revalidates the pane and its agent, then replaces the agent in place; answers the pane's new pid. */
 async function respawn(
-  engine: Engine,
+  ports: RestorePorts,
   { seat, live, agent, cid, binary, plan }: Restart,
   r: ReservationRow,
 ): Promise<Result<{ newPid: number; old: { pid: number; startTime: string }[] }>> {
-  const { store } = engine;
+  const { store } = ports;
   const adapter = runtimeById(seat.runtime);
   if (!adapter) return fail('RUNTIME_UNKNOWN', `seat ${seat.seat} names runtime "${seat.runtime}"`);
   const where = { rig: seat.rig, seat: seat.seat };
   const abandon = (why: string) => store.reservations.advance(r.id, 'reserved', 'abandoned', { outcome: why });
   // Every process of the old agent (Codex: the node shim and its native binary).
   // Read on the pane's host (a remote host's table as of the roster just taken; revalidated below).
-  const snap = engine.procOf(live.server).snapshot();
+  const snap = ports.procOf(live.server).snapshot();
   const old = [
     { pid: agent.pid, startTime: agent.startTime },
     ...descendants(snap, agent.pid)
       .filter((p) => adapter.matches(p))
       .map((p) => ({ pid: p.pid, startTime: p.startTime })),
   ];
-  await restoreFault(engine, 'restart.after_reserved');
-  const checked = await revalidateTarget(engine, {
+  await atFault(ports.faults, 'restart.after_reserved');
+  const checked = await revalidateTarget(ports, {
     server: live.server,
     paneId: live.paneId,
     sessionId: live.sessionId,
@@ -148,30 +154,24 @@ async function respawn(
     abandon('revalidation failed');
     return { ...checked, message: `${checked.message}; nothing was stopped` };
   }
-  engine.store.restore.event('seat.restart', where, { step: 'begin', ...plan, old, reservation: r.id });
+  ports.store.restore.event('seat.restart', where, { step: 'begin', ...plan, old, reservation: r.id });
   if (!store.reservations.advance(r.id, 'reserved', 'helper_invoked'))
     return fail('LAUNCH_IN_PROGRESS', `reservation ${r.id} for ${seat.seat} was taken over; nothing was stopped`);
 
-  const ctx: LaunchContext = {
-    binary,
-    cwd: seat.cwd,
-    args: seat.args,
-    home: engine.seatHome(seat),
-    newId: engine.deps.newId,
-  };
+  const ctx = launchContext(ports, seat, binary);
   const program = gateArgv(old, wrapForPane(adapter.resumeArgv(ctx, cid)));
   const env = { ...seat.env, RIGDESK_SEAT: seat.seat };
-  const release = await engine.beforeRespawn(live.server, live.paneId);
-  const res = await engine
+  const release = await ports.beforeRespawn(live.server, live.paneId);
+  const res = await ports
     .client(live.server)
-    .run(respawnArgs(live.paneId, seat.cwd, env, program))
+    .runSealed(respawnArgs(live.paneId, seat.cwd, env, program))
     .finally(release);
   const newPid = Number(res.stdout.trim().split('\n').pop());
   if (res.code === 0 && Number.isInteger(newPid) && newPid > 1) return { ok: true, newPid, old };
   store.reservations.advance(r.id, 'helper_invoked', 'abandoned', {
     outcome: `respawn-pane failed: ${res.stderr.trim()}`,
   });
-  engine.store.restore.event('seat.restart', where, {
+  ports.store.restore.event('seat.restart', where, {
     step: 'respawn_failed',
     stderr: res.stderr.trim(),
     code: res.code,
@@ -183,7 +183,11 @@ async function respawn(
   );
 }
 
-/** Replaces the pane's program in place (`-k`), and prints the pane's new pid in the same tmux call. */
+/**
+ * Replaces the pane's program in place (`-k`), and prints the pane's new pid in the same tmux call.
+ * `-c` is a format to tmux, written to give back the folder as it is; the env never goes in an argv
+ * (runSealed).
+ */
 function respawnArgs(paneId: string, cwd: string, env: Record<string, string>, program: string[]): string[] {
   return [
     'respawn-pane',
@@ -191,7 +195,7 @@ function respawnArgs(paneId: string, cwd: string, env: Record<string, string>, p
     '-t',
     paneId,
     '-c',
-    cwd,
+    formatLiteral(cwd),
     ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     '--',
     ...program,
@@ -206,16 +210,16 @@ function respawnArgs(paneId: string, cwd: string, env: Record<string, string>, p
 
 /** Records the pane's new pid, waits for every old process to go, then proves the conversation. */
 async function settle(
-  engine: Engine,
+  ports: RestorePorts,
   { seat, live, cid }: Restart,
   r: ReservationRow,
   { newPid, old }: { newPid: number; old: readonly { pid: number; startTime: string }[] },
   opts: { verify?: Partial<VerifyOptions> },
 ): Promise<SeatResult> {
-  const { store } = engine;
+  const { store } = ports;
   const where = { rig: seat.rig, seat: seat.seat };
-  await restoreFault(engine, 'restart.after_respawn');
-  const np = await engine.procNow(live.server, newPid);
+  await atFault(ports.faults, 'restart.after_respawn');
+  const np = await ports.procNow(live.server, newPid);
   const startTime = np && np !== 'unknown' ? np.startTime : null;
   const identity = {
     server: live.server,
@@ -232,7 +236,7 @@ async function settle(
       if (live.conversationId !== cid) store.sessions.setConversation(live.id, cid);
       if (seat.conversationId !== cid) store.rigs.setConversation(seat.seat, cid);
       store.reservations.advance(r.id, 'helper_invoked', 'created', { identity });
-      engine.store.restore.event('seat.restart', where, {
+      ports.store.restore.event('seat.restart', where, {
         step: 'respawned',
         paneId: live.paneId,
         sessionId: live.sessionId,
@@ -241,7 +245,7 @@ async function settle(
       });
     })
     .immediate();
-  const gone = await Promise.all(old.map((p) => waitGone(engine, live.server, p.pid, p.startTime)));
+  const gone = await Promise.all(old.map((p) => waitGone(ports, live.server, p.pid, p.startTime)));
   const updated = store.sessions.get(live.id);
   const base = { seat: seat.seat, plan: 'resume' as const, paneId: live.paneId, sessionId: live.sessionId };
   let result: SeatResult;
@@ -261,10 +265,10 @@ async function settle(
       why: "the seat's session row changed under the restart",
     };
   } else {
-    const ectx = execContext(engine, seat.rig, null, opts.verify);
-    const v = await verifyConversation(engine, updated, cid, ectx.verify, ectx);
+    const ectx = execContext(ports, seat.rig, null, opts.verify);
+    const v = await verifyConversation(ports, updated, cid, ectx.verify, ectx);
     result = await settleVerdict(
-      engine,
+      ports,
       { ...seat, conversationId: cid },
       updated,
       cid,
@@ -275,7 +279,7 @@ async function settle(
     );
   }
   store.reservations.advance(r.id, 'created', 'released', { outcome: `restart: ${result.outcome}` });
-  engine.store.restore.event('seat.restart', where, {
+  ports.store.restore.event('seat.restart', where, {
     step: 'end',
     outcome: result.outcome,
     conversationId: cid,

@@ -1,9 +1,10 @@
 import type { Snapshot, SnapshotReason, SnapshotSeat } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { Roster } from '../roster/types';
-import { bindDiscoveredConversations } from '../services/bind';
+import { bindDiscoveredConversations } from '../seats/bind';
 import { ownPane, transcriptFact } from './facts';
+import { keepsConversations } from '../runtimes';
 
 /**
  * Snapshots: every seat's runtime, cwd, conversation id with the evidence behind it, and whether
@@ -13,19 +14,19 @@ import { ownPane, transcriptFact } from './facts';
 
 /** `bind: false` (a --plan) writes nothing, not even a conversation the live process proves. */
 export function snapshotSeats(
-  engine: Engine,
+  ports: Pick<Ports, 'fs' | 'io' | 'seatHome' | 'store'>,
   roster: Roster,
   rig: string,
   opts: { bind?: boolean } = {},
 ): SnapshotSeat[] {
-  const before = new Map(engine.store.rigs.seats(rig).map((s) => [s.seat, s.conversationId]));
+  const before = new Map(ports.store.rigs.seats(rig).map((s) => [s.seat, s.conversationId]));
   // What each seat's own process shows is written down first (the engine's binding, as `ps` does):
   // Codex names its thread only once it runs, and a reboot must not find the store without it.
-  if (opts.bind !== false) bindDiscoveredConversations(engine, roster);
-  return engine.store.rigs.seats(rig).map((row) => {
+  if (opts.bind !== false) bindDiscoveredConversations(ports, roster);
+  return ports.store.rigs.seats(rig).map((row) => {
     const stored = { conversationId: before.get(row.seat) ?? null };
     const bound = row.conversationId !== stored.conversationId;
-    const own = ownPane(engine, roster, row.seat);
+    const own = ownPane(ports, roster, row.seat);
     const agent = own.pane?.agent;
     // A running agent's own claim is fresher than the store (Claude's /clear moves it on).
     const liveId = agent?.conversationId;
@@ -38,10 +39,10 @@ export function snapshotSeats(
     if (liveId && stored.conversationId && liveId !== stored.conversationId)
       evidence.storeConversationId = stored.conversationId;
     if (bound) evidence.bound = true;
-    if (conversationId && row.runtime !== 'shell') {
-      const t = transcriptFact(engine, row, conversationId);
+    if (conversationId && keepsConversations(row.runtime)) {
+      const t = transcriptFact(ports, row, conversationId);
       evidence.transcript = t;
-      const known = engine.store.conversations.get(row.runtime, conversationId);
+      const known = ports.store.conversations.get(row.runtime, conversationId);
       if (known) evidence.recorded = { home: known.home, cwd: known.cwd, transcriptPath: known.transcriptPath };
     }
     const state: SnapshotSeat['state'] =
@@ -61,19 +62,19 @@ export function snapshotSeats(
 
 /** `rigdesk snapshot <rig>`; also the hook `down` calls first (reason before_down). */
 export async function snapshotRig(
-  engine: Engine,
+  ports: Pick<Ports, 'fs' | 'io' | 'roster' | 'seatHome' | 'store'>,
   rig: string,
   reason: SnapshotReason = 'manual',
   roster?: Roster,
 ): Promise<Result<{ snapshot: Snapshot }>> {
-  if (!engine.store.rigs.exists(rig)) {
+  if (!ports.store.rigs.exists(rig)) {
     return fail('RIG_NOT_FOUND', `no rig ${JSON.stringify(rig)}`, {
-      hint: `Known rigs: ${engine.store.rigs.names().join(', ') || '(none)'}.`,
+      hint: `Known rigs: ${ports.store.rigs.names().join(', ') || '(none)'}.`,
     });
   }
-  const r = roster ?? (await engine.roster());
-  const repos = engine.store.restore;
-  const snapshot = repos.snapshots.insert(rig, reason, snapshotSeats(engine, r, rig));
+  const r = roster ?? (await ports.roster());
+  const repos = ports.store.restore;
+  const snapshot = repos.snapshots.insert(rig, reason, snapshotSeats(ports, r, rig));
   repos.event(
     'snapshot.taken',
     { rig },
@@ -87,7 +88,7 @@ export async function snapshotRig(
  * seat, never overlapping itself. Returns the function that stops it.
  */
 export function startSnapshotTimer(
-  engine: Engine,
+  ports: Pick<Ports, 'clock' | 'fs' | 'io' | 'roster' | 'seatHome' | 'store'>,
   everyMs: number,
   onError: (e: unknown) => void = () => undefined,
 ): () => void {
@@ -96,10 +97,10 @@ export function startSnapshotTimer(
     if (busy) return;
     busy = true;
     try {
-      const roster = await engine.roster();
-      for (const rig of engine.store.rigs.names()) {
-        if (!engine.store.rigs.seats(rig).some((s) => engine.store.sessions.live(s.seat))) continue;
-        await snapshotRig(engine, rig, 'timer', roster);
+      const roster = await ports.roster();
+      for (const rig of ports.store.rigs.names()) {
+        if (!ports.store.rigs.seats(rig).some((s) => ports.store.sessions.live(s.seat))) continue;
+        await snapshotRig(ports, rig, 'timer', roster);
       }
     } catch (e) {
       onError(e);
@@ -107,7 +108,6 @@ export function startSnapshotTimer(
       busy = false;
     }
   };
-  const h = setInterval(() => void tick(), everyMs);
-  h.unref?.();
-  return () => clearInterval(h);
+  const timer = ports.clock.every(everyMs, () => void tick(), { unref: true });
+  return () => timer.cancel();
 }

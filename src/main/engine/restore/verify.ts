@@ -1,11 +1,12 @@
 import { capturePanes } from '../activity/capture';
 import { hostOfServer } from '../tmux/identity';
 import { observeSeats, type ObservedSeat } from '../activity/observe';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { Roster, RosterPane } from '../roster/types';
-import { isAbsolute } from 'node:path';
-import { flagValue, runtimeById, type NeedsInputReason } from '../runtimes';
+import { runtimeById, type NeedsInputReason } from '../runtimes';
 import type { SessionRow } from '../store';
+import { paneOf, serverRunning } from '../roster/lookup';
+import type { VerifyPorts } from './ports';
 
 /**
  * "A resume counts only when a process in the pane's lineage names the exact conversation"
@@ -22,9 +23,9 @@ import type { SessionRow } from '../store';
  *
  * A seat on another host is verified the same way, from that host: the conversation claim comes
  * from the host's roster (its own process scan for argv, its evidence files read over ssh for
- * live state; engine.roster() merges each host's), and the screen (the runtime's "conversation
+ * live state; the roster port merges each host's), and the screen (the runtime's "conversation
  * missing" report, dialogs, the wrapper's exit line) is captured from the host's tmux over its
- * ssh connection (engine.client(server) rides the host's exec). This machine's process table and
+ * ssh connection (the client port for a server rides the host's exec). This machine's process table and
  * files are never read for a remote pane (activity/observe.ts skips them); a remote agent's
  * live-state and transcript activity are not read either, so its resume settles on the screen.
  */
@@ -64,14 +65,14 @@ export const WRAPPER_EXIT = /\[rigdesk\] \S+ exited with status (\d+)/;
  */
 export type RosterSource = (notBefore?: number) => Promise<Roster>;
 
-export function sharedRoster(engine: Engine, maxAgeMs = 150): RosterSource {
+export function sharedRoster(ports: Pick<Ports, 'clock' | 'roster'>, maxAgeMs = 150): RosterSource {
   let at = 0;
   let current: Promise<Roster> | undefined;
   return (notBefore = 0) => {
-    const t = engine.now();
+    const t = ports.clock.now();
     if (!current || t - at > maxAgeMs || at < notBefore) {
       at = t;
-      current = engine.roster();
+      current = ports.roster();
     }
     return current;
   };
@@ -93,27 +94,27 @@ export interface ObserverSource {
   observe(seat: string, roster: Roster): Promise<Observation>;
 }
 
-export function sharedObserver(engine: Engine, maxAgeMs = 150): ObserverSource {
+export function sharedObserver(ports: VerifyPorts, maxAgeMs = 150): ObserverSource {
   const watching = new Map<string, number>();
   let at = 0;
   let basis: Roster | undefined;
   let covered = new Set<string>();
   let current: Promise<Map<string, Observation>> | undefined;
   const batch = async (roster: Roster, seats: readonly string[]): Promise<Map<string, Observation>> => {
-    const rows = seats.map((s) => engine.store.rigs.seat(s)).filter((r) => r !== undefined);
+    const rows = seats.map((s) => ports.store.rigs.seat(s)).filter((r) => r !== undefined);
     const byServer = new Map<string, { seat: string; paneId: string }[]>();
     for (const row of rows) {
-      const live = engine.store.sessions.live(row.seat);
-      const pane = live ? engine.paneOf(roster, live) : undefined;
+      const live = ports.store.sessions.live(row.seat);
+      const pane = live ? paneOf(roster, live) : undefined;
       if (pane && !pane.paneDead)
         byServer.set(pane.server, [...(byServer.get(pane.server) ?? []), { seat: row.seat, paneId: pane.paneId }]);
     }
     const screens = new Map<string, string>();
     const [seen] = await Promise.all([
-      observeSeats(engine, roster, rows),
+      observeSeats(ports, roster, rows),
       ...[...byServer].map(async ([server, panes]) => {
         const got = await capturePanes(
-          engine.client(server),
+          ports.client(server),
           panes.map((p) => p.paneId),
         );
         for (const p of panes) {
@@ -134,7 +135,7 @@ export function sharedObserver(engine: Engine, maxAgeMs = 150): ObserverSource {
       };
     },
     async observe(seat, roster) {
-      const t = engine.now();
+      const t = ports.clock.now();
       if (
         !current ||
         t - at > maxAgeMs ||
@@ -171,12 +172,16 @@ export function tail(text: string, lines = 20): string {
  * with. That is a claim from the pane's lineage, treated like argv (it must settle). A session
  * named by its file (Pi's `--session <path>`) counts by the id in that file's session header.
  */
-export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string): string | undefined {
+export function wrapperClaim(
+  ports: Pick<Ports, 'io' | 'proc' | 'procOf'>,
+  pane: RosterPane,
+  runtime: string,
+): string | undefined {
   const agent = pane.agent;
   if (!agent) return undefined;
   // Local panes read this machine's table as before; a remote pane reads its host's last scan.
   const local = hostOfServer(pane.server) === 'local';
-  const proc = local ? engine.deps.proc : engine.procOf(pane.server);
+  const proc = local ? ports.proc : ports.procOf(pane.server);
   const wrapper = proc.read(pane.panePid);
   const me = proc.read(agent.pid);
   if (
@@ -189,18 +194,12 @@ export function wrapperClaim(engine: Engine, pane: RosterPane, runtime: string):
   const i = wrapper.argv.indexOf('rigdesk-seat');
   if (i < 0) return undefined;
   const argv = wrapper.argv.slice(i + 1);
-  const named = runtimeById(runtime)?.conversationFromArgv(argv);
-  if (named !== undefined || runtime !== 'pi') return named;
-  // `pi --session <file>`: the file Rigdesk named at launch; its session header names the id.
-  const file = flagValue(argv, '--session');
-  // The file is on the pane's machine: this machine's file at that path says nothing of a host's.
-  if (!file || !isAbsolute(file) || !local) return undefined;
-  try {
-    const head = JSON.parse(engine.deps.io.readFile(file).split('\n', 1)[0]!) as { type?: unknown; id?: unknown };
-    return head.type === 'session' && typeof head.id === 'string' && head.id !== '' ? head.id : undefined;
-  } catch {
-    return undefined;
-  }
+  const adapter = runtimeById(runtime);
+  const named = adapter?.conversationFromArgv(argv);
+  // A file the argv names (Pi's `--session <file>`, whose session header names the id) is on the
+  // pane's machine: this machine's file at that path says nothing of a host's.
+  if (named !== undefined || !local) return named;
+  return adapter?.conversationFromLaunchArgv?.(argv, ports.io);
 }
 
 /** What a launched process must show to count: the exact conversation (resume), or any new one (fork). */
@@ -221,32 +220,32 @@ export interface VerifySources {
 }
 
 export async function verifyConversation(
-  engine: Engine,
+  ports: VerifyPorts,
   live: SessionRow,
   expect: string | Expectation,
   opts: VerifyOptions = DEFAULT_VERIFY,
-  sources: RosterSource | VerifySources = sharedRoster(engine),
+  sources: RosterSource | VerifySources = sharedRoster(ports),
 ): Promise<Verdict> {
   const want = typeof expect === 'string' ? exactly(expect) : expect;
   const src: VerifySources = typeof sources === 'function' ? { roster: sources } : sources;
-  const observer = src.observer ?? sharedObserver(engine);
+  const observer = src.observer ?? sharedObserver(ports);
   const unwatch = observer.watch(live.seat);
   try {
-    return await loop(engine, live, want, opts, src.roster, observer);
+    return await loop(ports, live, want, opts, src.roster, observer);
   } finally {
     unwatch();
   }
 }
 
 async function loop(
-  engine: Engine,
+  ports: Pick<Ports, 'clock' | 'io' | 'proc' | 'procOf'>,
   live: SessionRow,
   want: Expectation,
   opts: VerifyOptions,
   roster: RosterSource,
   observer: ObserverSource,
 ): Promise<Verdict> {
-  const since = engine.now();
+  const since = ports.clock.now();
   const deadline = since + opts.timeoutMs;
   let namedSince: number | undefined;
   let named: string | undefined;
@@ -255,10 +254,9 @@ async function loop(
   let lastAgentConversation: string | undefined;
   for (;;) {
     const r = await roster(since);
-    const pane = engine.paneOf(r, live);
+    const pane = paneOf(r, live);
     if (!pane) {
-      const listed =
-        engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
+      const listed = serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
       if (listed) return { verdict: 'gone' };
     } else {
       const o = await observer.observe(live.seat, r);
@@ -268,7 +266,7 @@ async function loop(
       let claim = agent?.conversationId;
       let source: string | undefined = agent?.conversationSource;
       if (agent && claim === undefined) {
-        claim = wrapperClaim(engine, pane, live.runtime);
+        claim = wrapperClaim(ports, pane, live.runtime);
         if (claim !== undefined) source = 'wrapper_argv';
       }
       lastAgentConversation = claim;
@@ -290,10 +288,10 @@ async function loop(
         };
       }
       if (agent && claim !== undefined && want.accept(claim)) {
-        if (named !== claim) (named = claim), (namedSince = engine.now());
+        if (named !== claim) (named = claim), (namedSince = ports.clock.now());
         const strong = source === 'live_state' || source === 'writer_lock';
         const known = seen?.activity.activity === 'working' || seen?.activity.activity === 'idle';
-        const held = engine.now() - namedSince!;
+        const held = ports.clock.now() - namedSince!;
         if (
           !need &&
           (strong ? known || held >= opts.settleMs : held >= opts.settleMs && (known || held >= opts.quietMs))
@@ -306,12 +304,12 @@ async function loop(
         if (!agent && WRAPPER_EXIT.test(screen)) return { verdict: 'exited', screen: tail(screen) };
       }
     }
-    if (engine.now() > deadline)
+    if (ports.clock.now() > deadline)
       return {
         verdict: 'unproven',
         screen: tail(screen),
         ...(lastAgentConversation ? { agentConversation: lastAgentConversation } : {}),
       };
-    await engine.deps.clock.sleep(opts.intervalMs);
+    await ports.clock.sleep(opts.intervalMs);
   }
 }

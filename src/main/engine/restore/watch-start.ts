@@ -1,7 +1,8 @@
-import type { Engine } from '../engine';
-import { bindDiscoveredConversations } from '../services/bind';
+import type { Ports } from '../ports';
+import { bindDiscoveredConversations } from '../seats/bind';
 import type { SeatRow, SessionRow } from '../store';
 import { type ObserverSource, type RosterSource, tail, type VerifyOptions, WRAPPER_EXIT } from './verify';
+import { paneOf, serverRunning } from '../roster/lookup';
 
 /** The first moments of an agent started fresh (./execute.ts launchFresh): started, at a dialog, or gone. */
 
@@ -17,12 +18,12 @@ export type StartWatch =
  * state) is bound to the seat on the way.
  */
 export async function watchStart(
-  engine: Engine,
+  ports: Pick<Ports, 'clock' | 'store'>,
   seat: SeatRow,
   live: SessionRow,
   ctx: { verify: VerifyOptions; roster: RosterSource; observer: ObserverSource },
 ): Promise<StartWatch> {
-  const since = engine.now();
+  const since = ports.clock.now();
   const deadline = since + ctx.verify.timeoutMs;
   const unwatch = ctx.observer.watch(seat.seat);
   let agentSince: number | undefined;
@@ -32,10 +33,9 @@ export async function watchStart(
   try {
     for (;;) {
       const r = await ctx.roster(since);
-      const pane = engine.paneOf(r, live);
+      const pane = paneOf(r, live);
       if (!pane) {
-        const listed =
-          engine.serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
+        const listed = serverRunning(r, live.server) !== undefined && !r.problems.some((p) => p.server === live.server);
         if (listed)
           return {
             outcome: 'failed',
@@ -51,10 +51,10 @@ export async function watchStart(
         if (
           claim &&
           (pane.agent!.conversationSource === 'writer_lock' || pane.agent!.conversationSource === 'live_state') &&
-          engine.store.sessions.get(live.id)?.conversationId !== claim
+          ports.store.sessions.get(live.id)?.conversationId !== claim
         ) {
-          bindDiscoveredConversations(engine, r);
-          if (engine.store.sessions.get(live.id)?.conversationId === claim) bound = claim;
+          bindDiscoveredConversations(ports, r);
+          if (ports.store.sessions.get(live.id)?.conversationId === claim) bound = claim;
         }
         // Before the wrapper has started the agent the pane reads "exited" too; only its exit line says so.
         if (!pane.agent && WRAPPER_EXIT.test(screen))
@@ -67,19 +67,19 @@ export async function watchStart(
         const need = a?.session === 'present' && a.needsInput !== 'none' ? a.needsInput : undefined;
         needSeen = need ? needSeen + 1 : 0;
         if (need && needSeen >= 2) return { outcome: 'attention_required', reason: need, screen };
-        if (pane.agent) agentSince ??= engine.now();
+        if (pane.agent) agentSince ??= ports.clock.now();
         if (!need && a?.session === 'present' && (a.activity === 'idle' || a.activity === 'working'))
           return { outcome: 'fresh', ...(bound ? { conversationId: bound } : {}) };
-        if (!need && agentSince !== undefined && engine.now() - agentSince >= ctx.verify.quietMs)
+        if (!need && agentSince !== undefined && ports.clock.now() - agentSince >= ctx.verify.quietMs)
           return {
             outcome: 'fresh',
             ...(bound ? { conversationId: bound } : {}),
             evidence: { screenState: 'unknown' },
           };
       }
-      if (engine.now() > deadline)
+      if (ports.clock.now() > deadline)
         return { outcome: 'fresh', evidence: { screenState: 'unknown', agentSeen: agentSince !== undefined } };
-      await engine.deps.clock.sleep(ctx.verify.intervalMs);
+      await ports.clock.sleep(ctx.verify.intervalMs);
     }
   } finally {
     unwatch();

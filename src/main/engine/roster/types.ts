@@ -1,4 +1,4 @@
-import type { HostHealth } from '../hosts/types';
+import type { HostHealth } from '../../../shared/contract/hosts';
 import type { ConversationClaim, ServiceRole } from '../runtimes/types';
 
 export interface RosterAgent {

@@ -1,10 +1,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { rpcRequest } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
 import { dispatchWire } from '../api';
+import { type Fs, liveFs } from '../deps';
 import type { Engine } from '../engine';
+import { OWN_FILE_MAX_BYTES, type ReadFs, readRegularText } from '../read-file';
 
 export interface EngineInfo {
   pid: number;
@@ -16,9 +17,10 @@ export interface EngineInfo {
 
 const MAX_LINE = 4 * 1024 * 1024;
 
-export function readEngineInfo(path: string): EngineInfo | undefined {
+/** The running engine's engine.json, undefined when there is none (or it cannot be read). */
+export function readEngineInfo(path: string, fs: ReadFs = liveFs): EngineInfo | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as EngineInfo;
+    return JSON.parse(readRegularText(path, OWN_FILE_MAX_BYTES, fs)) as EngineInfo;
   } catch {
     return undefined;
   }
@@ -32,7 +34,7 @@ export async function serveEngineSocket(
   engine: Engine,
 ): Promise<{ server: Server; info: EngineInfo; close: () => Promise<void> }> {
   const { socketPath, engineInfoPath } = engine.deps.layout;
-  const prev = readEngineInfo(engineInfoPath);
+  const prev = readEngineInfo(engineInfoPath, engine.ports.fs);
   if (prev && prev.pid !== process.pid) {
     const p = engine.deps.proc.read(prev.pid);
     if (p && (!prev.startTime || p.startTime === prev.startTime)) {
@@ -41,7 +43,7 @@ export async function serveEngineSocket(
       });
     }
   }
-  if (existsSync(socketPath)) unlinkSync(socketPath);
+  if (engine.ports.fs.existsSync(socketPath)) engine.ports.fs.unlinkSync(socketPath);
   const token = randomBytes(24).toString('hex');
   const tokenBuf = Buffer.from(token);
   const server = createServer((sock) => handleConnection(engine, sock, tokenBuf));
@@ -53,7 +55,7 @@ export async function serveEngineSocket(
       resolve();
     });
   });
-  chmodSync(socketPath, 0o600);
+  engine.ports.fs.chmodSync(socketPath, 0o600);
   const info: EngineInfo = {
     pid: process.pid,
     startTime: engine.deps.proc.read(process.pid)?.startTime,
@@ -61,13 +63,14 @@ export async function serveEngineSocket(
     token,
     startedAt: Date.now(),
   };
-  writeFileSync(engineInfoPath, JSON.stringify(info), { mode: 0o600 });
-  chmodSync(engineInfoPath, 0o600);
+  engine.ports.fs.writeFileSync(engineInfoPath, JSON.stringify(info), { mode: 0o600 });
+  engine.ports.fs.chmodSync(engineInfoPath, 0o600);
   const close = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
       try {
-        if (readEngineInfo(engineInfoPath)?.token === token) unlinkSync(engineInfoPath);
+        if (readEngineInfo(engineInfoPath, engine.ports.fs)?.token === token)
+          engine.ports.fs.unlinkSync(engineInfoPath);
       } catch {
         /* already gone */
       }

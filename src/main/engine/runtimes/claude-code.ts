@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { basename, flagValue, SESSION_ID_ARGV, UUID_RE, type ConversationClaim, type RuntimeAdapter } from './types';
 import { readClaudePrompt, readClaudeScreen } from './screens/claude';
+import { installClaudeHooks, readClaudeHook } from './hooks/claude';
+import { claudeSink } from './usage/claude';
 
 /**
  * Claude Code (observed: 2.1.197). Facts pinned by test/agents/claude-real.test.ts; every signature and
@@ -46,6 +48,8 @@ interface LiveStateFile {
 export const claudeCode: RuntimeAdapter = {
   id: 'claude-code',
   displayName: 'Claude Code',
+  conversations: true,
+  installHint: 'npm install -g @anthropic-ai/claude-code',
   binary: 'claude',
   homeEnvVar: 'CLAUDE_CONFIG_DIR',
   defaultHome: (userHome) => join(userHome, '.claude'),
@@ -98,6 +102,18 @@ export const claudeCode: RuntimeAdapter = {
   // A select list whose first option ("Yes") is highlighted: Enter takes it; Escape cancels the call.
   promptKeys: { approve: ['Enter'], deny: ['Escape'] },
   missingConversation: CLAUDE_SIGNATURES.missingConversation,
+  installHooks: (home, hooksDir, seat, io, notify) => installClaudeHooks(home, hooksDir, seat, io, notify),
+  readHook: readClaudeHook,
+  liveStatus: (home, pid, io) => claudeLiveStatus(home, pid, io),
+  idleMarked: (r) => r.activity === 'idle' && r.matched?.includes('? for shortcuts') === true,
+  forkArgv(ctx, from) {
+    const id = ctx.newId();
+    return {
+      argv: [ctx.binary, '--resume', from, '--fork-session', '--session-id', id, ...ctx.args],
+      conversationId: id,
+    };
+  },
+  usage: { sink: claudeSink },
 };
 
 /** Reads the status Claude keeps in its live-state file for one pid. */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
+import type { DoctorCheck } from '../../../shared/contract';
 
 /**
  * Codex 0.171 starts a background app-server daemon per CODEX_HOME unless that home's config.toml
@@ -23,3 +24,28 @@ export function codexDaemonAutoStart(configToml: string | undefined): boolean {
 }
 
 export const codexConfigPath = (home: string): string => join(home, 'config.toml');
+
+/**
+ * Doctor's word on a Codex home this machine's seats use: its background daemon on is reported,
+ * not failed. The daemon outlives the seat's TUI and holds its thread; the hint says what the
+ * person can set instead.
+ */
+export function codexDaemonCheck(
+  home: string,
+  seats: readonly string[],
+  readText: (path: string) => string | undefined,
+): DoctorCheck {
+  const on = codexDaemonAutoStart(readText(codexConfigPath(home)));
+  return {
+    check: `codex daemon (${seats.join(', ')})`,
+    ok: true,
+    detail: on
+      ? `on in ${home}: Codex's background daemon runs the turns and outlives the seat's TUI`
+      : `off in ${home} (daemon_auto_start = false)`,
+    ...(on
+      ? {
+          hint: `To have each seat's TUI own its thread, add daemon_auto_start = false under [features] in ${codexConfigPath(home)}.`,
+        }
+      : {}),
+  };
+}

@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import { basename, UUID_RE, type ConversationClaim, type EvidenceIO, type RuntimeAdapter } from './types';
 import { CODEX_SCREEN, readCodexPrompt, readCodexScreen } from './screens/codex';
+import { codexDaemonCheck } from './codex-daemon';
+import { installCodexNotify } from './hooks/codex';
+import { codexSink } from './usage/codex';
 
 /** Codex CLI (observed: 0.171.0). Facts pinned by test/agents/codex-real.test.ts. */
 
@@ -78,6 +81,8 @@ export function codexTurnState(tail: string): 'working' | 'idle' | undefined {
 export const codex: RuntimeAdapter = {
   id: 'codex',
   displayName: 'Codex',
+  conversations: true,
+  installHint: 'npm install -g @openai/codex',
   binary: 'codex',
   homeEnvVar: 'CODEX_HOME',
   defaultHome: (userHome) => join(userHome, '.codex'),
@@ -143,6 +148,10 @@ export const codex: RuntimeAdapter = {
   readPrompt: readCodexPrompt,
   // `y` is the "Yes, proceed" shortcut whatever is highlighted; Escape cancels.
   promptKeys: { approve: ['y'], deny: ['Escape'] },
+  installHooks: (home, hooksDir, seat, io, notify) => void installCodexNotify(home, hooksDir, seat, io, notify),
+  forkArgv: (ctx, from) => ({ argv: [ctx.binary, 'fork', from, ...codexNoDaemon(ctx.args), ...ctx.args] }),
+  usage: { sink: codexSink },
+  homeCheck: codexDaemonCheck,
   submitDelayMs: 600,
   missingConversation: CODEX_SIGNATURES.missingConversation,
 };

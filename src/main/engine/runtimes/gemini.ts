@@ -3,6 +3,7 @@ import { basename, flagValue, SESSION_ID_ARGV, type EvidenceIO, type RuntimeAdap
 import { readGeminiPrompt, readGeminiScreen } from './screens/gemini';
 import { prepareGeminiSeat } from './gemini-settings';
 import { geminiTakingUp } from './gemini-resume';
+import { geminiSink } from './usage/gemini';
 
 /**
  * Gemini CLI (observed: @google/gemini-cli 0.61.0; facts pinned by test/journeys/gemini.test.ts). Its id can
@@ -130,6 +131,9 @@ export const gemini: RuntimeAdapter = {
   },
   id: 'gemini',
   displayName: 'Gemini CLI',
+  conversations: true,
+  whyNoFork: ' (Gemini CLI 0.61 has no fork of a conversation: only --resume, which writes into it)',
+  usage: { sink: geminiSink },
   doubtsUnnamed: true,
   binary: 'gemini',
   // GEMINI_CLI_HOME replaces the home directory Gemini's files live under (`<it>/.gemini/…`).

@@ -20,4 +20,20 @@ export function runtimeById(id: string): RuntimeAdapter | undefined {
 }
 
 /** Runtimes that own conversations (everything but `shell`). */
-export const AGENT_RUNTIMES: readonly RuntimeAdapter[] = RUNTIMES.filter((r) => r.id !== 'shell');
+export const AGENT_RUNTIMES: readonly RuntimeAdapter[] = RUNTIMES.filter((r) => r.conversations);
+
+/**
+ * Whether a seat of this runtime keeps conversations to guard, resume and fork. A runtime this
+ * Rigdesk does not know is taken to keep them: custody's doubt stands for it.
+ */
+export function keepsConversations(runtime: string): boolean {
+  return runtimeById(runtime)?.conversations ?? true;
+}
+
+/** The seat's own isolated config home, where its runtime's activity hooks go; undefined where none may. */
+export function seatHookHome(
+  adapter: Pick<RuntimeAdapter, 'installHooks' | 'homeEnvVar'> | undefined,
+  seatEnv: Readonly<Record<string, string>>,
+): string | undefined {
+  return adapter?.installHooks && adapter.homeEnvVar ? seatEnv[adapter.homeEnvVar] : undefined;
+}

@@ -1,14 +1,18 @@
-/** Where a runtime's CLI is found on a PATH, and how to install the ones people lack. */
-import { accessSync, constants, statSync } from 'node:fs';
+/** Where a runtime's CLI is found on a PATH (each adapter's installHint says how to install one that is missing). */
+import { type Fs, liveFs } from '../deps';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { RuntimeAdapter } from './types';
 
 /** Finds a program on a PATH the way a shell would; the seat's own PATH wins over the engine's. */
-export function whichOnPath(program: string, pathVar: string | undefined): string | undefined {
+export function whichOnPath(
+  program: string,
+  pathVar: string | undefined,
+  fs: Pick<Fs, 'accessSync' | 'constants' | 'statSync'> = liveFs,
+): string | undefined {
   const isExec = (p: string) => {
     try {
-      accessSync(p, constants.X_OK);
-      return statSync(p).isFile();
+      fs.accessSync(p, fs.constants.X_OK);
+      return fs.statSync(p).isFile();
     } catch {
       return false;
     }
@@ -22,15 +26,6 @@ export function whichOnPath(program: string, pathVar: string | undefined): strin
   return undefined;
 }
 
-export const INSTALL_HINTS: Record<string, string> = {
-  'claude-code': 'npm install -g @anthropic-ai/claude-code',
-  codex: 'npm install -g @openai/codex',
-  pi: 'npm install -g @mariozechner/pi-coding-agent',
-  qwen: 'npm install -g @qwen-code/qwen-code',
-  omp: 'npm install -g bun @oh-my-pi/pi-coding-agent',
-  omo: 'npm install -g opencode-ai oh-my-opencode',
-};
-
 /**
  * A runtime's program on a PATH, and what else it needs there that is missing (omo's own CLI
  * beside OpenCode): found only when nothing is missing.
@@ -38,11 +33,12 @@ export const INSTALL_HINTS: Record<string, string> = {
 export function runtimeOnPath(
   r: Pick<RuntimeAdapter, 'binary' | 'needs'>,
   pathVar: string | undefined,
+  fs: Pick<Fs, 'accessSync' | 'constants' | 'statSync'> = liveFs,
 ): { path?: string; missing: string[] } {
-  const path = r.binary ? whichOnPath(r.binary, pathVar) : undefined;
+  const path = r.binary ? whichOnPath(r.binary, pathVar, fs) : undefined;
   const missing = [
     ...(path || !r.binary ? [] : [r.binary]),
-    ...(r.needs ?? []).filter((n) => !whichOnPath(n, pathVar)),
+    ...(r.needs ?? []).filter((n) => !whichOnPath(n, pathVar, fs)),
   ];
   return { ...(path ? { path } : {}), missing };
 }

@@ -1,5 +1,6 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type Fs, liveFs } from '../deps';
 import { dirname } from 'node:path';
+import { CONFIG_MAX_BYTES, readRegularText } from '../read-file';
 
 /**
  * How Rigdesk reads and writes a seat's own config files (settings, hooks) before a launch. This
@@ -20,36 +21,42 @@ export interface SettingsIO {
   symlink(target: string, path: string): void;
 }
 
-export const localSettingsIO: SettingsIO = {
-  readText(path) {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
-  },
-  writeText(path, text, mode) {
-    mkdirSync(dirname(path), { recursive: true });
-    const tmp = `${path}.rigdesk-${process.pid}`;
-    writeFileSync(tmp, text, mode === undefined ? undefined : { mode });
-    renameSync(tmp, path);
-  },
-  ensureDir(path, mode) {
-    mkdirSync(path, { recursive: true, ...(mode === undefined ? {} : { mode }) });
-  },
-  exists: (path) => existsSync(path),
-  symlink(target, path) {
-    try {
-      lstatSync(path);
-      return;
-    } catch {
-      /* absent: made below */
-    }
-    mkdirSync(dirname(path), { recursive: true });
-    symlinkSync(target, path, 'dir');
-  },
-};
+/** Settings files read and written through a file system. */
+export function settingsIO(fs: Fs): SettingsIO {
+  return {
+    readText(path) {
+      try {
+        return readRegularText(path, CONFIG_MAX_BYTES, fs);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw e;
+      }
+    },
+    writeText(path, text, mode) {
+      fs.mkdirSync(dirname(path), { recursive: true });
+      const tmp = `${path}.rigdesk-${process.pid}`;
+      fs.writeFileSync(tmp, text, mode === undefined ? undefined : { mode });
+      fs.renameSync(tmp, path);
+    },
+    ensureDir(path, mode) {
+      fs.mkdirSync(path, { recursive: true, ...(mode === undefined ? {} : { mode }) });
+    },
+    exists: (path) => fs.existsSync(path),
+    symlink(target, path) {
+      try {
+        fs.lstatSync(path);
+        return;
+      } catch {
+        /* absent: made below */
+      }
+      fs.mkdirSync(dirname(path), { recursive: true });
+      fs.symlinkSync(target, path, 'dir');
+    },
+  };
+}
+
+/** This machine's settings files. */
+export const localSettingsIO: SettingsIO = settingsIO(liveFs);
 
 /**
  * A CLI's own JSON settings file, as Rigdesk reads and changes it for a seat (Gemini's session

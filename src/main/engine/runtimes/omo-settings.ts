@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fail, type Result } from '../../../shared/errors';
@@ -42,7 +42,7 @@ export function findOmoPackage(path: string | undefined): OmoPackage | { missing
   if (!bin) return { missing: 'omo is not on PATH' };
   let real: string;
   try {
-    real = realpathSync(bin);
+    real = liveFs.realpathSync(bin);
   } catch (e) {
     return { missing: `cannot resolve ${bin}: ${(e as Error).message}` };
   }

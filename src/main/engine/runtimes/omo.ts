@@ -54,6 +54,9 @@ export const omo: RuntimeAdapter = {
   ...openCodeRest,
   id: 'omo',
   displayName: 'omo (oh-my-opencode)',
+  installHint: 'npm install -g opencode-ai oh-my-opencode',
+  whyNoFork:
+    " yet (its sessions are OpenCode's: a fresh session's id is not on its command line, and `--fork` is unchecked)",
   // The seat's program is OpenCode's; omo's own CLI must be there too (its package holds the plugin).
   binary: 'opencode',
   needs: ['omo'],

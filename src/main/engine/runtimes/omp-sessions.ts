@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { UUID_RE, type EvidenceIO, type LaunchFiles } from './types';
 
@@ -61,7 +61,7 @@ export function ompTempRoot(env: Readonly<Record<string, string | undefined>>): 
 
 export function realOrSame(p: string): string {
   try {
-    return realpathSync(p);
+    return liveFs.realpathSync(p);
   } catch {
     return resolve(p);
   }
@@ -71,8 +71,8 @@ export function realOrSame(p: string): string {
 export const LOCAL_OMP_FILES: LaunchFiles = {
   realPath: realOrSame,
   createNew(path, text) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text, { flag: 'wx' });
+    liveFs.mkdirSync(dirname(path), { recursive: true });
+    liveFs.writeFileSync(path, text, { flag: 'wx' });
   },
 };
 

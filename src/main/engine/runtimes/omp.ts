@@ -1,10 +1,12 @@
-import { existsSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { basename, flagValue, type ConversationClaim, type LaunchContext, type RuntimeAdapter } from './types';
 import { findOmpSession, isOmpId, ompResumeCandidates, ompTempRoot, writeOmpSession } from './omp-sessions';
 import { prepareOmpSetup } from './omp-settings';
 import { readOmpPrompt, readOmpScreen } from './screens/omp';
+import { declaredIn } from './usage/records';
+import { ompDeclaredWindow, ompModelsFile, piSink } from './usage/pi';
 
 /**
  * omp, oh-my-pi (observed: @oh-my-pi/pi-coding-agent 18.2.3 on bun 1.4.5; facts pinned by
@@ -65,7 +67,10 @@ function freshSessionHome(ctx: LaunchContext): { home: string; userHome: string 
   if (env.OMP_PROFILE?.trim() || env.PI_PROFILE?.trim()) return undefined;
   const userHome = env.HOME || (ctx.files ? undefined : homedir());
   if (!userHome) return undefined;
-  if (!env.PI_CODING_AGENT_DIR && (ctx.files || (env.XDG_DATA_HOME && existsSync(join(env.XDG_DATA_HOME, 'omp')))))
+  if (
+    !env.PI_CODING_AGENT_DIR &&
+    (ctx.files || (env.XDG_DATA_HOME && liveFs.existsSync(join(env.XDG_DATA_HOME, 'omp'))))
+  )
     return undefined;
   return { home: ctx.home, userHome };
 }
@@ -73,6 +78,11 @@ function freshSessionHome(ctx: LaunchContext): { home: string; userHome: string 
 export const omp: RuntimeAdapter = {
   id: 'omp',
   displayName: 'omp (oh-my-pi)',
+  conversations: true,
+  installHint: 'npm install -g bun @oh-my-pi/pi-coding-agent',
+  whyNoFork: " yet (`omp --fork` gives the copy an id of omp's choosing, which nothing names on its command line)",
+  // omp writes Pi's session records; its models file is YAML.
+  usage: { sink: piSink, declaredWindow: declaredIn(ompModelsFile, ompDeclaredWindow) },
   binary: 'omp',
   // omp's CLI is a bun script (`#!/usr/bin/env bun`): without bun on the PATH it does not start.
   needs: ['bun'],

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { join } from 'node:path';
-import { sqliteNativeBinding } from '../store/sqlite-binding';
+import { sqliteNativeBinding } from '../sqlite-binding';
 import type { ConversationClaim, EvidenceIO, LiveProcess } from './types';
 
 /**
@@ -39,7 +39,7 @@ export function readOpencodeSessions(
   const marks = directories.map(() => '?').join(',');
   const sql = `SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE parent_id IS NULL AND directory IN (${marks}) ORDER BY time_updated DESC`;
   if (io?.querySqlite) return (io.querySqlite(file, sql, directories) ?? []) as OpencodeSessionRow[];
-  if (!existsSync(file)) return [];
+  if (!liveFs.existsSync(file)) return [];
   const db = new Database(file, {
     readonly: true,
     fileMustExist: true,
@@ -63,7 +63,7 @@ export function findOpencodeSession(
   const sql =
     'SELECT id, directory, time_created AS timeCreated, time_updated AS timeUpdated FROM session WHERE id = ?';
   if (io?.querySqlite) return io.querySqlite(file, sql, [id])?.[0] as OpencodeSessionRow | undefined;
-  if (!existsSync(file)) return undefined;
+  if (!liveFs.existsSync(file)) return undefined;
   const db = new Database(file, {
     readonly: true,
     fileMustExist: true,

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { join } from 'node:path';
 import { basename, type ConversationClaim, type RuntimeAdapter } from './types';
 import {
@@ -49,6 +49,10 @@ export function opencodeSessionFromArgv(argv: readonly string[]): string | undef
 export const opencode: RuntimeAdapter = {
   id: 'opencode',
   displayName: 'OpenCode',
+  conversations: true,
+  whyNoFork: " yet (a fresh session's id is not on its command line, and `--fork` is unchecked)",
+  // Its sessions are rows of one SQLite database per data dir (usage/opencode.ts reads them).
+  usage: { database: true },
   binary: 'opencode',
   homeEnvVar: 'XDG_DATA_HOME',
   doubtsUnnamed: true,
@@ -86,7 +90,7 @@ export const opencode: RuntimeAdapter = {
       const tmp = join(seatDir, 'tmp');
       try {
         if (ensureDir) ensureDir(tmp);
-        else mkdirSync(tmp, { recursive: true, mode: 0o700 });
+        else liveFs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
         out.TMPDIR = tmp;
       } catch {
         // Rigdesk's home not writable: the launch itself fails on it further on, with its own error.

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { liveFs } from '../deps';
 import { dirname, join } from 'node:path';
 import {
   basename,
@@ -9,6 +9,8 @@ import {
   type RuntimeAdapter,
 } from './types';
 import { readPiScreen } from './screens/pi';
+import { declaredIn } from './usage/records';
+import { piDeclaredWindow, piModelsFile, piSink } from './usage/pi';
 
 /**
  * Pi coding agent (observed: 0.73.1). Pi rewrites its own command line (`process.title = "pi"`),
@@ -81,7 +83,7 @@ export function piConversationOfLaunch(argv: readonly string[], io: Pick<Evidenc
 
 function realOrSame(p: string): string {
   try {
-    return realpathSync(p);
+    return liveFs.realpathSync(p);
   } catch {
     return p;
   }
@@ -99,8 +101,8 @@ function realOrSame(p: string): string {
 const LOCAL_FILES: LaunchFiles = {
   realPath: realOrSame,
   createNew(path, text) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text, { flag: 'wx' });
+    liveFs.mkdirSync(dirname(path), { recursive: true });
+    liveFs.writeFileSync(path, text, { flag: 'wx' });
   },
 };
 
@@ -125,6 +127,10 @@ function prepareFreshSession(ctx: LaunchContext): { path: string; id: string } |
 export const pi: RuntimeAdapter = {
   id: 'pi',
   displayName: 'Pi',
+  conversations: true,
+  installHint: 'npm install -g @mariozechner/pi-coding-agent',
+  whyNoFork: ' yet (its live processes cannot prove their session, and `pi --fork` is unchecked)',
+  usage: { sink: piSink, declaredWindow: declaredIn(piModelsFile, piDeclaredWindow) },
   binary: 'pi',
   homeEnvVar: 'PI_CODING_AGENT_DIR',
   doubtsUnnamed: true,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { basename, flagValue, SESSION_ID_ARGV, UUID_RE, type EvidenceIO, type RuntimeAdapter } from './types';
 import { QWEN_PROMPT, readQwenPrompt, readQwenScreen } from './screens/qwen';
 import { prepareQwenSeat } from './qwen-settings';
+import { qwenSink } from './usage/qwen';
 
 /**
  * Qwen Code (observed: 0.15.10; facts pinned by test/agents/qwen-real.test.ts). A node script that
@@ -59,6 +60,10 @@ export const qwen: RuntimeAdapter = {
   },
   id: 'qwen',
   displayName: 'Qwen Code',
+  conversations: true,
+  installHint: 'npm install -g @qwen-code/qwen-code',
+  whyNoFork: ' (Qwen Code 0.15 has no fork of a conversation: only --resume, which writes into it)',
+  usage: { sink: qwenSink },
   binary: 'qwen',
   homeEnvVar: 'QWEN_HOME',
   defaultHome: (userHome) => join(userHome, '.qwen'),

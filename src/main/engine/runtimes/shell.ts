@@ -4,6 +4,9 @@ import type { RuntimeAdapter } from './types';
 export const shell: RuntimeAdapter = {
   id: 'shell',
   displayName: 'Shell',
+  conversations: false,
+  defaultCommand: 'bash',
+  whyNoFork: ' (it keeps no conversation)',
   canResume: false,
   choosesIdUpFront: false,
   freshArgv(ctx) {

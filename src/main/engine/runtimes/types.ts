@@ -1,6 +1,8 @@
+import type { DoctorCheck } from '../../../shared/contract';
 import type { Result } from '../../../shared/errors';
 import type { ProcInfo } from '../proc/types';
 import type { SettingsIO } from './json-settings';
+import type { UsageReader } from './usage/records';
 
 /** What a seat's launch needs to know; built by the engine from the seat row. */
 export interface LaunchContext {
@@ -128,11 +130,35 @@ export interface SeatPrepInput {
 
 export type ServiceRole = 'daemon' | 'daemon_helper';
 
+/** What the last event an activity hook wrote says about the seat (Claude's hooks). */
+export interface HookReading {
+  activity?: 'working' | 'idle';
+  needsInput?: 'permission' | 'question';
+  sessionId?: string;
+  event?: string;
+}
+
+/** A runtime's live-state file's word on one running process (Claude: idle, busy, waiting). */
+export interface LiveStatus {
+  status: string;
+  waitingFor?: string;
+  sessionId?: string;
+}
+
 export interface RuntimeAdapter {
   id: string;
   displayName: string;
+  /**
+   * Whether it keeps conversations of its own (every agent CLI): what custody guards, restore
+   * resumes and fork copies. A plain program (`shell`) keeps none: its process tree is its activity.
+   */
+  conversations: boolean;
   /** Program looked up on the seat's PATH; undefined for `shell`, whose program is the spec's command. */
   binary?: string;
+  /** The command a new rig's seat of it runs, for a runtime with no program of its own (`shell`: bash). */
+  defaultCommand?: string;
+  /** How a person installs it, said where it is missing (doctor, a launch, the New rig form). */
+  installHint?: string;
   /**
    * Programs besides `binary` a seat of this runtime needs on its PATH (omo: its own CLI, whose
    * package holds the plugin its OpenCode loads; omp: bun, which runs its CLI); doctor, `hosts
@@ -219,6 +245,38 @@ export interface RuntimeAdapter {
   prepareCheckName?(seat: string): string;
   /** The runtime's own words for "that conversation does not exist". */
   missingConversation: RegExp;
+  /**
+   * Installs Rigdesk's activity hooks into the seat's own isolated config home (the folder
+   * `homeEnvVar` names in the seat's env; never a person's default): Claude's hooks, Codex's
+   * notify. Each event is written to the seat's file in `hooksDir`; on another host (`io` over
+   * that host) the hook also writes the seat's name into the fifo `notify`.
+   */
+  installHooks?(home: string, hooksDir: string, seat: string, io?: SettingsIO, notify?: string): void;
+  /** What its hook file's last event says, where that is activity evidence (Claude; Codex's notify is a trigger only). */
+  readHook?(raw: string): HookReading;
+  /** What its live-state file says of one running process (Claude's `sessions/<pid>.json`). */
+  liveStatus?(home: string, pid: number, io: Pick<EvidenceIO, 'readFile'>): LiveStatus | undefined;
+  /**
+   * The screen shows a mark the CLI draws only while no turn runs (Claude's `? for shortcuts`
+   * footer): it overrules a stale "working" from a live-state file or a hook, and a hook's
+   * permission the screen no longer shows.
+   */
+  idleMarked?(reading: ScreenReading): boolean;
+  /**
+   * The argv of a fork: a new conversation that starts as a copy of `from`, which the fork reads
+   * and never writes (Claude: `--resume X --fork-session --session-id NEW`; Codex: `fork X`), and
+   * the new conversation's id when it is chosen up front. Absent: Rigdesk does not fork it.
+   */
+  forkArgv?(ctx: LaunchContext, from: string): { argv: string[]; conversationId?: string };
+  /** Why it is not forked, in the words a person needs (after "which Rigdesk cannot fork"). */
+  whyNoFork?: string;
+  /** Where it records a conversation's tokens and how to fold them (usage/watch.ts reads it). */
+  usage?: UsageReader;
+  /**
+   * A check doctor makes of each config home this machine's seats of it use, given those seats
+   * and a reader of small files there (Codex: whether its background daemon is on).
+   */
+  homeCheck?(home: string, seats: readonly string[], readText: (path: string) => string | undefined): DoctorCheck;
 }
 
 export function basename(p: string): string {

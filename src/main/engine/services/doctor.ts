@@ -1,47 +1,41 @@
 /** `doctor`: what this machine and the rig's hosts have, and what a seat home would make unsafe. */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import type { DoctorCheck } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
+import type { Fs } from '../deps';
 import type { Engine } from '../engine';
-import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
-import { codexConfigPath, codexDaemonAutoStart } from '../runtimes/codex-daemon';
+import { homeUnsafe, inspectHome } from '../home-safety';
+import { CONFIG_MAX_BYTES, type ReadFs, readRegularText } from '../read-file';
+import { AGENT_RUNTIMES, RUNTIMES, runtimeById } from '../runtimes';
 import { scrubIdentity } from '../runtimes/env';
-import { INSTALL_HINTS, runtimeOnPath } from '../runtimes/install';
+import { runtimeOnPath } from '../runtimes/install';
 import { schemaVersion } from '../store/db';
 import { checkHost } from './hosts';
-import { seatPrepInput } from './launch';
+import { seatPrepInput } from '../seats/launch';
 
 /**
- * Each local Codex seat's home whose background daemon is on: reported, not failed. The daemon
- * outlives the seat's TUI and holds its thread; the hint says what the person can set instead.
+ * The checks a runtime makes of each config home this machine's seats of it use (Codex: whether its
+ * background daemon is on), one per home, naming the seats that share it.
  */
-function codexDaemonChecks(engine: Engine): DoctorCheck[] {
-  const homes = new Map<string, string[]>();
-  for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local' && s.runtime === 'codex')) {
-    const home = engine.seatHome(seat);
-    if (home) homes.set(home, [...(homes.get(home) ?? []), seat.seat]);
-  }
-  return [...homes].map(([home, seats]) => {
-    let text: string | undefined;
-    try {
-      text = readFileSync(codexConfigPath(home), 'utf8');
-    } catch {
-      text = undefined;
+function homeChecks(engine: Engine): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  for (const r of RUNTIMES) {
+    if (!r.homeCheck) continue;
+    const homes = new Map<string, string[]>();
+    for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local' && s.runtime === r.id)) {
+      const home = engine.seatHome(seat);
+      if (home) homes.set(home, [...(homes.get(home) ?? []), seat.seat]);
     }
-    const on = codexDaemonAutoStart(text);
-    return {
-      check: `codex daemon (${seats.join(', ')})`,
-      ok: true,
-      detail: on
-        ? `on in ${home}: Codex's background daemon runs the turns and outlives the seat's TUI`
-        : `off in ${home} (daemon_auto_start = false)`,
-      ...(on
-        ? {
-            hint: `To have each seat's TUI own its thread, add daemon_auto_start = false under [features] in ${codexConfigPath(home)}.`,
-          }
-        : {}),
-    };
-  });
+    for (const [home, seats] of homes) checks.push(r.homeCheck(home, seats, (path) => readText(engine.ports.fs, path)));
+  }
+  return checks;
+}
+
+function readText(fs: ReadFs, path: string): string | undefined {
+  try {
+    return readRegularText(path, CONFIG_MAX_BYTES, fs);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorCheck[] }>> {
@@ -65,19 +59,19 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   });
   const env = scrubIdentity(engine.deps.env);
   for (const r of AGENT_RUNTIMES) {
-    const { path: p, missing } = runtimeOnPath(r, env.PATH);
+    const { path: p, missing } = runtimeOnPath(r, env.PATH, engine.ports.fs);
     const ok = missing.length === 0;
     checks.push({
       check: `${r.id} CLI`,
       ok,
       detail: ok ? p! : `${missing.join(', ')} not on PATH${p ? ` (${r.binary} is ${p})` : ''}`,
-      ...(ok ? {} : { hint: INSTALL_HINTS[r.id] }),
+      ...(ok ? {} : { hint: r.installHint }),
     });
   }
   // A runtime that must make a seat's config safe before launch says here what launch would do.
   for (const seat of engine.store.rigs.seats().filter((s) => s.host === 'local')) {
     const adapter = runtimeById(seat.runtime);
-    const r = adapter?.prepareSeat?.(seatPrepInput(engine, seat, { ...env, ...seat.env }), { write: false });
+    const r = adapter?.prepareSeat?.(seatPrepInput(engine.ports, seat, { ...env, ...seat.env }), { write: false });
     if (!r) continue;
     const check = adapter!.prepareCheckName?.(seat.seat) ?? `${seat.runtime} config (${seat.seat})`;
     checks.push(
@@ -86,7 +80,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
         : { check, ok: false, detail: r.message, ...(r.hint ? { hint: r.hint } : {}) },
     );
   }
-  checks.push(...codexDaemonChecks(engine));
+  checks.push(...homeChecks(engine));
   // Every known host, checked at once (one round trip each): ssh, tmux, and the CLIs its seats need.
   const hosts = engine.store.hosts.all().map((h) => h.name);
   for (const h of await Promise.all(hosts.map((name) => checkHost(engine, name).then((r) => ({ name, r }))))) {
@@ -106,16 +100,19 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   const home = engine.deps.layout.home;
   let homeOk = false;
   try {
-    accessSync(home, constants.W_OK);
+    engine.ports.fs.accessSync(home, engine.ports.fs.constants.W_OK);
     homeOk = true;
   } catch {
     homeOk = false;
   }
+  // The engine refused an unsafe home when it started; one made unsafe since is named here.
+  const unsafe = inspectHome(home, engine.deps.uid).unsafe;
+  const refusal = unsafe.length > 0 ? homeUnsafe(home, unsafe) : undefined;
   checks.push({
     check: 'home',
-    ok: homeOk,
-    detail: home,
-    ...(homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }),
+    ok: homeOk && !refusal,
+    detail: refusal ? `HOME_UNSAFE: ${refusal.message}` : home,
+    ...(refusal ? { hint: refusal.hint } : homeOk ? {} : { hint: 'Set RIGDESK_HOME to a folder you can write.' }),
   });
   try {
     const ver = schemaVersion(engine.store.db);
@@ -131,7 +128,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
   checks.push({
     check: 'engine socket',
     ok: true,
-    detail: existsSync(engine.deps.layout.socketPath)
+    detail: engine.ports.fs.existsSync(engine.deps.layout.socketPath)
       ? `${engine.deps.layout.socketPath} present`
       : 'no engine running (the CLI runs one in-process)',
   });

@@ -6,7 +6,7 @@ import type { HostSpec } from '../hosts/types';
 import { AGENT_RUNTIMES } from '../runtimes';
 
 /** `rigdesk hosts add`: records an ssh host; a spec's hosts: entry of the same name replaces it at the next up. */
-export function addHost(engine: Engine, p: RequestOf<'hostsAdd'>): Result<AnswerOf<'hostsAdd'>> {
+export function addHost(engine: Engine, p: RequestOf<'hosts.add'>): Result<AnswerOf<'hosts.add'>> {
   const abs = (f?: string) => (f ? resolve(f) : undefined);
   const ssh: NonNullable<HostSpec['ssh']> = { host: p.host };
   if (p.user) ssh.user = p.user;
@@ -22,7 +22,7 @@ export function addHost(engine: Engine, p: RequestOf<'hostsAdd'>): Result<Answer
 }
 
 /** Known hosts with the seats that name them; health is what this engine last saw (none yet: unchecked). */
-export function listHosts(engine: Engine): Result<AnswerOf<'hostsList'>> {
+export function listHosts(engine: Engine): Result<AnswerOf<'hosts.list'>> {
   const seats = engine.store.rigs.seats();
   const hosts = engine.store.hosts.all().map((h): HostListing => {
     const live = engine.hosts.peek(h.name);
@@ -42,7 +42,7 @@ export function listHosts(engine: Engine): Result<AnswerOf<'hostsList'>> {
  * `rigdesk hosts check <name>`: one round trip that proves ssh works, reads tmux's version and
  * looks up every runtime's CLI on the host's login PATH, then says what is missing.
  */
-export async function checkHost(engine: Engine, name: string): Promise<Result<AnswerOf<'hostsCheck'>>> {
+export async function checkHost(engine: Engine, name: string): Promise<Result<AnswerOf<'hosts.check'>>> {
   const h = engine.hosts.get(name);
   if (!h)
     return fail('HOST_NOT_FOUND', `no host named "${name}"`, {

@@ -4,10 +4,12 @@ import { activityLabel } from '../activity/decide';
 import { type ObservedSeat, observeSeats } from '../activity/observe';
 import type { Engine } from '../engine';
 import { hostUnreachable } from '../hosts/merge';
+import { serverRunning } from '../roster/lookup';
 import type { Roster } from '../roster/types';
-import { bindDiscoveredConversations } from './bind';
-import { attachArgv } from './launch';
-import { seatCustody } from './seat-custody';
+import { runtimeById } from '../runtimes';
+import { bindDiscoveredConversations } from '../seats/bind';
+import { attachArgv } from '../seats/attach';
+import { seatCustody } from '../custody/seat';
 import { seatUsage } from '../usage/live';
 
 /**
@@ -17,9 +19,9 @@ import { seatUsage } from '../usage/live';
  */
 export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } = {}): Promise<Result<PsAnswer>> {
   const roster = await engine.roster();
-  bindDiscoveredConversations(engine, roster);
+  bindDiscoveredConversations(engine.ports, roster);
   const seats = engine.store.rigs.seats(opts.rig);
-  const observed = await observeSeats(engine, roster, seats);
+  const observed = await observeSeats(engine.ports, roster, seats);
   const liveRows = engine.store.sessions.allLive();
   const rows: PsRow[] = [];
   // Pids are per host: a seat's agent is known by (host, pid).
@@ -28,13 +30,13 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
     const o = observed.get(seat.seat)!;
     const row = seatRow(engine, roster, o);
     if (row.state === 'running' && o.pane?.agent) ours.add(`${o.pane.agent.host ?? 'local'}\0${o.pane.agent.pid}`);
-    const custody = row.conversationId ? seatCustody(engine, roster, o, row.conversationId, liveRows) : undefined;
+    const custody = row.conversationId ? seatCustody(engine.ports, roster, o, row.conversationId, liveRows) : undefined;
     const since = engine.store.events.stateSince(seat.seat);
     rows.push({
       ...row,
       ...(custody ? { custody } : {}),
       ...(since !== undefined ? { stateSince: since } : {}),
-      ...seatUsage(engine, o, row),
+      ...seatUsage(engine.ports, o, row),
     });
   }
   return {
@@ -57,6 +59,7 @@ function seatRow(engine: Engine, roster: Roster, { seat, live, pane, activity }:
     pod: seat.pod,
     member: seat.member,
     runtime: seat.runtime,
+    ...conversationsOf(seat.runtime),
     cwd: seat.cwd,
     state: 'stopped',
     activity: 'unknown',
@@ -75,7 +78,7 @@ function seatRow(engine: Engine, roster: Roster, { seat, live, pane, activity }:
   }
   if (!live) return base;
   if (!pane) {
-    const running = engine.serverRunning(roster, live.server);
+    const running = serverRunning(roster, live.server);
     return {
       ...base,
       state: running === undefined ? 'unknown' : 'gone',
@@ -99,8 +102,14 @@ function seatRow(engine: Engine, roster: Roster, { seat, live, pane, activity }:
     paneId: pane.paneId,
     pid: pane.agent?.pid ?? pane.lineage[0]?.pid ?? pane.panePid,
     conversationId: pane.agent?.conversationId ?? live.conversationId ?? seat.conversationId ?? undefined,
-    attach: attachArgv(engine, pane.sessionId, pane.server),
+    attach: attachArgv(engine.ports, pane.sessionId, pane.server),
   };
+}
+
+/** Whether the seat's runtime keeps conversations, as the adapter says (nothing for an unknown runtime). */
+function conversationsOf(runtime: string): Pick<PsRow, 'conversations'> {
+  const adapter = runtimeById(runtime);
+  return adapter ? { conversations: adapter.conversations } : {};
 }
 
 /** The agents of the roster that are not seats' own: on other servers, headless, or a runtime's daemon. */

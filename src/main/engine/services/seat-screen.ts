@@ -2,7 +2,7 @@
 import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { hostOfServer } from '../tmux/identity';
-import { attachArgv } from './launch';
+import { attachArgv } from '../seats/attach';
 
 export async function captureSeat(
   engine: Engine,
@@ -36,7 +36,7 @@ export async function attachCommand(
   return {
     ok: true,
     seat: found.seat.seat,
-    argv: attachArgv(engine, live.sessionId, live.server),
+    argv: attachArgv(engine.ports, live.sessionId, live.server),
     server: live.server,
     sessionId: live.sessionId,
     host: hostOfServer(live.server),

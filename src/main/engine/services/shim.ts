@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { type Fs, liveFs } from '../deps';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { ShimAnswer } from '../../../shared/contract/app';
 import { fail, type Result } from '../../../shared/errors';
+import { OWN_FILE_MAX_BYTES, readRegularText } from '../read-file';
 
 /**
  * The `rigdesk` command on PATH. A small sh script that runs the CLI on the app's own
@@ -53,12 +54,13 @@ export function shimScript(rt: ShimRuntime): string {
 export function currentRuntime(
   env: NodeJS.ProcessEnv = process.env,
   here = __dirname,
+  fs: Pick<Fs, 'existsSync'> = liveFs,
 ): Result<{ runtime: ShimRuntime }> {
   if (process.versions.electron) return { ok: true, runtime: { kind: 'app', exec: env.APPIMAGE || process.execPath } };
   // A checkout: bin/rigdesk.cjs above this file (src/main/shell or out/main).
   for (let d = resolve(here); ; d = dirname(d)) {
     const bin = join(d, 'bin', 'rigdesk.cjs');
-    if (existsSync(bin) && existsSync(join(d, 'package.json')))
+    if (fs.existsSync(bin) && fs.existsSync(join(d, 'package.json')))
       return { ok: true, runtime: { kind: 'node', exec: process.execPath, cli: bin } };
     if (dirname(d) === d) return fail('INTERNAL', 'cannot find the rigdesk CLI (bin/rigdesk.cjs) above this install');
   }
@@ -74,16 +76,24 @@ export function onPath(dir: string, env: NodeJS.ProcessEnv = process.env): boole
 }
 
 export function installShim(
-  opts: { env?: NodeJS.ProcessEnv; dir?: string; remove?: boolean; plan?: boolean; runtime?: ShimRuntime } = {},
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    fs?: Fs;
+    dir?: string;
+    remove?: boolean;
+    plan?: boolean;
+    runtime?: ShimRuntime;
+  } = {},
 ): Result<{ shim: ShimAnswer }> {
   const env = opts.env ?? process.env;
-  const rt = opts.runtime ? { ok: true as const, runtime: opts.runtime } : currentRuntime(env);
+  const fs = opts.fs ?? liveFs;
+  const rt = opts.runtime ? { ok: true as const, runtime: opts.runtime } : currentRuntime(env, __dirname, fs);
   if (!rt.ok) return rt;
   const dir = shimDir(env, opts.dir);
   const path = join(dir, 'rigdesk');
   let existing: string | undefined;
   try {
-    existing = existsSync(path) ? readFileSync(path, 'utf8').slice(0, 4096) : undefined;
+    existing = fs.existsSync(path) ? readRegularText(path, OWN_FILE_MAX_BYTES, fs).slice(0, 4096) : undefined;
   } catch (e) {
     return fail('BAD_USAGE', `cannot read ${path}: ${(e as Error).message}`);
   }
@@ -107,19 +117,19 @@ export function installShim(
   if (opts.remove) {
     if (!ours) return { ok: true, shim: { ...base, action: 'absent' } };
     if (opts.plan) return { ok: true, shim: { ...base, action: 'would_remove' } };
-    rmSync(path, { force: true });
+    fs.rmSync(path, { force: true });
     return { ok: true, shim: { ...base, action: 'removed' } };
   }
   const script = shimScript(rt.runtime);
   if (existing === script) return { ok: true, shim: { ...base, ...hint, action: 'unchanged' } };
   if (opts.plan) return { ok: true, shim: { ...base, ...hint, action: 'would_install' } };
   try {
-    mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true });
     // Written beside and renamed over, so a half-written shim is never on PATH.
     const tmp = join(dir, `.rigdesk-shim-${process.pid}`);
-    writeFileSync(tmp, script, { mode: 0o755 });
-    chmodSync(tmp, 0o755);
-    renameSync(tmp, path);
+    fs.writeFileSync(tmp, script, { mode: 0o755 });
+    fs.chmodSync(tmp, 0o755);
+    fs.renameSync(tmp, path);
   } catch (e) {
     return fail('BAD_USAGE', `cannot write ${path}: ${(e as Error).message}`, {
       hint: 'Pick a folder you can write with --dir.',

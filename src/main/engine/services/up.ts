@@ -3,7 +3,7 @@ import { type ErrorCode, fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { RUNTIME_IDS } from '../runtimes';
 import { loadRigSpec } from '../spec';
-import { launchSeat } from './launch';
+import { launchSeat } from '../seats/launch';
 
 /** A seat `up` could not launch: in the failure's evidence, beside the seats that did. */
 interface RefusedSeat {
@@ -32,7 +32,7 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
   for (const pod of spec.pods) {
     for (const m of pod.members) {
       const seat = `${m.id}@${spec.name}`;
-      const r = await launchSeat(engine, seat);
+      const r = await launchSeat(engine.ports, seat);
       const one: UpSeat | RefusedSeat = r.ok
         ? { seat, outcome: 'launched', launched: r.launched }
         : r.code === 'SEAT_ALREADY_RUNNING'

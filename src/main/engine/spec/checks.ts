@@ -3,7 +3,7 @@ import { valueAt, formatPath } from './locate';
 import { quote } from './names';
 import type { Problem } from './problems';
 import type { RawRig } from './schema';
-import type { HostSpec } from '../hosts/types';
+import type { HostSpec } from '../../../shared/contract/hosts';
 import type { EdgeSpec, MemberSpec, PodSpec, RigSpec, SpecDeps } from './types';
 
 /**

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fail, type Result } from '../../../shared/errors';
+import { readRegularText, refusedFile } from '../read-file';
 import { parseRigSpec } from './parse';
 import { MAX_SPEC_BYTES, type RigSpec, type SpecDeps } from './types';
 
@@ -18,30 +19,9 @@ export function liveSpecDeps(): SpecDeps {
         return false;
       }
     },
-    readFile: (p) => readBounded(p, MAX_SPEC_BYTES + 1),
+    // Never blocks (a FIFO), never reads past the limit (a device, a huge file): read-file.ts.
+    readFile: (p) => readRegularText(p, MAX_SPEC_BYTES),
   };
-}
-
-/**
- * Reads at most `limit` bytes, so a spec path pointing at a huge file or a device (/dev/zero) is
- * refused by the size check in parse instead of exhausting memory.
- */
-function readBounded(p: string, limit: number): string {
-  const fd = fs.openSync(p, 'r');
-  try {
-    if (fs.fstatSync(fd).isDirectory())
-      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${p}'`), { code: 'EISDIR' });
-    const buf = Buffer.alloc(limit);
-    let n = 0;
-    while (n < limit) {
-      const got = fs.readSync(fd, buf, n, limit - n, null);
-      if (got === 0) break;
-      n += got;
-    }
-    return buf.subarray(0, n).toString('utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** Reads a spec file and parses it (cwds are checked against `deps`, the live fs by default). */
@@ -60,6 +40,8 @@ export function loadRigSpec(
   try {
     text = deps.readFile(absolute);
   } catch (e) {
+    const refused = refusedFile(e, 'the spec');
+    if (refused) return refused;
     const code = (e as { code?: unknown } | null)?.code;
     const why =
       code === 'ENOENT'

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sshNameProblem } from '../../../shared/contract';
 import { ENV_NAME_RE } from './expand';
 import { nameProblem, type NameKind } from './names';
 import { EDGE_KINDS, RESTORE_POLICIES } from './types';
@@ -37,10 +38,17 @@ export const memberSchema = z.strictObject({
   host: name('host', 'name').nullish(),
 });
 
+/** An ssh host or user: never read by ssh as an option, no whitespace or control character. */
+const sshName = (what: string) =>
+  z.string().superRefine((value, ctx) => {
+    const problem = sshNameProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${what} ${JSON.stringify(value.slice(0, 40))} ${problem}` });
+  });
+
 /** `hosts: { box: { ssh: {...} }, here: local }`: where members may run; `local` is this machine. */
 export const sshSchema = z.strictObject({
-  host: nonEmpty('ssh host'),
-  user: nonEmpty('ssh user').nullish(),
+  host: sshName('ssh host'),
+  user: sshName('ssh user').nullish(),
   port: z.number().int().min(1).max(65535).nullish(),
   identity_file: nonEmpty('identity_file').nullish(),
   known_hosts_file: nonEmpty('known_hosts_file').nullish(),

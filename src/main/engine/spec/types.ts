@@ -1,4 +1,4 @@
-import type { HostSpec } from '../hosts/types';
+import type { HostSpec } from '../../../shared/contract/hosts';
 /**
  * The validated shape of a rig spec, as the rest of the engine sees it. The YAML uses snake_case
  * (`restore_policy`); these types use camelCase and carry only normalised values: absolute cwds,

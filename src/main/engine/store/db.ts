@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS, type Migration } from './migrations';
-import { sqliteNativeBinding } from './sqlite-binding';
+import { sqliteNativeBinding } from '../sqlite-binding';
 
 export type Db = Database.Database;
 
@@ -11,7 +11,12 @@ export type Db = Database.Database;
  * timeout so two engines racing on the create fence wait instead of failing, and foreign keys on.
  */
 export function openDb(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // Made 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database's mode,
+    // and the event log holds previews of what was sent.
+    closeSync(openSync(path, 'a', 0o600));
+  }
   const db = new Database(path, { nativeBinding: sqliteNativeBinding() });
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 10000');

@@ -1,6 +1,5 @@
 import type { Db } from './db';
 import type { SessionIdentity } from '../tmux/identity';
-import { conversationFamily } from '../runtimes/family';
 
 export interface SessionRow extends SessionIdentity {
   id: number;
@@ -102,11 +101,11 @@ export class SessionRepo {
   }
 
   /**
-   * Live rows bound to a conversation: store evidence for the single-writer guard. Rows of every
-   * runtime that writes the same conversations (an omo seat's and an OpenCode seat's) count.
+   * Live rows bound to a conversation: store evidence for the single-writer guard. The caller names
+   * every runtime that writes the same conversations (runtimes/family.ts: an omo seat's rows and an
+   * OpenCode seat's count alike); the store knows rows, not runtimes.
    */
-  liveBoundTo(runtime: string, conversationId: string): SessionRow[] {
-    const family = conversationFamily(runtime);
+  liveBoundTo(family: readonly string[], conversationId: string): SessionRow[] {
     return (
       this.db
         .prepare(

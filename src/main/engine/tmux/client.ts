@@ -1,8 +1,9 @@
 import type { Exec, ExecResult } from '../deps';
 import { fail, type Result } from '../../../shared/errors';
 import type { ControlConnection } from './control';
+import { failure } from './control-target';
 import { carriedControl } from './held';
-import { oneShotArgs } from './quote';
+import { controlLine, formatLiteral, oneShotArgs, SOURCE_STDIN } from './quote';
 import { PANE_FORMAT, SEP, parsePaneRows, noSessionLeft, serverAbsent, sessionAbsent, type PaneRow } from './format';
 import { serverArgs, serverKey, type SessionIdentity, type TmuxServerRef } from './identity';
 
@@ -16,10 +17,16 @@ export function tmuxEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Starts the server if none runs, then runs the command list on stdin (the first new-session). */
+const START_FROM_STDIN = ['start-server', ';', ...SOURCE_STDIN];
+
 export interface NewSessionInput {
   name: string;
   cwd: string;
-  /** Session environment (`-e`), visible to the pane's processes. */
+  /**
+   * Session environment (`-e`), visible to the pane's processes and never in any argv: the line
+   * goes over the held client's stdin, or to a one-shot's stdin.
+   */
   env: Record<string, string>;
   /** The pane's program as argv; tmux execs it directly, no shell string is built. */
   argv: string[];
@@ -73,6 +80,17 @@ export class TmuxClient {
     return this.runOneShot(args, opts);
   }
 
+  /**
+   * A command list whose arguments must never be in a process's argv (a seat's env): a line on
+   * the held client, else a one-shot `tmux source-file -` that reads it from its stdin.
+   */
+  runSealed(args: string[]): Promise<ExecResult> {
+    const line = controlLine(args);
+    if (!line.ok) return Promise.resolve(failure(line.why));
+    if (this.control) return this.control.run(args, { timeoutMs: this.timeoutMs, input: line.line });
+    return this.runOneShot(SOURCE_STDIN, { input: line.line });
+  }
+
   /** The one-shot path: a `tmux` process for this one command list (this also starts a server). */
   runOneShot(args: readonly string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<ExecResult> {
     const conf = this.deps.configFile ? ['-f', this.deps.configFile] : [];
@@ -111,15 +129,16 @@ export class TmuxClient {
   async newSession(input: NewSessionInput): Promise<Result<{ identity: SessionIdentity }>> {
     const envArgs = Object.entries(input.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const fmt = ['#{pid}', '#{session_id}', '#{session_created}', '#{pane_id}', '#{pane_pid}'].join(SEP);
+    // -s and -c are formats to tmux: written so that they give back the name and folder as they are.
     const tail = [
       '-s',
-      input.name,
+      formatLiteral(input.name),
       '-x',
       String(input.width ?? 200),
       '-y',
       String(input.height ?? 50),
       '-c',
-      input.cwd,
+      formatLiteral(input.cwd),
       ...envArgs,
       '-P',
       '-F',
@@ -138,11 +157,14 @@ export class TmuxClient {
     // The tags take no target: they land on the current session. A one-shot `tmux` has no client,
     // so that is the newest session, the one just made (-d). A held client's current session is the
     // one it is attached to, so it creates the session without -d and is moved onto it, in the same
-    // command list. Where no server runs yet, the one-shot form starts it.
-    const oneShot = ['new-session', '-d', ...tail];
+    // command list. Where no server runs yet, the one-shot form starts it, reading the list from
+    // its stdin: the server keeps the argv of the process that started it for its whole life.
+    const oneShot = controlLine(['new-session', '-d', ...tail]);
+    if (!oneShot.ok) return fail('TMUX_FAILED', `tmux new-session cannot be written: ${oneShot.why}`);
+    const opts = { timeoutMs: this.timeoutMs, input: oneShot.line };
     const r = this.control
-      ? await this.control.run(['new-session', ...tail], { timeoutMs: this.timeoutMs, startServer: oneShot })
-      : await this.run(oneShot);
+      ? await this.control.run(['new-session', ...tail], { ...opts, startServer: START_FROM_STDIN })
+      : await this.runOneShot(START_FROM_STDIN, opts);
     if (r.spawnError)
       return fail('TMUX_UNAVAILABLE', `tmux could not be started (${r.spawnError})`, {
         hint: 'Install tmux 3.2 or newer.',
@@ -216,6 +238,8 @@ export class TmuxClient {
    * session id and creation time all match, then absence is proven. A name is never used.
    */
   async killByIdentity(id: SessionIdentity): Promise<KillOutcome> {
+    // The id goes into if-shell's command string, which tmux parses: only an id tmux gave is put there.
+    if (!/^\$\d+$/.test(id.sessionId)) return { outcome: 'not_removed', why: `not a tmux session id: ${id.sessionId}` };
     const pred = `#{&&:#{==:#{pid},${id.serverPid}},#{&&:#{==:#{session_id},${id.sessionId}},#{==:#{session_created},${id.sessionCreated}}}}`;
     const r = await this.run([
       'if-shell',

@@ -16,7 +16,7 @@ export interface ControlTarget {
   /** What a one-shot `tmux` prints when the server is not running. */
   absentText: string;
   /** The one-shot path, for what a held client cannot serve (starting a server, a NUL byte). */
-  oneShot: (args: readonly string[], opts: { timeoutMs: number }) => Promise<ExecResult>;
+  oneShot: (args: readonly string[], opts: { timeoutMs: number; input?: string }) => Promise<ExecResult>;
   /** Called on each client process started (the benches count spawns). */
   onSpawn?: () => void;
 }
@@ -28,6 +28,12 @@ export interface ControlRunOptions {
    * with these args, and a retry after a drop may run on a restarted server.
    */
   startServer?: readonly string[];
+  /**
+   * The command list as a line for a one-shot to read from its stdin (`startServer`, else
+   * `tmux source-file -`), wherever it cannot go through the held client: its arguments (a seat's
+   * env) are then never in a process's argv.
+   */
+  input?: string;
 }
 
 /** An answer that says why tmux was not asked, as a one-shot's stderr would. */

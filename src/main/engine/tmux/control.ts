@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import type { ExecResult } from '../deps';
 import { type Block, ControlStream } from './control-stream';
 import { type ControlRunOptions, type ControlTarget, failure } from './control-target';
-import { controlLine } from './quote';
+import { controlLine, SOURCE_STDIN } from './quote';
 
 interface Request {
   args: readonly string[];
@@ -362,8 +362,10 @@ export class ControlConnection {
       }
       const creates = r.opts.startServer !== undefined;
       if (creates) this.creating += 1;
+      const { input, timeoutMs } = r.opts;
+      const args = r.opts.startServer ?? (input === undefined ? r.args : SOURCE_STDIN);
       void this.target
-        .oneShot(r.opts.startServer ?? r.args, { timeoutMs: r.opts.timeoutMs })
+        .oneShot(args, input === undefined ? { timeoutMs } : { timeoutMs, input })
         .catch((e: unknown) => failure(`tmux could not be run: ${String(e)}`))
         .then((res) => {
           this.settle(r, res);

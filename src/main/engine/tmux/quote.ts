@@ -17,6 +17,13 @@ const COMMAND_NAME = /^[a-z][a-z-]*$/;
 /** What needs an escape inside double quotes: `\`, `"`, `$` (variables), `~` (home), control bytes. */
 const DQ_SPECIAL = /[\\"$~\x00-\x1f\x7f]/g;
 
+/**
+ * A one-shot `tmux` that runs the command list its stdin holds, as a line of `controlLine`: how a
+ * command whose arguments must not be in any process's argv (a seat's env) goes without a held
+ * client. tmux reads the line with the same parser as a control client's.
+ */
+export const SOURCE_STDIN: readonly string[] = ['source-file', '-'];
+
 export type ControlLine = { ok: true; line: string } | { ok: false; why: string };
 
 /** One command list as a single line for tmux's parser (control mode reads one line per list). */
@@ -60,4 +67,17 @@ function octal(ch: string): string {
  */
 export function oneShotArgs(args: readonly string[]): string[] {
   return args.map((a) => (a !== ';' && a.endsWith(';') ? `${a.slice(0, -1)}\\;` : a));
+}
+
+/**
+ * A value tmux reads as a format (new-session's and respawn-pane's `-c`, new-session's `-s`),
+ * written so that the format gives back the value itself: `#(...)` would run a shell command and
+ * `#{...}` be replaced. tmux 3.3a (format_expand1) reads `##` as one `#`, but copies a run of `#`
+ * that ends in `[` unchanged (a style kept for later), so every run of `#` is doubled except one
+ * followed by `[`, which comes out as written. Checked against tmux folder by folder in
+ * test/engine/hostile-input.test.ts. The other flags that take data (`-e`, set-option values, a
+ * pane's argv) are not formats.
+ */
+export function formatLiteral(value: string): string {
+  return value.replace(/(#+)(\[?)/g, (_, run: string, bracket: string) => (bracket ? run : run + run) + bracket);
 }

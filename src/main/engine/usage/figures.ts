@@ -1,7 +1,8 @@
 import { type Catalog, CATALOG, type ModelPrices } from './catalog';
-import { inputOf } from './kinds';
+import { inputOf } from '../runtimes/usage/kinds';
+import type { TokenKinds, UsageTotals } from '../runtimes/usage/records';
 import { modelSettingsFor, type UsageSettings } from './settings';
-import { contextPct, type TokenKinds, type UsageTotals } from './types';
+import { contextPct } from './types';
 
 /** Where a window or a price came from: the runtime's own records (or config), the catalog, the person's settings. */
 export type FigureSource = 'records' | 'catalog' | 'settings';

@@ -1,37 +1,31 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realOrSame } from '../custody/cwd';
+import { CONFIG_MAX_BYTES, readRegularText } from '../read-file';
 import type { PsRow } from '../../../shared/contract';
 import type { ObservedSeat } from '../activity/observe';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { runtimeById } from '../runtimes';
 import { hostOfServer } from '../tmux/identity';
 import { liveOpencodeQuery } from './opencode';
-import { liveTailIO } from './tail';
+import { tailIO } from './tail';
 import { type UsageFields, usageFields } from './types';
-import { type UsageDeps, UsageWatch } from './watch';
+import type { UsageDeps, UsageWatch } from './watch';
 
-/** One watch per engine: the tails live as long as the engine, so a refresh reads only what grew. */
-const watches = new WeakMap<Engine, UsageWatch>();
-
-export function usageWatchOf(engine: Engine): UsageWatch {
-  let w = watches.get(engine);
-  if (!w) {
-    w = new UsageWatch(liveUsageDeps(engine));
-    watches.set(engine, w);
-  }
-  return w;
+/** The engine's usage tails: they live as long as the engine, so a refresh reads only what grew. */
+export interface UsagePorts {
+  readonly usage: UsageWatch;
 }
 
 /** The live reads behind the watch: the runtime adapters say where a conversation's records are. */
-export function liveUsageDeps(engine: Engine): UsageDeps {
+export function liveUsageDeps(ports: Pick<Ports, 'clock' | 'fs' | 'io'>): UsageDeps {
   const configs = new Map<string, { key: string; text: string | undefined }>();
   return {
-    tail: liveTailIO,
+    tail: tailIO(ports.fs),
     opencode: liveOpencodeQuery,
-    locate: (t) => runtimeById(t.runtime)?.transcriptPath?.(t.home, t.cwd, t.conversationId, engine.deps.io),
+    locate: (t) => runtimeById(t.runtime)?.transcriptPath?.(t.home, t.cwd, t.conversationId, ports.io),
     readConfig(path) {
       let key: string;
       try {
-        const st = statSync(path);
+        const st = ports.fs.statSync(path);
         key = `${st.ino}:${st.size}:${st.mtimeMs}`;
       } catch {
         return undefined;
@@ -40,23 +34,15 @@ export function liveUsageDeps(engine: Engine): UsageDeps {
       if (hit?.key === key) return hit.text;
       let text: string | undefined;
       try {
-        text = readFileSync(path, 'utf8');
+        text = readRegularText(path, CONFIG_MAX_BYTES, ports.fs);
       } catch {
         text = undefined;
       }
       configs.set(path, { key, text });
       return text;
     },
-    now: () => engine.now(),
+    now: () => ports.clock.now(),
   };
-}
-
-function realOrSame(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 /**
@@ -64,18 +50,22 @@ function realOrSame(p: string): string {
  * zero, never guessed) for a seat that is not running here, has no named conversation, runs a
  * runtime that records no usage, or whose records cannot be read now.
  */
-export function seatUsage(engine: Engine, { seat, pane }: ObservedSeat, row: PsRow): UsageFields {
+export function seatUsage(
+  ports: Pick<Ports, 'fs' | 'seatHome'> & UsagePorts,
+  { seat, pane }: ObservedSeat,
+  row: PsRow,
+): UsageFields {
   if (row.state !== 'running' || !pane || !row.conversationId) return {};
   // A remote seat's records are on its host; this machine's files at the same path say nothing.
   if (hostOfServer(pane.server) !== 'local') return {};
-  const home = pane.agent?.home ?? engine.seatHome(seat);
+  const home = pane.agent?.home ?? ports.seatHome(seat);
   if (!home) return {};
   try {
     return usageFields(
-      usageWatchOf(engine).read({
+      ports.usage.read({
         runtime: seat.runtime,
         home,
-        cwd: realOrSame(seat.cwd),
+        cwd: realOrSame(ports.fs, seat.cwd),
         conversationId: row.conversationId,
       }),
     );

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { sqliteNativeBinding } from '../store/sqlite-binding';
-import { KindsLedger } from './kinds';
-import { num, obj, str, type UsageSink, type UsageTotals } from './types';
+import { sqliteNativeBinding } from '../sqlite-binding';
+import { KindsLedger } from '../runtimes/usage/kinds';
+import { num, obj, str, type UsageSink, type UsageTotals } from '../runtimes/usage/records';
 
 /**
  * OpenCode (observed: 1.18.33) keeps its sessions in one SQLite database per data dir. Each model

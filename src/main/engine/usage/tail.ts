@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import type { UsageSink, UsageTotals } from './types';
+import { type Fs, liveFs } from '../deps';
+import { openRegularFile } from '../read-file';
+import type { UsageSink, UsageTotals } from '../runtimes/usage/records';
 
 /** An open file as the tail reads it; injectable, so a rotation or a fault can be forced. */
 export interface TailFile {
@@ -15,30 +16,31 @@ export interface TailIO {
   open(path: string): TailFile | undefined;
 }
 
-export const liveTailIO: TailIO = {
-  open(path) {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      throw e;
-    }
-    return {
-      stat() {
-        const st = fstatSync(fd);
-        return { dev: st.dev, ino: st.ino, size: st.size };
-      },
-      read(position, length) {
-        const buf = Buffer.allocUnsafe(length);
-        const n = readSync(fd, buf, 0, length, position);
-        return n === length ? buf : buf.subarray(0, n);
-      },
-      close: () => closeSync(fd),
-    };
-  },
-};
+/** Record files read through a file system. */
+export function tailIO(fs: Pick<Fs, 'openSync' | 'fstatSync' | 'readSync' | 'closeSync'>): TailIO {
+  return {
+    open(path) {
+      // A FIFO or a device where the transcript should be is refused, never waited on.
+      const fd = openRegularFile(path, fs);
+      if (fd === undefined) return undefined;
+      return {
+        stat() {
+          const st = fs.fstatSync(fd);
+          return { dev: st.dev, ino: st.ino, size: st.size };
+        },
+        read(position, length) {
+          const buf = Buffer.allocUnsafe(length);
+          const n = fs.readSync(fd, buf, 0, length, position);
+          return n === length ? buf : buf.subarray(0, n);
+        },
+        close: () => fs.closeSync(fd),
+      };
+    },
+  };
+}
+
+/** This machine's record files. */
+export const liveTailIO: TailIO = tailIO(liveFs);
 
 /** How much is read at a time, so a large growth never sits in memory whole. */
 const CHUNK = 1 << 20;

@@ -1,52 +1,7 @@
-import { claudeSink } from './claude';
-import { codexSink } from './codex';
-import { geminiSink } from './gemini';
+import { runtimeById } from '../runtimes';
 import { OpencodeTail, type OpencodeQuery } from './opencode';
-import { ompDeclaredWindow, ompModelsFile, piDeclaredWindow, piModelsFile, piSink } from './pi';
-import { qwenSink } from './qwen';
 import { JsonlTail, type TailIO } from './tail';
-import type { UsageSink, UsageTotals } from './types';
-
-/**
- * How each runtime records its usage: a JSONL file read as it grows (with the sink that folds its
- * records), or OpenCode's database; and, where the runtime's own config declares the window of the
- * model its records name, how to read it. Keyed by runtime id; a runtime not here has no usage.
- */
-export interface UsageReader {
-  sink?: () => UsageSink;
-  database?: true;
-  /** The window the runtime's config under `home` declares for the records' model, if any. */
-  declaredWindow?(
-    home: string,
-    totals: UsageTotals,
-    readConfig: (path: string) => string | undefined,
-  ): number | undefined;
-}
-
-/** The window a models file in the runtime's home declares for the model its records name. */
-function declaredIn(
-  file: (home: string) => string,
-  windowOf: (text: string, provider: string, model: string) => number | undefined,
-): NonNullable<UsageReader['declaredWindow']> {
-  return (home, t, readConfig) => {
-    if (!t.provider || !t.model) return undefined;
-    const text = readConfig(file(home));
-    return text ? windowOf(text, t.provider, t.model) : undefined;
-  };
-}
-
-export const USAGE_READERS: Readonly<Record<string, UsageReader>> = {
-  'claude-code': { sink: claudeSink },
-  codex: { sink: codexSink },
-  pi: { sink: piSink, declaredWindow: declaredIn(piModelsFile, piDeclaredWindow) },
-  // omp writes Pi's session records; its models file is YAML.
-  omp: { sink: piSink, declaredWindow: declaredIn(ompModelsFile, ompDeclaredWindow) },
-  gemini: { sink: geminiSink },
-  qwen: { sink: qwenSink },
-  opencode: { database: true },
-  // omo's seat is OpenCode with a plugin: its conversations are rows of OpenCode's database.
-  omo: { database: true },
-};
+import type { UsageReader, UsageTotals } from '../runtimes/usage/records';
 
 /** One seat's conversation, as the ps row names it: where its runtime keeps its records. */
 export interface UsageTarget {
@@ -87,7 +42,7 @@ export class UsageWatch {
 
   /** The conversation's totals now, with the window its runtime declares; undefined when unknown. */
   read(target: UsageTarget): UsageTotals | undefined {
-    const reader = USAGE_READERS[target.runtime];
+    const reader = runtimeById(target.runtime)?.usage;
     if (!reader) return undefined;
     const now = this.deps.now();
     this.sweep(now);

@@ -1,7 +1,6 @@
-import { readdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 
 const SPEC = /\.ya?ml$/i;
 /** A listing stops here: a picker needs a screenful, not a folder of a million files. */
@@ -12,14 +11,13 @@ const MAX_ENTRIES = 500;
  * out, folders first. Reading a folder is all it does; the chosen path goes to `up`, which checks it.
  */
 export function listSpecFiles(
-  engine: Engine,
+  ports: Pick<Ports, 'fs' | 'userHome'>,
   dir: string | undefined,
 ): Result<{ dir: string; parent?: string; entries: { name: string; kind: 'dir' | 'spec' }[] }> {
-  const at =
-    dir === undefined ? engine.deps.userHome : isAbsolute(dir) ? resolve(dir) : resolve(engine.deps.userHome, dir);
+  const at = dir === undefined ? ports.userHome : isAbsolute(dir) ? resolve(dir) : resolve(ports.userHome, dir);
   let names: { name: string; dir: boolean; file: boolean }[];
   try {
-    names = readdirSync(at, { withFileTypes: true }).map((d) => ({
+    names = ports.fs.readdirSync(at, { withFileTypes: true }).map((d) => ({
       name: d.name,
       dir: d.isDirectory(),
       file: d.isFile() || d.isSymbolicLink(),

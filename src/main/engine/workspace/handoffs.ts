@@ -1,5 +1,5 @@
 import type { HandoffItem } from '../../../shared/contract';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 
 interface RawHandoff {
   id: number;
@@ -16,11 +16,11 @@ interface RawHandoff {
  * items of the rig's seats, on queue_items_by_seat; each one's last handoff on
  * queue_transitions_by_item).
  */
-export function openHandoffs(engine: Engine, rig?: string): HandoffItem[] {
-  const seats = engine.store.rigs.seats(rig);
+export function openHandoffs(ports: Pick<Ports, 'store'>, rig?: string): HandoffItem[] {
+  const seats = ports.store.rigs.seats(rig);
   if (seats.length === 0) return [];
   const rigOf = new Map(seats.map((s) => [s.seat, s.rig]));
-  const rows = engine.store.db
+  const rows = ports.store.db
     .prepare<string[], RawHandoff>(
       `SELECT i.id, i.seat, i.state, i.body, t.from_seat, t.at
          FROM queue_items i

@@ -1,19 +1,19 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type WindowLayout, windowLayout } from '../../../shared/contract/workspace';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
+import { OWN_FILE_MAX_BYTES, readRegularText } from '../read-file';
 
 /** Beside the store in the engine's home: the one place every window of this home reads. */
-export function layoutPath(engine: Engine): string {
-  return join(engine.deps.layout.home, 'window-layout.json');
+export function layoutPath(ports: Pick<Ports, 'layout'>): string {
+  return join(ports.layout.home, 'window-layout.json');
 }
 
 /** The saved layout, or none when there is none yet or it no longer fits the contract (a new window starts plain). */
-export function readLayout(engine: Engine): WindowLayout | undefined {
-  const path = layoutPath(engine);
+export function readLayout(ports: Pick<Ports, 'fs' | 'layout'>): WindowLayout | undefined {
+  const path = layoutPath(ports);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readRegularText(path, OWN_FILE_MAX_BYTES, ports.fs);
   } catch (e) {
     // None saved yet; anything else (a folder we may not read) is the engine's error, not "no layout".
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -28,9 +28,9 @@ export function readLayout(engine: Engine): WindowLayout | undefined {
 }
 
 /** Written whole and renamed into place, so a crash mid-write leaves the previous layout, never half a file. */
-export function saveLayout(engine: Engine, layout: WindowLayout): void {
-  const path = layoutPath(engine);
-  const tmp = `${path}.${engine.deps.selfPid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(layout)}\n`, { mode: 0o600 });
-  renameSync(tmp, path);
+export function saveLayout(ports: Pick<Ports, 'fs' | 'layout' | 'selfPid'>, layout: WindowLayout): void {
+  const path = layoutPath(ports);
+  const tmp = `${path}.${ports.selfPid}.tmp`;
+  ports.fs.writeFileSync(tmp, `${JSON.stringify(layout)}\n`, { mode: 0o600 });
+  ports.fs.renameSync(tmp, path);
 }

@@ -1,6 +1,6 @@
 import { type EventRow, TIMELINE_GROUPS, TIMELINE_QUIET_PREFIXES, type TimelineKind } from '../../../shared/contract';
 import { fail, type Result } from '../../../shared/errors';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import type { EventKind } from '../store';
 import { eventRow, type RawEvent } from '../store/events';
 
@@ -25,13 +25,13 @@ export interface RigTimelineQuery {
  * first does and a page never reads the rest of the log. One row past the page says `more`.
  */
 export function rigTimeline(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   q: RigTimelineQuery,
 ): Result<{ rig: string; events: EventRow[]; more: boolean }> {
-  if (!engine.store.rigs.exists(q.rig)) return fail('RIG_NOT_FOUND', `no rig named ${q.rig}`);
+  if (!ports.store.rigs.exists(q.rig)) return fail('RIG_NOT_FOUND', `no rig named ${q.rig}`);
   const seats: string[] = [];
   for (const ref of q.seats ?? []) {
-    const found = engine.store.rigs.find(ref);
+    const found = ports.store.rigs.find(ref);
     if (!found.ok) return found;
     if (found.seat.rig !== q.rig) return fail('BAD_USAGE', `${found.seat.seat} is not a seat of ${q.rig}`);
     seats.push(found.seat.seat);
@@ -56,7 +56,7 @@ export function rigTimeline(
     args.push(q.beforeSeq);
   }
   const limit = q.limit ?? 100;
-  const rows = engine.store.db
+  const rows = ports.store.db
     .prepare<(string | number)[], RawEvent>(
       `SELECT seq, at, kind, rig, seat, data_json FROM events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
     )

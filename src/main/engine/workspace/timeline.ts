@@ -1,14 +1,14 @@
 import type { EventRow } from '../../../shared/contract/engine';
 import type { HistoryItem } from '../../../shared/contract/workspace';
-import type { Engine } from '../engine';
+import type { Ports } from '../ports';
 import { eventRow, type RawEvent } from '../store/events';
 
 /**
  * The newest events first from the log (read only), as the log's own `list` reads oldest first:
  * a seat's timeline and the Decisions history show the last ones, however long the log is.
  */
-function newest(engine: Engine, where: string, args: unknown[], limit: number): EventRow[] {
-  const rows = engine.store.db
+function newest(ports: Pick<Ports, 'store'>, where: string, args: unknown[], limit: number): EventRow[] {
+  const rows = ports.store.db
     .prepare(`SELECT seq, at, kind, rig, seat, data_json FROM events WHERE ${where} ORDER BY seq DESC LIMIT ?`)
     .all(...args, limit) as RawEvent[];
   return rows.map(eventRow);
@@ -18,14 +18,14 @@ function newest(engine: Engine, where: string, args: unknown[], limit: number): 
 const QUIET = /^fence\./;
 
 export function seatTimeline(
-  engine: Engine,
+  ports: Pick<Ports, 'store'>,
   seat: string,
   limit = 200,
   beforeSeq?: number,
 ): { events: EventRow[]; more: boolean } {
   const where = beforeSeq ? 'seat = ? AND seq < ?' : 'seat = ?';
   const args = beforeSeq ? [seat, beforeSeq] : [seat];
-  const rows = newest(engine, where, args, (limit + 1) * 2).filter((e) => !QUIET.test(e.kind));
+  const rows = newest(ports, where, args, (limit + 1) * 2).filter((e) => !QUIET.test(e.kind));
   return { events: rows.slice(0, limit).reverse(), more: rows.length > limit };
 }
 
@@ -40,10 +40,10 @@ function promptLine(data: Record<string, unknown>): string {
   return shown.slice(0, 2).join(' · ').slice(0, 200) || 'permission prompt';
 }
 
-export function history(engine: Engine, rig: string | undefined, limit = 50): HistoryItem[] {
+export function history(ports: Pick<Ports, 'store'>, rig: string | undefined, limit = 50): HistoryItem[] {
   const kinds = HISTORY_KINDS.map(() => '?').join(', ');
   const where = rig ? `kind IN (${kinds}) AND rig = ?` : `kind IN (${kinds})`;
-  const rows = newest(engine, where, rig ? [...HISTORY_KINDS, rig] : [...HISTORY_KINDS], limit);
+  const rows = newest(ports, where, rig ? [...HISTORY_KINDS, rig] : [...HISTORY_KINDS], limit);
   return rows.map((e): HistoryItem => {
     const d = e.data;
     const base = { seq: e.seq, at: e.at, seat: e.seat, rig: e.rig, choice: str(d.choice) ?? '?' };

@@ -123,7 +123,7 @@ async function writeClipboard(text: string): Promise<boolean> {
 
 export async function answerPrompt(p: PromptItem, choice: 'approve' | 'deny'): Promise<boolean> {
   const r = await call(
-    'answerPrompt',
+    'prompts.answer',
     {
       seat: p.seat,
       choice,

@@ -13,9 +13,7 @@ import { upSpec } from './UpSpec';
 export function NewRigDialog() {
   const runtimes = useWindow((s) => s.runtimes);
   const found = runtimes.filter((r) => r.path);
-  const [runtime, setRuntime] = useState(
-    found.find((r) => r.runtime !== 'shell')?.runtime ?? found[0]?.runtime ?? 'shell',
-  );
+  const [runtime, setRuntime] = useState(found.find((r) => r.conversations)?.runtime ?? found[0]?.runtime ?? 'shell');
   const [name, setName] = useState('my-rig');
   const [folder, setFolder] = useState('');
   const [members, setMembers] = useState(3);

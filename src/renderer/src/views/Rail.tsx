@@ -1,79 +1,39 @@
-import type { KeyboardEvent } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { type KeyboardEvent, memo, type RefObject, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CONTEXT_HIGH_PCT, type PsRow, type Topology } from '../../../shared/contract';
 import { openInGrid, pin } from '../state/actions';
 import { useClock } from '../state/clock';
 import { visibleSlots } from '../state/grid';
-import {
-  attentionOrder,
-  attentionRank,
-  custodyText,
-  STATE_LABEL,
-  type StateWord,
-  since,
-  stateWord,
-  waitReason,
-} from '../state/seat-state';
+import { custodyText, STATE_LABEL, since, stateWord, waitReason } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
-
-interface RowModel {
-  seat: string;
-  member: string;
-  rig: string;
-  pod: string;
-  host: string;
-  runtime: string;
-  word: StateWord;
-  unread: boolean;
-  row: PsRow | undefined;
-}
-
-/** host → rig → pod, in the spec's order; rows within a pod in the attention order. */
-function groups(
-  rows: RowModel[],
-): { host: string; rigs: { rig: string; pods: { pod: string; rows: RowModel[] }[] }[] }[] {
-  const hosts = new Map<string, Map<string, Map<string, RowModel[]>>>();
-  for (const r of rows) {
-    const rigs = hosts.get(r.host) ?? new Map();
-    hosts.set(r.host, rigs);
-    const pods = rigs.get(r.rig) ?? new Map();
-    rigs.set(r.rig, pods);
-    pods.set(r.pod, [...(pods.get(r.pod) ?? []), r]);
-  }
-  const order = [...hosts.keys()].sort((a, b) => (a === 'local' ? -1 : b === 'local' ? 1 : a.localeCompare(b)));
-  return order.map((host) => ({
-    host,
-    rigs: [...hosts.get(host)!].map(([rig, pods]) => ({
-      rig,
-      pods: [...pods].map(([pod, list]) => ({
-        pod,
-        rows: attentionOrder(list, (x) => attentionRank(x.word, x.unread)),
-      })),
-    })),
-  }));
-}
+import { type RailItem, type RowModel, railItems, runsBy, stepSeat } from './rail-items';
 
 function useRows(topology: Topology): RowModel[] {
   const seats = useWindow((s) => s.seats);
   const decisions = useWindow((s) => s.decisions);
   const seenAt = useWindow((s) => s.seenAt);
   const changed = useWindow((s) => s.stateSeen);
-  return topology.rigs.flatMap((rig) =>
-    rig.pods.flatMap((pod) =>
-      pod.seats.map((s) => {
-        const row = seats[s.seat];
-        return {
-          seat: s.seat,
-          member: s.member,
-          rig: rig.name,
-          pod: pod.id,
-          host: row?.host ?? 'local',
-          runtime: s.runtime,
-          word: stateWord(row, !!openDecisionFor(decisions, s.seat)),
-          unread: (changed[s.seat]?.at ?? 0) > (seenAt[s.seat] ?? 0),
-          row,
-        };
-      }),
-    ),
+  return useMemo(
+    () =>
+      topology.rigs.flatMap((rig) =>
+        rig.pods.flatMap((pod) =>
+          pod.seats.map((s) => {
+            const row = seats[s.seat];
+            return {
+              seat: s.seat,
+              member: s.member,
+              rig: rig.name,
+              pod: pod.id,
+              host: row?.host ?? 'local',
+              runtime: s.runtime,
+              word: stateWord(row, !!openDecisionFor(decisions, s.seat)),
+              unread: (changed[s.seat]?.at ?? 0) > (seenAt[s.seat] ?? 0),
+              row,
+            };
+          }),
+        ),
+      ),
+    [topology, seats, decisions, seenAt, changed],
   );
 }
 
@@ -87,21 +47,48 @@ function SinceLabel({ at }: { at: number | undefined }) {
   );
 }
 
-/** The seat rail: every seat at a glance, grouped, what needs you first. Arrow keys move, Enter opens. */
+/** A heading's or a row's height before it is measured (a row with a usage line is taller). */
+const estimate = (it: RailItem | undefined) => (it?.kind === 'seat' ? 44 : it?.kind === 'host' ? 24 : 22);
+
+/**
+ * The seat rail: every seat at a glance, grouped, what needs you first. Arrow keys move, Enter opens.
+ * A virtual list (@tanstack/react-virtual): only the lines in view (and a screen's worth either
+ * side) are in the DOM, in their host, rig and pod sections, so 200 seats cost what 40 do. The
+ * arrow keys, the focused seat and the palette's jumps scroll the row they reach into view.
+ */
 export function Rail() {
   const topology = useWindow((s) => s.topology);
   const filter = useWindow((s) => s.filter);
   const all = useRows(topology);
-  const rows = filter ? all.filter((r) => r.word === filter) : all;
+  const rows = useMemo(() => (filter ? all.filter((r) => r.word === filter) : all), [all, filter]);
+  const items = useMemo(() => railItems(rows), [rows]);
+  const box = useRef<HTMLElement>(null);
+  const list = useRef<HTMLDivElement>(null);
+  const margin = useListMargin(box, list, !!filter);
+  const v = useVirtualizer<HTMLElement, HTMLElement>({
+    count: items.length,
+    getScrollElement: () => box.current,
+    estimateSize: (i) => estimate(items[i]),
+    getItemKey: (i) => items[i]?.key ?? i,
+    overscan: OVERSCAN,
+    scrollMargin: margin,
+    initialRect: { width: 280, height: typeof window === 'undefined' ? 800 : window.innerHeight },
+  });
+  const focusAfter = useRowFocus(box, v, items);
+  useFollowFocused(box, v, items);
   const onKey = (e: KeyboardEvent<HTMLElement>) => {
     if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
-    const list = [...e.currentTarget.querySelectorAll<HTMLElement>('[data-seat-row]')];
-    const i = list.indexOf(document.activeElement as HTMLElement);
-    list[(i + (e.key === 'ArrowDown' ? 1 : list.length - 1)) % list.length]?.focus();
+    const from = (document.activeElement as HTMLElement | null)?.getAttribute('data-seat-row') ?? undefined;
+    const to = stepSeat(items, from, e.key === 'ArrowDown' ? 1 : -1);
+    if (to !== undefined) focusAfter(to);
     e.preventDefault();
   };
+  const shown = v.getVirtualItems();
+  const top = (shown[0]?.start ?? margin) - margin;
+  const bottom = v.getTotalSize() - ((shown.at(-1)?.end ?? margin) - margin);
+  const lines = shown.flatMap((x) => (items[x.index] ? [{ it: items[x.index]!, index: x.index }] : []));
   return (
-    <aside className="rail" aria-label="seats" onKeyDown={onKey}>
+    <aside className="rail" aria-label="seats" onKeyDown={onKey} ref={box}>
       {filter && (
         <p className="filter-note">
           Showing seats that are {STATE_LABEL[filter]} ({rows.length}).{' '}
@@ -111,28 +98,124 @@ export function Rail() {
         </p>
       )}
       {all.length > 0 && rows.length === 0 && <p className="empty">No seat is {STATE_LABEL[filter!]} now.</p>}
-      {groups(rows).map((h) => (
-        <section key={h.host} className="host-group" data-rail-host={h.host}>
-          <h2 className="group host-name">{h.host === 'local' ? 'this machine' : h.host}</h2>
-          {h.rigs.map((r) => (
-            <section key={r.rig} className="rig-group" data-rail-rig={r.rig}>
-              <h3 className="group rig">{r.rig}</h3>
-              {r.pods.map((p) => (
-                <section key={p.pod} className="pod-group" data-rail-pod={p.pod}>
-                  {(r.pods.length > 1 || p.pod !== 'team') && <h4 className="group pod">{p.pod}</h4>}
-                  <ul>
-                    {p.rows.map((m) => (
-                      <SeatRow key={m.seat} m={m} />
-                    ))}
-                  </ul>
-                </section>
-              ))}
+      <div ref={list} style={{ paddingTop: top, paddingBottom: Math.max(0, bottom) }}>
+        {runsBy(lines, (l) => l.it.host).map((h) => (
+          <section key={h.key} className="host-group" data-rail-host={h.key}>
+            {runsBy(h.items, (l) => l.it.rig).map((r) => (
+              <RigLines key={r.key || ' host'} lines={r.items} measure={v.measureElement} />
+            ))}
+          </section>
+        ))}
+      </div>
+    </aside>
+  );
+}
+
+type Line = { it: RailItem; index: number };
+/** The rows kept either side of the ones in view: a screen's worth, so a short jump needs no render first. */
+const OVERSCAN = 12;
+
+/** A rig's lines on screen: its heading (when in view), then its pods' headings and rows in their sections. */
+function RigLines({ lines, measure }: { lines: Line[]; measure: (el: HTMLElement | null) => void }) {
+  const head = (l: Line, Tag: 'h2' | 'h3' | 'h4', cls: string, text: string) => (
+    <Tag key={l.it.key} className={cls} data-index={l.index} ref={measure}>
+      {text}
+    </Tag>
+  );
+  const rig = lines[0]!.it.rig;
+  return (
+    <>
+      {lines
+        .filter((l) => l.it.kind === 'host')
+        .map((l) => head(l, 'h2', 'group host-name', l.it.host === 'local' ? 'this machine' : l.it.host))}
+      {rig && (
+        <section className="rig-group" data-rail-rig={rig}>
+          {lines.filter((l) => l.it.kind === 'rig').map((l) => head(l, 'h3', 'group rig', rig))}
+          {runsBy(
+            lines.filter((l) => l.it.kind === 'pod' || l.it.kind === 'seat'),
+            (l) => l.it.pod,
+          ).map((p) => (
+            <section key={p.key} className="pod-group" data-rail-pod={p.key}>
+              {p.items.filter((l) => l.it.kind === 'pod').map((l) => head(l, 'h4', 'group pod', l.it.pod))}
+              <ul>
+                {p.items.map((l) =>
+                  l.it.kind === 'seat' ? (
+                    <SeatRow
+                      key={l.it.key}
+                      m={l.it.m}
+                      index={l.index}
+                      pos={l.it.pos}
+                      size={l.it.size}
+                      measure={measure}
+                    />
+                  ) : null,
+                )}
+              </ul>
             </section>
           ))}
         </section>
-      ))}
-    </aside>
+      )}
+    </>
   );
+}
+
+/** Where the list starts inside the rail (below the filter note): the virtual list's scroll margin. */
+function useListMargin(box: RefObject<HTMLElement | null>, list: RefObject<HTMLElement | null>, dep: boolean): number {
+  const [margin, setMargin] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: measured again when the note comes or goes
+  useLayoutEffect(() => {
+    const b = box.current;
+    const l = list.current;
+    if (!b || !l) return;
+    setMargin(Math.round(l.getBoundingClientRect().top - b.getBoundingClientRect().top + b.scrollTop));
+  }, [dep, box, list]);
+  return margin;
+}
+
+type RailVirtualizer = ReturnType<typeof useVirtualizer<HTMLElement, HTMLElement>>;
+
+const rowAt = (box: RefObject<HTMLElement | null>, seat: string) =>
+  box.current?.querySelector<HTMLElement>(`[data-seat-row="${CSS.escape(seat)}"]`) ?? null;
+
+/**
+ * Moves the keyboard to the row at `index`: at once when it is in the DOM, else once the list has
+ * scrolled to it and drawn it (a row far off screen is not in the DOM until then).
+ */
+function useRowFocus(box: RefObject<HTMLElement | null>, v: RailVirtualizer, items: RailItem[]) {
+  const pending = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    const seat = pending.current;
+    const el = seat ? rowAt(box, seat) : null;
+    if (!el) return;
+    pending.current = undefined;
+    el.focus();
+  });
+  return (index: number) => {
+    const it = items[index];
+    if (it?.kind !== 'seat') return;
+    const el = rowAt(box, it.m.seat);
+    if (el) return el.focus();
+    pending.current = it.m.seat;
+    v.scrollToIndex(index, { align: 'auto' });
+  };
+}
+
+/** The focused seat's row is scrolled into view when the focus moves to another seat (Ctrl+J, the palette, a link). */
+function useFollowFocused(box: RefObject<HTMLElement | null>, v: RailVirtualizer, items: RailItem[]) {
+  const focused = useWindow((s) => visibleSlots(s.layout)[s.layout.focus] ?? undefined);
+  const latest = useRef(items);
+  latest.current = items;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a change of focused seat scrolls, never a reorder
+  useEffect(() => {
+    if (!focused) return;
+    const index = latest.current.findIndex((it) => it.kind === 'seat' && it.m.seat === focused);
+    if (index < 0) return;
+    const el = rowAt(box, focused);
+    const b = box.current?.getBoundingClientRect();
+    const r = el?.getBoundingClientRect();
+    if (b && r && r.top >= b.top && r.bottom <= b.bottom) return;
+    v.scrollToIndex(index, { align: 'auto' });
+  }, [focused]);
 }
 
 /** A token count in a few characters: 417, 52.3k, 1.2M. */
@@ -177,7 +260,19 @@ function contextWords(row: PsRow | undefined): string {
   return `, context ${Math.round(pct)}%${pct > CONTEXT_HIGH_PCT ? ' nearly full' : ''}`;
 }
 
-function SeatRow({ m }: { m: RowModel }) {
+const SeatRow = memo(function SeatRow({
+  m,
+  index,
+  pos,
+  size,
+  measure,
+}: {
+  m: RowModel;
+  index: number;
+  pos: number;
+  size: number;
+  measure: (el: HTMLElement | null) => void;
+}) {
   const prompt = useWindow((s) => s.prompts.find((p) => p.seat === m.seat));
   const decision = useWindow((s) => openDecisionFor(s.decisions, m.seat));
   const shown = useWindow((s) => visibleSlots(s.layout).includes(m.seat));
@@ -186,7 +281,7 @@ function SeatRow({ m }: { m: RowModel }) {
   const reason = waitReason(m.row, prompt, decision?.reason);
   const custody = custodyText(m.row);
   return (
-    <li>
+    <li data-index={index} ref={measure} aria-posinset={pos} aria-setsize={size}>
       {/* biome-ignore lint/a11y/useSemanticElements: the row holds its own pin button, and a button cannot hold another */}
       <div
         role="button"
@@ -237,4 +332,4 @@ function SeatRow({ m }: { m: RowModel }) {
       </button>
     </li>
   );
-}
+});

@@ -11,7 +11,8 @@ export interface SeatAction {
 /** What can be done to a seat now: a running seat is sent to, restarted, forked; a stopped one launched. */
 export function seatActions(seat: string, row: PsRow | undefined): SeatAction[] {
   const running = row?.state === 'running';
-  const agent = row?.runtime !== 'shell';
+  // A plain program (a shell seat) keeps no conversation to fork; an unknown runtime may.
+  const agent = row?.conversations !== false;
   const list: SeatAction[] = [];
   if (running) {
     list.push({ id: 'send', label: 'Send…', run: () => askSend(seat) });

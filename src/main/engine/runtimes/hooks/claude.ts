@@ -41,7 +41,8 @@ interface HookEntry {
  */
 export function claudeHookCommand(file: string, seat: string, notify?: string): string {
   const tmp = `${shQuote(file)}.$$.tmp`;
-  const write = `cat > ${tmp} && mv ${tmp} ${shQuote(file)}`;
+  // umask: the event file is the user's only (0600), as everything in Rigdesk's home.
+  const write = `umask 077; cat > ${tmp} && mv ${tmp} ${shQuote(file)}`;
   const tell = notify
     ? `; [ -p ${shQuote(notify)} ] && printf '%s\\n' ${shQuote(seat)} 1<>${shQuote(notify)}; exit 0`
     : '';

@@ -20,7 +20,7 @@ const MARK = '# rigdesk-activity-hook';
  * host the program also writes the seat's name into the engine's fifo there (see installClaudeHooks).
  */
 export function codexNotifyArgv(file: string, seat: string, notify?: string): string[] {
-  const write = (payload: string) => `printf "%s" "${payload}" > "$0.$$.tmp" && mv "$0.$$.tmp" "$0"`;
+  const write = (payload: string) => `umask 077; printf "%s" "${payload}" > "$0.$$.tmp" && mv "$0.$$.tmp" "$0"`;
   return notify
     ? ['/bin/sh', '-c', `${write('$3')}; [ -p "$1" ] && printf "%s\\n" "$2" 1<>"$1"; exit 0`, file, notify, seat]
     : ['/bin/sh', '-c', write('$1'), file];
