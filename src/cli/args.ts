@@ -17,6 +17,7 @@ const VALUE_FLAGS = new Set([
   'as',
   'note',
   'by',
+  'since',
 ]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {

@@ -36,6 +36,11 @@ function contextCell(s: PsRow): string {
   return `${s.contextPct}%${s.contextPct > CONTEXT_HIGH_PCT ? ' high' : ''}`;
 }
 
+/** The cost estimate, marked as one; `-` where a price is unknown. */
+function costCell(s: PsRow): string {
+  return s.costUsd === undefined ? '-' : `~$${s.costUsd.toFixed(s.costUsd < 0.01 ? 4 : 2)}`;
+}
+
 function tokensCell(s: PsRow): string {
   return s.tokensIn === undefined || s.tokensOut === undefined
     ? '-'
@@ -48,7 +53,7 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
   else {
     lines.push(
       table([
-        ['SEAT', 'HOST', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONTEXT', 'TOKENS IN/OUT', 'CONVERSATION'],
+        ['SEAT', 'HOST', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONTEXT', 'TOKENS IN/OUT', 'COST', 'CONVERSATION'],
         ...seats.map((s) => [
           s.seat,
           s.host ?? 'local',
@@ -59,6 +64,7 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
           s.pid ? String(s.pid) : '-',
           contextCell(s),
           tokensCell(s),
+          costCell(s),
           s.conversationId ?? '-',
         ]),
       ]),
@@ -78,6 +84,8 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
       ]),
     );
   }
+  const priced = seats.find((s) => s.costBasis);
+  if (priced) lines.push('', `COST is an estimate from the tokens by kind and model prices (${priced.costBasis}; rigdesk ps --json names each seat's)`);
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
   return lines.join('\n');
 }
@@ -110,5 +118,6 @@ export function reportLine(r: BackgroundReport): string {
   if (r.kind === 'reconcile') return `${formatFailure(r.failure)}\n`;
   if (r.kind === 'waker') return `rigdesk: queue waker: ${r.error.message}\n`;
   if (r.kind === 'monitor') return `rigdesk: activity monitor: ${r.error.message}\n`;
+  if (r.kind === 'usage') return `rigdesk: usage sampling: ${r.error.message}\n`;
   return `rigdesk: ${r.message}\n`;
 }

@@ -3,6 +3,7 @@ import { APP_COMMANDS } from './app';
 import { ENGINE_COMMANDS } from './engine';
 import { RESTORE_COMMANDS } from './restore';
 import { HOSTS_COMMANDS } from './hosts';
+import { USAGE_COMMANDS } from './usage';
 import type { CommandTable } from './types';
 
 /** Every command, by domain; each domain owns its file. */
@@ -12,4 +13,5 @@ export const COMMANDS: CommandTable = {
   ...ACTIVITY_COMMANDS,
   ...APP_COMMANDS,
   ...HOSTS_COMMANDS,
+  ...USAGE_COMMANDS,
 };

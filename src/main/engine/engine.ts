@@ -14,6 +14,7 @@ import type { ProcInfo, ProcReader } from './proc/types';
 import type { Ports, RespawnGuard, SeatHomeOf } from './ports';
 import { liveUsageDeps, type UsagePorts } from './usage/live';
 import { UsageWatch } from './usage/watch';
+import { liveUsageBook } from './usage/book';
 
 /** Everything the engine's folders are given: the ports, the observation bus, the usage tails. */
 export type EnginePorts = Ports & LookPorts & UsagePorts;
@@ -68,7 +69,12 @@ export class Engine {
       beforeRespawn: (server, paneId) => this.beforeRespawn(server, paneId),
       onBeforeRespawn: (guard) => this.onBeforeRespawn(guard),
     };
-    const built: EnginePorts = { ...ports, looks: new Looks(), usage: new UsageWatch(liveUsageDeps(ports)) };
+    const built: EnginePorts = {
+      ...ports,
+      looks: new Looks(),
+      usage: new UsageWatch(liveUsageDeps(ports)),
+      usageBook: liveUsageBook(ports),
+    };
     this.ports = { ...built, ...(typeof overrides === 'function' ? overrides(built) : overrides) };
   }
 

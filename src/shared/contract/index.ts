@@ -5,6 +5,7 @@ import { APP_ANSWERS, APP_REQUESTS, WINDOW_ANSWERS, WINDOW_REQUESTS } from './ap
 import { ENGINE_ANSWERS, ENGINE_REQUESTS } from './engine';
 import { HOSTS_ANSWERS, HOSTS_REQUESTS } from './hosts';
 import { RESTORE_ANSWERS, RESTORE_REQUESTS } from './restore';
+import { USAGE_ANSWERS, USAGE_REQUESTS } from './usage';
 import { VIEW_ANSWERS, VIEW_REQUESTS, WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from './workspace';
 
 /**
@@ -21,6 +22,7 @@ export const REQUESTS = {
   ...HOSTS_REQUESTS,
   ...WORKSPACE_REQUESTS,
   ...VIEW_REQUESTS,
+  ...USAGE_REQUESTS,
 } as const;
 
 export type Method = keyof typeof REQUESTS;
@@ -37,6 +39,7 @@ export const ANSWERS = {
   ...HOSTS_ANSWERS,
   ...WORKSPACE_ANSWERS,
   ...VIEW_ANSWERS,
+  ...USAGE_ANSWERS,
 } as const satisfies { readonly [M in Method]: z.ZodType<object> };
 export type AnswerOf<M extends Method> = z.output<(typeof ANSWERS)[M]>;
 export type ResultOf<M extends Method> = Result<AnswerOf<M>>;
@@ -71,3 +74,4 @@ export * from './activity';
 export * from './hosts';
 export * from './app';
 export * from './workspace';
+export * from './usage';

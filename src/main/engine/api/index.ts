@@ -7,6 +7,7 @@ import { APP_HANDLERS } from './app';
 import { ENGINE_HANDLERS } from './engine';
 import { HOSTS_HANDLERS } from './hosts';
 import { RESTORE_HANDLERS } from './restore';
+import { USAGE_HANDLERS } from './usage';
 import { VIEW_HANDLERS, WORKSPACE_HANDLERS } from './workspace';
 
 /** The contract's request schemas, indexed so that a generic method name keeps its own params' type. */
@@ -20,6 +21,7 @@ const HANDLERS: HandlerMap = {
   ...HOSTS_HANDLERS,
   ...WORKSPACE_HANDLERS,
   ...VIEW_HANDLERS,
+  ...USAGE_HANDLERS,
 };
 
 export function isMethod(method: string): method is Method {

@@ -7,6 +7,7 @@ import { HostRepo } from './hosts';
 import { QueueRepo } from './queue-repo';
 import { TicketRepo } from './tickets';
 import { makeRestoreRepos, type RestoreRepos } from './restore-repos';
+import { UsageSampleRepo } from './usage-samples';
 
 export type { Db } from './db';
 export type { EventRow, EventKind } from './events';
@@ -29,6 +30,8 @@ export class Store {
   readonly restore: RestoreRepos;
   /** Senders' places in each seat's line (the delivery lease). */
   readonly tickets: TicketRepo;
+  /** Each conversation's usage over time, at most a row a minute. */
+  readonly usageSamples: UsageSampleRepo;
   constructor(
     readonly db: Db,
     now: () => number,
@@ -42,6 +45,7 @@ export class Store {
     this.queue = new QueueRepo(db, now, this.events);
     this.restore = makeRestoreRepos(db, now, this.events);
     this.tickets = new TicketRepo(db);
+    this.usageSamples = new UsageSampleRepo(db);
   }
   static open(path: string, now: () => number = Date.now): Store {
     return new Store(openDb(path), now);

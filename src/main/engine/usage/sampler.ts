@@ -21,9 +21,10 @@ const same = (a: SampleOffer, b: SampleOffer): boolean =>
 
 /**
  * Keeps a seat's usage history at most one row a minute per conversation, and only when it
- * changed: each refresh offers the conversation's totals; a minute's row is written when the next
- * minute's figures come (or when a reader asks for the history: `flush`), holding the minute's
- * last figures. An idle seat writes nothing.
+ * changed: each refresh offers the conversation's totals. The first change in a minute is written
+ * at once (so an engine that answers one `ps` and exits leaves its row); later changes in the same
+ * minute are held and written over that row when the next minute's figures come, or when a reader
+ * asks for the history (`flush`). An idle seat writes nothing.
  */
 export class UsageSampler {
   private readonly held = new Map<string, Held>();
@@ -39,7 +40,11 @@ export class UsageSampler {
     const h = this.held.get(key);
     if (h && same(h.sample, s)) return;
     if (h && !h.written && h.sample.at < at) this.repo.record(h.sample);
-    this.held.set(key, { sample: { ...s, at }, written: false });
+    const first = !h || h.sample.at < at;
+    const sample = { ...s, at };
+    if (first) this.repo.record(sample);
+    this.held.set(key, { sample, written: first });
+    if (this.held.size > MAX_HELD) this.forgetOldest();
   }
 
   /** Writes every minute not yet written (a reader of the history is about to read it). */
@@ -51,12 +56,12 @@ export class UsageSampler {
     }
   }
 
-  /** Lets go of conversations no longer offered (their last minute written first). */
-  forget(keep: (seat: string, conversationId: string) => boolean): void {
-    for (const [k, h] of this.held) {
-      if (keep(h.sample.seat, h.sample.conversationId)) continue;
-      if (!h.written) this.repo.record(h.sample);
-      this.held.delete(k);
-    }
+  private forgetOldest(): void {
+    const [k, h] = this.held.entries().next().value!;
+    if (!h.written) this.repo.record(h.sample);
+    this.held.delete(k);
   }
 }
+
+/** Conversations held at once; past it the longest held is written and let go. */
+const MAX_HELD = 2000;

@@ -2,6 +2,7 @@ import type * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { type ReadFs, readRegularText } from '../read-file';
 import type { ModelPrices } from './catalog';
 
 /**
@@ -100,7 +101,7 @@ export function modelSettingsFor(s: UsageSettings, model: string): ModelSettings
 }
 
 /** The file calls the reader makes (the engine's fs port has them). */
-export type SettingsFs = Pick<typeof nodeFs, 'statSync' | 'openSync' | 'fstatSync' | 'readSync' | 'closeSync' | 'constants'>;
+export type SettingsFs = ReadFs & Pick<typeof nodeFs, 'statSync'>;
 
 /**
  * Reads the settings file when it changed (by its inode, size and mtime), else hands back what the
@@ -121,31 +122,11 @@ export function settingsReader(fs: SettingsFs, path: string): () => SettingsRead
     const now = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
     if (now === key) return last;
     key = now;
-    last = readOnce(fs, path);
+    try {
+      last = parseSettings(readRegularText(path, SETTINGS_MAX_BYTES, fs));
+    } catch (e) {
+      last = refused((e as Error).message);
+    }
     return last;
   };
-}
-
-function readOnce(fs: SettingsFs, path: string): SettingsRead {
-  let fd: number;
-  try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
-  } catch (e) {
-    return refused(`${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return refused(`${path} is not a regular file; it was not read`);
-    if (st.size > SETTINGS_MAX_BYTES) return refused(`${path} is ${st.size} bytes; at most ${SETTINGS_MAX_BYTES} are read`);
-    const buf = Buffer.alloc(SETTINGS_MAX_BYTES + 1);
-    let n = 0;
-    for (let got = 1; got > 0 && n <= SETTINGS_MAX_BYTES; n += got)
-      got = fs.readSync(fd, buf, n, SETTINGS_MAX_BYTES + 1 - n, null);
-    if (n > SETTINGS_MAX_BYTES) return refused(`${path} grew past ${SETTINGS_MAX_BYTES} bytes while read`);
-    return parseSettings(buf.subarray(0, n).toString('utf8'));
-  } catch (e) {
-    return refused(`${path}: ${(e as Error).message}`);
-  } finally {
-    fs.closeSync(fd);
-  }
 }

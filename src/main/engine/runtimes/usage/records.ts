@@ -41,11 +41,14 @@ export type ByModel = Record<string, TokenKinds>;
 export interface RecordedLimit {
   /** The runtime's name for the limit (Codex: `codex`) and which of its windows. */
   limitId: string;
-  window: 'primary' | 'secondary';
-  usedPercent: number;
+  /** `reached`: the runtime said the limit stopped it (Claude's usage-limit message). */
+  window: 'primary' | 'secondary' | 'reached';
+  usedPercent?: number;
   windowMinutes?: number;
   /** When the window resets (ms epoch). */
   resetsAt?: number;
+  /** The runtime's own words, for a reached limit (at most a line). */
+  message?: string;
 }
 
 /**
