@@ -9,7 +9,7 @@ const ENGINE_LAYERS = [
   { layer: 'base', ranks: [['deps.ts', 'faults.ts', 'sqlite-binding.ts', 'read-file.ts', 'home-safety.ts']] },
   {
     layer: 'adapters',
-    ranks: [['tmux/', 'proc/', 'spec/'], ['home.ts', 'store/', 'runtimes/'], ['evidence-io.ts'], ['context.ts']],
+    ranks: [['tmux/', 'proc/', 'spec/', 'git/'], ['home.ts', 'store/', 'runtimes/'], ['evidence-io.ts'], ['context.ts']],
   },
   { layer: 'discovery', ranks: [['roster/'], ['hosts/'], ['ports.ts']] },
   {
@@ -20,7 +20,7 @@ const ENGINE_LAYERS = [
       ['activity/'],
       ['usage/', 'delivery/'],
       ['prompts/', 'queue/'],
-      ['restore/', 'workspace/'],
+      ['restore/', 'workspace/', 'changes/'],
     ],
   },
   { layer: 'composition root', ranks: [['engine.ts']] },

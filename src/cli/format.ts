@@ -47,13 +47,34 @@ function tokensCell(s: PsRow): string {
     : `${compactCount(s.tokensIn)}/${compactCount(s.tokensOut)}`;
 }
 
+/** Files and lines changed, and what puts them at risk: `3 +40/-2 shared`, `-` outside a repository. */
+function changesCell(s: PsRow): string {
+  const c = s.changes;
+  if (!c) return '-';
+  const risk = c.sharedWith?.length ? ' shared' : c.overlapsWith?.length ? ' overlap' : '';
+  return `${c.files} +${compactCount(c.added)}/-${compactCount(c.removed)}${risk}`;
+}
+
 export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]): string {
   const lines: string[] = [];
   if (seats.length === 0) lines.push('no seats (bring a rig up with: rigdesk up <spec.yaml>)');
   else {
     lines.push(
       table([
-        ['SEAT', 'HOST', 'RUNTIME', 'STATE', 'ACTIVITY', 'PANE', 'PID', 'CONTEXT', 'TOKENS IN/OUT', 'COST', 'CONVERSATION'],
+        [
+          'SEAT',
+          'HOST',
+          'RUNTIME',
+          'STATE',
+          'ACTIVITY',
+          'PANE',
+          'PID',
+          'CONTEXT',
+          'TOKENS IN/OUT',
+          'COST',
+          'CHANGES',
+          'CONVERSATION',
+        ],
         ...seats.map((s) => [
           s.seat,
           s.host ?? 'local',
@@ -65,6 +86,7 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
           contextCell(s),
           tokensCell(s),
           costCell(s),
+          changesCell(s),
           s.conversationId ?? '-',
         ]),
       ]),

@@ -49,6 +49,16 @@ export const ERROR_CODES = [
   'PROMPT_NOT_WAITING',
   'SHIM_CONFLICT',
   'CONVERSATION_MISSING',
+  // worktrees, changes and the merge gate
+  'NOT_A_REPO',
+  'WORKTREE_DIRTY',
+  'WORKTREE_MISSING',
+  'WORKTREE_TAKEN',
+  'WORKTREE_NOT_FOUND',
+  'MERGE_CONFLICT',
+  'CHECKS_FAILED',
+  'SEAT_BUSY',
+  'GIT_FAILED',
   // tmux and the system
   'TMUX_UNAVAILABLE',
   'TMUX_FAILED',
@@ -116,6 +126,8 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'SEAT_EXISTS':
     case 'DECISION_CHOICE_INVALID':
     case 'HOST_NOT_FOUND':
+    case 'NOT_A_REPO':
+    case 'WORKTREE_NOT_FOUND':
       return 2;
     default:
       return 1;

@@ -52,6 +52,16 @@ export function describeEvent(e: EventRow): string {
       return `fresh ${str(d.step) ?? ''}: ${str(d.reason) ?? ''}`;
     case 'seat.fork':
       return `fork ${str(d.step) ?? ''} ${str(d.as) ?? str(d.to) ?? ''}`.trim();
+    case 'worktree.created':
+      return `worktree made: ${str(d.path) ?? '?'} on ${str(d.branch) ?? '?'} from ${str(d.base) ?? '?'}`;
+    case 'worktree.removed':
+      return `worktree removed: ${str(d.path) ?? '?'}${d.branchDeleted ? ` and branch ${str(d.branch) ?? ''}` : ''}`;
+    case 'review.sent':
+      return `review sent: ${str(d.comments) ?? '?'} comment(s)${str(d.by) ? ` by ${str(d.by)}` : ''}`;
+    case 'merge.done':
+      return `merged ${str(d.branch) ?? '?'} into ${str(d.into) ?? '?'}${d.upToDate ? ' (nothing to merge)' : `: ${str(d.commit)?.slice(0, 12) ?? ''}`}`;
+    case 'merge.refused':
+      return `merge refused: ${str(d.code) ?? ''} ${str(d.message) ?? ''}`.trim();
     case 'seat.prompt_answered':
       return `prompt answered: ${str(d.choice) ?? '?'}${str(d.by) ? ` by ${str(d.by)}` : ''}`;
     case 'seat.prompt_answer_refused':

@@ -134,7 +134,8 @@ const ps: CommandSpec = {
   usage: 'ps [--rig R] [--all]         seats with runtime, pane, pid, activity (--all: other agents too)',
   toRequest: (a) => {
     const rig = str(a, 'rig');
-    const params = { ...(rig !== undefined ? { rig } : {}), ...(a.flags.all ? { all: true } : {}) };
+    // A one-shot engine reads each seat's changes for the CHANGES column; a serving engine keeps them.
+    const params = { ...(rig !== undefined ? { rig } : {}), ...(a.flags.all ? { all: true } : {}), changes: true };
     return ready(prepare('ps', params, (r) => formatPs(r.seats, r.others, r.problems)));
   },
 };

@@ -1,5 +1,6 @@
 import { ACTIVITY_COMMANDS } from './activity';
 import { APP_COMMANDS } from './app';
+import { CHANGES_COMMANDS } from './changes';
 import { ENGINE_COMMANDS } from './engine';
 import { RESTORE_COMMANDS } from './restore';
 import { HOSTS_COMMANDS } from './hosts';
@@ -14,4 +15,5 @@ export const COMMANDS: CommandTable = {
   ...APP_COMMANDS,
   ...HOSTS_COMMANDS,
   ...USAGE_COMMANDS,
+  ...CHANGES_COMMANDS,
 };

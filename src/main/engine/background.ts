@@ -1,5 +1,6 @@
 import type { Failure } from '../../shared/errors';
 import { ActivityMonitor } from './activity/monitor';
+import { parcelWatchPort } from './changes/parcel-port';
 import type { Engine } from './engine';
 import { startQueueWaker } from './queue/waker';
 import { reconcile } from './restore/reconcile';
@@ -38,9 +39,12 @@ export async function startBackground(engine: Engine, report: (r: BackgroundRepo
   const monitor = new ActivityMonitor(engine.ports, { onError: (error) => report({ kind: 'monitor', error }) });
   await monitor.start();
   const stopSampling = startUsageSampling(engine, SAMPLE_MS, (e) => report({ kind: 'usage', error: e as Error }));
+  // Worktrees are watched from now on: a write reaches ps and the windows without a poll of git.
+  engine.ports.changes.startWatching(parcelWatchPort());
   return {
     stop: () => {
       stopSampling();
+      void engine.ports.changes.close();
       monitor.stop();
       stopWaker();
       stopSnapshots();

@@ -11,13 +11,15 @@ import { TmuxClient } from './tmux/client';
 import { HostSet, hostRoster } from './hosts/roster';
 import { mergeRosters } from './hosts/merge';
 import type { ProcInfo, ProcReader } from './proc/types';
+import { ChangesBook } from './changes/book';
+import { execGitPort, type GitPort, liveScratchFs, localGitPort } from './git';
 import type { Ports, RespawnGuard, SeatHomeOf } from './ports';
 import { liveUsageDeps, type UsagePorts } from './usage/live';
 import { UsageWatch } from './usage/watch';
 import { liveUsageBook } from './usage/book';
 
 /** Everything the engine's folders are given: the ports, the observation bus, the usage tails. */
-export type EnginePorts = Ports & LookPorts & UsagePorts;
+export type EnginePorts = Ports & LookPorts & UsagePorts & { changes: ChangesBook };
 
 /**
  * The orchestration engine: plain Node, no Electron. The app, the CLI and `rigdesk serve` all run
@@ -59,6 +61,7 @@ export class Engine {
       exec: deps.exec,
       proc: deps.proc,
       hosts: this.hosts,
+      gitOn: (host) => this.gitOn(host),
       ownKey: this.ownKey,
       roster: () => this.readRoster(),
       client: (server) => this.client(server),
@@ -74,6 +77,7 @@ export class Engine {
       looks: new Looks(),
       usage: new UsageWatch(liveUsageDeps(ports)),
       usageBook: liveUsageBook(ports),
+      changes: new ChangesBook({ gitOn: ports.gitOn, clock: deps.clock }),
     };
     this.ports = { ...built, ...(typeof overrides === 'function' ? overrides(built) : overrides) };
   }
@@ -116,6 +120,15 @@ export class Engine {
     return h
       ? new TmuxClient(h.tmuxRef, { exec: h.exec })
       : new TmuxClient({ kind: 'name', name: 'rigdesk', host }, { exec: unknownHostExec(host) });
+  }
+
+  private localGit?: GitPort;
+
+  /** git on a host: this machine's through the engine's exec, a host's over its connection. */
+  gitOn(host: string): GitPort {
+    if (host !== 'local') return execGitPort(this.hosts.get(host)?.exec ?? unknownHostExec(host));
+    this.localGit ??= localGitPort(this.deps.exec, liveScratchFs(this.deps.fs), this.deps.env);
+    return this.localGit;
   }
 
   /** The process table of the host a server runs on, as of the last roster (remote) or now (local). */

@@ -1,5 +1,6 @@
 import type { Clock, Exec, Fs } from './deps';
 import type { FaultHooks } from './faults';
+import type { GitPort } from './git';
 import type { HomeLayout } from './home';
 import type { HostSet } from './hosts/roster';
 import type { ProcInfo, ProcReader } from './proc/types';
@@ -50,6 +51,8 @@ export interface Ports {
   readonly procOf: (server: string) => ProcReader;
   /** One process read fresh on the host a server runs on; 'unknown' when that host did not answer. */
   readonly procNow: (server: string, pid: number) => Promise<ProcInfo | undefined | 'unknown'>;
+  /** git on a host (`local`: this machine), argv only: worktrees, changes, the merge. */
+  readonly gitOn: (host: string) => GitPort;
   /** The SSH hosts Rigdesk knows, and what their last scans read. */
   readonly hosts: HostSet;
   /** The config home a seat's runtime uses: its spec env, else the default under the user's home. */

@@ -127,6 +127,11 @@ export class PushHub {
       if (this.seatsAtRest()) return;
       void this.pollSeats();
     }, this.opts.seatsMs ?? 1000);
+    // A seat's changes read anew (its tree's watch saw a write settle) are news like an event row.
+    this.unchanges = this.engine.ports.changes.onChange(() => {
+      this.seatsDue = true;
+      void this.pollSeats();
+    });
     void this.pollSeats();
   }
 
@@ -137,7 +142,11 @@ export class PushHub {
     return this.engine.now() - this.lastSeatsAt < this.rest.waitMs;
   }
 
+  private unchanges?: () => void;
+
   private stop(): void {
+    this.unchanges?.();
+    this.unchanges = undefined;
     clearInterval(this.eventsTimer);
     clearInterval(this.seatsTimer);
   }

@@ -20,7 +20,11 @@ export const rigName = z.string().min(1).max(200);
 
 export const ENGINE_REQUESTS = {
   up: z.strictObject({ spec: z.string().min(1).max(4096) }),
-  ps: z.strictObject({ rig: rigName.optional(), all: z.boolean().optional() }),
+  /**
+   * `changes`: read each seat's changes now where the engine does not keep them (a one-shot CLI
+   * engine); a long-lived engine answers with the figures its watch keeps either way.
+   */
+  ps: z.strictObject({ rig: rigName.optional(), all: z.boolean().optional(), changes: z.boolean().optional() }),
   launch: z.strictObject({ seat: seatRef, fresh: z.boolean().optional() }),
   stop: z.strictObject({ seat: seatRef }),
   down: z.strictObject({ rig: rigName }),

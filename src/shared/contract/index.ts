@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Result } from '../errors';
 import { ACTIVITY_ANSWERS, ACTIVITY_REQUESTS } from './activity';
+import { CHANGES_ANSWERS, CHANGES_REQUESTS } from './changes';
 import { APP_ANSWERS, APP_REQUESTS, WINDOW_ANSWERS, WINDOW_REQUESTS } from './app';
 import { ENGINE_ANSWERS, ENGINE_REQUESTS } from './engine';
 import { HOSTS_ANSWERS, HOSTS_REQUESTS } from './hosts';
@@ -23,6 +24,7 @@ export const REQUESTS = {
   ...WORKSPACE_REQUESTS,
   ...VIEW_REQUESTS,
   ...USAGE_REQUESTS,
+  ...CHANGES_REQUESTS,
 } as const;
 
 export type Method = keyof typeof REQUESTS;
@@ -40,6 +42,7 @@ export const ANSWERS = {
   ...WORKSPACE_ANSWERS,
   ...VIEW_ANSWERS,
   ...USAGE_ANSWERS,
+  ...CHANGES_ANSWERS,
 } as const satisfies { readonly [M in Method]: z.ZodType<object> };
 export type AnswerOf<M extends Method> = z.output<(typeof ANSWERS)[M]>;
 export type ResultOf<M extends Method> = Result<AnswerOf<M>>;
@@ -75,3 +78,4 @@ export * from './hosts';
 export * from './app';
 export * from './workspace';
 export * from './usage';
+export * from './changes';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { psChanges, psWorktree } from './change-totals';
 import { hostHealthRow } from './hosts';
 import { costSource, figureSource, planLimit } from './usage';
 
@@ -95,6 +96,10 @@ export const psRow = z.strictObject({
   costWhy: z.string().optional(),
   /** The plan's limits its runtime recorded for its account (CLI home), with their reset times. */
   limits: z.array(planLimit).optional(),
+  /** Its own git worktree, when the spec gives it one. */
+  worktree: psWorktree.optional(),
+  /** What it changed (committed and not), as last read; absent until read or outside a repository. */
+  changes: psChanges.optional(),
 });
 export type PsRow = z.output<typeof psRow>;
 

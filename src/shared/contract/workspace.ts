@@ -125,6 +125,7 @@ export const TIMELINE_KINDS = [
   'decision',
   'restore',
   'queue',
+  'work',
 ] as const;
 export const timelineKind = z.enum(TIMELINE_KINDS);
 export type TimelineKind = z.output<typeof timelineKind>;
@@ -149,6 +150,7 @@ export const TIMELINE_GROUPS = {
   bind: ['seat.identity_bound', 'seat.conversation_bound'],
   refusal: ['seat.launch_refused', 'seat.send_refused', 'seat.prompt_answer_refused'],
   activity: ['seat.activity'],
+  work: ['worktree.created', 'worktree.removed', 'review.sent', 'merge.done', 'merge.refused'],
   send: ['seat.send', 'seat.send_held', 'seat.send_override'],
   decision: ['decision.opened', 'decision.answered', 'seat.prompt_answered'],
   restore: [

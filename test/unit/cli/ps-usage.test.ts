@@ -23,16 +23,18 @@ describe("rigdesk ps: each seat's context and tokens, compactly", () => {
         row({ seat: 'b@r', contextPct: 20.4, tokensIn: 52301, tokensOut: 417 }),
         row({ seat: 'c@r', runtime: 'claude-code', tokensIn: 56901, tokensOut: 417 }),
         row({ seat: 'd@r', runtime: 'shell' }),
+        row({ seat: 'e@r', runtime: 'shell', changes: { files: 3, added: 1200, removed: 2, overlapsWith: ['a@r'] } }),
       ],
       [],
       [],
     ).split('\n');
-    expect(out[0]).toMatch(/PID\s+CONTEXT\s+TOKENS IN\/OUT\s+CONVERSATION/);
+    expect(out[0]).toMatch(/PID\s+CONTEXT\s+TOKENS IN\/OUT\s+CHANGES\s+CONVERSATION/);
     expect(out[1]).toMatch(/\s87\.2% high\s+225k\/321\s/);
     expect(out[2]).toMatch(/\s20\.4%\s+52k\/417\s/);
     expect(out[2]).not.toContain('high');
     expect(out[3]).toMatch(/\s-\s+57k\/417\s/);
-    expect(out[4]).toMatch(/\s-\s+-\s+-$/);
+    expect(out[4]).toMatch(/\s-\s+-\s+-\s+-$/);
+    expect(out[5]).toMatch(/\s3 \+1\.2k\/-2 overlap\s/);
   });
 
   it('compactCount keeps a count to a few characters', () => {

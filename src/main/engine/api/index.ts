@@ -4,6 +4,7 @@ import { fail, type Result } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { ACTIVITY_HANDLERS } from './activity';
 import { APP_HANDLERS } from './app';
+import { CHANGES_HANDLERS } from './changes';
 import { ENGINE_HANDLERS } from './engine';
 import { HOSTS_HANDLERS } from './hosts';
 import { RESTORE_HANDLERS } from './restore';
@@ -22,6 +23,7 @@ const HANDLERS: HandlerMap = {
   ...WORKSPACE_HANDLERS,
   ...VIEW_HANDLERS,
   ...USAGE_HANDLERS,
+  ...CHANGES_HANDLERS,
 };
 
 export function isMethod(method: string): method is Method {

@@ -241,6 +241,8 @@ async function launchFork(
     args: source.args,
     env: source.env,
     restorePolicy: source.restorePolicy,
+    ...(source.worktree ? { worktree: source.worktree } : {}),
+    ...(source.checks ? { checks: source.checks } : {}),
   };
   if (!insertSeat(ports.store, row, ports.clock.now()))
     return fail('SEAT_EXISTS', `${seat} was created by someone else a moment ago`, {

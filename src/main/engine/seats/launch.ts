@@ -13,6 +13,7 @@ import { createBehindFence, launchRoster, settleEarlier, type ArgvChooser } from
 import { conversationFamily } from '../runtimes/family';
 import { launchContext } from './launch-context';
 import type { LaunchPorts } from './ports';
+import { ensureSeatWorktree } from './worktree';
 
 export { createBehindFence, type ArgvChooser, type LaunchRoster } from './fence';
 
@@ -84,6 +85,11 @@ export async function launchSeatWith(
       'RUNTIME_UNKNOWN',
       `seat ${seat.seat} names runtime "${seat.runtime}", which this Rigdesk does not know`,
     );
+  // Made (or found again) before anything else: the seat's folder is inside it.
+  const tree = await ensureSeatWorktree(ports, seat);
+  if (!tree.ok) return tree;
+  if (tree.created)
+    ports.store.events.append('worktree.created', { rig: seat.rig, seat: seat.seat }, { ...seat.worktree });
   if (seat.host !== 'local') return launchRemote(ports, seat, adapter, choose);
   if (!ports.fs.existsSync(seat.cwd) || !ports.fs.statSync(seat.cwd).isDirectory()) {
     return fail('CWD_MISSING', `working folder of ${seat.seat} does not exist: ${seat.cwd}`, {

@@ -23,6 +23,7 @@ export type LaunchPorts = Pick<
   | 'newId'
   | 'selfPid'
   | 'faults'
+  | 'gitOn'
 >;
 
 /** What a stop reads and writes: the seat's session, its transcript (taking up), what stays in its home. */

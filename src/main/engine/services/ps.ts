@@ -1,4 +1,6 @@
-import type { PsAgent, PsAnswer, PsRow } from '../../../shared/contract';
+import type { PsAgent, PsAnswer, PsChanges, PsRow, SeatChanges } from '../../../shared/contract';
+import { keptChanges, listChanges, totals } from '../changes/list';
+import type { SeatRow } from '../store';
 import type { Result } from '../../../shared/errors';
 import { activityLabel } from '../activity/decide';
 import { type ObservedSeat, observeSeats } from '../activity/observe';
@@ -17,12 +19,16 @@ import { seatUsage } from '../usage/live';
  * that are not seats. Custody and `stateSince` come from that same roster and the store, never
  * from a scan of their own.
  */
-export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } = {}): Promise<Result<PsAnswer>> {
+export async function ps(
+  engine: Engine,
+  opts: { rig?: string; all?: boolean; changes?: boolean } = {},
+): Promise<Result<PsAnswer>> {
   const roster = await engine.roster();
   bindDiscoveredConversations(engine.ports, roster);
   const seats = engine.store.rigs.seats(opts.rig);
   const observed = await observeSeats(engine.ports, roster, seats);
   const liveRows = engine.store.sessions.allLive();
+  const work = await seatWork(engine, seats, opts.changes === true);
   const rows: PsRow[] = [];
   // Pids are per host: a seat's agent is known by (host, pid).
   const ours = new Set<string>();
@@ -37,6 +43,10 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
       ...(custody ? { custody } : {}),
       ...(since !== undefined ? { stateSince: since } : {}),
       ...seatUsage(engine.ports, o, row),
+      ...(seat.worktree
+        ? { worktree: { path: seat.worktree.path, branch: seat.worktree.branch, base: seat.worktree.base } }
+        : {}),
+      ...(work.has(seat.seat) ? { changes: work.get(seat.seat) } : {}),
     });
   }
   return {
@@ -49,6 +59,29 @@ export async function ps(engine: Engine, opts: { rig?: string; all?: boolean } =
         `${p.probe}${p.host ? ` on ${p.host}` : ''}${p.server ? ` ${p.server}` : ''}${p.home ? ` ${p.home}` : ''}: ${p.error}`,
     ),
   };
+}
+
+/**
+ * Each seat's change totals: what a watching engine keeps (no git work in a ps), or, asked by a
+ * one-shot engine, read now.
+ */
+async function seatWork(engine: Engine, seats: SeatRow[], readNow: boolean): Promise<Map<string, PsChanges>> {
+  const book = engine.ports.changes;
+  const byseat = book.watching
+    ? keptChanges(book, seats)
+    : readNow
+      ? new Map((await listChanges(book, seats)).map((c) => [c.seat, c]))
+      : new Map<string, SeatChanges>();
+  const out = new Map<string, PsChanges>();
+  for (const [seat, c] of byseat) {
+    if (c.problem || c.tree === undefined) continue;
+    out.set(seat, {
+      ...totals(c),
+      ...(c.sharedWith.length ? { sharedWith: c.sharedWith } : {}),
+      ...(c.overlaps.length ? { overlapsWith: c.overlaps.map((o) => o.seat) } : {}),
+    });
+  }
+  return out;
 }
 
 /** One seat's row from what was observed of it: its state, activity and where it runs. */

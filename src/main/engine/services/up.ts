@@ -4,6 +4,7 @@ import type { Engine } from '../engine';
 import { RUNTIME_IDS } from '../runtimes';
 import { loadRigSpec } from '../spec';
 import { launchSeat } from '../seats/launch';
+import { placeWorktrees } from '../seats/worktree';
 
 /** A seat `up` could not launch: in the failure's evidence, beside the seats that did. */
 interface RefusedSeat {
@@ -23,7 +24,12 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
   });
   if (!loaded.ok) return loaded;
   const { spec } = loaded;
-  engine.store.rigs.upsert(spec);
+  // Worktrees are placed before the rig is recorded (a seat whose repository cannot be read refuses
+  // the rig); a remote seat's repository is read over its host, so the spec's hosts come first.
+  for (const h of spec.hosts ?? []) engine.store.hosts.upsert(h, `spec:${spec.name}`);
+  const placing = await placeWorktrees(engine.ports, spec);
+  if (!placing.ok) return placing;
+  engine.store.rigs.upsert(spec, placing.placed);
   engine.store.events.append('rig.up', { rig: spec.name }, { specPath: spec.specPath });
   const seats: UpSeat[] = [];
   const refused: RefusedSeat[] = [];

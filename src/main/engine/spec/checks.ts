@@ -145,6 +145,14 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
       };
       if (m.command !== undefined && m.command !== null) member.command = m.command;
       if (host) member.host = host;
+      const worktree = worktreeOf(m.worktree ?? pod.worktree);
+      if (worktree) {
+        member.worktree = worktree;
+        if (!host && !problems.some((p) => p.code === 'CWD_MISSING' && p.extra?.cwd === cwd))
+          repoProblem(cwd, ctx.deps, [...at, 'cwd'], problems);
+      }
+      const checks = checksArgv(pod.checks ?? data.checks);
+      if (checks) member.checks = checks;
       return member;
     });
     return { id: pod.id, members };
@@ -216,6 +224,37 @@ function buildHosts(data: RawRig, ctx: CheckContext, problems: Problem[]): HostS
     out.push({ name, ssh, ...(h.tmux_socket ? { tmuxSocket: h.tmux_socket } : {}) });
   }
   return out;
+}
+
+/** A member's or its pod's `worktree:` as the engine sees it; undefined when off. */
+function worktreeOf(w: boolean | { base?: string | null } | null | undefined): { base?: string } | undefined {
+  if (!w) return undefined;
+  return w === true || !w.base ? {} : { base: w.base };
+}
+
+/** `checks: npm test` runs through sh, as a person would type it; a list is an argv as it is. */
+function checksArgv(c: string | string[] | null | undefined): string[] | undefined {
+  if (c === undefined || c === null) return undefined;
+  return typeof c === 'string' ? ['sh', '-c', c] : [...c];
+}
+
+/**
+ * A seat with a worktree needs its cwd in a git repository: a `.git` (a folder, or a worktree's
+ * file) in the cwd or a folder above it. The launch asks git itself; this gives the spec's line.
+ */
+function repoProblem(cwd: string, deps: SpecDeps, path: PropertyKey[], problems: Problem[]): void {
+  for (let dir = cwd; ; ) {
+    if (deps.exists(`${dir === '/' ? '' : dir}/.git`)) return;
+    const up = dir.replace(/\/[^/]*$/, '') || '/';
+    if (up === dir) break;
+    dir = up;
+  }
+  problems.push({
+    code: 'NOT_A_REPO',
+    path,
+    message: `${quote(cwd, 200)} is not inside a git repository, and the member asks for a worktree`,
+    extra: { cwd },
+  });
 }
 
 function cwdProblem(cwd: string, deps: SpecDeps): string | undefined {

@@ -19,6 +19,7 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   SPEC_INVALID: 'Fix the spec at the line shown and load it again.',
   RUNTIME_UNKNOWN: 'Use one of the known runtimes listed in the message.',
   CWD_MISSING: "Create the folder or fix cwd (relative paths resolve from the spec file's folder).",
+  NOT_A_REPO: 'Point cwd into a git repository (git init, or clone one), or drop `worktree:` for this member.',
 };
 
 export interface SpecFile {

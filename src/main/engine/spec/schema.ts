@@ -27,6 +27,15 @@ const noNul = (what: string) =>
 
 const nonEmpty = (what: string) => noNul(what).refine((s) => s.length > 0, { error: `${what} must not be empty` });
 
+/**
+ * `worktree: true` or `worktree: { base: <branch> }`: the seat runs in a git worktree of its own
+ * (`false` turns a pod's default off for one member).
+ */
+export const worktreeSchema = z.union([z.boolean(), z.strictObject({ base: nonEmpty('base').nullish() })]);
+
+/** `checks: npm test` (run by sh in the seat's worktree) or an argv list: the merge gate's command. */
+export const checksSchema = z.union([nonEmpty('checks'), z.array(noNul('an argument')).min(1)]);
+
 export const memberSchema = z.strictObject({
   id: name('member'),
   runtime: nonEmpty('runtime'),
@@ -36,6 +45,7 @@ export const memberSchema = z.strictObject({
   env: z.record(z.string().regex(ENV_NAME_RE), noNul('an environment value')).nullish(),
   restore_policy: z.enum(RESTORE_POLICIES, { error: `must be one of: ${RESTORE_POLICIES.join(', ')}` }).nullish(),
   host: name('host', 'name').nullish(),
+  worktree: worktreeSchema.nullish(),
 });
 
 /** An ssh host or user: never read by ssh as an option, no whitespace or control character. */
@@ -64,6 +74,8 @@ export const hostSchema = z.union([
 export const podSchema = z.strictObject({
   id: name('pod'),
   members: z.array(memberSchema).min(1, { error: 'a pod needs at least one member' }),
+  worktree: worktreeSchema.nullish(),
+  checks: checksSchema.nullish(),
 });
 
 export const edgeSchema = z.strictObject({
@@ -77,6 +89,7 @@ export const rigSchema = z.strictObject({
   pods: z.array(podSchema).min(1, { error: 'a rig needs at least one pod' }),
   edges: z.array(edgeSchema).nullish(),
   hosts: z.record(z.string(), hostSchema).nullish(),
+  checks: checksSchema.nullish(),
 });
 
 export type RawRig = z.output<typeof rigSchema>;

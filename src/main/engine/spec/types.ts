@@ -23,6 +23,10 @@ export interface MemberSpec {
   restorePolicy: RestorePolicy;
   /** The host it runs on; absent for this machine. */
   host?: string;
+  /** The seat runs in a git worktree of its own, from `base` (the repository's current branch when absent). */
+  worktree?: { base?: string };
+  /** The merge gate's checks (the pod's, else the rig's) as an argv. */
+  checks?: string[];
 }
 
 export interface PodSpec {

@@ -25,10 +25,14 @@ export type RestoreEventKind = (typeof RESTORE_EVENT_KINDS)[number];
 /** Answering a permission prompt. */
 export type PromptEventKind = 'seat.prompt_answered' | 'seat.prompt_answer_refused';
 
+/** The work loop: a seat's worktree, a review sent to it, a merge through the gate, a removal. */
+export type ChangesEventKind = 'worktree.created' | 'worktree.removed' | 'review.sent' | 'merge.done' | 'merge.refused';
+
 /** Every kind the event log takes. */
 export type EventKind =
   | RestoreEventKind
   | PromptEventKind
+  | ChangesEventKind
   | 'rig.up'
   | 'rig.down'
   | 'seat.launch'

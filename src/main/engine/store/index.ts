@@ -11,7 +11,7 @@ import { UsageSampleRepo } from './usage-samples';
 
 export type { Db } from './db';
 export type { EventRow, EventKind } from './events';
-export type { SeatRow } from './seats';
+export type { Placements, SeatRow, SeatWorktree } from './seats';
 export type { HostRow } from './hosts';
 export type { WakeRow, WakeRepo, Holder } from './queue-repo';
 export type { SessionRow } from './sessions';

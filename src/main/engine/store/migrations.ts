@@ -3,6 +3,7 @@ import { RESTORE_MIGRATIONS } from './migrations-restore';
 import { HOSTS_MIGRATIONS } from './migrations-hosts';
 import { USAGE_MIGRATIONS } from './migrations-usage';
 import { WORKSPACE_MIGRATIONS } from './migrations-workspace';
+import { CHANGES_MIGRATIONS } from './migrations-changes';
 import type { Migration } from './migration';
 
 export type { Migration };
@@ -135,4 +136,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...HOSTS_MIGRATIONS,
   ...WORKSPACE_MIGRATIONS,
   ...USAGE_MIGRATIONS,
+  ...CHANGES_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);

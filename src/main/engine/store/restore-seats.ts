@@ -21,8 +21,8 @@ export function insertSeat(
       if (store.db.prepare('SELECT 1 FROM seats WHERE seat = ?').get(seat.seat) !== undefined) return false;
       if (store.db.prepare('SELECT 1 FROM rigs WHERE name = ?').get(seat.rig) === undefined) return false;
       store.db
-        .prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host, worktree_json, checks_json)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
         .run(
           seat.seat,
           seat.rig,
@@ -37,6 +37,9 @@ export function insertSeat(
           now,
           now,
           seat.host ?? 'local',
+          // A fork works in its parent's tree: the same worktree, shared, and the same checks.
+          seat.worktree ? JSON.stringify(seat.worktree) : null,
+          seat.checks ? JSON.stringify(seat.checks) : null,
         );
       return true;
     })

@@ -21,6 +21,23 @@ export interface SeatRow {
   stoppedOnPurpose: boolean;
   /** The host the seat runs on (`local` for this machine). */
   host: string;
+  /** Its own git worktree, when the spec asks for one (`cwd` is then inside it). */
+  worktree?: SeatWorktree;
+  /** The merge gate's checks, as an argv. */
+  checks?: string[];
+}
+
+/**
+ * A seat's worktree, fixed when its rig comes up: the repository it is a worktree of, its folder,
+ * its branch and the base it was made from. Restart, restore and fork find it again by these.
+ */
+export interface SeatWorktree {
+  /** The top folder of the repository's working tree the spec's cwd is in. */
+  repo: string;
+  /** The worktree's folder (`<home>/worktrees/<rig>/<member>`). */
+  path: string;
+  branch: string;
+  base: string;
 }
 
 interface RawSeat {
@@ -37,6 +54,8 @@ interface RawSeat {
   conversation_id: string | null;
   stopped_on_purpose: number;
   host?: string;
+  worktree_json?: string | null;
+  checks_json?: string | null;
 }
 
 const toSeat = (r: RawSeat): SeatRow => ({
@@ -53,7 +72,12 @@ const toSeat = (r: RawSeat): SeatRow => ({
   conversationId: r.conversation_id,
   stoppedOnPurpose: r.stopped_on_purpose === 1,
   host: r.host ?? 'local',
+  ...(r.worktree_json ? { worktree: JSON.parse(r.worktree_json) as SeatWorktree } : {}),
+  ...(r.checks_json ? { checks: JSON.parse(r.checks_json) as string[] } : {}),
 });
+
+/** Where each seat of a rig runs when it has a worktree: its folder there, and the worktree. */
+export type Placements = ReadonlyMap<string, { cwd: string; worktree: SeatWorktree }>;
 
 export class RigRepo {
   constructor(
@@ -65,7 +89,7 @@ export class RigRepo {
    * Records a rig from its spec. Seats that already exist keep their conversation and stop flag:
    * bringing a rig up again must never forget which conversation a seat had.
    */
-  upsert(spec: RigSpec): void {
+  upsert(spec: RigSpec, placed: Placements = new Map()): void {
     const t = this.now();
     const tx = this.db.transaction(() => {
       this.db
@@ -79,18 +103,18 @@ export class RigRepo {
         this.db.prepare('INSERT INTO pods (rig, id) VALUES (?, ?)').run(spec.name, pod.id);
         for (const m of pod.members) {
           this.db
-            .prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            .prepare(`INSERT INTO seats (seat, rig, pod, member, runtime, cwd, command, args_json, env_json, restore_policy, created_at, updated_at, host, position, worktree_json, checks_json)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(seat) DO UPDATE SET pod = excluded.pod, runtime = excluded.runtime, cwd = excluded.cwd, command = excluded.command,
               args_json = excluded.args_json, env_json = excluded.env_json, restore_policy = excluded.restore_policy, updated_at = excluded.updated_at, host = excluded.host,
-              position = excluded.position`)
+              position = excluded.position, worktree_json = excluded.worktree_json, checks_json = excluded.checks_json`)
             .run(
               `${m.id}@${spec.name}`,
               spec.name,
               pod.id,
               m.id,
               m.runtime,
-              m.cwd,
+              placed.get(`${m.id}@${spec.name}`)?.cwd ?? m.cwd,
               m.command ?? null,
               JSON.stringify(m.args),
               JSON.stringify(m.env),
@@ -99,6 +123,8 @@ export class RigRepo {
               t,
               m.host ?? 'local',
               position++,
+              json(placed.get(`${m.id}@${spec.name}`)?.worktree),
+              json(m.checks),
             );
         }
       }
@@ -170,6 +196,10 @@ export class RigRepo {
       .prepare('UPDATE seats SET stopped_on_purpose = ?, updated_at = ? WHERE seat = ?')
       .run(stopped ? 1 : 0, this.now(), seat);
   }
+}
+
+function json(v: unknown): string | null {
+  return v === undefined || v === null ? null : JSON.stringify(v);
 }
 
 /** Conversations Rigdesk has seen a seat write: (runtime, id) with where its evidence lives. */
