@@ -1,6 +1,6 @@
 /**
  * A seat's window and cost estimate from its records' totals: the records' own window first, then
- * the person's settings, then the pinned catalog; a model none of them knows leaves the figure
+ * the pinned catalog, then the person's settings; a model none of them knows leaves the figure
  * absent with the reason. The catalog is the real bundled one (no network: it is never updated).
  */
 import { describe, expect, it } from 'vitest';
@@ -46,14 +46,22 @@ describe('the window and its source', () => {
     expect(f.contextWhy).toBe(`fake-model is not in ${CATALOG.name} ${CATALOG.version}, and the settings name no window for it`);
   });
 
-  it("the person's settings name a window for it (and override the catalog's)", () => {
+  it("the person's settings fill a window the catalog lacks, and never replace the catalog's or the records'", () => {
     const s = settings('models:\n  fake-model: { window: 49000 }\n  claude-opus-4-1: { window: 100000 }\n');
     expect(seatFigures(totals('fake-model'), { catalog, settings: s, at })).toMatchObject({
       contextWindow: 49_000,
       contextSource: 'settings',
       contextPct: 50,
     });
-    expect(seatFigures(totals('claude-opus-4-1'), { catalog, settings: s, at }).contextSource).toBe('settings');
+    expect(seatFigures(totals('claude-opus-4-1'), { catalog, settings: s, at })).toMatchObject({
+      contextWindow: 200_000,
+      contextSource: 'catalog',
+    });
+    expect(seatFigures(totals('fake-model', { contextWindow: 98_000 }), { catalog, settings: s, at })).toMatchObject({
+      contextWindow: 98_000,
+      contextSource: 'records',
+      contextPct: 25,
+    });
   });
 
   it('Claude Code\'s "(1M context)" choice ([1m] in its settings) declares a million tokens for that model only', () => {

@@ -11,6 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveOpencodeQuery, OpencodeTail } from '../../../src/main/engine/usage/opencode';
 import { ompDeclaredWindow, piDeclaredWindow } from '../../../src/main/engine/runtimes/usage/pi';
 import { liveTailIO } from '../../../src/main/engine/usage/tail';
+import { bundledCatalog } from '../../../src/main/engine/usage/catalog';
+import { seatFigures } from '../../../src/main/engine/usage/figures';
+import { NO_SETTINGS } from '../../../src/main/engine/usage/settings';
 import { contextPct, usageFields } from '../../../src/main/engine/usage/types';
 import { UsageWatch, type UsageDeps, type UsageTarget } from '../../../src/main/engine/usage/watch';
 import { type Call, RECORDS } from './records';
@@ -100,6 +103,27 @@ describe('the usage watch', () => {
     expect(usageFields(t)).toEqual({ tokensIn: 56901, tokensOut: 417, contextPct: 44.8 });
     configs.set('/home/models.json', JSON.stringify({ providers: { fake: { models: [{ id: 'fake-model' }] } } }));
     expect(usageFields(watch.read(target('pi')))).toEqual({ tokensIn: 56901, tokensOut: 417 });
+  });
+
+  it('Claude Code run as "(1M context)" ([1m] in its settings.json) counts against a million, not the catalog\'s 200k', () => {
+    const file = join(dir, 'claude.jsonl');
+    // A model the catalog gives 200k (the records' default model has 1M there already).
+    writeFileSync(file, `${RECORDS['claude-code']!.call(C1, 0, []).join('\n').replaceAll('claude-opus-4-8', 'claude-sonnet-4-5')}\n`);
+    const configs = new Map([['/home/settings.json', '{"model":"sonnet[1m]"}']]);
+    const { watch } = watchWith({ where: new Map([['c1', file]]), readConfig: (p) => configs.get(p) });
+    const inputs = { catalog: bundledCatalog(), settings: NO_SETTINGS, at: Date.parse('2026-12-05T10:00:00Z') };
+    expect(seatFigures(watch.read(target('claude-code')), inputs)).toMatchObject({
+      contextTokens: 57318,
+      contextWindow: 1_000_000,
+      contextSource: 'records',
+      contextPct: 5.7,
+    });
+    configs.set('/home/settings.json', '{"model":"sonnet"}');
+    expect(seatFigures(watch.read(target('claude-code')), inputs)).toMatchObject({
+      contextWindow: 200_000,
+      contextSource: 'catalog',
+      contextPct: 28.7,
+    });
   });
 
   it('a record not read for ten minutes is let go', () => {

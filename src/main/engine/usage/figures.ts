@@ -42,7 +42,11 @@ function modelKey(t: UsageTotals): string | undefined {
   return t.provider && !t.model.includes('/') ? `${t.provider}/${t.model}` : t.model;
 }
 
-/** The window: the records', else the person's settings for the model, else the catalog's; else why not. */
+/**
+ * The window: the records', else the catalog's, else the person's settings for the model; else why
+ * not. The settings fill what the runtime and the catalog leave unknown (the issue's order), so a
+ * figure a maintained source states is never replaced by a hand-typed one.
+ */
 export function resolveWindow(
   t: UsageTotals,
   inputs: FigureInputs,
@@ -50,10 +54,10 @@ export function resolveWindow(
   if (t.contextWindow) return { window: t.contextWindow, source: 'records' };
   const model = modelKey(t);
   if (!model) return { why: 'the records name no model, and the runtime records no window' };
-  const own = modelSettingsFor(inputs.settings, model)?.window;
-  if (own) return { window: own, source: 'settings' };
   const hit = inputs.catalog(model, inputs.at);
   if (hit?.window) return { window: hit.window, source: 'catalog' };
+  const own = modelSettingsFor(inputs.settings, model)?.window;
+  if (own) return { window: own, source: 'settings' };
   return {
     why: hit
       ? `${catalogName} knows ${model} as ${hit.id} but not its window, and the settings name none`
@@ -84,9 +88,10 @@ export function estimateCost(
   for (const [name, kinds] of used) {
     const model = name || undefined;
     if (!model) return { costWhy: 'the records name no model for some of the tokens' };
-    const own = modelSettingsFor(inputs.settings, model)?.prices;
-    const hit = own ? undefined : inputs.catalog(model, inputs.at);
-    const prices = own ?? hit?.prices;
+    // The same order as the window: the catalog's prices, else the settings'.
+    const hit = inputs.catalog(model, inputs.at);
+    const own = hit?.prices ? undefined : modelSettingsFor(inputs.settings, model)?.prices;
+    const prices = hit?.prices ?? own;
     if (!prices)
       return {
         costWhy: hit

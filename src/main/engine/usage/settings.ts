@@ -7,8 +7,8 @@ import type { ModelPrices } from './catalog';
 
 /**
  * The person's own figures for models, in `RIGDESK_HOME/settings` (YAML): a model's context
- * window and its prices, for a model the catalog does not know or knows otherwise than the
- * person's plan. Keyed by the model as the records name it (`claude-opus-4-8`), or with its
+ * window and its prices, for what the runtime's records and the catalog leave unknown (they
+ * come first: see figures.ts). Keyed by the model as the records name it (`claude-opus-4-8`), or with its
  * provider (`fake/fake-model`, as Pi and OpenCode name theirs):
  *
  *     models:
