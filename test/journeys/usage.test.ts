@@ -1,0 +1,176 @@
+/**
+ * Acceptance: a seat's usage after two replies, as `rigdesk ps --json` shows it. The real Claude
+ * Code and Codex run offline against the fake model server, which reports exactly the token figures
+ * each prompt names (`USAGE:<in>:<out>:<cacheRead>:<cacheWrite>`) and, for Codex, a plan's
+ * rate-limit windows (`RATELIMIT:`). ps must show the sums the server reported, the last call as
+ * the context, the window with where it came from, and a cost estimate with its source:
+ * - Claude Code names a model the pinned catalog knows: window and prices from the catalog. The
+ *   expected cost is the catalog library's own price for the summed tokens, not Rigdesk's sum.
+ * - Codex runs `fake-model`, which no catalog knows: the window is the one its rollout records, the
+ *   cost is absent with why until the person's settings name a price, then it is the settings'.
+ * - Codex's rate-limit windows show per account (its CLI home), with their reset times.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { calcPrice } from '@pydantic/genai-prices';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCode, codex } from '../../src/main/engine/runtimes';
+import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
+import type { PsRow } from '../../src/shared/contract';
+import type { FakeModelServer } from '../agents/fake-model-server';
+import { waitFor } from '../support/tmux';
+import { expectOnlyLoopback, JourneyWorld, requireCli, startServer, waitForReplyInTranscript } from './support';
+
+const ADAPTER = { 'claude-code': claudeCode, codex } as const;
+const CATALOG = '@pydantic/genai-prices 0.1.8';
+const RESET_PRIMARY = 1_893_456_000; // epoch seconds, a fixed future moment
+const RESET_SECONDARY = 1_894_060_800;
+
+interface Figures {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+const f = (input: number, output: number, cacheRead: number, cacheWrite: number): Figures => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+});
+const usageWord = (u: Figures) => `USAGE:${u.input}:${u.output}:${u.cacheRead}:${u.cacheWrite}`;
+
+/** Two replies each; Anthropic's input excludes its cached kinds, OpenAI's includes the cached reads. */
+const CLAUDE = [f(61001, 733, 4100, 1300), f(30002, 420, 65000, 900)];
+const CODEX = [f(100000, 321, 12000, 0), f(150000, 222, 90000, 0)];
+const sum = (xs: Figures[], k: keyof Figures) => xs.reduce((a, x) => a + x[k], 0);
+
+/** The model Claude Code's transcript names for its replies (what the catalog is asked about). */
+function claudeModel(home: string, cwd: string, id: string): string {
+  const path = claudeCode.transcriptPath!(home, cwd, id, liveEvidenceIO)!;
+  const models = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"assistant"'))
+    .map((l) => (JSON.parse(l) as { message?: { model?: string } }).message?.model)
+    .filter((m): m is string => !!m && m !== '<synthetic>');
+  return models.at(-1)!;
+}
+
+describe('acceptance: context, tokens, cost and limits per seat after two replies (Claude Code, Codex)', () => {
+  const installed = requireCli('claude-code', 'codex');
+  let server: FakeModelServer;
+  let j: JourneyWorld;
+
+  beforeAll(async () => {
+    const s = await startServer();
+    server = s.server;
+    j = new JourneyWorld(server, s.closed, ['claude-code', 'codex']);
+  });
+  afterAll(async () => {
+    await j?.cleanup();
+    await server?.close();
+    if (server && installed()) expectOnlyLoopback(server);
+  }, 60_000);
+
+  it('ps shows the reported sums, the last call as context, its window and cost with their sources, and the plan limits', async () => {
+    await j.up('use', [
+      { id: 'lead', runtime: 'claude-code' },
+      { id: 'coder', runtime: 'codex' },
+    ]);
+    const seats = { 'claude-code': 'lead@use', codex: 'coder@use' } as const;
+    const conv: Record<string, string> = {};
+    for (const s of Object.values(seats)) conv[s] = (await j.seen(s, { activity: 'idle', named: true })).row.conversationId!;
+
+    const limits = `RATELIMIT:42:300:${RESET_PRIMARY}:7:10080:${RESET_SECONDARY}`;
+    const prompts = {
+      'claude-code': [`tally ${usageWord(CLAUDE[0]!)}`, `again ${usageWord(CLAUDE[1]!)}`],
+      codex: [`tally ${usageWord(CODEX[0]!)}`, `again ${usageWord(CODEX[1]!)} ${limits}`],
+    } as const;
+    for (const n of [0, 1]) {
+      for (const rt of ['claude-code', 'codex'] as const) {
+        const sent = await j.cli(['send', seats[rt], prompts[rt][n], '--verify', '--json']);
+        expect(sent.json, `${seats[rt]}: ${sent.stdout}${sent.stderr}`).toMatchObject({ ok: true });
+      }
+      for (const rt of ['claude-code', 'codex'] as const)
+        await waitForReplyInTranscript(ADAPTER[rt], j.homeOf(rt), j.dir(), conv[seats[rt]]!, `ACK ${prompts[rt][n].split(' ')[0]}`);
+      // The next prompt only once this turn is over: a queued send would be typed mid-turn.
+      for (const s of Object.values(seats)) await j.seen(s, { activity: 'idle' });
+    }
+
+    const want = {
+      lead: {
+        tokensIn: sum(CLAUDE, 'input') + sum(CLAUDE, 'cacheRead') + sum(CLAUDE, 'cacheWrite'),
+        tokensOut: sum(CLAUDE, 'output'),
+        contextTokens: 30002 + 65000 + 900 + 420,
+      },
+      coder: { tokensIn: sum(CODEX, 'input'), tokensOut: sum(CODEX, 'output'), contextTokens: 150000 + 222 },
+    };
+    const rowsWhen = (ok: (r: Record<string, PsRow>) => boolean, what: string) =>
+      waitFor(
+        async () => {
+          const rows = await j.rows();
+          const by = { lead: rows.find((r) => r.seat === seats['claude-code'])!, coder: rows.find((r) => r.seat === seats.codex)! };
+          return ok(by) ? by : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 250, what },
+      );
+    const rows = await rowsWhen(
+      (r) => r.lead?.tokensOut === want.lead.tokensOut && r.coder?.tokensOut === want.coder.tokensOut,
+      'both seats with the two replies in rigdesk ps',
+    );
+
+    // Claude Code: the catalog's window and prices for the model its records name.
+    const model = claudeModel(j.homeOf('claude-code'), j.dir(), conv[seats['claude-code']]!);
+    const ref = calcPrice(
+      {
+        input_tokens: want.lead.tokensIn,
+        cache_read_tokens: sum(CLAUDE, 'cacheRead'),
+        cache_write_tokens: sum(CLAUDE, 'cacheWrite'),
+        output_tokens: want.lead.tokensOut,
+      },
+      model,
+    );
+    expect(ref, `${model} is in the catalog`).toBeTruthy();
+    const window = ref!.model.context_window!;
+    expect(rows.lead).toMatchObject({
+      ...want.lead,
+      contextWindow: window,
+      contextSource: 'catalog',
+      contextPct: Math.round((want.lead.contextTokens / window) * 1000) / 10,
+      costSource: 'catalog',
+      costBasis: `${model}: ${CATALOG} (anthropic/${ref!.model.id})`,
+    });
+    expect(rows.lead.costUsd).toBeCloseTo(ref!.total_price, 6);
+
+    // Codex on fake-model: the window its rollout records; no price anywhere, so no cost, and why.
+    expect(rows.coder).toMatchObject({
+      ...want.coder,
+      contextWindow: 258_400,
+      contextSource: 'records',
+      contextPct: Math.round((want.coder.contextTokens / 258_400) * 1000) / 10,
+    });
+    expect(rows.coder.costUsd).toBeUndefined();
+    expect(rows.coder.costWhy).toBe(`fake-model is not in ${CATALOG}, and the settings name no price for it`);
+    const account = j.homeOf('codex');
+    expect(rows.coder.limits).toEqual([
+      { runtime: 'codex', account, limitId: 'codex', window: 'primary', usedPercent: 42, windowMinutes: 300, resetsAt: RESET_PRIMARY * 1000 },
+      { runtime: 'codex', account, limitId: 'codex', window: 'secondary', usedPercent: 7, windowMinutes: 10080, resetsAt: RESET_SECONDARY * 1000 },
+    ]);
+    expect(rows.lead.limits).toBeUndefined();
+
+    // The person names a price for fake-model: the estimate appears, from the settings.
+    writeFileSync(
+      join(j.w.home, 'settings'),
+      'models:\n  fake-model:\n    usd_per_mtok: { input: 2, cache_read: 0.5, output: 8 }\n',
+    );
+    const priced = await rowsWhen((r) => r.coder?.costUsd !== undefined, 'the Codex seat priced from the settings');
+    const fresh = sum(CODEX, 'input') - sum(CODEX, 'cacheRead');
+    expect(priced.coder.costUsd).toBeCloseTo((fresh * 2 + sum(CODEX, 'cacheRead') * 0.5 + want.coder.tokensOut * 8) / 1e6, 6);
+    expect(priced.coder).toMatchObject({ costSource: 'settings', costBasis: 'fake-model: settings' });
+    // The catalog still prices what it knows: the settings fill gaps, never replace it.
+    expect(priced.lead.costSource).toBe('catalog');
+
+    const text = (await j.cli(['ps'])).stdout;
+    expect(text).toMatch(/COST is an estimate from the tokens by kind and model prices/);
+  }, 300_000);
+});
