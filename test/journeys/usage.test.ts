@@ -170,6 +170,30 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
     // The catalog still prices what it knows: the settings fill gaps, never replace it.
     expect(priced.lead.costSource).toBe('catalog');
 
+    // rigdesk usage: the engine's samples add up to exactly the seats' figures, per pod and per seat.
+    const byPod = await j.cli(['usage', '--by', 'pod', '--json']);
+    expect(byPod.json, byPod.stdout + byPod.stderr).toMatchObject({ ok: true, by: 'pod' });
+    expect(byPod.json.rows).toHaveLength(1);
+    expect(byPod.json.rows[0]).toMatchObject({
+      key: 'team@use',
+      seats: 2,
+      conversations: 2,
+      tokensIn: want.lead.tokensIn + want.coder.tokensIn,
+      tokensOut: want.lead.tokensOut + want.coder.tokensOut,
+    });
+    expect(byPod.json.rows[0].costUsd).toBeCloseTo(priced.lead.costUsd! + priced.coder.costUsd!, 6);
+    expect(byPod.json.rows[0].costPartial).toBeUndefined();
+    expect(byPod.json.basis.catalog).toEqual({ name: '@pydantic/genai-prices', version: '0.1.8' });
+    expect(byPod.json.limits).toHaveLength(2);
+    const bySeat = await j.cli(['usage', '--by', 'seat', '--json']);
+    expect(bySeat.json.rows.map((r: { key: string; tokensIn: number }) => [r.key, r.tokensIn]).sort()).toEqual(
+      [
+        [seats['claude-code'], want.lead.tokensIn],
+        [seats.codex, want.coder.tokensIn],
+      ].sort(),
+    );
+    expect((await j.cli(['usage'])).stdout).toMatch(/COST \(EST\.\)/);
+
     const text = (await j.cli(['ps'])).stdout;
     expect(text).toMatch(/COST is an estimate from the tokens by kind and model prices/);
   }, 300_000);

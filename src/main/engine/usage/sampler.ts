@@ -38,8 +38,13 @@ export class UsageSampler {
     const at = Math.floor(this.now() / SAMPLE_MS) * SAMPLE_MS;
     const key = `${s.seat}\0${s.conversationId}`;
     const h = this.held.get(key);
+    // A held minute is written once its minute is over, even when nothing changed since: a seat
+    // that went idle must not leave its last figures only in memory.
+    if (h && !h.written && h.sample.at < at) {
+      this.repo.record(h.sample);
+      h.written = true;
+    }
     if (h && same(h.sample, s)) return;
-    if (h && !h.written && h.sample.at < at) this.repo.record(h.sample);
     const first = !h || h.sample.at < at;
     const sample = { ...s, at };
     if (first) this.repo.record(sample);

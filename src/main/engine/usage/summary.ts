@@ -11,8 +11,10 @@ interface Step {
   sample: UsageSample;
   tokensIn: number;
   tokensOut: number;
-  /** Undefined where either end has no price. */
+  /** Undefined where the spending has no price (yet). */
   costUsd?: number;
+  /** Unpriced here, but a later priced sample's cost of the same conversation counts it. */
+  covered?: true;
 }
 
 const convKey = (s: Pick<UsageSample, 'seat' | 'conversationId'>): string => `${s.seat}\0${s.conversationId}`;
@@ -20,22 +22,36 @@ const convKey = (s: Pick<UsageSample, 'seat' | 'conversationId'>): string => `${
 /**
  * Each sample as what it adds to its conversation's spending: samples hold running totals, so a
  * conversation's spending in a range is its last sample minus what it had before the range (its
- * baseline sample, else nothing). Consecutive differences add up to exactly that.
+ * baseline sample, else nothing). Consecutive differences add up to exactly that. The cost is a
+ * running total too, so a sample without a price (a price named later in the settings) is
+ * counted by the next priced one: its cost is that one's minus the last priced figure.
  */
 function steps(samples: readonly UsageSample[], baselines: readonly UsageSample[]): Step[] {
   const prev = new Map<string, UsageSample>();
-  for (const b of baselines) prev.set(convKey(b), b);
+  // The conversation's last known running cost (0 before its first sample); undefined: not known.
+  const lastCost = new Map<string, number | undefined>();
+  const pending = new Map<string, Step[]>();
+  for (const b of baselines) {
+    prev.set(convKey(b), b);
+    lastCost.set(convKey(b), b.costUsd);
+  }
   const out: Step[] = [];
   for (const s of [...samples].sort((a, b) => a.at - b.at)) {
-    const p = prev.get(convKey(s));
-    const pc = p ? p.costUsd : 0;
-    out.push({
-      sample: s,
-      tokensIn: s.tokensIn - (p?.tokensIn ?? 0),
-      tokensOut: s.tokensOut - (p?.tokensOut ?? 0),
-      ...(s.costUsd !== undefined && pc !== undefined ? { costUsd: s.costUsd - pc } : {}),
-    });
-    prev.set(convKey(s), s);
+    const k = convKey(s);
+    const p = prev.get(k);
+    const pc = lastCost.has(k) ? lastCost.get(k) : 0;
+    const step: Step = { sample: s, tokensIn: s.tokensIn - (p?.tokensIn ?? 0), tokensOut: s.tokensOut - (p?.tokensOut ?? 0) };
+    if (s.costUsd === undefined) pending.set(k, [...(pending.get(k) ?? []), step]);
+    else {
+      if (pc !== undefined) {
+        step.costUsd = s.costUsd - pc;
+        for (const earlier of pending.get(k) ?? []) earlier.covered = true;
+      }
+      pending.delete(k);
+      lastCost.set(k, s.costUsd);
+    }
+    out.push(step);
+    prev.set(k, s);
   }
   return out;
 }
@@ -78,7 +94,7 @@ export function summarize(
     if (st.costUsd !== undefined) {
       r.costUsd = (r.costUsd ?? 0) + st.costUsd;
       r.priced++;
-    } else if (st.tokensIn + st.tokensOut !== 0) r.costPartial = true;
+    } else if (!st.covered && st.tokensIn + st.tokensOut !== 0) r.costPartial = true;
   }
   return [...rows.values()].map(({ seatSet, convSet, priced, ...r }) => ({
     ...r,
@@ -111,7 +127,7 @@ export function series(
     const g = groups.get(key) ?? { tokens: 0, cost: 0, points: [] };
     groups.set(key, g);
     g.tokens += st.tokensIn + st.tokensOut;
-    g.cost = g.cost !== undefined && st.costUsd !== undefined ? g.cost + st.costUsd : undefined;
+    g.cost = g.cost !== undefined && (st.costUsd !== undefined || st.covered) ? g.cost + (st.costUsd ?? 0) : undefined;
     const point: SeriesPoint = { at: st.sample.at, tokens: g.tokens, ...(g.cost !== undefined ? { costUsd: roundUsd(g.cost) } : {}) };
     // Samples of one minute (two conversations of a pod) make one point.
     if (g.points.at(-1)?.at === point.at) g.points[g.points.length - 1] = point;
