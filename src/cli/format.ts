@@ -107,7 +107,11 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
     );
   }
   const priced = seats.find((s) => s.costBasis);
-  if (priced) lines.push('', `COST is an estimate from the tokens by kind and model prices (${priced.costBasis}; rigdesk ps --json names each seat's)`);
+  if (priced)
+    lines.push(
+      '',
+      `COST is an estimate from the tokens by kind and model prices (${priced.costBasis}; rigdesk ps --json names each seat's)`,
+    );
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
   return lines.join('\n');
 }

@@ -79,20 +79,27 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
     ]);
     const seats = { 'claude-code': 'lead@use', codex: 'coder@use' } as const;
     const conv: Record<string, string> = {};
-    for (const s of Object.values(seats)) conv[s] = (await j.seen(s, { activity: 'idle', named: true })).row.conversationId!;
+    for (const s of Object.values(seats))
+      conv[s] = (await j.seen(s, { activity: 'idle', named: true })).row.conversationId!;
 
     const limits = `RATELIMIT:42:300:${RESET_PRIMARY}:7:10080:${RESET_SECONDARY}`;
-    const prompts = {
+    const prompts: Record<'claude-code' | 'codex', [string, string]> = {
       'claude-code': [`tally ${usageWord(CLAUDE[0]!)}`, `again ${usageWord(CLAUDE[1]!)}`],
       codex: [`tally ${usageWord(CODEX[0]!)}`, `again ${usageWord(CODEX[1]!)} ${limits}`],
-    } as const;
-    for (const n of [0, 1]) {
+    };
+    for (const n of [0, 1] as const) {
       for (const rt of ['claude-code', 'codex'] as const) {
         const sent = await j.cli(['send', seats[rt], prompts[rt][n], '--verify', '--json']);
         expect(sent.json, `${seats[rt]}: ${sent.stdout}${sent.stderr}`).toMatchObject({ ok: true });
       }
       for (const rt of ['claude-code', 'codex'] as const)
-        await waitForReplyInTranscript(ADAPTER[rt], j.homeOf(rt), j.dir(), conv[seats[rt]]!, `ACK ${prompts[rt][n].split(' ')[0]}`);
+        await waitForReplyInTranscript(
+          ADAPTER[rt],
+          j.homeOf(rt),
+          j.dir(),
+          conv[seats[rt]]!,
+          `ACK ${n === 0 ? 'tally' : 'again'}`,
+        );
       // The next prompt only once this turn is over: a queued send would be typed mid-turn.
       for (const s of Object.values(seats)) await j.seen(s, { activity: 'idle' });
     }
@@ -109,7 +116,10 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
       waitFor(
         async () => {
           const rows = await j.rows();
-          const by = { lead: rows.find((r) => r.seat === seats['claude-code'])!, coder: rows.find((r) => r.seat === seats.codex)! };
+          const by = {
+            lead: rows.find((r) => r.seat === seats['claude-code'])!,
+            coder: rows.find((r) => r.seat === seats.codex)!,
+          };
           return ok(by) ? by : undefined;
         },
         { timeoutMs: 30_000, intervalMs: 250, what },
@@ -153,8 +163,24 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
     expect(rows.coder.costWhy).toBe(`fake-model is not in ${CATALOG}, and the settings name no price for it`);
     const account = j.homeOf('codex');
     expect(rows.coder.limits).toEqual([
-      { runtime: 'codex', account, limitId: 'codex', window: 'primary', usedPercent: 42, windowMinutes: 300, resetsAt: RESET_PRIMARY * 1000 },
-      { runtime: 'codex', account, limitId: 'codex', window: 'secondary', usedPercent: 7, windowMinutes: 10080, resetsAt: RESET_SECONDARY * 1000 },
+      {
+        runtime: 'codex',
+        account,
+        limitId: 'codex',
+        window: 'primary',
+        usedPercent: 42,
+        windowMinutes: 300,
+        resetsAt: RESET_PRIMARY * 1000,
+      },
+      {
+        runtime: 'codex',
+        account,
+        limitId: 'codex',
+        window: 'secondary',
+        usedPercent: 7,
+        windowMinutes: 10080,
+        resetsAt: RESET_SECONDARY * 1000,
+      },
     ]);
     expect(rows.lead.limits).toBeUndefined();
 
@@ -165,7 +191,10 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
     );
     const priced = await rowsWhen((r) => r.coder?.costUsd !== undefined, 'the Codex seat priced from the settings');
     const fresh = sum(CODEX, 'input') - sum(CODEX, 'cacheRead');
-    expect(priced.coder.costUsd).toBeCloseTo((fresh * 2 + sum(CODEX, 'cacheRead') * 0.5 + want.coder.tokensOut * 8) / 1e6, 6);
+    expect(priced.coder.costUsd).toBeCloseTo(
+      (fresh * 2 + sum(CODEX, 'cacheRead') * 0.5 + want.coder.tokensOut * 8) / 1e6,
+      6,
+    );
     expect(priced.coder).toMatchObject({ costSource: 'settings', costBasis: 'fake-model: settings' });
     // The catalog still prices what it knows: the settings fill gaps, never replace it.
     expect(priced.lead.costSource).toBe('catalog');

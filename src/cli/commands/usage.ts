@@ -30,14 +30,17 @@ const usd = (n: number): string => `$${n < 0.01 && n > 0 ? n.toFixed(4) : n.toFi
 function limitLine(l: PlanLimit): string {
   const what = l.window === 'reached' ? `reached: ${l.message ?? l.limitId}` : `${l.limitId} ${l.window}`;
   const used = l.usedPercent !== undefined ? ` ${l.usedPercent}% used` : '';
-  const span = l.windowMinutes ? ` of ${l.windowMinutes >= 1440 ? `${l.windowMinutes / 1440}d` : `${l.windowMinutes / 60}h`}` : '';
+  const span = l.windowMinutes
+    ? ` of ${l.windowMinutes >= 1440 ? `${l.windowMinutes / 1440}d` : `${l.windowMinutes / 60}h`}`
+    : '';
   const reset = l.resetsAt ? `, resets ${new Date(l.resetsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC` : '';
   return `  ${l.runtime} ${l.account}: ${what}${used}${span}${reset}`;
 }
 
 export function usageText(r: AnswerOf<'usage.summary'>): string {
   const lines: string[] = [];
-  if (r.rows.length === 0) lines.push('no usage recorded in that range (seats are sampled while the engine reads them)');
+  if (r.rows.length === 0)
+    lines.push('no usage recorded in that range (seats are sampled while the engine reads them)');
   else
     lines.push(
       table([
@@ -76,13 +79,18 @@ function toRequest(a: ParsedArgs): Result<{ prepared: Prepared }> {
         hint: 'rigdesk usage --since today',
       });
   }
-  const params = { ...(rig ? { rig } : {}), ...(by?.success ? { by: by.data } : {}), ...(since !== undefined ? { since } : {}) };
+  const params = {
+    ...(rig ? { rig } : {}),
+    ...(by?.success ? { by: by.data } : {}),
+    ...(since !== undefined ? { since } : {}),
+  };
   return { ok: true, prepared: prepare('usage.summary', params, usageText) };
 }
 
 export const USAGE_COMMANDS: CommandTable = {
   usage: {
-    usage: 'usage [--rig R] [--by seat|pod|rig|model|day] [--since T]  tokens and estimated cost from the records, added up',
+    usage:
+      'usage [--rig R] [--by seat|pod|rig|model|day] [--since T]  tokens and estimated cost from the records, added up',
     toRequest,
   },
 };

@@ -19,7 +19,15 @@ describe("rigdesk ps: each seat's context, tokens and cost estimate, compactly",
   it('context share with `high` past 85 %, tokens in/out, the cost marked as an estimate, `-` where none is known', () => {
     const out = formatPs(
       [
-        row({ seat: 'a@r', contextPct: 87.2, tokensIn: 225000, tokensOut: 321, costUsd: 1.2345, costSource: 'catalog', costBasis: 'gpt-5.5: @pydantic/genai-prices 0.1.8 (openai/gpt-5.5)' }),
+        row({
+          seat: 'a@r',
+          contextPct: 87.2,
+          tokensIn: 225000,
+          tokensOut: 321,
+          costUsd: 1.2345,
+          costSource: 'catalog',
+          costBasis: 'gpt-5.5: @pydantic/genai-prices 0.1.8 (openai/gpt-5.5)',
+        }),
         row({ seat: 'b2@r', contextPct: 1, tokensIn: 10, tokensOut: 2, costUsd: 0.00123, costSource: 'settings' }),
         row({ seat: 'b@r', contextPct: 20.4, tokensIn: 52301, tokensOut: 417 }),
         row({ seat: 'c@r', runtime: 'claude-code', tokensIn: 56901, tokensOut: 417 }),
@@ -38,7 +46,7 @@ describe("rigdesk ps: each seat's context, tokens and cost estimate, compactly",
     expect(out[5]).toMatch(/\s-\s+-\s+-\s+-\s+-$/);
     expect(out[6]).toMatch(/\s-\s+3 \+1\.2k\/-2 overlap\s/);
     expect(out.at(-1)).toBe(
-      'COST is an estimate from the tokens by kind and model prices (gpt-5.5: @pydantic/genai-prices 0.1.8 (openai/gpt-5.5); rigdesk ps --json names each seat\'s)',
+      "COST is an estimate from the tokens by kind and model prices (gpt-5.5: @pydantic/genai-prices 0.1.8 (openai/gpt-5.5); rigdesk ps --json names each seat's)",
     );
   });
 

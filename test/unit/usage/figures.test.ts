@@ -43,7 +43,9 @@ describe('the window and its source', () => {
     expect(f.contextWindow).toBeUndefined();
     expect(f.contextPct).toBeUndefined();
     expect(f.contextSource).toBeUndefined();
-    expect(f.contextWhy).toBe(`fake-model is not in ${CATALOG.name} ${CATALOG.version}, and the settings name no window for it`);
+    expect(f.contextWhy).toBe(
+      `fake-model is not in ${CATALOG.name} ${CATALOG.version}, and the settings name no window for it`,
+    );
   });
 
   it("the person's settings fill a window the catalog lacks, and never replace the catalog's or the records'", () => {
@@ -87,7 +89,9 @@ describe('the cost estimate', () => {
     const none = seatFigures(totals('fake-model'), { catalog, settings: NO_SETTINGS, at });
     expect(none.costUsd).toBeUndefined();
     expect(none.costWhy).toMatch(/fake-model is not in @pydantic\/genai-prices .*no price/);
-    const s = settings('models:\n  fake-model:\n    usd_per_mtok: { input: 2, cache_read: 0.5, cache_write: 4, output: 10 }\n');
+    const s = settings(
+      'models:\n  fake-model:\n    usd_per_mtok: { input: 2, cache_read: 0.5, cache_write: 4, output: 10 }\n',
+    );
     const f = seatFigures(totals('fake-model'), { catalog, settings: s, at });
     expect(f.costUsd).toBe((1000 * 2 + 20_000 * 0.5 + 3000 * 4 + 500 * 10) / 1e6);
     expect(f).toMatchObject({ costSource: 'settings', costBasis: 'fake-model: settings' });
@@ -118,7 +122,14 @@ describe('the settings file is read as hostile input', () => {
     expect(parseSettings('models:\n  m: { windw: 5 }\n').problem).toMatch(/Unrecognized key/);
     expect(parseSettings('models:\n  m: { usd_per_mtok: { input: -1, output: 1 } }\n').problem).toMatch(/input/);
     expect(parseSettings('models: [\n').problem).toMatch(/^YAML/);
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)].join('\n');
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      ...Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+      ),
+    ].join('\n');
     expect(parseSettings(bomb).problem).toBeDefined();
     expect(parseSettings('').problem).toBeUndefined();
   });

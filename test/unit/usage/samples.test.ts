@@ -25,7 +25,14 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const offer = (seat: string, conv: string, tokensIn: number, tokensOut: number, costUsd?: number, pod = 'team'): SampleOffer => ({
+const offer = (
+  seat: string,
+  conv: string,
+  tokensIn: number,
+  tokensOut: number,
+  costUsd?: number,
+  pod = 'team',
+): SampleOffer => ({
   seat,
   rig: 'r',
   pod,
@@ -84,7 +91,9 @@ describe('rigdesk usage sums', () => {
       { key: 'team@r', seats: 2, conversations: 3, tokensIn: 3550, tokensOut: 355, costUsd: 0.035, costPartial: true },
       { key: 'other@r', seats: 1, conversations: 1, tokensIn: 7, tokensOut: 1, costUsd: 0.001 },
     ]);
-    expect(summarize(repo.list(), [], 'rig', day)).toMatchObject([{ key: 'r', seats: 3, conversations: 4, tokensIn: 3557 }]);
+    expect(summarize(repo.list(), [], 'rig', day)).toMatchObject([
+      { key: 'r', seats: 3, conversations: 4, tokensIn: 3557 },
+    ]);
     expect(summarize(repo.list(), [], 'model', day).map((r) => [r.key, r.tokensIn])).toEqual([
       ['gpt-5', 3500],
       ['fake-model', 57],

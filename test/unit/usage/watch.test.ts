@@ -108,7 +108,10 @@ describe('the usage watch', () => {
   it('Claude Code run as "(1M context)" ([1m] in its settings.json) counts against a million, not the catalog\'s 200k', () => {
     const file = join(dir, 'claude.jsonl');
     // A model the catalog gives 200k (the records' default model has 1M there already).
-    writeFileSync(file, `${RECORDS['claude-code']!.call(C1, 0, []).join('\n').replaceAll('claude-opus-4-8', 'claude-sonnet-4-5')}\n`);
+    writeFileSync(
+      file,
+      `${RECORDS['claude-code']!.call(C1, 0, []).join('\n').replaceAll('claude-opus-4-8', 'claude-sonnet-4-5')}\n`,
+    );
     const configs = new Map([['/home/settings.json', '{"model":"sonnet[1m]"}']]);
     const { watch } = watchWith({ where: new Map([['c1', file]]), readConfig: (p) => configs.get(p) });
     const inputs = { catalog: bundledCatalog(), settings: NO_SETTINGS, at: Date.parse('2026-12-05T10:00:00Z') };

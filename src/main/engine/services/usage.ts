@@ -26,7 +26,8 @@ async function refreshed(engine: Engine, rig: string | undefined): Promise<Resul
 /** One entry per account, limit and window: seats of one CLI home share their plan's limits. */
 function accountLimits(rows: readonly PsRow[]): PlanLimit[] {
   const out = new Map<string, PlanLimit>();
-  for (const l of rows.flatMap((r) => r.limits ?? [])) out.set(`${l.runtime}\0${l.account}\0${l.limitId}\0${l.window}`, l);
+  for (const l of rows.flatMap((r) => r.limits ?? []))
+    out.set(`${l.runtime}\0${l.account}\0${l.limitId}\0${l.window}`, l);
   return [...out.values()];
 }
 

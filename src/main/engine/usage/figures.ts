@@ -118,5 +118,10 @@ export function seatFigures(t: UsageTotals | undefined, inputs: FigureInputs): S
   const w = resolveWindow(t, inputs);
   if ('why' in w) return { ...out, contextWhy: w.why };
   const pct = contextPct({ contextTokens: t.contextTokens, contextWindow: w.window });
-  return { ...out, contextWindow: w.window, contextSource: w.source, ...(pct !== undefined ? { contextPct: pct } : {}) };
+  return {
+    ...out,
+    contextWindow: w.window,
+    contextSource: w.source,
+    ...(pct !== undefined ? { contextPct: pct } : {}),
+  };
 }

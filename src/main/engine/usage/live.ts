@@ -80,7 +80,11 @@ export function seatUsage(
   }
   if (!totals) return {};
   const book = ports.usageBook;
-  const figures = seatFigures(totals, { catalog: book.catalog, settings: book.settings().settings, at: ports.clock.now() });
+  const figures = seatFigures(totals, {
+    catalog: book.catalog,
+    settings: book.settings().settings,
+    at: ports.clock.now(),
+  });
   book.sampler.offer({
     seat: seat.seat,
     rig: seat.rig,

@@ -40,7 +40,11 @@ function steps(samples: readonly UsageSample[], baselines: readonly UsageSample[
     const k = convKey(s);
     const p = prev.get(k);
     const pc = lastCost.has(k) ? lastCost.get(k) : 0;
-    const step: Step = { sample: s, tokensIn: s.tokensIn - (p?.tokensIn ?? 0), tokensOut: s.tokensOut - (p?.tokensOut ?? 0) };
+    const step: Step = {
+      sample: s,
+      tokensIn: s.tokensIn - (p?.tokensIn ?? 0),
+      tokensOut: s.tokensOut - (p?.tokensOut ?? 0),
+    };
     if (s.costUsd === undefined) pending.set(k, [...(pending.get(k) ?? []), step]);
     else {
       if (pc !== undefined) {
@@ -84,7 +88,16 @@ export function summarize(
     const key = keyOf(st.sample, by, dayOf);
     let r = rows.get(key);
     if (!r) {
-      r = { key, seats: 0, conversations: 0, tokensIn: 0, tokensOut: 0, seatSet: new Set(), convSet: new Set(), priced: 0 };
+      r = {
+        key,
+        seats: 0,
+        conversations: 0,
+        tokensIn: 0,
+        tokensOut: 0,
+        seatSet: new Set(),
+        convSet: new Set(),
+        priced: 0,
+      };
       rows.set(key, r);
     }
     r.seatSet.add(st.sample.seat);
@@ -128,7 +141,11 @@ export function series(
     groups.set(key, g);
     g.tokens += st.tokensIn + st.tokensOut;
     g.cost = g.cost !== undefined && (st.costUsd !== undefined || st.covered) ? g.cost + (st.costUsd ?? 0) : undefined;
-    const point: SeriesPoint = { at: st.sample.at, tokens: g.tokens, ...(g.cost !== undefined ? { costUsd: roundUsd(g.cost) } : {}) };
+    const point: SeriesPoint = {
+      at: st.sample.at,
+      tokens: g.tokens,
+      ...(g.cost !== undefined ? { costUsd: roundUsd(g.cost) } : {}),
+    };
     // Samples of one minute (two conversations of a pod) make one point.
     if (g.points.at(-1)?.at === point.at) g.points[g.points.length - 1] = point;
     else g.points.push(point);

@@ -77,7 +77,10 @@ const RESET_EPOCH = /\|(\d{10})\s*$/;
  */
 function claudeLimit(r: Record<string, unknown>, m: Record<string, unknown>): RecordedLimit | undefined {
   const content = Array.isArray(m.content) ? m.content : [];
-  const text = content.map((c) => str(obj(c)?.text) ?? '').join(' ').trim();
+  const text = content
+    .map((c) => str(obj(c)?.text) ?? '')
+    .join(' ')
+    .trim();
   if (r.isApiErrorMessage !== true && !/limit/i.test(text)) return undefined;
   if (!CLAUDE_LIMIT_WORDS.test(text)) return undefined;
   const reset = RESET_EPOCH.exec(text);
