@@ -1,6 +1,6 @@
 /**
  * Acceptance: a seat's usage after two replies, as `rigdesk ps --json` shows it. The real Claude
- * Code and Codex run offline against the fake model server, which reports exactly the token figures
+ * Code, Codex and Pi run offline against the fake model server, which reports exactly the token figures
  * each prompt names (`USAGE:<in>:<out>:<cacheRead>:<cacheWrite>`) and, for Codex, a plan's
  * rate-limit windows (`RATELIMIT:`). ps must show the sums the server reported, the last call as
  * the context, the window with where it came from, and a cost estimate with its source:
@@ -8,20 +8,22 @@
  *   expected cost is the catalog library's own price for the summed tokens, not Rigdesk's sum.
  * - Codex runs `fake-model`, which no catalog knows: the window is the one its rollout records, the
  *   cost is absent with why until the person's settings name a price, then it is the settings'.
+ * - Pi runs `fake/fake-model` with the window its models.json declares (records); priced as Codex.
  * - Codex's rate-limit windows show per account (its CLI home), with their reset times.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { calcPrice } from '@pydantic/genai-prices';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeCode, codex } from '../../src/main/engine/runtimes';
+import { claudeCode, codex, pi } from '../../src/main/engine/runtimes';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
 import type { PsRow } from '../../src/shared/contract';
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { expectOnlyLoopback, JourneyWorld, requireCli, startServer, waitForReplyInTranscript } from './support';
 
-const ADAPTER = { 'claude-code': claudeCode, codex } as const;
+const ADAPTER = { 'claude-code': claudeCode, codex, pi } as const;
+const RUNTIMES = ['claude-code', 'codex', 'pi'] as const;
 const CATALOG = '@pydantic/genai-prices 0.1.8';
 const RESET_PRIMARY = 1_893_456_000; // epoch seconds, a fixed future moment
 const RESET_SECONDARY = 1_894_060_800;
@@ -43,6 +45,7 @@ const usageWord = (u: Figures) => `USAGE:${u.input}:${u.output}:${u.cacheRead}:$
 /** Two replies each; Anthropic's input excludes its cached kinds, OpenAI's includes the cached reads. */
 const CLAUDE = [f(61001, 733, 4100, 1300), f(30002, 420, 65000, 900)];
 const CODEX = [f(100000, 321, 12000, 0), f(150000, 222, 90000, 0)];
+const PI = [f(70001, 555, 2000, 0), f(40000, 300, 30000, 0)];
 const sum = (xs: Figures[], k: keyof Figures) => xs.reduce((a, x) => a + x[k], 0);
 
 /** The model Claude Code's transcript names for its replies (what the catalog is asked about). */
@@ -56,15 +59,15 @@ function claudeModel(home: string, cwd: string, id: string): string {
   return models.at(-1)!;
 }
 
-describe('acceptance: context, tokens, cost and limits per seat after two replies (Claude Code, Codex)', () => {
-  const installed = requireCli('claude-code', 'codex');
+describe('acceptance: context, tokens, cost and limits per seat after two replies (Claude Code, Codex, Pi)', () => {
+  const installed = requireCli('claude-code', 'codex', 'pi');
   let server: FakeModelServer;
   let j: JourneyWorld;
 
   beforeAll(async () => {
     const s = await startServer();
     server = s.server;
-    j = new JourneyWorld(server, s.closed, ['claude-code', 'codex']);
+    j = new JourneyWorld(server, s.closed, ['claude-code', 'codex', 'pi']);
   });
   afterAll(async () => {
     await j?.cleanup();
@@ -76,23 +79,25 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
     await j.up('use', [
       { id: 'lead', runtime: 'claude-code' },
       { id: 'coder', runtime: 'codex' },
+      { id: 'pi', runtime: 'pi' },
     ]);
-    const seats = { 'claude-code': 'lead@use', codex: 'coder@use' } as const;
+    const seats = { 'claude-code': 'lead@use', codex: 'coder@use', pi: 'pi@use' } as const;
     const conv: Record<string, string> = {};
     for (const s of Object.values(seats))
       conv[s] = (await j.seen(s, { activity: 'idle', named: true })).row.conversationId!;
 
     const limits = `RATELIMIT:42:300:${RESET_PRIMARY}:7:10080:${RESET_SECONDARY}`;
-    const prompts: Record<'claude-code' | 'codex', [string, string]> = {
+    const prompts: Record<(typeof RUNTIMES)[number], [string, string]> = {
       'claude-code': [`tally ${usageWord(CLAUDE[0]!)}`, `again ${usageWord(CLAUDE[1]!)}`],
       codex: [`tally ${usageWord(CODEX[0]!)}`, `again ${usageWord(CODEX[1]!)} ${limits}`],
+      pi: [`tally ${usageWord(PI[0]!)}`, `again ${usageWord(PI[1]!)}`],
     };
     for (const n of [0, 1] as const) {
-      for (const rt of ['claude-code', 'codex'] as const) {
+      for (const rt of RUNTIMES) {
         const sent = await j.cli(['send', seats[rt], prompts[rt][n], '--verify', '--json']);
         expect(sent.json, `${seats[rt]}: ${sent.stdout}${sent.stderr}`).toMatchObject({ ok: true });
       }
-      for (const rt of ['claude-code', 'codex'] as const)
+      for (const rt of RUNTIMES)
         await waitForReplyInTranscript(
           ADAPTER[rt],
           j.homeOf(rt),
@@ -111,6 +116,8 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
         contextTokens: 30002 + 65000 + 900 + 420,
       },
       coder: { tokensIn: sum(CODEX, 'input'), tokensOut: sum(CODEX, 'output'), contextTokens: 150000 + 222 },
+      // Pi, on the fake server's Chat Completions: cached reads inside the prompt tokens, as OpenAI.
+      pi: { tokensIn: sum(PI, 'input'), tokensOut: sum(PI, 'output'), contextTokens: 40000 + 300 },
     };
     const rowsWhen = (ok: (r: Record<string, PsRow>) => boolean, what: string) =>
       waitFor(
@@ -119,14 +126,18 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
           const by = {
             lead: rows.find((r) => r.seat === seats['claude-code'])!,
             coder: rows.find((r) => r.seat === seats.codex)!,
+            pi: rows.find((r) => r.seat === seats.pi)!,
           };
           return ok(by) ? by : undefined;
         },
         { timeoutMs: 30_000, intervalMs: 250, what },
       );
     const rows = await rowsWhen(
-      (r) => r.lead?.tokensOut === want.lead.tokensOut && r.coder?.tokensOut === want.coder.tokensOut,
-      'both seats with the two replies in rigdesk ps',
+      (r) =>
+        r.lead?.tokensOut === want.lead.tokensOut &&
+        r.coder?.tokensOut === want.coder.tokensOut &&
+        r.pi?.tokensOut === want.pi.tokensOut,
+      'every seat with its two replies in rigdesk ps',
     );
 
     // Claude Code: the catalog's window and prices for the model its records name.
@@ -184,18 +195,34 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
     ]);
     expect(rows.lead.limits).toBeUndefined();
 
+    // Pi: the window its models.json declares for fake/fake-model; no price, and why.
+    expect(rows.pi).toMatchObject({
+      ...want.pi,
+      contextWindow: 128_000,
+      contextSource: 'records',
+      contextPct: Math.round((want.pi.contextTokens / 128_000) * 1000) / 10,
+    });
+    expect(rows.pi.costUsd).toBeUndefined();
+    expect(rows.pi.costWhy).toBe(`fake/fake-model is not in ${CATALOG}, and the settings name no price for it`);
+
     // The person names a price for fake-model: the estimate appears, from the settings.
     writeFileSync(
       join(j.w.home, 'settings'),
       'models:\n  fake-model:\n    usd_per_mtok: { input: 2, cache_read: 0.5, output: 8 }\n',
     );
-    const priced = await rowsWhen((r) => r.coder?.costUsd !== undefined, 'the Codex seat priced from the settings');
+    const priced = await rowsWhen(
+      (r) => r.coder?.costUsd !== undefined && r.pi?.costUsd !== undefined,
+      'the Codex and Pi seats priced from the settings',
+    );
     const fresh = sum(CODEX, 'input') - sum(CODEX, 'cacheRead');
     expect(priced.coder.costUsd).toBeCloseTo(
       (fresh * 2 + sum(CODEX, 'cacheRead') * 0.5 + want.coder.tokensOut * 8) / 1e6,
       6,
     );
     expect(priced.coder).toMatchObject({ costSource: 'settings', costBasis: 'fake-model: settings' });
+    const piFresh = sum(PI, 'input') - sum(PI, 'cacheRead');
+    expect(priced.pi.costUsd).toBeCloseTo((piFresh * 2 + sum(PI, 'cacheRead') * 0.5 + want.pi.tokensOut * 8) / 1e6, 6);
+    expect(priced.pi).toMatchObject({ costSource: 'settings', costBasis: 'fake/fake-model: settings' });
     // The catalog still prices what it knows: the settings fill gaps, never replace it.
     expect(priced.lead.costSource).toBe('catalog');
 
@@ -205,12 +232,15 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
     expect(byPod.json.rows).toHaveLength(1);
     expect(byPod.json.rows[0]).toMatchObject({
       key: 'team@use',
-      seats: 2,
-      conversations: 2,
-      tokensIn: want.lead.tokensIn + want.coder.tokensIn,
-      tokensOut: want.lead.tokensOut + want.coder.tokensOut,
+      seats: 3,
+      conversations: 3,
+      tokensIn: want.lead.tokensIn + want.coder.tokensIn + want.pi.tokensIn,
+      tokensOut: want.lead.tokensOut + want.coder.tokensOut + want.pi.tokensOut,
     });
-    expect(byPod.json.rows[0].costUsd).toBeCloseTo(priced.lead.costUsd! + priced.coder.costUsd!, 6);
+    expect(byPod.json.rows[0].costUsd).toBeCloseTo(
+      priced.lead.costUsd! + priced.coder.costUsd! + priced.pi.costUsd!,
+      6,
+    );
     expect(byPod.json.rows[0].costPartial).toBeUndefined();
     expect(byPod.json.basis.catalog).toEqual({ name: '@pydantic/genai-prices', version: '0.1.8' });
     expect(byPod.json.limits).toHaveLength(2);
@@ -219,6 +249,7 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
       [
         [seats['claude-code'], want.lead.tokensIn],
         [seats.codex, want.coder.tokensIn],
+        [seats.pi, want.pi.tokensIn],
       ].sort(),
     );
     expect((await j.cli(['usage'])).stdout).toMatch(/COST \(EST\.\)/);
