@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { calcPrice } from '@pydantic/genai-prices';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeCode, codex, pi } from '../../src/main/engine/runtimes';
+import { claudeCode, codex, pi, qwen as qwenAdapter } from '../../src/main/engine/runtimes';
 import { liveEvidenceIO } from '../../src/main/engine/evidence-io';
 import type { PsRow } from '../../src/shared/contract';
 import type { FakeModelServer } from '../agents/fake-model-server';
@@ -257,4 +257,56 @@ describe('acceptance: context, tokens, cost and limits per seat after two replie
     const text = (await j.cli(['ps'])).stdout;
     expect(text).toMatch(/COST is an estimate from the tokens by kind and model prices/);
   }, 300_000);
+});
+
+describe("acceptance: a model only the person's settings know (Qwen Code on fake-model)", () => {
+  const installed = requireCli('qwen');
+  let server: FakeModelServer;
+  let j: JourneyWorld;
+  let proxy: { close(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    const s = await startServer();
+    server = s.server;
+    j = new JourneyWorld(server, s.closed, ['qwen']);
+    // Qwen Code ignores NO_PROXY: its fixture's local proxy carries its model calls to the server.
+    proxy = await j.fx.qwen!.startProxy();
+  });
+  afterAll(async () => {
+    await j?.cleanup();
+    await proxy?.close();
+    await server?.close();
+    if (server && installed()) expectOnlyLoopback(server);
+  }, 60_000);
+
+  it('the window and the cost come from the settings, and say so', async () => {
+    await j.up('qw', [{ id: 'qw', runtime: 'qwen' }]);
+    writeFileSync(
+      join(j.w.home, 'settings'),
+      'models:\n  fake-model:\n    window: 64000\n    usd_per_mtok: { input: 1, cache_read: 0.25, output: 4 }\n',
+    );
+    const seat = 'qw@qw';
+    const conv = (await j.seen(seat, { activity: 'idle', named: true })).row.conversationId!;
+    const QWEN = [f(20001, 111, 700, 0), f(30000, 200, 10000, 0)];
+    for (const [n, word] of ['tally', 'again'].entries()) {
+      const sent = await j.cli(['send', seat, `${word} ${usageWord(QWEN[n]!)}`, '--verify', '--json']);
+      expect(sent.json, sent.stdout + sent.stderr).toMatchObject({ ok: true });
+      await waitForReplyInTranscript(qwenAdapter, j.homeOf('qwen'), j.dir(), conv, `ACK ${word}`);
+      await j.seen(seat, { activity: 'idle' });
+    }
+    const want = { tokensIn: sum(QWEN, 'input'), tokensOut: sum(QWEN, 'output'), contextTokens: 30000 + 200 };
+    const row = await waitFor(
+      async () => (await j.rows()).find((r) => r.seat === seat && r.tokensOut === want.tokensOut),
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the Qwen seat with its two replies' },
+    );
+    expect(row).toMatchObject({
+      ...want,
+      contextWindow: 64_000,
+      contextSource: 'settings',
+      contextPct: Math.round((want.contextTokens / 64_000) * 1000) / 10,
+      costSource: 'settings',
+      costBasis: 'fake-model: settings',
+    });
+    const fresh = sum(QWEN, 'input') - sum(QWEN, 'cacheRead');
+    expect(row.costUsd).toBeCloseTo((fresh * 1 + sum(QWEN, 'cacheRead') * 0.25 + want.tokensOut * 4) / 1e6, 6);
+  }, 240_000);
 });
