@@ -70,10 +70,14 @@ it(`changes: ${SEATS} worktrees of a ${FILES}-file repository`, async () => {
   try {
     const members = Array.from(
       { length: SEATS },
-      (_, i) => `      - { id: s${i}, runtime: shell, cwd: ${JSON.stringify(repo.dir)}, command: sleep, args: ["3600"] }`,
+      (_, i) =>
+        `      - { id: s${i}, runtime: shell, cwd: ${JSON.stringify(repo.dir)}, command: sleep, args: ["3600"] }`,
     );
     const spec = join(root, 'rig.yaml');
-    writeFileSync(spec, ['name: big', 'pods:', '  - id: work', '    worktree: true', '    members:', ...members].join('\n'));
+    writeFileSync(
+      spec,
+      ['name: big', 'pods:', '  - id: work', '    worktree: true', '    members:', ...members].join('\n'),
+    );
     const t0 = performance.now();
     const up = await dispatch(engine, 'up', { spec });
     expect(up.ok, JSON.stringify(up).slice(0, 400)).toBe(true);

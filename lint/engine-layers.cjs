@@ -6,7 +6,7 @@
  * holds the document and this list together.
  */
 const ENGINE_LAYERS = [
-  { layer: 'base', ranks: [['deps.ts', 'faults.ts', 'sqlite-binding.ts', 'read-file.ts', 'home-safety.ts']] },
+  { layer: 'base', ranks: [['deps.ts', 'faults.ts', 'sqlite-binding.ts', 'read-file.ts', 'home-safety.ts', 'children.ts']] },
   {
     layer: 'adapters',
     ranks: [['tmux/', 'proc/', 'spec/', 'git/'], ['home.ts', 'store/', 'runtimes/'], ['evidence-io.ts'], ['context.ts']],
@@ -24,7 +24,7 @@ const ENGINE_LAYERS = [
     ],
   },
   { layer: 'composition root', ranks: [['engine.ts']] },
-  { layer: 'requests', ranks: [['services/'], ['api/'], ['rpc/'], ['background.ts']] },
+  { layer: 'requests', ranks: [['services/'], ['api/'], ['rpc/'], ['background.ts', 'lifetime.ts']] },
 ];
 
 const ENGINE = 'src/main/engine/';

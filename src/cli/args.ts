@@ -18,6 +18,7 @@ const VALUE_FLAGS = new Set([
   'note',
   'by',
   'since',
+  'message',
   'into',
 ]);
 

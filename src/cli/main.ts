@@ -11,6 +11,7 @@ import { Engine } from '../main/engine/engine';
 import { resolveHome } from '../main/engine/home';
 import { secureHome } from '../main/engine/home-safety';
 import { callRunningEngine } from '../main/engine/rpc/client';
+import { type EndWatch, signalExitCode, watchForEnd, within } from '../main/engine/lifetime';
 import { serveEngineSocket } from '../main/engine/rpc/server';
 import { parseArgs, USAGE_HEAD, USAGE_TAIL } from './args';
 import { COMMANDS } from './commands';
@@ -32,10 +33,25 @@ type Out = { stdout: (s: string) => void; stderr: (s: string) => void; stderrTTY
 
 /**
  * Runs requests on a running engine if there is one, else on one engine in this process, made at
- * the first request and kept for the rest (a command's progress reads its log while it runs).
+ * the first request and kept for the rest (a command's progress reads its log while it runs). That
+ * engine ends every process it started before the command exits, or when a signal or an uncaught
+ * error ends the command early (lifetime.ts).
  */
-function engineCall(env: NodeJS.ProcessEnv): { call: EngineCall; close(): void } {
+function engineCall(
+  env: NodeJS.ProcessEnv,
+  out: Out,
+): { call: EngineCall; close(): Promise<void>; endedBy(): number | undefined } {
   let local: Engine | undefined;
+  let watch: EndWatch | undefined;
+  /** The exit code a signal or an uncaught error chose, once one came: it wins over the command's own. */
+  let endCode: number | undefined;
+  const close = async () => {
+    watch?.dispose();
+    if (!local) return;
+    // The hosts' ssh masters stay for the next command (Engine.close says why).
+    await local.close(undefined, { sshMasters: 'leave' });
+    local.store.close();
+  };
   const call: EngineCall = async (method, params) => {
     if (local) return dispatch(local, method, params);
     const layout = resolveHome(env);
@@ -52,11 +68,24 @@ function engineCall(env: NodeJS.ProcessEnv): { call: EngineCall; close(): void }
     }
     const made = secureHome(layout.home, process.getuid?.(), { create: true });
     if (!made.ok) return made;
-    local ??= new Engine(liveEngineDeps(env, { layout }));
+    if (!local) {
+      local = new Engine(liveEngineDeps(env, { layout }));
+      watch = watchForEnd();
+      const mine = local;
+      void watch.reason.then(async (why) => {
+        if (why.kind === 'fatal') out.stderr(`rigdesk: INTERNAL: ${why.error.stack ?? why.error.message}\n`);
+        endCode = why.kind === 'fatal' ? 1 : signalExitCode(why.signal);
+        await within(SHUTDOWN_MS, () => mine.close(undefined, { sshMasters: 'leave' }));
+        process.exit(endCode);
+      });
+    }
     return dispatch(local, method, params);
   };
-  return { call, close: () => local?.store.close() };
+  return { call, close, endedBy: () => endCode };
 }
+
+/** How long an engine's process takes at most to end what it started, once asked to end. */
+const SHUTDOWN_MS = 5_000;
 
 async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: number): Promise<number> {
   const refuse = (f: Failure) => {
@@ -68,10 +97,14 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   const safe = secureHome(layout.home, process.getuid?.(), { create: true });
   if (!safe.ok) return refuse(safe);
   const engine = new Engine(liveEngineDeps(env, { layout }));
+  // From here on a signal or an uncaught error ends the engine's processes before the exit.
+  const watch = watchForEnd();
   let handle: Awaited<ReturnType<typeof serveEngineSocket>>;
   try {
     handle = await serveEngineSocket(engine);
   } catch (e) {
+    watch.dispose();
+    await engine.close();
     return refuse(
       fail('ENGINE_UNREACHABLE', (e as Error).message, {
         hint: 'Use the running engine (the CLI finds it by itself), or stop it first.',
@@ -93,16 +126,18 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
       ? `${JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url })}\n`
       : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\nrigdesk window: ${win.url}\n`,
   );
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  await engine.deps.faults['serve.ready']?.();
+  const why = await watch.reason;
+  if (why.kind === 'fatal') out.stderr(`rigdesk: INTERNAL: ${why.error.stack ?? why.error.message}\n`);
+  await within(SHUTDOWN_MS, async () => {
+    background.stop();
+    await win.close();
+    await handle.close();
+    await engine.close();
   });
-  background.stop();
-  await win.close();
-  await handle.close();
+  watch.dispose();
   engine.store.close();
-  return 0;
+  return why.kind === 'fatal' ? 1 : 0;
 }
 
 export async function runCli(
@@ -143,7 +178,7 @@ export async function runCli(
   }
   if (!req.ok) return report(req);
   const method = req.prepared.method;
-  const engine = engineCall(env);
+  const engine = engineCall(env, out);
   const run = () => req.prepared.run(engine.call);
   // Progress on stderr for a slow command: on when a person watches stderr, or asked for.
   const follow =
@@ -158,8 +193,11 @@ export async function runCli(
         )
       : await run();
   } finally {
-    engine.close();
+    await engine.close();
   }
+  // A command cut short by a signal fails as its requests are cut off; the signal is the answer.
+  const ended = engine.endedBy();
+  if (ended !== undefined) return ended;
   const res = done.result;
   if (!res.ok) return report(res);
   if (method === 'attach' && !json && !a.flags.print && 'argv' in res && Array.isArray(res.argv)) {

@@ -11,6 +11,7 @@ import { resolveHome } from './engine/home';
 import { secureHome } from './engine/home-safety';
 import { sqliteNativeBinding } from './engine/sqlite-binding';
 import { claimEngine } from './engine/background';
+import { watchForEnd, within } from './engine/lifetime';
 import { reportLine } from '../cli/format';
 import { PushHub } from './window-hub/pushes';
 import { type Shell, startShell } from './shell/app';
@@ -96,14 +97,27 @@ async function main(): Promise<Shell | undefined> {
   if (!shell) return undefined;
   const claimed = await claimEngine(engine, (r) => process.stderr.write(reportLine(r)));
   app.on('window-all-closed', () => app.quit());
-  // Electron does not wait for async work in before-quit: the first quit is held until the engine
-  // socket is given back (so the next start finds no stale one), then quits for good.
+  // Every process the engine started ends before the app does: on quit, and on a signal or an
+  // uncaught error (which would otherwise end the process and leave them behind).
+  const watch = watchForEnd();
   let closing: Promise<void> | undefined;
+  const closeEngine = () =>
+    (closing ??= within(5_000, async () => {
+      ctx.pushes.close();
+      await claimed.close();
+      await engine.close();
+    }).finally(() => watch.dispose()));
+  // Electron does not wait for async work in before-quit: the first quit is held until the engine
+  // socket is given back (so the next start finds no stale one) and its processes have ended,
+  // then quits for good.
   app.on('before-quit', (e) => {
     if (closing) return;
     e.preventDefault();
-    ctx.pushes.close();
-    closing = claimed.close().finally(() => app.quit());
+    void closeEngine().finally(() => app.quit());
+  });
+  void watch.reason.then((why) => {
+    if (why.kind === 'fatal') process.stderr.write(`rigdesk: INTERNAL: ${why.error.stack ?? why.error.message}\n`);
+    void closeEngine().finally(() => app.exit(why.kind === 'fatal' ? 1 : 0));
   });
   return shell;
 }

@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   'AGENT_EXITED',
   'SEAT_EXISTS',
   'PROMPT_NOT_WAITING',
+  'PROMPT_CHANGED',
   'SHIM_CONFLICT',
   'CONVERSATION_MISSING',
   // worktrees, changes and the merge gate
@@ -62,6 +63,8 @@ export const ERROR_CODES = [
   // tmux and the system
   'TMUX_UNAVAILABLE',
   'TMUX_FAILED',
+  // a tmux server on Rigdesk's socket that accepts and never answers, or refuses every client
+  'TMUX_SERVER_STUCK',
   // hosts over SSH: the host did not answer; its seats are unknown and nothing of it is decided
   'HOST_UNREACHABLE',
   'HOST_NOT_FOUND',

@@ -26,7 +26,7 @@ describe('rigdesk prompts and rigdesk answer', () => {
     const before = w.tmux.capture('sh@r');
     const bad = await w.cli(['answer', 'sh@r', 'maybe']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/approve or deny/);
+    expect(bad.stderr).toMatch(/approve, allow-always, deny, an option number or other/);
     const shell = await w.cli(['answer', 'sh@r', 'approve', '--json']);
     expect(shell.json).toMatchObject({ ok: false, code: 'DECISION_CHOICE_INVALID' });
     expect(shell.code).not.toBe(0);

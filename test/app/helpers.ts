@@ -24,11 +24,11 @@ export interface AppWorld {
 export async function appWorld(
   rig = 'trio',
   members = ['lead', 'worker1', 'worker2'],
-  opts: { monitor?: boolean; yaml?: string; seed?: (engine: Engine) => void } = {},
+  opts: { monitor?: boolean; yaml?: string; seed?: (engine: Engine) => void; env?: Record<string, string> } = {},
 ): Promise<AppWorld> {
   if (!existsSync(join(RENDERER_DIR, 'index.html')))
     throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
-  const world = new RigWorld();
+  const world = new RigWorld(opts.env);
   const engine = world.engine();
   const spec = world.spec(`${rig}.yaml`, opts.yaml ?? shellRigYaml(rig, members, edgesYaml(members)));
   const up = await dispatch(engine, 'up', { spec });

@@ -6,6 +6,7 @@ import { readEngineInfo } from '../../src/main/engine/rpc/server';
 import { RENDERER_PRIVILEGES, RENDERER_SCHEME, RENDERER_URL, WINDOW_CSP } from '../../src/main/shell/renderer-protocol';
 import { IPC } from '../../src/preload/channels';
 import { REPO, RigWorld, shellRigYaml } from '../support/rig';
+import { describeProcs, descendantsOf, waitAllGone } from '../support/procs';
 import { waitFor } from '../support/tmux';
 
 /**
@@ -229,9 +230,18 @@ describe('the built main process (Electron stand-in: no binary here)', () => {
       expect(whats).not.toContain(never);
   });
 
-  it('quitting gives the engine socket back before the process ends', async () => {
+  it('quitting gives the engine socket back, and ends every process its engine started, before the process ends', async () => {
+    // Its held tmux client at least (the activity monitor's look started it), listed by pid.
+    const before = await waitFor(
+      () => {
+        const d = descendantsOf(run.child.pid!);
+        return d.some((p) => p.argv.some((a) => a.includes('no-output'))) ? d : undefined;
+      },
+      { what: "the app engine's tmux client" },
+    );
     await run.stop();
     expect(await run.exited).toBe(0);
+    expect(describeProcs(await waitAllGone(before, 3_000)), `before:\n${describeProcs(before)}`).toBe('');
     expect(existsSync(join(world.home, 'engine.json'))).toBe(false);
     expect(existsSync(join(world.home, 'engine.sock'))).toBe(false);
   });

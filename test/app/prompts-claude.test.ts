@@ -76,7 +76,7 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
         .waitFor({ timeout: 10_000 })
         .then(() => Date.now() - t0),
       item()
-        .getByRole('button', { name: 'Approve' })
+        .getByRole('button', { name: 'Approve', exact: true })
         .waitFor({ timeout: 10_000 })
         .then(() => Date.now() - t0),
     ]);
@@ -93,7 +93,7 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
 
   it('Approve from Decisions reaches the pane: the tool runs and the answer is recorded', async () => {
     expect(existsSync(join(w.work, 'approved.txt'))).toBe(false);
-    await item().getByRole('button', { name: 'Approve' }).click();
+    await item().getByRole('button', { name: 'Approve', exact: true }).click();
     await waitFor(() => existsSync(join(w.work, 'approved.txt')), {
       timeoutMs: 15_000,
       what: 'the approved tool call ran',
@@ -140,7 +140,9 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     const listed = await c.call('prompts.list', {});
     expect(listed).toMatchObject({
       ok: true,
-      prompts: [{ seat: 'lead@act', reason: 'permission', choices: ['approve', 'deny'] }],
+      prompts: [
+        { seat: 'lead@act', reason: 'permission', choices: ['approve', 'allow_always', 'deny', 'deny_with_message'] },
+      ],
     });
     expect(
       await c.call('prompts.answer', { seat: 'lead@act', choice: 'approve', fingerprint: '0123456789abcdef' }),
@@ -153,23 +155,57 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
       'PROMPT_NOT_WAITING',
     ]);
     // The window still offers the prompt: nothing was answered.
-    await item().getByRole('button', { name: 'Approve' }).waitFor({ timeout: 5000 });
+    await item().getByRole('button', { name: 'Approve', exact: true }).waitFor({ timeout: 5000 });
     c.close();
   });
 
   it('Deny from Decisions cancels the tool call: nothing runs, the answer is recorded', async () => {
     // The prompt for third.txt is still waiting (the refused answers above typed nothing).
-    await item().getByRole('button', { name: 'Deny' }).waitFor({ timeout: 5000 });
-    await item().getByRole('button', { name: 'Deny' }).click();
-    await waitFor(() => !screen().includes('Do you want to proceed?') && screen().includes('Interrupted'), {
+    await item().getByRole('button', { name: 'Deny', exact: true }).waitFor({ timeout: 5000 });
+    await item().getByRole('button', { name: 'Deny', exact: true }).click();
+    // The seat's pane may be narrow (the first screen puts it in a grid slot): Claude cuts the word.
+    await waitFor(() => !screen().includes('Do you want to proceed?') && screen().includes('Interrupte'), {
       timeoutMs: 10_000,
       what: 'prompt cancelled',
+    }).catch((e: Error) => {
+      throw new Error(
+        `${e.message}\n${screen()}\n${JSON.stringify(events('seat.prompt_answer_refused').at(-1)?.data)}`,
+      );
     });
     await new Promise((r) => setTimeout(r, 500));
     expect(existsSync(join(w.work, 'third.txt'))).toBe(false);
     expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'deny', keys: ['Escape'] });
     await decisions.getByTestId('decisions-none').waitFor({ timeout: 10_000 });
     expect(errors).toEqual([]);
+  });
+
+  it('Deny with a message from the card: nothing runs, and the message reaches the model as the next turn', async () => {
+    // After a denial the fake model answers the next message with the rejected tool result: one
+    // plain turn first, then a new prompt (as the next case does).
+    w.world.tmux.run(['send-keys', '-t', pane(), '-l', 'hello']);
+    w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
+    await ask('touch refused.txt');
+    await item().getByRole('button', { name: 'Deny with a message…' }).click();
+    const box = item().getByRole('textbox', { name: 'message to lead@act' });
+    await box.fill('make a folder named refused instead');
+    await box.press('Enter');
+    // Read with the pane's wrapping taken out: the slot it is drawn in may be narrow.
+    await waitFor(() => /●ACK.*makeafoldernamedrefusedinstead/.test(screen().replace(/\s+/g, '')), {
+      timeoutMs: 30_000,
+      what: "the model's reply to the message",
+    });
+    expect(existsSync(join(w.work, 'refused.txt'))).toBe(false);
+    expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'deny_with_message', by: 'window' });
+    await row(topo, 'lead@act', 'idle').waitFor({ timeout: 30_000 });
+  });
+
+  it("a question's option from the card: the agent gets that answer", async () => {
+    w.world.tmux.run(['send-keys', '-t', pane(), '-l', 'ASK: Pick a side? | Left | Right']);
+    w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
+    await item().getByRole('button', { name: '2. Right' }).click({ timeout: 30_000 });
+    await waitFor(() => /Pick a side\? → Right/.test(screen()), { timeoutMs: 30_000, what: 'the option taken' });
+    expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'option', by: 'window' });
+    await row(topo, 'lead@act', 'idle').waitFor({ timeout: 30_000 });
   });
 
   it('a pane that changes hands between the check and the keys refuses the answer and types nothing', async () => {

@@ -2,7 +2,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatch } from '../../src/main/engine/api';
 import { startShell } from '../../src/main/shell/app';
+import { DEFAULT_LAYOUT } from '../../src/renderer/src/state/grid';
 import { CLAUDE_BIN } from '../agents/claude-fixture';
 import { startInTmux } from '../agents/agent-run';
 import { CLAUDE_SCREEN } from '../../src/main/engine/runtimes/screens/claude';
@@ -48,6 +50,9 @@ describe.skipIf(!!missing)('the workspace with a real Claude seat', () => {
     chrome = await launchChromium({ width: 1600, height: 1000 });
     page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
     page.on('pageerror', (e) => errors.push(String(e)));
+    // The grid starts empty, so the clicks below place lead in slot 1 and sh in slot 2 (the first
+    // screen's fill orders by attention, which a busy machine's start-up timing would decide).
+    expect((await dispatch(w.engine, 'workspace.saveLayout', { layout: DEFAULT_LAYOUT })).ok).toBe(true);
     await page.goto(strictUrl(w.serve));
     await page.locator(`[data-seat-row="${LEAD}"]`).waitFor();
   }, 120_000);
@@ -102,7 +107,7 @@ describe.skipIf(!!missing)('the workspace with a real Claude seat', () => {
         .then(() => Date.now() - t0),
       page
         .locator(`[data-decision-card][data-seat="${LEAD}"]`)
-        .getByRole('button', { name: 'Approve' })
+        .getByRole('button', { name: 'Approve', exact: true })
         .waitFor({ timeout: 10_000 })
         .then(() => Date.now() - t0),
     ]);
@@ -142,9 +147,12 @@ describe.skipIf(!!missing)('the workspace with a real Claude seat', () => {
     await waitFor(async () => (await focusedPane()) === LEAD, { what: 'lead focused' });
     // The key answers the card a person sees: under load the prompts push can reach the window
     // after the seats push the notifier acted on, and a key pressed before it says "no prompt waits".
-    await page.locator(`[data-decision-card][data-seat="${LEAD}"]`).getByRole('button', { name: 'Deny' }).waitFor({
-      timeout: 10_000,
-    });
+    await page
+      .locator(`[data-decision-card][data-seat="${LEAD}"]`)
+      .getByRole('button', { name: 'Deny', exact: true })
+      .waitFor({
+        timeout: 10_000,
+      });
     await page.keyboard.press('Control+Shift+Backspace');
     try {
       await waitFor(() => !screen().includes('Do you want to proceed?'), { timeoutMs: 10_000, what: 'prompt gone' });

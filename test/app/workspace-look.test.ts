@@ -102,10 +102,11 @@ describe.skipIf(!!missing)('the workspace with a 20-seat rig', () => {
         await new Promise((r) => setTimeout(r, 300));
         await page.screenshot({ path: join(SHOTS, `workspace-${width}x${height}-dark.png`) });
         await page.emulateMedia({ colorScheme: 'light' });
-        // The palette over a 3x3 grid of nine live panes.
+        // The palette over a 3x3 grid of nine live panes (the first screen already holds a1..a4,
+        // and b3 took the focused slot: a1's).
         await page.keyboard.press('Control+Shift+4');
         await page.locator('[data-grid="3x3"]').waitFor();
-        for (const s of ['a2', 'a3', 'b1', 'b2', 'b4', 'a4', 'a5'])
+        for (const s of ['a2', 'a3', 'b1', 'b2', 'b4', 'a4', 'a5', 'b5'])
           await page.locator(`[data-seat-row="${s}@crew"]`).click();
         await page.waitForFunction(() => document.querySelectorAll('[data-terminal-state="live"]').length === 9);
         await expectFits(page, width);

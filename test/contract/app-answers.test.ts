@@ -56,7 +56,9 @@ const APP: Record<keyof typeof APP_REQUESTS, () => Promise<void>> = {
     expect(none.prompts).toEqual([]);
     await claudeAtPrompt('contract.txt');
     const some = expectAnswer('prompts.list', await c.call('prompts.list', { rig: 'act' }));
-    expect(some.prompts).toMatchObject([{ seat: 'lead@act', reason: 'permission', choices: ['approve', 'deny'] }]);
+    expect(some.prompts).toMatchObject([
+      { seat: 'lead@act', reason: 'permission', choices: ['approve', 'allow_always', 'deny', 'deny_with_message'] },
+    ]);
   },
   'prompts.answer': async () => {
     const listed = await c.call('prompts.list', {});

@@ -189,9 +189,14 @@ describe('a worktree per seat, its changes, and the merge gate (real git, real t
     repo.git(['config', 'user.name', 'Test']);
     repo.git(['config', 'user.email', 'test@example.invalid']);
     await up('test ! -e FAIL');
+    e.ports.changes.startWatching(parcelWatchPort());
     // s2's work merges: the base moves and its checkout (the repository's own folder) follows.
     repo.write('b.txt', 'bee\nmore\n', wt('s2'));
     repo.commitAll('s2: more bees', wt('s2'));
+    await waitFor(async () => ((await list()).get('s2@wt')!.files.length === 1 ? true : undefined), {
+      timeoutMs: 10_000,
+      what: "s2's commit in its figures",
+    });
     const merged = await dispatch(e, 'merge.run', { seat: 's2@wt' });
     expect(merged, JSON.stringify(merged)).toMatchObject({
       ok: true,
@@ -201,6 +206,8 @@ describe('a worktree per seat, its changes, and the merge gate (real git, real t
     });
     expect(readFileSync(join(repo.dir, 'b.txt'), 'utf8')).toBe('bee\nmore\n');
     expect(merged.ok && merged.checks?.ok).toBe(true);
+    // Against the moved base, s2 has nothing left to show.
+    expect((await list()).get('s2@wt')!.files).toEqual([]);
 
     // Uncommitted work is refused before anything else.
     repo.write('b.txt', 'other bees\n', wt('s1'));

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { dispatch } from '../../src/main/engine/api';
 import { upRig } from '../../src/main/engine/services/up';
 import { TmuxLinks } from '../../src/main/engine/tmux/held';
-import { cwdOf, environOf, filesNamed, HOSTILE_FOLDERS, watchCmdlines } from '../support/hostile';
+import { cwdOf, environOf, paneCwdOf, filesNamed, HOSTILE_FOLDERS, watchCmdlines } from '../support/hostile';
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 import { writeClaudeStandIn } from '../restore/standin-claude';
@@ -75,7 +75,7 @@ describe('a folder name never makes tmux run or replace anything (real tmux)', (
     for (const [i, d] of HOSTILE_FOLDERS.entries()) {
       const pane = panes(w).find((p) => p.seat === `s${i}@odd`)!;
       const want = realpathSync(join(w.root, d));
-      expect(cwdOf(pane.pid), d).toBe(want);
+      expect(await paneCwdOf(pane.pid), d).toBe(want);
       expect(pane.path, d).toBe(want);
     }
     // A `#()` job runs in the background as the format is expanded: give it time to have run.
@@ -103,7 +103,7 @@ describe('a folder name never makes tmux run or replace anything (real tmux)', (
       const up = await upRig(e, made.path);
       expect(up.ok, JSON.stringify(up)).toBe(true);
       const pane = panes(w).find((p) => p.seat === `lead@new${i}`)!;
-      expect(cwdOf(pane.pid), d).toBe(realpathSync(folder));
+      expect(await paneCwdOf(pane.pid), d).toBe(realpathSync(folder));
     }
     await sleep(1000);
     expect(ranSomewhere(w, engineCwd)).toEqual([]);
@@ -138,7 +138,8 @@ describe('a folder name never makes tmux run or replace anything (real tmux)', (
           attempt: 'a',
         });
         expect(made.ok, JSON.stringify(made)).toBe(true);
-        if (made.ok) expect(cwdOf(made.identity.panePid), `${mode}: ${n}`).toBe(realpathSync(join(w.root, n)));
+        if (made.ok)
+          expect(await paneCwdOf(made.identity.panePid), `${mode}: ${n}`).toBe(realpathSync(join(w.root, n)));
       }
       e.deps.tmux.closeAll();
       w.tmux.kill();
@@ -170,7 +171,7 @@ describe('a folder name never makes tmux run or replace anything (real tmux)', (
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const after = panes(w).find((p) => p.seat === seat)!;
       expect(after.pid).not.toBe(before.pid);
-      expect(cwdOf(after.pid), d).toBe(realpathSync(join(w.root, d)));
+      expect(await paneCwdOf(after.pid), d).toBe(realpathSync(join(w.root, d)));
       expect(environOf(after.pid).MY_API_KEY).toBe(secret);
     }
     expect(scan.stop()).toEqual([]);

@@ -203,7 +203,10 @@ describe.skipIf(!!sshdMissing() || !!ompPortsProblem())(
       expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
       const listed = await w.cli(['prompts', '--json']);
       const item = listed.json.prompts.find((p: { seat: string }) => p.seat === OMP);
-      expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
+      expect(item, listed.stdout).toMatchObject({
+        reason: 'permission',
+        choices: expect.arrayContaining(['approve', 'deny', 'deny_with_message']),
+      });
       expect(item.screen.join('\n')).toContain('echo ok > from-omp.txt');
       expect(sshd.existsHost(`${ompCwd}/from-omp.txt`)).toBe(false);
       const answered = await w.cli([

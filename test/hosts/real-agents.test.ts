@@ -107,7 +107,10 @@ describe.skipIf(!!sshdMissing())('journey: the real Claude Code, Codex and Pi on
       expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
       expect(sshd.existsHost(`${agents.work}/${a.file}`)).toBe(false);
       const item = listed.json.prompts.find((p: { seat: string }) => p.seat === a.seat);
-      expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
+      expect(item, listed.stdout).toMatchObject({
+        reason: 'permission',
+        choices: expect.arrayContaining(['approve', 'deny', 'deny_with_message']),
+      });
       expect(item.screen.join('\n')).toContain(`echo ok > ${a.file}`);
       const answered = await w.cli([
         'answer',

@@ -155,7 +155,9 @@ describe('journey: a stop while Gemini takes up its conversation', () => {
       result: { outcome: 'resumed', conversationId: X },
     });
     await j.seen(SEAT, { activity: 'idle', named: true });
-    await sleep(2000);
+    // Gemini draws its input box a moment before it reads keys, and a resumed one on a busy machine
+    // takes longer to: a paste in that moment is lost (and Rigdesk says SEND_UNCONFIRMED).
+    await sleep(5000);
     const sent = await j.cli(['send', SEAT, 'after two restarts', '--verify', '--json']);
     expect(sent.json, sent.stdout).toMatchObject({ ok: true });
     await waitForReplyInTranscript(gemini, j.homeOf('gemini'), j.dir(), X, 'ACK after two restarts');

@@ -396,7 +396,10 @@ export class JourneyWorld {
     expect(held.json).toMatchObject({ ok: false, code: 'SEND_HELD', evidence: { why: 'needs_input:permission' } });
     const listed = await this.cli(['prompts', '--json']);
     const item = listed.json.prompts.find((p: { seat: string }) => p.seat === seat);
-    expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
+    expect(item, listed.stdout).toMatchObject({
+      reason: 'permission',
+      choices: expect.arrayContaining(['approve', 'deny', 'deny_with_message']),
+    });
     expect(item.screen.join('\n')).toContain(asks);
     expect(ran(), 'nothing ran before the answer').toBe(false);
     const answered = await this.cli([

@@ -147,7 +147,10 @@ describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', 
       expect(existsSync(join(work, a.file))).toBe(false);
       // The person approves the prompt they were shown (its fingerprint pins the answer to it).
       const item = listed.json.prompts.find((p: { seat: string }) => p.seat === a.seat);
-      expect(item, listed.stdout).toMatchObject({ reason: 'permission', choices: ['approve', 'deny'] });
+      expect(item, listed.stdout).toMatchObject({
+        reason: 'permission',
+        choices: expect.arrayContaining(['approve', 'deny', 'deny_with_message']),
+      });
       expect(item.screen.join('\n')).toContain(`echo ok > ${a.file}`);
       const answered = await j.cli([
         'answer',

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /**
  * Helpers for the hostile-input tests: folder names tmux would read as formats, every process's
@@ -57,6 +57,18 @@ export function environOf(pid: number, root = '/proc'): Record<string, string> {
 
 export function cwdOf(pid: number): string {
   return readlinkSync(`/proc/${pid}/cwd`);
+}
+
+/**
+ * A pane's folder once its program runs: tmux reports the pane's pid right after fork, before the
+ * child's chdir and exec, so on a busy machine /proc still shows the server's folder for a moment.
+ */
+export async function paneCwdOf(pid: number, ms = 5000): Promise<string> {
+  const until = Date.now() + ms;
+  while (Date.now() < until && basename(readlinkSync(`/proc/${pid}/exe`)) === 'tmux') {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return cwdOf(pid);
 }
 
 /** Every file named `name` under `dirs` (to `depth` levels below each), for "nothing ran". */

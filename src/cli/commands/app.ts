@@ -34,24 +34,39 @@ export const APP_COMMANDS: CommandTable = {
     }),
   },
   answer: {
-    usage: 'answer <member@rig> <approve|deny> [--prompt=FP] [--reason R]  answer a permission prompt (recorded)',
+    usage:
+      "answer <member@rig> <approve|allow-always|deny|N|other> [--message M] [--prompt=FP] [--reason R]  answer a prompt (recorded): deny --message M refuses and says what to do instead; N picks a question's option N; other --message M answers it in your words",
     toRequest: (a) => {
       const [seat, choice] = a.positionals;
       if (!seat || !choice)
         return fail('BAD_USAGE', 'answer needs a seat and approve or deny', {
           hint: 'rigdesk prompts lists what waits.',
         });
-      if (choice !== 'approve' && choice !== 'deny')
-        return fail('BAD_USAGE', `answer takes approve or deny, not ${choice.slice(0, 40)}`);
+      const named = { approve: 'approve', 'allow-always': 'allow_always', deny: 'deny', other: 'other' } as const;
+      const option = /^[1-9]\d?$/.test(choice) ? Number(choice) : undefined;
+      if (!Object.hasOwn(named, choice) && option === undefined)
+        return fail(
+          'BAD_USAGE',
+          `answer takes approve, allow-always, deny, an option number or other, not ${choice.slice(0, 40)}`,
+        );
+      const message = typeof a.flags.message === 'string' ? a.flags.message : undefined;
+      if (a.flags.message === true) return fail('BAD_USAGE', '--message needs the text to type');
+      if (message !== undefined && choice !== 'deny' && choice !== 'other')
+        return fail('BAD_USAGE', '--message goes with deny or other');
+      if (choice === 'other' && message === undefined)
+        return fail('BAD_USAGE', 'other needs --message with your answer');
       const reason =
         typeof a.flags.reason === 'string'
           ? a.flags.reason
           : a.flags.reason === true && a.positionals.length > 2
             ? a.positionals.slice(2).join(' ')
             : undefined;
+      const picked = option !== undefined ? ('option' as const) : named[choice as keyof typeof named];
       const params = {
         seat,
-        choice,
+        choice: picked === 'deny' && message !== undefined ? ('deny_with_message' as const) : picked,
+        ...(message !== undefined ? { message } : {}),
+        ...(option !== undefined ? { option } : {}),
         by: 'rigdesk answer',
         ...(typeof a.flags.prompt === 'string' ? { fingerprint: a.flags.prompt } : {}),
         ...(reason ? { reason } : {}),
@@ -61,7 +76,8 @@ export const APP_COMMANDS: CommandTable = {
         prepared: prepare(
           'prompts.answer',
           params,
-          ({ answered: x }) => `${x.seat}: ${x.choice} sent (${x.keys.join(' ')}) to ${x.paneId}`,
+          ({ answered: x }) =>
+            `${x.seat}: ${x.choice.replace(/_/g, ' ')} sent (${x.keys.join(' ')}) to ${x.paneId}${x.message ? `; message delivered (${x.message.chars} characters)` : ''}`,
         ),
       };
     },

@@ -232,10 +232,11 @@ const events: CommandSpec = {
 };
 
 const doctor: CommandSpec = {
-  usage: 'doctor                       check tmux, the agent CLIs, the home and the database',
-  toRequest: () =>
+  usage:
+    'doctor [--fix]               check tmux, the agent CLIs, the home and the database (--fix ends a stuck tmux server)',
+  toRequest: (a) =>
     ready(
-      prepare('doctor', {}, (r) =>
+      prepare('doctor', a.flags.fix ? { fix: true } : {}, (r) =>
         r.checks
           .map(
             (c) =>

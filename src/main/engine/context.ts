@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
+import type { ChildSet } from './children';
 import { liveExec, liveFs, systemClock, type Clock, type Exec, type Fs } from './deps';
 import { evidenceIO } from './evidence-io';
 import { type FaultHooks, faultsFromEnv } from './faults';
@@ -33,6 +34,8 @@ export interface EngineDeps {
    * which); `new TmuxLinks('one-shot')` sends every command as its own process instead.
    */
   tmux: TmuxLinks;
+  /** Every process the engine starts, tracked until it exits and ended with the engine (children.ts). */
+  children: ChildSet;
 }
 
 export function liveEngineDeps(
@@ -43,11 +46,12 @@ export function liveEngineDeps(
   const layout = overrides.layout ?? resolveHome(env);
   const clock = overrides.clock ?? systemClock;
   const fs = overrides.fs ?? liveFs;
-  // One exec function per engine: the engine's tmux links are found from it (tmux/held.ts).
-  const exec: Exec = overrides.exec ?? ((file, args, opts) => liveExec(file, args, opts));
   // An engine given an exec of its own (a fault injected into tmux's answers, a counting bench)
   // sends its tmux commands through that exec, one-shot, unless it is also given its links.
-  const tmux = overrides.tmux ?? new TmuxLinks(overrides.exec ? 'one-shot' : 'held');
+  const tmux = overrides.tmux ?? new TmuxLinks(overrides.exec ? 'one-shot' : 'held', overrides.children);
+  const children = overrides.children ?? tmux.children;
+  // One exec function per engine: the engine's tmux links are found from it (tmux/held.ts).
+  const exec: Exec = overrides.exec ?? ((file, args, opts) => liveExec(file, args, opts, children));
   registerLinks(exec, tmux);
   return {
     layout,
@@ -64,6 +68,7 @@ export function liveEngineDeps(
     newId: overrides.newId ?? randomUUID,
     faults: overrides.faults ?? faultsFromEnv(env),
     tmux,
+    children,
   };
 }
 

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 
 /**
@@ -81,6 +81,7 @@ export type Fs = Pick<
   | 'openSync'
   | 'readSync'
   | 'readdirSync'
+  | 'readlinkSync'
   | 'realpathSync'
   | 'renameSync'
   | 'rmSync'
@@ -96,7 +97,18 @@ export const liveFs: Fs = nodeFs;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-export const liveExec: Exec = (file, args, opts = {}) =>
+/** Where a started process is tracked until it exits (children.ts's ChildSet). */
+export interface ChildTracker {
+  trackChild(child: ChildProcess, what: string): void;
+}
+
+/** `children`: the engine's processes, where this one is tracked until it exits (children.ts). */
+export const liveExec = (
+  file: string,
+  args: readonly string[],
+  opts: ExecOptions = {},
+  children?: ChildTracker,
+): Promise<ExecResult> =>
   new Promise((resolve) => {
     const child = execFile(
       file,
@@ -131,6 +143,7 @@ export const liveExec: Exec = (file, args, opts = {}) =>
         });
       },
     );
+    children?.trackChild(child, `${file} ${args[0] ?? ''}`.trim());
     if (opts.input !== undefined) {
       child.stdin?.on('error', () => undefined);
       child.stdin?.end(opts.input);

@@ -58,6 +58,7 @@ export class Engine {
       layout: deps.layout,
       newId: deps.newId,
       faults: deps.faults,
+      children: deps.children,
       exec: deps.exec,
       proc: deps.proc,
       hosts: this.hosts,
@@ -77,7 +78,7 @@ export class Engine {
       looks: new Looks(),
       usage: new UsageWatch(liveUsageDeps(ports)),
       usageBook: liveUsageBook(ports),
-      changes: new ChangesBook({ gitOn: ports.gitOn, clock: deps.clock }),
+      changes: new ChangesBook({ gitOn: ports.gitOn, clock: deps.clock, exists: (p) => deps.fs.existsSync(p) }),
     };
     this.ports = { ...built, ...(typeof overrides === 'function' ? overrides(built) : overrides) };
   }
@@ -104,6 +105,25 @@ export class Engine {
 
   now(): number {
     return this.deps.clock.now();
+  }
+
+  /**
+   * Ends every process this engine started and waits for their exits, within about `boundMs`: the
+   * held tmux clients are detached, then each tracked process is ended by its pid if it has not
+   * gone (children.ts says why a client cannot be left to end by itself). The store stays open: its
+   * owner closes it.
+   *
+   * A host's ssh master is not this engine's alone: its socket is in the home, and every Rigdesk
+   * process on that home (the CLI's commands, a test's engine, the serving engine) rides it. So it
+   * is never cut here (`-O exit` would end the others' live streams with it). `sshMasters: 'stop'`
+   * (the serving engine, the app) asks it to take no new sessions and go once the last one ends;
+   * 'leave' (a short-lived CLI command) lets the next command reuse it, and it ends by itself
+   * ControlPersist seconds after its last session.
+   */
+  async close(boundMs = 2_000, opts: { sshMasters?: 'stop' | 'leave' } = {}): Promise<void> {
+    this.deps.tmux.closeAll();
+    await this.deps.children.endAll(boundMs);
+    if (opts.sshMasters !== 'leave') this.hosts.stopAll();
   }
 
   client(server: string): TmuxClient {

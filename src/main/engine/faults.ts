@@ -19,7 +19,9 @@ export type FaultPoint =
   | 'restore.after_rollback_kill'
   | 'restore.before_finish'
   | 'restart.after_reserved'
-  | 'restart.after_respawn';
+  | 'restart.after_respawn'
+  /** `rigdesk serve` is serving (the exit tests arm an uncaught error here). */
+  | 'serve.ready';
 
 export type FaultHooks = Partial<Record<FaultPoint, () => Promise<void> | void>>;
 
@@ -30,13 +32,24 @@ export async function atFault(faults: FaultHooks, point: FaultPoint): Promise<vo
 
 /**
  * `RIGDESK_TEST_FAULT=<point>:pause` makes the engine stop at that point until killed: the
- * process says so on stderr and waits there; only the crash tests set it. It is read once, here,
- * and nowhere else.
+ * process says so on stderr and waits there; only the crash tests set it. `<point>:throw-on-sigusr2`
+ * arms an error nobody catches, thrown when the process gets SIGUSR2 (the exit tests end an engine
+ * that way). It is read once, here, and nowhere else.
  */
 export function faultsFromEnv(env: NodeJS.ProcessEnv): FaultHooks {
   const spec = env.RIGDESK_TEST_FAULT;
   if (!spec) return {};
   const [point, action] = spec.split(':') as [FaultPoint, string];
+  if (action === 'throw-on-sigusr2')
+    return {
+      [point]: () => {
+        process.once('SIGUSR2', () =>
+          setImmediate(() => {
+            throw new Error(`test fault: an uncaught error at ${point}`);
+          }),
+        );
+      },
+    };
   if (action !== 'pause') return {};
   return {
     [point]: async () => {

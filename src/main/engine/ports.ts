@@ -1,3 +1,4 @@
+import type { ChildSet } from './children';
 import type { Clock, Exec, Fs } from './deps';
 import type { FaultHooks } from './faults';
 import type { GitPort } from './git';
@@ -36,6 +37,8 @@ export interface Ports {
   readonly layout: HomeLayout;
   readonly newId: () => string;
   readonly faults: FaultHooks;
+  /** Every process the engine starts, tracked until it exits and ended with the engine (children.ts). */
+  readonly children: ChildSet;
   readonly exec: Exec;
   /** This machine's process table. */
   readonly proc: ProcReader;

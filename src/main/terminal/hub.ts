@@ -4,7 +4,7 @@ import { dispatch } from '../engine/api';
 import type { Engine } from '../engine/engine';
 import { hostOfServer } from '../engine/tmux/identity';
 import { FlowControl, OutputBatcher, PtyHold, READ_GAP_MS, ReadGate, realTimers, type Timers } from './flow';
-import { livePty, viewerEnv, type PtyLike, type SpawnPty } from './pty';
+import { endablePty, livePty, viewerEnv, type PtyLike, type SpawnPty } from './pty';
 
 /**
  * Live terminals. Each viewer is its own `tmux attach-session -f ignore-size` client in a node-pty,
@@ -128,6 +128,9 @@ export class TerminalHub {
       // A remote seat: ssh + tmux attach on its host, through the same batching and flow control.
       const viewer = remote ? remote.viewerArgv(sessionId) : [...argv, '-f', 'ignore-size'];
       pty = this.spawnPty(viewer[0]!, viewer.slice(1), { cols, rows, env: viewerEnv(this.engine.deps.env) });
+      // A live attach client is the engine's process too: it ends with the engine (children.ts).
+      if (this.spawnPty === livePty)
+        this.engine.deps.children.track(endablePty(pty), 'attach client (window terminal)');
     } catch (e) {
       return fail('TMUX_FAILED', `cannot start a terminal for ${seat}: ${(e as Error).message}`);
     }

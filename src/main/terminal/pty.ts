@@ -1,4 +1,5 @@
 import { spawn } from 'node-pty';
+import type { Endable } from '../engine/children';
 
 /** The slice of node-pty a viewer uses; tests and the bench may inject their own. */
 export interface PtyLike {
@@ -47,4 +48,25 @@ export function viewerEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   delete env.TMUX;
   delete env.TMUX_PANE;
   return env;
+}
+
+/**
+ * A live pty's process as the engine's ChildSet tracks it: asked to end by the pty's own hangup,
+ * then by its pid.
+ */
+export function endablePty(pty: PtyLike): Endable {
+  let done = false;
+  const fns: (() => void)[] = [];
+  pty.onExit(() => {
+    done = true;
+    for (const f of fns.splice(0)) f();
+  });
+  return {
+    pid: pty.pid,
+    get done() {
+      return done;
+    },
+    onExit: (fn) => (done ? fn() : fns.push(fn)),
+    kill: (sig) => (sig === 'SIGTERM' ? pty.kill() : process.kill(pty.pid, sig)),
+  };
 }

@@ -6,6 +6,7 @@ import { useKeys } from './state/use-keys';
 import { FrameRouter } from './terminal/frames';
 import type { Transport } from './transport';
 import { Centre } from './views/Centre';
+import { ChangesFeed } from './views/changes/ChangesFeed';
 import { DecisionsPanel } from './views/Decisions';
 import { DetailsPanel } from './views/Details';
 import { DialogHost } from './views/Dialogs';
@@ -56,6 +57,7 @@ export function App({ transport }: { transport: Transport }) {
       <Palette />
       <Help />
       <DialogHost />
+      <ChangesFeed />
     </div>
   );
 }

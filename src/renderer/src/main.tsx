@@ -11,6 +11,7 @@ import './styles/views.css';
 import './styles/topology.css';
 import './styles/review.css';
 import './styles/overlays.css';
+import './styles/changes.css';
 import { pickTransport } from './transport';
 
 // `?strict=1` (the browser tests): every answer and push this page receives is parsed against its schema.

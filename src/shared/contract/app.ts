@@ -12,6 +12,8 @@ import { hostHealthRow } from './hosts';
  *  - pushes and the binary terminal frame format.
  */
 
+export const PROMPT_CHOICES = ['approve', 'allow_always', 'deny', 'deny_with_message', 'option', 'other'] as const;
+
 export const APP_REQUESTS = {
   /** Rigs → pods → seats with edges: read-only, straight from the store. */
   topology: z.strictObject({ rig: rigName.optional() }),
@@ -25,7 +27,14 @@ export const APP_REQUESTS = {
    */
   'prompts.answer': z.strictObject({
     seat: seatRef,
-    choice: z.enum(['approve', 'deny']),
+    choice: z.enum(PROMPT_CHOICES),
+    /**
+     * With deny_with_message: what the agent should do instead, typed into its own input box; with
+     * other: the answer of one's own to a question.
+     */
+    message: z.string().trim().min(1).max(8_000).optional(),
+    /** With option: the number of the question's option, as on screen. */
+    option: z.number().int().min(1).max(99).optional(),
     fingerprint: z
       .string()
       .regex(/^[0-9a-f]{16}$/)
@@ -49,8 +58,22 @@ export const APP_REQUESTS = {
 /** Engine requests a window (renderer) may not send: they touch the person's files, not the rig. */
 export const WINDOW_REFUSED: ReadonlySet<string> = new Set(['shim.install']);
 
-export const promptChoice = z.enum(['approve', 'deny']);
+/**
+ * A prompt's answers by name: `approve` allows once; `allow_always` takes the CLI's own wider
+ * approval where it offers one (Claude's "don't ask again …", Codex's "… commands that start
+ * with"); `deny` refuses; `deny_with_message` refuses and then types what to do instead into the
+ * CLI's own input box, through safe send.
+ */
+export const promptChoice = z.enum(PROMPT_CHOICES);
 export type PromptChoice = z.output<typeof promptChoice>;
+
+/** A choice as the CLI's own prompt words it (`Yes, and don't ask again for … (p)`). */
+export const promptOffer = z.strictObject({
+  choice: promptChoice,
+  label: z.string(),
+  /** A question's option number (choice `option`). */
+  option: z.number().int().optional(),
+});
 
 /** A live item of the Decisions view: a seat at needs_input, not a stored decision. */
 export const promptItem = z.strictObject({
@@ -63,6 +86,8 @@ export const promptItem = z.strictObject({
   tool: z.string().optional(),
   /** What can be answered from the window; empty when only the terminal can (a question, a limit). */
   choices: z.array(promptChoice),
+  /** The same choices in the prompt's own words. */
+  offers: z.array(promptOffer).optional(),
   /** The prompt as on screen (or the screen's last lines): the evidence. */
   screen: z.array(z.string()),
   fingerprint: z.string().optional(),
@@ -128,6 +153,10 @@ export const answeredPrompt = z.strictObject({
   keys: z.array(z.string()),
   paneId: z.string(),
   fingerprint: z.string(),
+  /** option: the option's number. */
+  option: z.number().int().optional(),
+  /** deny_with_message: the message as delivered after the refusal. */
+  message: z.strictObject({ chars: z.number().int(), verified: z.boolean() }).optional(),
 });
 export type AnsweredPrompt = z.output<typeof answeredPrompt>;
 

@@ -43,7 +43,8 @@ export const ENGINE_REQUESTS = {
     .refine((p) => !p.force || p.reason !== undefined, { message: 'force needs a reason', path: ['reason'] }),
   capture: z.strictObject({ seat: seatRef, lines: z.number().int().min(0).max(100_000).optional() }),
   attach: z.strictObject({ seat: seatRef }),
-  doctor: z.strictObject({}),
+  /** `fix`: end a stuck tmux server on Rigdesk's socket, once proven to be the one listening there. */
+  doctor: z.strictObject({ fix: z.boolean().optional() }),
   events: z.strictObject({
     seat: seatRef.optional(),
     rig: rigName.optional(),

@@ -200,6 +200,14 @@ function decideContent(conv: Conversation, t: ReplyTimings): Reply {
     if (tool) return { kind: 'tool', trigger: wait ? 'run+wait' : 'run', waitMs, ...tool };
   }
 
+  const ask = /ASK:[ \t]*(.*)/.exec(userText);
+  if (ask && conv.tools.includes('AskUserQuestion')) {
+    const [question = 'Which one?', ...labels] = (ask[1] ?? '').split('|').map((x) => x.trim());
+    const options = labels.filter(Boolean).map((label) => ({ label, description: `the fake server's ${label}` }));
+    const input = { questions: [{ question, header: 'Choice', options, multiSelect: false }] };
+    return { kind: 'tool', trigger: 'ask', waitMs, name: 'AskUserQuestion', input };
+  }
+
   const base = `ACK ${userText}`;
   const slow = has(userText, 'SLOW');
   const held = has(userText, 'HOLD');

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Clock } from '../deps';
+import type { ChildSet } from '../children';
 import { serverArgs, type TmuxServerRef } from '../tmux/identity';
 
 /**
@@ -33,6 +34,8 @@ export class PaneOutputWatch {
     private readonly clock: Clock,
     /** The whole command, when the session is on another host (ssh running tmux -C there). */
     private readonly remoteArgv?: string[],
+    /** The engine's processes: the client is tracked there until it exits. */
+    private readonly children?: ChildSet,
   ) {}
 
   start(): void {
@@ -51,7 +54,9 @@ export class PaneOutputWatch {
       '-t',
       this.sessionId,
     ];
-    this.child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], env });
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], env });
+    this.child = child;
+    this.children?.trackChild(child, 'tmux control client (activity)', () => child.stdin?.end('detach-client\n'));
     this.child.stdout!.setEncoding('utf8');
     this.child.stdout!.on('data', (d: string) => this.read(d));
     this.child.on('error', () => undefined);

@@ -64,7 +64,7 @@ export class ActivityMonitor {
   private readonly rest: RestCadence;
 
   constructor(
-    private readonly ports: FreshLookPorts & Pick<Ports, 'env' | 'exec' | 'onBeforeRespawn'>,
+    private readonly ports: FreshLookPorts & Pick<Ports, 'env' | 'exec' | 'onBeforeRespawn' | 'children'>,
     private readonly opts: {
       debounceMs?: number;
       fallbackMs?: number;
@@ -82,6 +82,7 @@ export class ActivityMonitor {
       },
       (seat) => this.markDirty(seat, true),
       this.ports.env,
+      this.ports.children,
     );
     this.recorded = new ActivityRecord(ports);
     this.rest = new RestCadence(this.fallbackMs, opts.restMaxMs);
@@ -358,6 +359,7 @@ export class ActivityMonitor {
         this.ports.env,
         this.ports.clock,
         host?.controlArgv(sessionId),
+        this.ports.children,
       );
       w.start();
       this.watches.set(seat, w);
@@ -382,6 +384,7 @@ export class ActivityMonitor {
           () => this.markDirty(seat),
           this.ports.env,
           this.ports.clock,
+          this.ports.children,
         )
       : new PanePipeWatch(
           key,
@@ -395,8 +398,7 @@ export class ActivityMonitor {
         );
     this.watches.set(seat, w);
     const started = await w.start();
-    // Stopped meanwhile: stop() has already cleared the watches, so this one goes too, and no
-    // control client follows it.
+    // Stopped meanwhile: stop() cleared the watches, so this one goes too; no control client follows.
     if (!this.running) {
       w.stop();
       if (this.watches.get(seat) === w) this.watches.delete(seat);

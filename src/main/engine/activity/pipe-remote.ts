@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Clock } from '../deps';
+import type { ChildSet } from '../children';
 import { pipeCommand, type PipeStart } from './pipe';
 
 /**
@@ -58,11 +59,14 @@ export class RemotePipeWatch {
     private readonly env: NodeJS.ProcessEnv,
     /** The engine's clock: output times are compared with the monitor's. */
     private readonly clock: Clock,
+    /** The engine's processes: ssh is tracked there until it exits. */
+    private readonly children?: ChildSet,
   ) {}
 
   start(timeoutMs = 10_000): Promise<PipeStart> {
     const child = spawn(this.argv[0]!, this.argv.slice(1), { stdio: ['ignore', 'pipe', 'ignore'], env: this.env });
     this.child = child;
+    this.children?.trackChild(child, 'ssh pane output stream');
     child.on('error', () => undefined);
     return new Promise<PipeStart>((resolve) => {
       let head = '';

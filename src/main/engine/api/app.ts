@@ -57,5 +57,11 @@ export const APP_HANDLERS: Handlers<typeof APP_REQUESTS, typeof APP_ANSWERS> = {
   'shim.install': async (e, p) =>
     installShim({ env: e.deps.env, fs: e.ports.fs, dir: p.dir, remove: p.remove, plan: p.plan }),
   'prompts.answer': (e, p) =>
-    answerPrompt(e.ports, p.seat, p.choice, { fingerprint: p.fingerprint, reason: p.reason, by: p.by }),
+    answerPrompt(e.ports, p.seat, p.choice, {
+      fingerprint: p.fingerprint,
+      reason: p.reason,
+      by: p.by,
+      ...(p.message !== undefined ? { message: p.message } : {}),
+      ...(p.option !== undefined ? { option: p.option } : {}),
+    }),
 };

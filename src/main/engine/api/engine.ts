@@ -24,6 +24,6 @@ export const ENGINE_HANDLERS: Handlers<typeof ENGINE_REQUESTS, typeof ENGINE_ANS
     }),
   capture: (e, p) => captureSeat(e, p.seat, p.lines),
   attach: (e, p) => attachCommand(e, p.seat),
-  doctor: (e) => doctor(e),
+  doctor: (e, p) => doctor(e, p),
   events: async (e, p) => ({ ok: true, events: e.store.events.list(p) }),
 };

@@ -41,7 +41,12 @@ type Resolved = { key: string; at: number } | { problem: Problem; at: number };
 export interface BookDeps {
   gitOn: (host: string) => GitPort;
   clock: Pick<Clock, 'now' | 'after'>;
+  /** Whether a path exists on this machine: a seat in no repository is known without running git. */
+  exists?: (path: string) => boolean;
 }
+
+/** Seats read in the background at once, at most: a rig of 200 never starts 200 gits together. */
+export const BACKGROUND_READS = 4;
 
 /** A seat not in a repository is asked again this long after (a `git init` there shows then). */
 export const RESOLVE_AGAIN_MS = 5 * 60_000;
@@ -81,6 +86,7 @@ export class ChangesBook {
     if ('problem' in tree && !('top' in tree)) return tree;
     const e = tree as TreeEntry;
     if (e.stale || !e.watched) await this.read(e);
+    else if (e.reading) await e.reading; // a read under way is newer than what is kept
     return { tree: e.tree, ...(e.figures ? { figures: e.figures } : {}), ...(e.problem ? { problem: e.problem } : {}) };
   }
 
@@ -92,7 +98,7 @@ export class ChangesBook {
     const r = this.seats.get(seat.seat);
     const again = r && this.deps.clock.now() - r.at > RESOLVE_AGAIN_MS && 'problem' in r;
     if (!r || again) {
-      void this.look(seat).then((l) => 'figures' in l && l.tree && this.tell(l.tree.key));
+      this.later(seat);
       return undefined;
     }
     if ('problem' in r) return { problem: r.problem };
@@ -100,6 +106,48 @@ export class ChangesBook {
     if (!e) return undefined;
     if (e.stale && !e.reading) void this.read(e).then(() => this.tell(e.tree.key));
     return { tree: e.tree, ...(e.figures ? { figures: e.figures } : {}), ...(e.problem ? { problem: e.problem } : {}) };
+  }
+
+  private readonly waiting = new Map<string, SeatRow>();
+  private readonly inflight = new Set<string>();
+  private running = 0;
+
+  /** A look in the background, a few at a time; its figures come with a change notice. */
+  private later(seat: SeatRow): void {
+    if (!this.inflight.has(seat.seat)) this.waiting.set(seat.seat, seat);
+    while (this.running < BACKGROUND_READS && this.waiting.size > 0) {
+      const [name, next] = this.waiting.entries().next().value as [string, SeatRow];
+      this.waiting.delete(name);
+      this.inflight.add(name);
+      this.running += 1;
+      void this.look(next)
+        .then((l) => {
+          if ('tree' in l && l.figures) this.tell(l.tree.key);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          this.running -= 1;
+          this.inflight.delete(name);
+          const again = this.waiting.values().next().value;
+          if (again) this.later(again);
+        });
+    }
+  }
+
+  /**
+   * Reads again every tree of the seat's repository and tells who listens: after a merge the base
+   * moved, which no watch of a worktree sees, and every seat's figures against it changed.
+   */
+  refreshRepo(seat: string): void {
+    const r = this.seats.get(seat);
+    const e = r && 'key' in r ? this.trees.get(r.key) : undefined;
+    if (!e) return;
+    for (const other of this.trees.values())
+      if (other.tree.repoKey === e.tree.repoKey) {
+        other.stale = true;
+        const after = other.reading ? other.reading.then(() => this.read(other)) : this.read(other);
+        void after.then(() => this.tell(other.tree.key));
+      }
   }
 
   /** Forgets a seat's tree (its worktree removed, its rig down): the next look resolves it again. */
@@ -115,7 +163,7 @@ export class ChangesBook {
     }
     if (r && 'problem' in r && this.deps.clock.now() - r.at <= RESOLVE_AGAIN_MS && this.watcher)
       return { problem: r.problem };
-    const t = await resolveSeatTree(this.deps.gitOn(seat.host), seat);
+    const t = await resolveSeatTree(this.deps.gitOn(seat.host), seat, this.deps.exists);
     const at = this.deps.clock.now();
     if (isFailure(t)) {
       const problem = asProblem(t);
@@ -128,6 +176,9 @@ export class ChangesBook {
       e = { tree: t, stale: true, watched: false };
       this.trees.set(t.key, e);
       await this.watch(e);
+      // A read that started while the watch was being placed may have missed a write made then:
+      // the tree is read once more now that every later write is seen.
+      e.stale = true;
     }
     return e;
   }

@@ -15,8 +15,30 @@ export interface SeatTree extends ChangesSource {
   repoKey: string;
 }
 
-export async function resolveSeatTree(git: GitPort, seat: SeatRow): Promise<SeatTree | Failure> {
+/**
+ * A folder on this machine with no `.git` in it or above it is in no repository: said without
+ * running git, so a rig of shell seats in plain folders costs no process a seat.
+ */
+export function outsideAnyRepo(exists: (path: string) => boolean, dir: string): boolean {
+  for (let d = dir; ; ) {
+    if (exists(`${d === '/' ? '' : d}/.git`)) return false;
+    const up = d.replace(/\/[^/]*$/, '') || '/';
+    if (up === d) return true;
+    d = up;
+  }
+}
+
+export async function resolveSeatTree(
+  git: GitPort,
+  seat: SeatRow,
+  exists?: (path: string) => boolean,
+): Promise<SeatTree | Failure> {
   const dir = seat.worktree?.path ?? seat.cwd;
+  if (!seat.worktree && seat.host === 'local' && exists && dir.startsWith('/') && outsideAnyRepo(exists, dir))
+    return fail('NOT_A_REPO', `${dir} is not inside a git repository`, {
+      hint: 'Its changes show once the folder is in a repository (git init, or clone one).',
+      evidence: { cwd: dir },
+    });
   const repo = await locateRepo(git, dir);
   if (isFailure(repo)) {
     if (!seat.worktree) return repo;

@@ -6,7 +6,9 @@ import type { SeatRow } from '../store';
 /**
  * After Enter: the text must have left the input box (no draft that holds it) and show on screen
  * or the agent must have started a turn. An agent may drop an Enter (Codex when it comes too soon,
- * Claude under load); one more Enter is sent when the text still sits in its input box.
+ * Claude under load); one more Enter is sent when the text still sits in its input box. The window
+ * is 15 s: a Node agent that has just resumed a long conversation on a busy machine was seen to take
+ * more than 8 s to draw the submitted text, and a wait costs only when the text truly is stuck.
  */
 export async function verifySubmitted(
   ports: Pick<Ports, 'client' | 'clock'>,
@@ -14,7 +16,7 @@ export async function verifySubmitted(
   server: string,
   paneId: string,
   text: string,
-  timeoutMs = 8000,
+  timeoutMs = 15_000,
 ): Promise<{ ok: true } | { ok: false; why: string }> {
   const adapter = runtimeById(seat.runtime);
   const probe = text.split('\n')[0]!.trim().slice(0, 40);

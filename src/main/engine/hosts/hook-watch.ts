@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { runtimeById, seatHookHome } from '../runtimes';
+import type { ChildSet } from '../children';
 import type { SeatRow } from '../store';
 import { remoteHooksDir } from './host-files';
 
@@ -60,11 +61,13 @@ export class RemoteHookWatch {
     private readonly argv: string[],
     private readonly onSeat: (seat: string) => void,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly children?: ChildSet,
   ) {}
 
   start(): void {
     const child = spawn(this.argv[0]!, this.argv.slice(1), { stdio: ['ignore', 'pipe', 'ignore'], env: this.env });
     this.child = child;
+    this.children?.trackChild(child, 'ssh hook stream');
     child.on('error', () => undefined);
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -100,6 +103,8 @@ export class RemoteHookWatches {
     private readonly streamArgv: (host: string, file: string, args: readonly string[]) => string[] | undefined,
     private readonly onSeat: (seat: string) => void,
     private readonly env: NodeJS.ProcessEnv,
+    /** The engine's processes: each stream's ssh is tracked there until it exits. */
+    private readonly children?: ChildSet,
   ) {}
 
   sync(seats: readonly Pick<SeatRow, 'seat' | 'runtime' | 'env' | 'host'>[]): void {
@@ -128,7 +133,7 @@ export class RemoteHookWatches {
         this.byHost.delete(host);
         continue;
       }
-      const w = new RemoteHookWatch(key, argv, this.onSeat, this.env);
+      const w = new RemoteHookWatch(key, argv, this.onSeat, this.env, this.children);
       w.start();
       this.byHost.set(host, w);
     }

@@ -93,6 +93,11 @@ export class HostSet {
   closeAll(): void {
     for (const { host } of this.byName.values()) host.close();
   }
+
+  /** Asks every open host's master to go once its sessions end, cutting none (SshHost.stop). */
+  stopAll(): void {
+    for (const { host } of this.byName.values()) host.stop();
+  }
 }
 
 /**

@@ -245,12 +245,24 @@ export class SshHost {
 
   /** Closes the shared connection (tests, and `rigdesk hosts` after a check). */
   close(): void {
+    this.control('exit');
+  }
+
+  /**
+   * Asks the shared connection to take no new sessions and to end once its last one ends: the
+   * sessions other Rigdesk processes on this home run over it go on (unlike `close`), and their
+   * next call opens a new master.
+   */
+  stop(): void {
+    this.control('stop');
+  }
+
+  private control(op: 'exit' | 'stop'): void {
     try {
-      execFileSync(
-        'ssh',
-        ['-F', '/dev/null', '-o', `ControlPath=${this.opts.controlPath}`, '-O', 'exit', 'rigdesk-host'],
-        { stdio: 'ignore', timeout: 3_000 },
-      );
+      execFileSync('ssh', ['-F', '/dev/null', '-o', `ControlPath=${this.opts.controlPath}`, '-O', op, 'rigdesk-host'], {
+        stdio: 'ignore',
+        timeout: 3_000,
+      });
     } catch {
       /* no master running */
     }

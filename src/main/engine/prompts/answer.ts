@@ -10,13 +10,21 @@ import type { Ports } from '../ports';
 import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
 import { appendPromptEvent } from './events';
-import { PROMPT_KEYS, readPrompt } from './screens';
+import { type SendPorts, sendToSeat } from '../delivery/send';
+import { PROMPT_KEYS, type PromptScreen, readPrompt } from './screens';
 import { conversationFamily } from '../runtimes/family';
 
-/** What an answer takes besides a fresh look: the seat's lease and a revalidation of its pane. */
-export type AnswerPorts = FreshLookPorts & Pick<Ports, 'procNow' | 'selfPid'>;
+/**
+ * What an answer takes besides a fresh look: the seat's lease, a revalidation of its pane, and a
+ * send (deny_with_message types its message through safe send).
+ */
+export type AnswerPorts = SendPorts;
 
 export interface AnswerOptions {
+  /** deny_with_message: what the agent should do instead; other: the answer of one's own. */
+  message?: string;
+  /** option: the question's option number. */
+  option?: number;
   /** The prompt the person saw (from `prompts.list`); a different prompt on screen is refused. */
   fingerprint?: string;
   reason?: string;
@@ -47,6 +55,8 @@ export async function answerPrompt(
   const found = ports.store.rigs.find(ref);
   if (!found.ok) return found;
   const { seat } = found;
+  const usage = usageProblem(choice, opts);
+  if (usage) return fail('BAD_USAGE', usage);
   const where = { rig: seat.rig, seat: seat.seat };
   const turn = await withSeatTurn(ports, seat.seat, ports.clock.now() + TURN_WAIT_MS, () =>
     answerOnce(ports, seat, choice, opts),
@@ -58,6 +68,8 @@ export async function answerPrompt(
         `another writer held ${seat.seat} for ${Math.round(turn.waitedMs / 1000)} s; nothing was typed`,
         { evidence: { why: 'lease' } },
       );
+  if (res.ok && choice === 'deny_with_message' && opts.message !== undefined)
+    return withMessage(ports, seat, res.answered, opts.message);
   if (!res.ok)
     appendPromptEvent(ports, 'seat.prompt_answer_refused', where, {
       choice,
@@ -76,8 +88,7 @@ async function answerOnce(
   choice: PromptChoice,
   opts: AnswerOptions,
 ): Promise<Result<{ answered: Answered }>> {
-  const keys = PROMPT_KEYS[seat.runtime];
-  if (!keys)
+  if (!PROMPT_KEYS[seat.runtime])
     return fail(
       'DECISION_CHOICE_INVALID',
       `${seat.seat} runs ${seat.runtime}, whose prompts Rigdesk does not answer; answer it in the terminal`,
@@ -92,7 +103,8 @@ async function answerOnce(
       hint: 'Look at the seat again; answer the prompt it shows now.',
       evidence: { activity, ...evidence },
     });
-  if (activity.needsInput !== 'permission') return noPrompt('is not at a permission prompt now');
+  if (activity.needsInput !== 'permission' && activity.needsInput !== 'question')
+    return noPrompt('is not at a permission prompt or a question now');
   const screen = (await capturePanes(ports.client(live.server), [live.paneId])).get(live.paneId);
   const prompt = screen ? readPrompt(seat.runtime, screen.plain, screen.styled) : undefined;
   if (!prompt) return noPrompt('shows no permission prompt on screen');
@@ -102,8 +114,10 @@ async function answerOnce(
       now: prompt.fingerprint,
       prompt: prompt.lines,
     });
-  if (choice === 'approve' && !prompt.approveReady)
+  if (choice === 'approve' && prompt.kind === 'permission' && !prompt.approveReady)
     return noPrompt(`cannot be approved from here: ${prompt.why}`, { prompt: prompt.lines });
+  const offer = offerFor(seat, prompt, choice, opts.option);
+  if (!offer.ok) return offer;
 
   const conversationId = pane.agent?.conversationId ?? live.conversationId ?? undefined;
   const adapter = runtimeById(seat.runtime);
@@ -135,12 +149,15 @@ async function answerOnce(
   await opts.beforeRevalidate?.();
   const moved = await revalidateTarget(ports, target);
   if (!moved.ok) return moved;
-  const sent = await ports.client(live.server).sendKeys(live.paneId, [...keys[choice]]);
+  const still = await samePrompt(ports, live, seat.runtime, prompt.fingerprint);
+  if (!still.ok) return still;
+  const sent = await typeAnswer(ports, live, offer.keys, choice === 'other' ? opts.message : undefined);
   if (!sent.ok) return sent;
   const answered: Answered = {
     seat: seat.seat,
     choice,
-    keys: [...keys[choice]],
+    keys: offer.keys,
+    ...(opts.option !== undefined ? { option: opts.option } : {}),
     paneId: live.paneId,
     fingerprint: prompt.fingerprint,
   };
@@ -161,4 +178,96 @@ async function answerOnce(
     },
   );
   return { ok: true, answered };
+}
+
+/** What a choice needs besides itself, when it is missing or does not belong. */
+function usageProblem(choice: PromptChoice, opts: AnswerOptions): string | undefined {
+  const wantsText = choice === 'deny_with_message' || choice === 'other';
+  if (wantsText && opts.message === undefined) return `${choice} needs the text to type (--message)`;
+  if (!wantsText && opts.message !== undefined) return 'a message goes only with deny_with_message or other';
+  if ((choice === 'option') !== (opts.option !== undefined))
+    return choice === 'option' ? 'option needs the number of the option' : 'an option number goes only with option';
+  return undefined;
+}
+
+/** The keys, then (an answer of one's own) the text pasted as it is and Enter. */
+async function typeAnswer(
+  ports: AnswerPorts,
+  live: { server: string; paneId: string },
+  keys: string[],
+  text: string | undefined,
+): Promise<Result> {
+  const client = ports.client(live.server);
+  const sent = await client.sendKeys(live.paneId, keys);
+  if (!sent.ok || text === undefined) return sent;
+  const pasted = await client.paste(live.paneId, text, `rigdesk-answer-${ports.newId()}`);
+  if (!pasted.ok) return pasted;
+  return client.sendKeys(live.paneId, ['Enter']);
+}
+
+/** The keys of the choice the prompt on screen offers, or the refusal that lists what it offers. */
+function offerFor(
+  seat: SeatRow,
+  prompt: PromptScreen,
+  choice: PromptChoice,
+  option?: number,
+): Result<{ keys: string[] }> {
+  const offer = prompt.offers.find((o) => o.choice === choice && (option === undefined || o.option === option));
+  if (offer) return { ok: true, keys: offer.keys };
+  return fail(
+    'DECISION_CHOICE_INVALID',
+    `${seat.seat}'s prompt offers no ${choice.replace(/_/g, ' ')}; nothing was typed`,
+    {
+      hint: `It offers: ${prompt.offers.map((o) => `${o.choice} (${o.label})`).join(', ')}.`,
+      evidence: { prompt: prompt.lines },
+    },
+  );
+}
+
+/**
+ * The screen read again right before the keys: the prompt the answer was decided on must still be
+ * the one there (a person may have answered it in the terminal meanwhile, or the agent moved on).
+ */
+async function samePrompt(
+  ports: AnswerPorts,
+  live: { server: string; paneId: string },
+  runtime: string,
+  fingerprint: string,
+): Promise<Result<object>> {
+  const screen = (await capturePanes(ports.client(live.server), [live.paneId])).get(live.paneId);
+  const now = screen ? readPrompt(runtime, screen.plain, screen.styled) : undefined;
+  if (now?.fingerprint === fingerprint) return { ok: true };
+  return fail(
+    'PROMPT_CHANGED',
+    now
+      ? 'the prompt on screen changed just before the answer; nothing was typed'
+      : 'the prompt went away just before the answer; nothing was typed',
+    {
+      hint: 'Look at the seat again and answer what it asks now.',
+      evidence: { was: fingerprint, now: now?.fingerprint ?? null, prompt: now?.lines ?? [] },
+    },
+  );
+}
+
+/** How long the message waits for the agent's input box once the prompt is refused. */
+const MESSAGE_WAIT_S = 30;
+
+/**
+ * deny_with_message, after the refusal: the message goes into the agent's own input box through
+ * safe send (it waits for the box, pastes, verifies), and the answer says whether it arrived.
+ */
+async function withMessage(
+  ports: AnswerPorts,
+  seat: SeatRow,
+  answered: Answered,
+  message: string,
+): Promise<Result<{ answered: Answered }>> {
+  const sent = await sendToSeat(ports, seat.seat, message, { waitForIdle: MESSAGE_WAIT_S });
+  if (!sent.ok)
+    return {
+      ...sent,
+      message: `the prompt was refused, but the message was not delivered: ${sent.message}`,
+      evidence: { ...sent.evidence, answered },
+    };
+  return { ok: true, answered: { ...answered, message: { chars: sent.sent.chars, verified: sent.sent.verified } } };
 }

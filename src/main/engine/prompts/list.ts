@@ -29,12 +29,15 @@ export async function promptsFor(ports: Pick<Ports, 'client'>, rows: readonly Ps
   );
   return waiting.map((r) => {
     const { plain, styled } = screens.get(`${r.server} ${r.paneId}`) ?? { plain: [], styled: [] };
-    const reason = r.needsInput ?? 'input';
+    const asked = r.needsInput ?? 'input';
     const keys = PROMPT_KEYS[r.runtime];
-    const read = reason === 'permission' ? readPrompt(r.runtime, plain, styled) : undefined;
-    const choices: PromptChoice[] = read && keys ? (read.approveReady ? ['approve', 'deny'] : ['deny']) : [];
+    const read = asked === 'permission' || asked === 'question' ? readPrompt(r.runtime, plain, styled) : undefined;
+    // The screen says what it asks: a runtime's hook calls a question a permission prompt too.
+    const reason = read?.kind === 'question' ? 'question' : asked;
+    const offers = read && keys ? read.offers : [];
+    const choices: PromptChoice[] = [...new Set(offers.map((o) => o.choice))];
     const note =
-      reason !== 'permission'
+      reason !== 'permission' && reason !== 'question'
         ? `answer it in the terminal (${reason.replace(/_/g, ' ')})`
         : !keys
           ? `${r.runtime} prompts are answered in its terminal`
@@ -49,6 +52,15 @@ export async function promptsFor(ports: Pick<Ports, 'client'>, rows: readonly Ps
       reason,
       ...(tool ? { tool } : {}),
       choices,
+      ...(offers.length
+        ? {
+            offers: offers.map((o) => ({
+              choice: o.choice,
+              label: o.label,
+              ...(o.option !== undefined ? { option: o.option } : {}),
+            })),
+          }
+        : {}),
       screen: read?.lines ?? plain.slice(-TAIL_LINES).map((l) => l.trimEnd()),
       ...(read ? { fingerprint: read.fingerprint } : {}),
       paneId: r.paneId,

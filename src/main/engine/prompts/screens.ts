@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { PromptChoice } from '../../../shared/contract/app';
 import { AGENT_RUNTIMES, runtimeById } from '../runtimes';
+import type { PromptOption } from '../runtimes/types';
 
 /**
  * A permission prompt as the person sees it, read by the seat's runtime adapter from its screen:
@@ -14,6 +16,17 @@ export interface PromptScreen {
   /** False when approve's key would pick something other than "yes" (the selection was moved). */
   approveReady: boolean;
   why?: string;
+  /** What can be answered, each in the prompt's own words and with the keys that answer it. */
+  offers: Offer[];
+  kind: 'permission' | 'question';
+}
+
+export interface Offer {
+  choice: PromptChoice;
+  label: string;
+  keys: string[];
+  /** A question's option number. */
+  option?: number;
 }
 
 /** The keys that answer a permission prompt, per runtime (the adapters' promptKeys). Runtimes not listed have none Rigdesk may send. */
@@ -39,8 +52,41 @@ export function readPrompt(
       fingerprint: fingerprint(runtime, p.asked),
       approveReady: p.approveReady,
       ...(p.why ? { why: p.why } : {}),
+      offers:
+        p.kind === 'question'
+          ? questionOffers(PROMPT_KEYS[runtime], p.options ?? [])
+          : offersOf(PROMPT_KEYS[runtime], p.options ?? [], p.approveReady),
+      kind: p.kind ?? 'permission',
     }
   );
+}
+
+const ALWAYS = /^yes,? and\b/i;
+const YES = /^yes\b/i;
+const NO = /^no\b/i;
+
+/**
+ * The answers a prompt offers, named from its own options: allow once (the runtime's approve
+ * keys, which take the highlighted first option), allow always (the option that widens the
+ * approval, by its own key), deny (the runtime's deny keys) and deny with a message (the same
+ * refusal, then the message in the input box). No option is guessed: a prompt without a
+ * "Yes, and …" option offers no allow_always.
+ */
+export function offersOf(
+  keys: { approve: readonly string[]; deny: readonly string[] } | undefined,
+  options: readonly PromptOption[],
+  approveReady: boolean,
+): Offer[] {
+  if (!keys) return [];
+  const yes = options.find((o) => YES.test(o.label) && !ALWAYS.test(o.label));
+  const always = options.find((o) => ALWAYS.test(o.label));
+  const no = options.find((o) => NO.test(o.label));
+  const out: Offer[] = [];
+  if (approveReady) out.push({ choice: 'approve', label: yes?.label ?? 'Yes', keys: [...keys.approve] });
+  if (always) out.push({ choice: 'allow_always', label: always.label, keys: [always.key] });
+  out.push({ choice: 'deny', label: no?.label ?? 'No', keys: [...keys.deny] });
+  out.push({ choice: 'deny_with_message', label: 'No, and say what to do instead', keys: [...keys.deny] });
+  return out;
 }
 
 /**
@@ -54,4 +100,26 @@ export function toolOf(lines: readonly string[]): string | undefined {
     if (/run the following command/i.test(l)) return 'command';
   }
   return undefined;
+}
+
+const OWN_ANSWER = /^type something/i;
+const NOT_AN_ANSWER = /^chat about this/i;
+
+/**
+ * A question's answers: each option by its own key, `other` (the option that takes an answer of
+ * one's own, then the text), and `deny` (the runtime's cancel key).
+ */
+export function questionOffers(
+  keys: { approve: readonly string[]; deny: readonly string[] } | undefined,
+  options: readonly PromptOption[],
+): Offer[] {
+  if (!keys) return [];
+  const out: Offer[] = [];
+  for (const o of options) {
+    if (NOT_AN_ANSWER.test(o.label)) continue;
+    if (OWN_ANSWER.test(o.label)) out.push({ choice: 'other', label: 'Other (type an answer)', keys: [o.key] });
+    else out.push({ choice: 'option', label: o.label, keys: [o.key], option: o.n });
+  }
+  out.push({ choice: 'deny', label: 'Cancel', keys: [...keys.deny] });
+  return out;
 }

@@ -335,6 +335,36 @@ export interface PromptRead {
   /** False when approve's key would pick something other than "yes" (the selection was moved). */
   approveReady: boolean;
   why?: string;
+  /** The prompt's numbered options as on screen, with the key that picks each one directly. */
+  options?: PromptOption[];
+  /** A question with options (Claude's AskUserQuestion) rather than a permission prompt. */
+  kind?: 'permission' | 'question';
+}
+
+/** One numbered option of a prompt: `2. Yes, and don't ask again … (p)` picked by `p`. */
+export interface PromptOption {
+  n: number;
+  label: string;
+  /** The key that picks it at once: its own shortcut when the CLI shows one, else its number. */
+  key: string;
+}
+
+/**
+ * The numbered options between two lines of a prompt (`❯ 1. Yes`, `  2. No (esc)`): each with its
+ * shortcut when the line ends in one (`(y)`, `(esc)`), else its number as the key.
+ */
+export function readOptions(lines: readonly string[]): PromptOption[] {
+  const out: PromptOption[] = [];
+  for (const l of lines) {
+    // A narrow pane draws `2.Yes, and …` with no space after the number.
+    const m = /^\s*(?:[❯›>]\s*)?(\d{1,2})\.\s*([^\d\s].*?)\s*$/.exec(l);
+    if (!m) continue;
+    const short = /\s\((esc|[a-z])\)$/i.exec(m[2]!);
+    const label = short ? m[2]!.slice(0, short.index).trim() : m[2]!;
+    const key = short ? (short[1]!.toLowerCase() === 'esc' ? 'Escape' : short[1]!) : m[1]!;
+    out.push({ n: Number(m[1]), label, key });
+  }
+  return out;
 }
 
 export const tidyLines = (lines: readonly string[]): string[] => lines.map((l) => l.trimEnd());

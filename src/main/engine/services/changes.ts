@@ -82,7 +82,7 @@ export async function mergeRun(
   if (!found.ok) return found;
   const r = await mergeSeat({ ...engine.ports, activityOf: (s) => activityOf(engine, s) }, found.seat, p.into);
   if (!r.ok) return r;
-  engine.ports.changes.forget(found.seat.seat);
+  engine.ports.changes.refreshRepo(found.seat.seat);
   return r;
 }
 

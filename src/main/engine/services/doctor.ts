@@ -10,6 +10,7 @@ import { scrubIdentity } from '../runtimes/env';
 import { runtimeOnPath } from '../runtimes/install';
 import { schemaVersion } from '../store/db';
 import { checkHost } from './hosts';
+import { stuckServerCheck } from './stuck-server';
 import { seatPrepInput } from '../seats/launch';
 
 /**
@@ -38,7 +39,22 @@ function readText(fs: ReadFs, path: string): string | undefined {
   }
 }
 
-export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorCheck[] }>> {
+/** The server on Rigdesk's socket: a stuck one is named (and with `fix` ended) before anything waits on it. */
+async function tmuxServerChecks(engine: Engine, fix: boolean): Promise<DoctorCheck[]> {
+  const stuck = await stuckServerCheck(engine, fix);
+  if (stuck && !stuck.ok) return [stuck];
+  const listing = await engine.own.listPanes();
+  const check: DoctorCheck = {
+    check: 'tmux server',
+    ok: listing.ok,
+    detail: listing.ok
+      ? `${engine.ownKey}: ${listing.running ? `running, ${listing.panes.length} pane(s)` : 'not started yet (starts with the first seat)'}`
+      : listing.message,
+  };
+  return stuck ? [stuck, check] : [check];
+}
+
+export async function doctor(engine: Engine, opts: { fix?: boolean } = {}): Promise<Result<{ checks: DoctorCheck[] }>> {
   const checks: DoctorCheck[] = [];
   const v = await engine.deps.exec('tmux', ['-V'], { timeoutMs: 5000 });
   const m = /tmux (?:next-)?(\d+)\.(\d+)/.exec(v.stdout);
@@ -49,14 +65,7 @@ export async function doctor(engine: Engine): Promise<Result<{ checks: DoctorChe
     detail: v.code === 0 ? v.stdout.trim() : `not runnable (${v.spawnError ?? v.stderr.trim()})`,
     ...(tmuxOk ? {} : { hint: 'Install tmux 3.2 or newer (apt-get install tmux, brew install tmux).' }),
   });
-  const listing = await engine.own.listPanes();
-  checks.push({
-    check: 'tmux server',
-    ok: listing.ok,
-    detail: listing.ok
-      ? `${engine.ownKey}: ${listing.running ? `running, ${listing.panes.length} pane(s)` : 'not started yet (starts with the first seat)'}`
-      : listing.message,
-  });
+  checks.push(...(await tmuxServerChecks(engine, opts.fix === true)));
   const env = scrubIdentity(engine.deps.env);
   for (const r of AGENT_RUNTIMES) {
     const { path: p, missing } = runtimeOnPath(r, env.PATH, engine.ports.fs);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
+import type { ChildSet } from '../children';
 import type { ExecResult } from '../deps';
 import { type Block, ControlStream } from './control-stream';
 import { type ControlRunOptions, type ControlTarget, failure } from './control-target';
@@ -76,7 +77,11 @@ export class ControlConnection {
   private creating = 0;
   /** Client processes started so far. */
   spawns = 0;
-  constructor(private readonly target: ControlTarget) {}
+  constructor(
+    private readonly target: ControlTarget,
+    /** The engine's processes: a client is tracked there until it exits, and ended with the engine. */
+    private readonly children?: ChildSet,
+  ) {}
 
   get connected(): boolean {
     return this.live?.ready === true;
@@ -113,11 +118,26 @@ export class ControlConnection {
     });
   }
 
-  /** Ends the client; whatever is unanswered gets an error. */
+  /**
+   * Ends the client; whatever is unanswered gets an error. The client is detached (an empty line:
+   * tmux lets a control client go at once, even behind a stuck command) and its stdin closed, while
+   * its output is still read, so tmux can flush it and let the client exit. The engine's ChildSet
+   * then waits for that exit and ends the process by its pid if it does not come (children.ts).
+   */
   close(): void {
     this.closed = true;
     const live = this.live;
-    if (live) this.drop(live, 'the engine closed its tmux client');
+    if (live) {
+      this.live = undefined;
+      live.exited = true;
+      clearTimeout(live.attachTimer);
+      for (const { req } of live.inFlight.splice(0)) this.settle(req, failure('the engine closed its tmux client'));
+      try {
+        live.child.stdin?.end('\n');
+      } catch {
+        /* gone */
+      }
+    }
     for (const r of this.waiting.splice(0)) this.settle(r, failure('the engine closed its tmux client'));
   }
 
@@ -168,6 +188,7 @@ export class ControlConnection {
     }
     const [file, ...argv] = this.target.argv;
     const child = spawn(file!, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: this.target.env });
+    this.children?.trackChild(child, `tmux control client of ${this.target.key}`, () => child.stdin?.end('\n'));
     this.spawns += 1;
     this.target.onSpawn?.();
     const live: Live = {

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { ChildSet } from '../children';
 import type { Exec, ExecResult } from '../deps';
 import { ControlConnection } from './control';
 import type { ControlTarget } from './control-target';
@@ -21,7 +22,11 @@ export class TmuxLinks {
   private readonly byKey = new Map<string, ControlConnection>();
   /** Control clients started, over all servers (process spawns the benches count beside exec's). */
   spawns = 0;
-  constructor(readonly mode: TmuxMode = 'held') {}
+  constructor(
+    readonly mode: TmuxMode = 'held',
+    /** Where the held clients are tracked until they exit (the engine's, so they end with it). */
+    readonly children: ChildSet = new ChildSet(),
+  ) {}
 
   /** The held client for a server key, made on first use; undefined in one-shot mode. */
   link(key: string, target: () => ControlTarget): ControlConnection | undefined {
@@ -29,13 +34,16 @@ export class TmuxLinks {
     let c = this.byKey.get(key);
     if (!c) {
       const t = target();
-      c = new ControlConnection({
-        ...t,
-        onSpawn: () => {
-          this.spawns += 1;
-          t.onSpawn?.();
+      c = new ControlConnection(
+        {
+          ...t,
+          onSpawn: () => {
+            this.spawns += 1;
+            t.onSpawn?.();
+          },
         },
-      });
+        this.children,
+      );
       this.byKey.set(key, c);
     }
     return c;
@@ -50,6 +58,7 @@ export class TmuxLinks {
     return this.byKey.get(key);
   }
 
+  /** Detaches every held client; the ChildSet waits for their exits (children.ts). */
   closeAll(): void {
     for (const c of this.byKey.values()) c.close();
     this.byKey.clear();

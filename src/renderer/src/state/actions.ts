@@ -5,6 +5,7 @@ import {
   type ClientResult,
   type DecisionChoice,
   type Grid,
+  type PromptChoice,
   type PromptItem,
   VIEWS,
 } from '../../../shared/contract';
@@ -121,7 +122,21 @@ async function writeClipboard(text: string): Promise<boolean> {
 
 // ---- decisions --------------------------------------------------------------------------------
 
-export async function answerPrompt(p: PromptItem, choice: 'approve' | 'deny'): Promise<boolean> {
+const ANSWERED: Record<PromptChoice, string> = {
+  approve: 'approved',
+  allow_always: 'allowed always',
+  deny: 'denied',
+  deny_with_message: 'denied, with your message',
+  option: 'answered',
+  other: 'answered in your words',
+};
+
+export async function answerPrompt(
+  p: PromptItem,
+  choice: PromptChoice,
+  message?: string,
+  option?: number,
+): Promise<boolean> {
   const r = await call(
     'prompts.answer',
     {
@@ -130,10 +145,12 @@ export async function answerPrompt(p: PromptItem, choice: 'approve' | 'deny'): P
       reason: WINDOW_REASON,
       by: 'window',
       ...(p.fingerprint ? { fingerprint: p.fingerprint } : {}),
+      ...(message !== undefined ? { message } : {}),
+      ...(option !== undefined ? { option } : {}),
     },
-    `${choice} ${p.seat}`,
+    `${choice.replace(/_/g, ' ')} ${p.seat}`,
   );
-  if (r?.ok) noteDone(`${p.seat}: ${choice === 'approve' ? 'approved' : 'denied'}`);
+  if (r?.ok) noteDone(`${p.seat}: ${ANSWERED[choice]}`);
   return r?.ok === true;
 }
 

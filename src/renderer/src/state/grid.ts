@@ -92,3 +92,19 @@ export function dropUnknown(l: WindowLayout, known: (seat: string) => boolean): 
   });
   return out;
 }
+
+/**
+ * The first screen of a window whose layout was never saved: its empty slots take the seats not
+ * shown yet, in the order given (the attention order), so a newcomer sees seats, not empty slots.
+ * A slot that holds a seat keeps it.
+ */
+export function fillEmpty(l: WindowLayout, ordered: readonly string[]): WindowLayout {
+  const vis = visibleSlots(l);
+  const queue = ordered.filter((s) => !vis.includes(s));
+  let out = l;
+  vis.forEach((s, i) => {
+    const next = s === undefined ? queue.shift() : undefined;
+    if (next) out = withSlot(out, i, next, false);
+  });
+  return out;
+}

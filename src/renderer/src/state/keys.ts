@@ -48,7 +48,8 @@ export const PLAIN_KEYS: readonly { keys: string; what: string }[] = [
     what: 'Close what is open (or else dismiss the notes) and give the focus back to the focused pane',
   },
   { keys: 'A / D', what: 'Approve / deny the decision card that has the focus' },
-  { keys: '↑ ↓', what: 'Move between seats in the rail; Enter opens one' },
+  { keys: '↑ ↓', what: 'Move between seats in the rail; Enter opens one, C its Changes' },
+  { keys: 'U / S, J / K', what: 'In a Changes view: unified / side by side, next / previous file' },
   { keys: '← → ↑ ↓', what: 'In the topology: move between seats; Enter opens one in the grid, M its menu' },
 ];
 

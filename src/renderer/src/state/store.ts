@@ -29,7 +29,8 @@ export type Dialog =
   | { kind: 'send'; seat: string }
   | { kind: 'queue'; seat: string }
   | { kind: 'up'; path?: string }
-  | { kind: 'newRig' };
+  | { kind: 'newRig' }
+  | { kind: 'changes'; seat: string };
 
 export interface WindowState {
   status: 'connecting' | 'open' | 'closed';

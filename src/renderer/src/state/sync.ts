@@ -1,8 +1,11 @@
 import type { PsRow, WindowLayout } from '../../../shared/contract';
 import type { Transport } from '../transport';
 import { focusSeat, setTransport } from './actions';
-import { DEFAULT_LAYOUT, dropUnknown, visibleSlots } from './grid';
-import { allSeats, useWindow } from './store';
+import { setChangesTransport } from './changes';
+import { DEFAULT_LAYOUT, dropUnknown, fillEmpty, visibleSlots } from './grid';
+import { attentionOrder, attentionRank, stateWord } from './seat-state';
+import { type WindowState, allSeats, openDecisionFor, useWindow } from './store';
+import { tell } from './tell';
 
 /** Events that change a rig's shape or its decisions: the topology and the decisions are read again. */
 const RELOAD_ON = /^(rig\.|decision\.|seat\.fork$)/;
@@ -88,21 +91,51 @@ function reportAttention(t: Transport): () => void {
   };
 }
 
-/** The layout is read once from the engine's home and written back (debounced) whenever it changes. */
+/** Every seat, what needs the person first (the rail's attention order, nothing unread yet). */
+function seatsByAttention(s: WindowState): string[] {
+  const word = (seat: string) => stateWord(s.seats[seat], !!openDecisionFor(s.decisions, seat));
+  return attentionOrder(allSeats(s.topology), (seat) => attentionRank(word(seat), false));
+}
+
+/**
+ * The layout is read once from the engine's home and written back (debounced) whenever it changes.
+ * One never saved is filled once the seats are known (the first screen); that fill is not saved,
+ * so every new window fills by what needs the person then, until the person changes the layout.
+ */
 function persistLayout(t: Transport): () => void {
   let ready = false;
+  let fresh = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let saved: WindowLayout | undefined;
+  // After the frame that paints the rows' states: the rail tells first, the terminals follow.
+  const fillFirstScreen = (s: WindowState) => {
+    if (!fresh || !s.loaded || Object.keys(s.seats).length === 0) return;
+    fresh = false;
+    const at = s.layout;
+    requestAnimationFrame(() => setTimeout(() => fill(at), 0));
+  };
+  const fill = (at: WindowLayout) => {
+    const s = useWindow.getState();
+    // A change of the person's in between is theirs: it is not filled around.
+    if (s.layout !== at) return;
+    saved = fillEmpty(s.layout, seatsByAttention(s));
+    if (saved !== s.layout) useWindow.setState({ layout: saved });
+  };
   void t.request('workspace.layout', {}).then((r) => {
     if (r.ok && r.layout) useWindow.setState({ layout: r.layout });
+    fresh = r.ok && !r.layout;
     saved = useWindow.getState().layout;
     ready = true;
     followHash();
+    fillFirstScreen(useWindow.getState());
   });
   const off = useWindow.subscribe((s) => {
+    fillFirstScreen(s);
+    // The fill is the layout as saved, not a change to write.
     if (!ready || s.layout === saved) return;
     clearTimeout(timer);
     timer = setTimeout(() => {
+      fresh = false;
       saved = useWindow.getState().layout;
       void t.request('workspace.saveLayout', { layout: saved });
     }, SAVE_AFTER_MS);
@@ -132,6 +165,7 @@ function followHash(): void {
 /** Wires a transport into the window's state: pushes in, the layout and the attention report out. */
 export function connect(t: Transport): () => void {
   setTransport(t);
+  setChangesTransport(t);
   useWindow.setState({ layout: DEFAULT_LAYOUT });
   const offStatus = t.onStatus((status) => useWindow.setState({ status }));
   const offPush = t.onPush((m) => {
@@ -153,6 +187,8 @@ export function connect(t: Transport): () => void {
   window.addEventListener('hashchange', followHash);
   const offAttention = reportAttention(t);
   const offLayout = persistLayout(t);
+  // In the desktop app (the preload's bridge) the shell notifies natively: never twice.
+  const offTell = tell({ notify: t.kind === 'ws' });
   void reload(t);
   void loadRuntimes(t);
   return () => {
@@ -161,6 +197,7 @@ export function connect(t: Transport): () => void {
     offSeen();
     offAttention();
     offLayout();
+    offTell();
     window.removeEventListener('hashchange', followHash);
   };
 }

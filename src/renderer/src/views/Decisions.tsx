@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useEffect, useState } from 'react';
-import type { DecisionChoice, HistoryItem, PromptItem } from '../../../shared/contract';
+import type { DecisionChoice, HistoryItem, PromptChoice, PromptItem } from '../../../shared/contract';
 import { answerPrompt, call, decide, focusSeat, focusedPrompt, WINDOW_REASON } from '../state/actions';
 import { type Decision, useWindow } from '../state/store';
 
@@ -31,21 +31,66 @@ export function DecisionsPanel() {
   );
 }
 
-const LABEL = { approve: 'Approve', deny: 'Deny' } as const;
+/** A choice's words when the prompt's own are not known. */
+const LABEL: Record<PromptChoice, string> = {
+  approve: 'Approve',
+  allow_always: 'Allow always',
+  deny: 'Deny',
+  deny_with_message: 'Deny with a message…',
+  option: 'Option',
+  other: 'Other…',
+};
+const KEYS: Partial<Record<PromptChoice, string>> = {
+  approve: 'a or y · Ctrl+Shift+Enter',
+  allow_always: 'A (Shift+a)',
+  deny: 'd or n · Ctrl+Shift+Backspace',
+  deny_with_message: 'm',
+  other: 'o',
+};
+
+/** The buttons of a card: one per offer (each option of a question its own), else per choice. */
+function buttonsOf(p: PromptItem): { choice: PromptChoice; option?: number; text: string; title?: string }[] {
+  if (!p.offers) return p.choices.map((c) => ({ choice: c, text: LABEL[c], title: KEYS[c] }));
+  return p.offers.map((o) => ({
+    choice: o.choice,
+    ...(o.option !== undefined ? { option: o.option } : {}),
+    // A question's option says itself; the other buttons say what they do, the prompt's words in the tooltip.
+    text: o.choice === 'option' ? `${o.option}. ${o.label}` : LABEL[o.choice],
+    title: [o.choice === 'deny_with_message' || o.choice === 'option' ? undefined : o.label, KEYS[o.choice]]
+      .filter(Boolean)
+      .join(' · '),
+  }));
+}
 
 function PromptCard({ p }: { p: PromptItem }) {
   const [busy, setBusy] = useState(false);
+  const [writing, setWriting] = useState(false);
+  const [message, setMessage] = useState('');
   const focused = useWindow((s) => s.focusedDecision === p.seat || (!s.focusedDecision && focusedPrompt() === p));
-  const answer = async (choice: 'approve' | 'deny') => {
+  const [writingFor, setWritingFor] = useState<'deny_with_message' | 'other'>('deny_with_message');
+  const answer = async (choice: PromptChoice, text?: string, option?: number) => {
     if (busy || !p.choices.includes(choice)) return;
+    if ((choice === 'deny_with_message' || choice === 'other') && text === undefined) {
+      setWritingFor(choice);
+      return setWriting(true);
+    }
     setBusy(true);
     // A refusal leaves the buttons usable once the next push shows what the seat asks now.
-    if (!(await answerPrompt(p, choice))) setBusy(false);
+    if (!(await answerPrompt(p, choice, text, option))) setBusy(false);
   };
   const onKey = (e: KeyboardEvent) => {
     if (e.target !== e.currentTarget) return;
     if (e.key === 'a' || e.key === 'y') void answer('approve');
+    else if (e.key === 'A') void answer('allow_always');
     else if (e.key === 'd' || e.key === 'n') void answer('deny');
+    else if (e.key === 'm' && p.choices.includes('deny_with_message')) {
+      e.preventDefault();
+      void answer('deny_with_message');
+    } else if (e.key === 'o' && p.choices.includes('other')) {
+      e.preventDefault();
+      void answer('other');
+    } else if (/^[1-9]$/.test(e.key) && p.offers?.some((o) => o.option === Number(e.key)))
+      void answer('option', undefined, Number(e.key));
   };
   return (
     <article
@@ -73,20 +118,61 @@ function PromptCard({ p }: { p: PromptItem }) {
         {p.screen.join('\n')}
       </pre>
       <div className="buttons">
-        {p.choices.map((c) => (
+        {buttonsOf(p).map((b) => (
           <button
-            key={c}
+            key={`${b.choice} ${b.option ?? ''}`}
             type="button"
-            className={c === 'deny' ? 'danger' : 'primary'}
+            data-choice={b.choice}
+            data-option={b.option}
+            className={b.choice === 'deny' || b.choice === 'deny_with_message' ? 'danger' : 'primary'}
             disabled={busy}
-            title={c === 'approve' ? 'Ctrl+Shift+Enter' : 'Ctrl+Shift+Backspace'}
-            onClick={() => void answer(c)}
+            title={b.title}
+            onClick={() => void answer(b.choice, undefined, b.option)}
           >
-            {LABEL[c]}
+            {b.text}
           </button>
         ))}
         {p.note && <span className="note">{p.note}</span>}
       </div>
+      {writing && (
+        <form
+          className="deny-message"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (message.trim()) void answer(writingFor, message.trim());
+          }}
+        >
+          <label className="field">
+            <span>{writingFor === 'other' ? 'Your answer' : `What should ${p.seat} do instead?`}</span>
+            <textarea
+              aria-label={`message to ${p.seat}`}
+              value={message}
+              // biome-ignore lint/a11y/noAutofocus: the person asked to write the message just now
+              autoFocus
+              rows={3}
+              onChange={(e) => setMessage(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && !e.shiftKey) {
+                  e.preventDefault();
+                  if (message.trim()) void answer(writingFor, message.trim());
+                } else if (e.key === 'Escape') setWriting(false);
+              }}
+            />
+          </label>
+          <div className="buttons">
+            <button
+              type="submit"
+              className={writingFor === 'other' ? 'primary' : 'danger'}
+              disabled={busy || !message.trim()}
+            >
+              {writingFor === 'other' ? 'Answer' : 'Deny and send'}
+            </button>
+            <button type="button" onClick={() => setWriting(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
     </article>
   );
 }

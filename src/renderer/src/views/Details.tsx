@@ -6,6 +6,7 @@ import { custodyText, STATE_LABEL, stateWord } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
 import { describeEvent } from '../../../shared/events-text';
 import { SeatQueue } from './SeatQueue';
+import { changesWords } from './changes/ChangesBadge';
 import { seatActions } from './seat-actions';
 
 const shellQuote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
@@ -39,6 +40,9 @@ function SeatDetails({ seat }: { seat: string }) {
     ['pid', row?.pid],
     ['pane', row?.paneId ? `${row.paneId}${row.server ? ` on ${row.server}` : ''}` : undefined],
     ['edges', edges || undefined],
+    ['worktree', row?.worktree?.path],
+    ['branch', row?.worktree ? `${row.worktree.branch} (from ${row.worktree.base})` : undefined],
+    ['changes', row?.changes ? changesWords(row.changes) : undefined],
   ];
   return (
     <section className="panel details" aria-label="Seat details" data-details={seat}>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { Failure } from '../../../shared/errors';
 import { call, focusSeat, noteQueued } from '../state/actions';
 import { noteDone, useWindow } from '../state/store';
+import { ChangesView } from './changes/ChangesView';
 import { closeDialog, DialogFrame } from './DialogFrame';
 import { NewRigDialog } from './NewRig';
 import { Refusal } from './Notes';
@@ -25,6 +26,8 @@ export function DialogHost() {
       return <UpDialog initial={d.path} />;
     case 'newRig':
       return <NewRigDialog />;
+    case 'changes':
+      return <ChangesView seat={d.seat} />;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { useEffect } from 'react';
 import { dismissNote, type Note, useWindow } from '../state/store';
 
@@ -36,10 +37,13 @@ export function Refusal({
   what,
   failure,
   onClose,
+  children,
 }: {
   what: string;
   failure: { code: string; message: string; hint?: string };
   onClose?: () => void;
+  /** What the refusal's evidence shows, drawn under its hint (a merge's conflicting files). */
+  children?: ReactNode;
 }) {
   return (
     <div className="note refusal" role="alert" data-refusal={failure.code}>
@@ -54,6 +58,7 @@ export function Refusal({
       </div>
       <p className="message">{failure.message}</p>
       {failure.hint && <p className="hint">{failure.hint}</p>}
+      {children}
     </div>
   );
 }

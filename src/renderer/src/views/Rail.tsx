@@ -6,6 +6,8 @@ import { useClock } from '../state/clock';
 import { visibleSlots } from '../state/grid';
 import { custodyText, STATE_LABEL, since, stateWord, waitReason } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
+import { ChangesBadge, ChangesRisk, WorktreeMark } from './changes/ChangesBadge';
+import { openChanges } from './changes/open';
 import { type RailItem, type RowModel, railItems, runsBy, stepSeat } from './rail-items';
 
 function useRows(topology: Topology): RowModel[] {
@@ -297,6 +299,7 @@ const SeatRow = memo(function SeatRow({
         onKeyDown={(e) => {
           if (e.key === 'Enter') openInGrid(m.seat);
           else if (e.key === 'p') pin(m.seat);
+          else if (e.key === 'c') openChanges(m.seat);
         }}
       >
         <div className="line1">
@@ -311,13 +314,16 @@ const SeatRow = memo(function SeatRow({
             </span>
           )}
           <SinceLabel at={m.row?.stateSince ?? seen} />
+          <ChangesBadge seat={m.seat} />
         </div>
         <div className="line2">
           <span className="runtime">{m.runtime}</span>
+          <WorktreeMark seat={m.seat} />
           {reason && <span className="reason">{reason}</span>}
           {custody && (
             <span className={`custody${custody.startsWith('live elsewhere') ? ' elsewhere' : ''}`}>{custody}</span>
           )}
+          <ChangesRisk seat={m.seat} />
         </div>
         <UsageLine row={m.row} />
       </div>

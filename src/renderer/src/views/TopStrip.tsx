@@ -1,6 +1,7 @@
 import { allSeats, openDecisionFor, useWindow } from '../state/store';
 import { COUNT_LABEL, STATE_WORDS, type StateWord, stateWord } from '../state/seat-state';
 import { showPanel } from '../state/actions';
+import { Bell } from './Bell';
 
 /** Seats per state word, over every recorded seat: the counts add up to the number of seats. */
 export function useCounts(): Record<StateWord, number> {
@@ -68,6 +69,8 @@ export function TopStrip({ transportKind }: { transportKind: string }) {
           {waiting}
         </span>
       </button>
+      {/* The desktop app notifies natively (its shell): the bell is the browser window's. */}
+      {transportKind === 'ws' && <Bell />}
       <button type="button" className="palette-hint" onClick={() => useWindow.setState({ palette: true })}>
         <kbd>Ctrl K</kbd> <span className="label">Commands</span>
       </button>

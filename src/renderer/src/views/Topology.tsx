@@ -4,6 +4,7 @@ import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } fro
 import type { HandoffItem, Topology } from '../../../shared/contract';
 import { call } from '../state/actions';
 import { useWindow } from '../state/store';
+import { useEdgesWithOverlaps } from './changes/overlap-edges';
 import { type TopologyCtx, TopologyContext } from './topology-context';
 import { layoutKey, layoutTopology, nextSeat, SEAT_H, SEAT_W, type TopologyLayout } from './topology-layout';
 import { SeatMenu, ScreenPreview } from './TopologyOverlay';
@@ -101,6 +102,7 @@ function spotOf(box: RefObject<HTMLDivElement | null>, seat: string, el: HTMLEle
 function TopologyCanvas() {
   const layout = useLayout();
   const handoffs = useHandoffs();
+  const edges = useEdgesWithOverlaps(layout);
   const rf = useReactFlow();
   const box = useRef<HTMLDivElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -167,7 +169,7 @@ function TopologyCanvas() {
       <section className="topology" aria-label="topology" ref={box} data-layouts={layout.count}>
         <ReactFlow
           nodes={layout.nodes}
-          edges={layout.edges}
+          edges={edges}
           nodeTypes={NODE_TYPES}
           edgeTypes={EDGE_TYPES}
           colorMode="system"
@@ -269,6 +271,12 @@ function Legend() {
           <path d="M8 1 L1 5 L8 9 z" />
         </svg>
         collaborates with
+      </span>
+      <span className="lg k-overlaps">
+        <svg width="34" height="10" aria-hidden="true">
+          <line x1="1" y1="5" x2="33" y2="5" strokeDasharray="2 4" />
+        </svg>
+        changed the same files
       </span>
     </aside>
   );

@@ -182,6 +182,8 @@ export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
   const to = p.data?.to ?? p.target;
   const open = t.handoffs(from, to);
   const words = KIND_WORDS[kind] ?? kind.replace(/_/g, ' ');
+  // An overlap names its paths always: it is a warning, not a shape of the rig.
+  const note = p.data?.note;
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: hovering only shows the edge's words, which its <title> also says
     <g
@@ -191,9 +193,9 @@ export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
       onMouseEnter={() => setHover(true)}
       onMouseLeave={() => setHover(false)}
     >
-      <title>{`${memberOf(from)} ${words} ${memberOf(to)}`}</title>
+      <title>{`${memberOf(from)} ${words} ${memberOf(to)}${note ? ` on ${note}` : ''}`}</title>
       <BaseEdge id={p.id} path={path} markerEnd={p.markerEnd} markerStart={p.markerStart} interactionWidth={18} />
-      {(hover || open.length > 0) && (
+      {(hover || open.length > 0 || note) && (
         <EdgeLabelRenderer>
           <div
             className={`edge-label k-${kind}`}
@@ -203,6 +205,11 @@ export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
             {hover && (
               <span className="words">
                 {memberOf(from)} {words} {memberOf(to)}
+              </span>
+            )}
+            {note && !hover && (
+              <span className="note" data-edge-note={note}>
+                ⚠ {note}
               </span>
             )}
             {open.length > 0 && (

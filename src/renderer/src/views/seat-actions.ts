@@ -1,4 +1,5 @@
 import type { PsRow } from '../../../shared/contract';
+import { openChanges } from './changes/open';
 import { askFork, askFresh, askQueue, askSend, askStop, copyAttach, launch, restart } from '../state/actions';
 
 export interface SeatAction {
@@ -28,5 +29,6 @@ export function seatActions(seat: string, row: PsRow | undefined): SeatAction[] 
     list.push({ id: 'queue', label: 'Queue work…', run: () => askQueue(seat) });
     if (agent && row?.conversationId) list.push({ id: 'fork', label: 'Fork as…', run: () => askFork(seat) });
   }
+  list.push({ id: 'changes', label: 'Changes', run: () => openChanges(seat) });
   return list;
 }

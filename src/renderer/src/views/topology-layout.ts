@@ -22,7 +22,15 @@ export type FrameData = { kind: FrameKind; label: string; rig: string; count?: n
 export type SeatData = { seat: string; member: string; rig: string; runtime: string };
 export type Point = { x: number; y: number };
 /** `route`: dagre's path between the two seats (around the others), absolute; the edge draws through it. */
-export type EdgeData = { kind: string; from: string; to: string; rig: string; route?: Point[] };
+export type EdgeData = {
+  kind: string;
+  from: string;
+  to: string;
+  rig: string;
+  route?: Point[];
+  /** Said after the edge's words (an overlap's paths). */
+  note?: string;
+};
 export type FrameNode = Node<FrameData, 'frame'>;
 export type SeatFlowNode = Node<SeatData, 'seat'>;
 export type FlowNode = FrameNode | SeatFlowNode;
@@ -49,7 +57,7 @@ export function layoutKey(t: Topology, hostOf: (seat: string) => string): string
 }
 
 /** Which side of each seat an edge leaves and enters by: the one facing the other seat. */
-function sides(a: { x: number; y: number }, b: { x: number; y: number }): { source: string; target: string } {
+export function sides(a: { x: number; y: number }, b: { x: number; y: number }): { source: string; target: string } {
   const dx = b.x - a.x;
   const dy = b.y - a.y;
   if (Math.abs(dy) >= SEAT_H) return dy > 0 ? { source: 'b', target: 't' } : { source: 't', target: 'b' };

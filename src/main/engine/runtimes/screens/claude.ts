@@ -4,6 +4,7 @@ import {
   startsDim,
   tidyLines,
   type PromptRead,
+  readOptions,
   type ScreenReading,
   type ScreenText,
 } from '../types';
@@ -77,7 +78,7 @@ const PROMPT = { option: /^\s*(❯\s*)?\d+\.\s/, selectedFirst: /^\s*❯\s*1\.\s
  */
 export function readClaudePrompt({ plain }: ScreenText): PromptRead | undefined {
   const ask = lastIndexMatching(plain, CLAUDE_SCREEN.permission);
-  if (ask < 0) return undefined;
+  if (ask < 0) return readClaudeQuestion(plain);
   const foot = firstIndexFrom(plain, CLAUDE_SCREEN.permissionFooter, ask + 1);
   if (foot < 0) return undefined;
   const rule = lastIndexMatching(plain.slice(0, ask), PROMPT.rule);
@@ -94,6 +95,29 @@ export function readClaudePrompt({ plain }: ScreenText): PromptRead | undefined 
     lines: tidyLines(plain.slice(start, foot + 1).filter((l) => !PROMPT.rule.test(l))),
     asked,
     approveReady,
+    options: readOptions(plain.slice(ask + 1, foot)),
     ...(approveReady ? {} : { why: 'the highlighted option is not "1. Yes" (it was moved in the terminal)' }),
   };
+}
+
+const QUESTION = { footer: /Enter to select · ↑\/↓ to navigate/, header: /^\s*[☐☒✔]\s+\S/ };
+
+/**
+ * Claude's question (AskUserQuestion): a `☐ <header>` line, the question, numbered options (each
+ * with a description line below), `Type something.` for an answer of one's own, a rule, `Chat
+ * about this`, and the `Enter to select · ↑/↓ to navigate` footer. A digit picks its option.
+ */
+export function readClaudeQuestion(plain: readonly string[]): PromptRead | undefined {
+  const foot = lastIndexMatching(plain, QUESTION.footer);
+  if (foot < 0) return undefined;
+  const head = lastIndexMatching(plain.slice(0, foot), QUESTION.header);
+  if (head < 0) return undefined;
+  const block = plain.slice(head, foot + 1).filter((l) => !PROMPT.rule.test(l));
+  const options = readOptions(block);
+  // The question and its options' labels are what is asked (not which one is highlighted).
+  const asked = [
+    ...block.filter((l) => !PROMPT.option.test(l)).slice(0, 3),
+    ...options.map((o) => `${o.n}. ${o.label}`),
+  ];
+  return { lines: tidyLines(block), asked, approveReady: false, options, kind: 'question' };
 }

@@ -4,6 +4,7 @@ import {
   startsDim,
   tidyLines,
   type PromptRead,
+  readOptions,
   type ScreenReading,
   type ScreenText,
 } from '../types';
@@ -71,5 +72,10 @@ export function readCodexPrompt({ plain }: ScreenText): PromptRead | undefined {
   const asked = plain
     .slice(start, firstOption < 0 || firstOption > foot ? foot : firstOption)
     .filter((l) => l.trim() !== '');
-  return { lines: tidyLines(plain.slice(start, foot + 1)), asked, approveReady: true };
+  return {
+    lines: tidyLines(plain.slice(start, foot + 1)),
+    asked,
+    approveReady: true,
+    options: readOptions(plain.slice(ask + 1, foot)),
+  };
 }
