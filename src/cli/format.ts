@@ -112,6 +112,18 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
       '',
       `COST is an estimate from the tokens by kind and model prices (${priced.costBasis}; rigdesk ps --json names each seat's)`,
     );
+  const over = new Map<string, string>();
+  for (const s of seats) {
+    const b = s.budget;
+    if (b?.state !== 'over' || over.has(b.name)) continue;
+    const spent = [
+      b.tokens ? `${b.tokens.spent}/${b.tokens.limit} tokens` : '',
+      b.usd ? `$${b.usd.spent ?? '?'}/$${b.usd.limit}` : '',
+    ].filter(Boolean);
+    const release = b.decisionId !== undefined ? `; release: rigdesk decide ${b.decisionId} release --reason R` : '';
+    over.set(b.name, `over budget: ${b.scope} ${b.name} ${spent.join(', ')} on ${b.day}: its wakes and sends are parked${release}`);
+  }
+  if (over.size > 0) lines.push('', ...over.values());
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
   return lines.join('\n');
 }

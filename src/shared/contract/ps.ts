@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { psChanges, psWorktree } from './change-totals';
 import { hostHealthRow } from './hosts';
-import { costSource, figureSource, planLimit } from './usage';
+import { costSource, figureSource, planLimit, seatBudget } from './usage';
 
 /** What `ps` answers: the seats as rows, the agents that are not seats, and what could not be read. */
 
@@ -96,6 +96,8 @@ export const psRow = z.strictObject({
   costWhy: z.string().optional(),
   /** The plan's limits its runtime recorded for its account (CLI home), with their reset times. */
   limits: z.array(planLimit).optional(),
+  /** Its pod's (or rig's) daily budget, where the spec declares one: `budget.state === 'over'` parks its queue. */
+  budget: seatBudget.optional(),
   /** Its own git worktree, when the spec gives it one. */
   worktree: psWorktree.optional(),
   /** What it changed (committed and not), as last read; absent until read or outside a repository. */

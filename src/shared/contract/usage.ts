@@ -31,6 +31,27 @@ export const planLimit = z.strictObject({
 });
 export type PlanLimit = z.output<typeof planLimit>;
 
+/**
+ * A seat's daily budget, its pod's or its rig's (the one that parks it when both are declared):
+ * what the spec allows per local day, what the records say was spent today, and whether its
+ * queue's wakes and sends are parked. `over`: reached and not released; `released`: reached and
+ * released for today by decision `decisionId`. Nothing running is stopped either way.
+ */
+export const seatBudget = z.strictObject({
+  scope: z.enum(['pod', 'rig']),
+  /** `pod@rig` for a pod, the rig's name for a rig. */
+  name: z.string(),
+  /** The local day (`YYYY-MM-DD`) the spending is counted over. */
+  day: z.string(),
+  state: z.enum(['under', 'over', 'released']),
+  tokens: z.strictObject({ limit: z.number().int().positive(), spent: z.number().int().nonnegative() }).optional(),
+  /** `spent` absent when some of today's spending has no price (then only tokens can reach it). */
+  usd: z.strictObject({ limit: z.number().positive(), spent: z.number().nonnegative().optional() }).optional(),
+  /** The open decision while over; the release's decision once released. */
+  decisionId: z.number().int().optional(),
+});
+export type SeatBudget = z.output<typeof seatBudget>;
+
 const since = z.number().int().min(0).optional();
 const rig = z.string().min(1).max(200).optional();
 

@@ -4,7 +4,7 @@ import { quote } from './names';
 import type { Problem } from './problems';
 import type { RawRig } from './schema';
 import type { HostSpec } from '../../../shared/contract/hosts';
-import type { EdgeSpec, MemberSpec, PodSpec, RigSpec, SpecDeps } from './types';
+import type { BudgetSpec, EdgeSpec, MemberSpec, PodSpec, RigSpec, SpecDeps } from './types';
 
 /**
  * Rules that need the whole (schema-valid) spec: unique ids, edges naming members, known runtimes,
@@ -155,7 +155,8 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
       if (checks) member.checks = checks;
       return member;
     });
-    return { id: pod.id, members };
+    const budget = budgetOf(pod.budget);
+    return { id: pod.id, members, ...(budget ? { budget } : {}) };
   });
 
   const edges: EdgeSpec[] = (data.edges ?? []).map((e, ei) => {
@@ -181,6 +182,8 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
   if (problems.length > 0) return { problems };
   const spec: RigSpec = { name: data.name, specPath: ctx.specPath, pods, edges };
   if (hosts.length > 0) spec.hosts = hosts;
+  const budget = budgetOf(data.budget);
+  if (budget) spec.budget = budget;
   return { spec };
 }
 
@@ -230,6 +233,11 @@ function buildHosts(data: RawRig, ctx: CheckContext, problems: Problem[]): HostS
 function worktreeOf(w: boolean | { base?: string | null } | null | undefined): { base?: string } | undefined {
   if (!w) return undefined;
   return w === true || !w.base ? {} : { base: w.base };
+}
+
+function budgetOf(b: { tokens?: number | null; usd?: number | null } | null | undefined): BudgetSpec | undefined {
+  if (!b) return undefined;
+  return { ...(b.tokens != null ? { tokens: b.tokens } : {}), ...(b.usd != null ? { usd: b.usd } : {}) };
 }
 
 /** `checks: npm test` runs through sh, as a person would type it; a list is an argv as it is. */
