@@ -121,7 +121,10 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
       b.usd ? `$${b.usd.spent ?? '?'}/$${b.usd.limit}` : '',
     ].filter(Boolean);
     const release = b.decisionId !== undefined ? `; release: rigdesk decide ${b.decisionId} release --reason R` : '';
-    over.set(b.name, `over budget: ${b.scope} ${b.name} ${spent.join(', ')} on ${b.day}: its wakes and sends are parked${release}`);
+    over.set(
+      b.name,
+      `over budget: ${b.scope} ${b.name} ${spent.join(', ')} on ${b.day}: its wakes and sends are parked${release}`,
+    );
   }
   if (over.size > 0) lines.push('', ...over.values());
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));

@@ -134,7 +134,14 @@ describe('acceptance: a reached budget parks a queued wake and a send, and relea
     expect(j.screen('lead@b')).not.toContain('queued item(s) for you');
 
     // Released for today: the waiting send goes, a plain send goes, and the wake is typed.
-    const released = await j.cli(['decide', String(decisionId), 'release', '--reason', 'journey: let it run', '--json']);
+    const released = await j.cli([
+      'decide',
+      String(decisionId),
+      'release',
+      '--reason',
+      'journey: let it run',
+      '--json',
+    ]);
     expect(released.json, released.stdout + released.stderr).toMatchObject({
       ok: true,
       decision: { id: decisionId, state: 'answered', answer: 'release' },
@@ -156,7 +163,9 @@ describe('acceptance: a reached budget parks a queued wake and a send, and relea
     const woken = await j.cli(['queue', 'wake', '--seat', 'lead@b', '--json']);
     expect(woken.json, woken.stdout).toMatchObject({ ok: true, wakes: [{ seat: 'lead@b', outcome: 'woken' }] });
     await j.screenShows('lead@b', new RegExp(woken.json.wakes[0].token), 'the wake notice');
-    const kinds = (await j.cli(['events', '--seat', 'lead@b', '--json'])).json.events.map((e: { kind: string }) => e.kind);
+    const kinds = (await j.cli(['events', '--seat', 'lead@b', '--json'])).json.events.map(
+      (e: { kind: string }) => e.kind,
+    );
     expect(kinds).toEqual(expect.arrayContaining(['budget.reached', 'budget.released', 'queue.wake']));
   }, 240_000);
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type BudgetDeps, budgetWhy, judge, reached, scopesOf, seatBudget, type Spent } from '../../../src/main/engine/usage/budget';
+import {
+  type BudgetDeps,
+  budgetWhy,
+  judge,
+  reached,
+  scopesOf,
+  seatBudget,
+  type Spent,
+} from '../../../src/main/engine/usage/budget';
 
 /** The pure budget decisions, over a deps object: which budget speaks for a seat, and when it parks. */
 
@@ -45,7 +53,10 @@ describe('budgets', () => {
 
   it('under, over with its open decision, or released for today by the release decision', () => {
     const s = scopesOf(seat, { pods: { team: { tokens: 100 } } })[0]!;
-    expect(judge(s, 'd', { tokens: 50 }, { open: 3 })).toMatchObject({ state: 'under', tokens: { limit: 100, spent: 50 } });
+    expect(judge(s, 'd', { tokens: 50 }, { open: 3 })).toMatchObject({
+      state: 'under',
+      tokens: { limit: 100, spent: 50 },
+    });
     expect(judge(s, 'd', { tokens: 50 }, {}).decisionId).toBeUndefined();
     expect(judge(s, 'd', { tokens: 150 }, { open: 3 })).toMatchObject({ state: 'over', decisionId: 3 });
     expect(judge(s, 'd', { tokens: 150 }, { open: 4, release: 3 })).toMatchObject({ state: 'released', decisionId: 3 });
@@ -87,6 +98,8 @@ describe('budgets', () => {
 
   it('says what was reached and what the person may do', () => {
     const b = seatBudget(deps({ pods: { 'team@r': { tokens: 1200 } } }), seat)!;
-    expect(budgetWhy(b)).toBe('budget reached: pod team@r spent 1200 of 1000 tokens on 2026-12-05: raise it, or release for today');
+    expect(budgetWhy(b)).toBe(
+      'budget reached: pod team@r spent 1200 of 1000 tokens on 2026-12-05: raise it, or release for today',
+    );
   });
 });

@@ -91,9 +91,7 @@ export async function queueTick(
   for (const d of due) {
     const hold = holds.get(d.seat.seat)!;
     reports.push(
-      hold.held
-        ? parkAtBudget(ports, wakes, d, hold)
-        : await attempt(ports, wakes, self, d, observed.get(d.seat.seat)),
+      hold.held ? parkAtBudget(ports, wakes, d, hold) : await attempt(ports, wakes, self, d, observed.get(d.seat.seat)),
     );
   }
   return reports;

@@ -154,7 +154,9 @@ export class RigRepo {
    * as recorded at its last `up`, so a raised budget counts once the rig is brought up again.
    */
   budgets(rig: string): { rig?: BudgetSpec; pods: Record<string, BudgetSpec> } {
-    const r = this.db.prepare('SELECT spec_json FROM rigs WHERE name = ?').get(rig) as { spec_json: string } | undefined;
+    const r = this.db.prepare('SELECT spec_json FROM rigs WHERE name = ?').get(rig) as
+      | { spec_json: string }
+      | undefined;
     if (!r) return { pods: {} };
     const spec = JSON.parse(r.spec_json) as Partial<RigSpec>;
     const pods: Record<string, BudgetSpec> = {};

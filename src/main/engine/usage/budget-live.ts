@@ -10,7 +10,9 @@ import { summarize } from './summary';
  * same sums `rigdesk usage --by pod` gives), and the budget decisions. One deps object a pass: the
  * held minutes are written first and each rig's spending read once.
  */
-export function liveBudgetDeps(ports: Pick<Ports, 'store' | 'clock'> & Partial<Pick<UsagePorts, 'usageBook'>>): BudgetDeps {
+export function liveBudgetDeps(
+  ports: Pick<Ports, 'store' | 'clock'> & Partial<Pick<UsagePorts, 'usageBook'>>,
+): BudgetDeps {
   ports.usageBook?.sampler.flush();
   const repo = ports.store.usageSamples;
   const spentOf = new Map<string, ReturnType<BudgetDeps['spent']>>();

@@ -87,7 +87,12 @@ export function seatBudget(deps: BudgetDeps, seat: { rig: string; pod: string })
   const day = deps.dayOf(now);
   const spent = deps.spent(seat.rig, deps.dayStart(now));
   const judged = scopes.map((s) =>
-    judge(s, day, (s.scope === 'pod' ? spent.pods.get(s.name) : spent.rig) ?? { tokens: 0 }, deps.decisions(s.key, day)),
+    judge(
+      s,
+      day,
+      (s.scope === 'pod' ? spent.pods.get(s.name) : spent.rig) ?? { tokens: 0 },
+      deps.decisions(s.key, day),
+    ),
   );
   return judged.find((j) => j.state === 'over') ?? judged.find((j) => j.state === 'released') ?? judged[0];
 }
