@@ -155,8 +155,7 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
       if (checks) member.checks = checks;
       return member;
     });
-    const budget = budgetOf(pod.budget);
-    return { id: pod.id, members, ...(budget ? { budget } : {}) };
+    return { id: pod.id, members, ...withBudget(pod.budget) };
   });
 
   const edges: EdgeSpec[] = (data.edges ?? []).map((e, ei) => {
@@ -180,10 +179,8 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
   });
 
   if (problems.length > 0) return { problems };
-  const spec: RigSpec = { name: data.name, specPath: ctx.specPath, pods, edges };
+  const spec: RigSpec = { name: data.name, specPath: ctx.specPath, pods, edges, ...withBudget(data.budget) };
   if (hosts.length > 0) spec.hosts = hosts;
-  const budget = budgetOf(data.budget);
-  if (budget) spec.budget = budget;
   return { spec };
 }
 
@@ -235,9 +232,10 @@ function worktreeOf(w: boolean | { base?: string | null } | null | undefined): {
   return w === true || !w.base ? {} : { base: w.base };
 }
 
-function budgetOf(b: { tokens?: number | null; usd?: number | null } | null | undefined): BudgetSpec | undefined {
-  if (!b) return undefined;
-  return { ...(b.tokens != null ? { tokens: b.tokens } : {}), ...(b.usd != null ? { usd: b.usd } : {}) };
+/** `budget:` as the spec's field: only the limits it names (the schema has checked at least one). */
+function withBudget(b: { tokens?: number | null; usd?: number | null } | null | undefined): { budget?: BudgetSpec } {
+  if (!b) return {};
+  return { budget: { ...(b.tokens != null ? { tokens: b.tokens } : {}), ...(b.usd != null ? { usd: b.usd } : {}) } };
 }
 
 /** `checks: npm test` runs through sh, as a person would type it; a list is an argv as it is. */
