@@ -17,6 +17,7 @@ const VALUE_FLAGS = new Set([
   'as',
   'note',
   'by',
+  'since',
   'message',
   'into',
   'name',

@@ -17,6 +17,7 @@ import type { Ports, RespawnGuard, SeatHomeOf } from './ports';
 import { liveUsageDeps, type UsagePorts } from './usage/live';
 import { UsageWatch } from './usage/watch';
 import { Devices } from './devices/pairing';
+import { liveUsageBook } from './usage/book';
 
 /** Everything the engine's folders are given: the ports, the observation bus, the usage tails. */
 export type EnginePorts = Ports & LookPorts & UsagePorts & { changes: ChangesBook };
@@ -79,6 +80,7 @@ export class Engine {
       ...ports,
       looks: new Looks(),
       usage: new UsageWatch(liveUsageDeps(ports)),
+      usageBook: liveUsageBook(ports),
       changes: new ChangesBook({ gitOn: ports.gitOn, clock: deps.clock, exists: (p) => deps.fs.existsSync(p) }),
     };
     this.ports = { ...built, ...(typeof overrides === 'function' ? overrides(built) : overrides) };

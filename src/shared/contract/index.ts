@@ -7,6 +7,7 @@ import { DEVICES_ANSWERS, DEVICES_REQUESTS } from './devices';
 import { ENGINE_ANSWERS, ENGINE_REQUESTS } from './engine';
 import { HOSTS_ANSWERS, HOSTS_REQUESTS } from './hosts';
 import { RESTORE_ANSWERS, RESTORE_REQUESTS } from './restore';
+import { USAGE_ANSWERS, USAGE_REQUESTS } from './usage';
 import { VIEW_ANSWERS, VIEW_REQUESTS, WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from './workspace';
 
 /**
@@ -23,6 +24,7 @@ export const REQUESTS = {
   ...HOSTS_REQUESTS,
   ...WORKSPACE_REQUESTS,
   ...VIEW_REQUESTS,
+  ...USAGE_REQUESTS,
   ...CHANGES_REQUESTS,
   ...DEVICES_REQUESTS,
 } as const;
@@ -41,6 +43,7 @@ export const ANSWERS = {
   ...HOSTS_ANSWERS,
   ...WORKSPACE_ANSWERS,
   ...VIEW_ANSWERS,
+  ...USAGE_ANSWERS,
   ...CHANGES_ANSWERS,
   ...DEVICES_ANSWERS,
 } as const satisfies { readonly [M in Method]: z.ZodType<object> };
@@ -77,5 +80,6 @@ export * from './activity';
 export * from './hosts';
 export * from './app';
 export * from './workspace';
+export * from './usage';
 export * from './changes';
 export * from './devices';

@@ -152,7 +152,7 @@ export const TIMELINE_GROUPS = {
   activity: ['seat.activity'],
   work: ['worktree.created', 'worktree.removed', 'review.sent', 'merge.done', 'merge.refused'],
   send: ['seat.send', 'seat.send_held', 'seat.send_override'],
-  decision: ['decision.opened', 'decision.answered', 'seat.prompt_answered'],
+  decision: ['decision.opened', 'decision.answered', 'seat.prompt_answered', 'budget.reached', 'budget.released'],
   restore: [
     'snapshot.taken',
     'restore.started',

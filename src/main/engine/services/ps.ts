@@ -13,6 +13,8 @@ import { bindDiscoveredConversations } from '../seats/bind';
 import { attachArgv } from '../seats/attach';
 import { seatCustody } from '../custody/seat';
 import { seatUsage } from '../usage/live';
+import { seatBudget } from '../usage/budget';
+import { liveBudgetDeps } from '../usage/budget-live';
 
 /**
  * Every seat as a row, from one roster and one batched capture per server; with `all`, the agents
@@ -51,6 +53,12 @@ export async function ps(
       ...(work.has(seat.seat) ? { changes: work.get(seat.seat) } : {}),
     });
   }
+  // Budgets after every seat's usage was offered: today's spending includes this look's figures.
+  const budgets = liveBudgetDeps(engine.ports);
+  rows.forEach((row, i) => {
+    const budget = seatBudget(budgets, seats[i]!);
+    if (budget) row.budget = budget;
+  });
   return {
     ok: true,
     seats: rows,

@@ -55,6 +55,8 @@ export type EventKind =
   | 'queue.moved'
   | 'queue.wake'
   | 'queue.wake_held'
+  | 'budget.reached'
+  | 'budget.released'
   | 'fence.reserved'
   | 'fence.helper_invoked'
   | 'fence.created'

@@ -8,6 +8,7 @@ import { QueueRepo } from './queue-repo';
 import { TicketRepo } from './tickets';
 import { DeviceRepo } from './devices';
 import { makeRestoreRepos, type RestoreRepos } from './restore-repos';
+import { UsageSampleRepo } from './usage-samples';
 
 export type { Db } from './db';
 export type { EventRow, EventKind } from './events';
@@ -33,6 +34,8 @@ export class Store {
   readonly tickets: TicketRepo;
   /** Paired devices and their pairing codes (hashes only). */
   readonly devices: DeviceRepo;
+  /** Each conversation's usage over time, at most a row a minute. */
+  readonly usageSamples: UsageSampleRepo;
   constructor(
     readonly db: Db,
     now: () => number,
@@ -47,6 +50,7 @@ export class Store {
     this.restore = makeRestoreRepos(db, now, this.events);
     this.tickets = new TicketRepo(db);
     this.devices = new DeviceRepo(db);
+    this.usageSamples = new UsageSampleRepo(db);
   }
   static open(path: string, now: () => number = Date.now): Store {
     return new Store(openDb(path), now);

@@ -1,9 +1,9 @@
 import type { Migration } from './migration';
 
-/** Paired devices (the window beyond this machine, `rigdesk serve --listen`): version 60. */
+/** Paired devices (the window beyond this machine, `rigdesk serve --listen`): version 70. */
 export const DEVICES_MIGRATIONS: readonly Migration[] = [
   {
-    version: 60,
+    version: 70,
     name: 'paired devices and their one-time pairing codes',
     sql: `
       -- Only hashes are kept: a copy of the store gives no one a code or a device's token.
