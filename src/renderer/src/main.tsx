@@ -12,6 +12,7 @@ import './styles/topology.css';
 import './styles/review.css';
 import './styles/overlays.css';
 import './styles/changes.css';
+import './styles/usage.css';
 import { pickTransport } from './transport';
 
 // `?strict=1` (the browser tests): every answer and push this page receives is parsed against its schema.
