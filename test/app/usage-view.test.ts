@@ -1,12 +1,13 @@
 /**
  * The Usage view and the rail's context meter, in real Chromium over `rigdesk serve`, from real
- * samples: a real Claude Code seat and a real Pi seat (in two pods) answer twice each, offline
+ * samples: real Claude Code, Pi and Codex seats (in two pods) answer twice each, offline
  * against the fake model server, which reports exactly the token figures each prompt names. The
  * engine reads their records and keeps its samples in its SQLite store; the view draws them.
  * - the view is reached by keyboard (the palette's "Usage view", U on a rail row);
  * - it shows one line per seat whose total is the seat's ps tokens, grows live with the second
  *   reply, switches to the cost estimate (naming its price source) and to one line per pod;
- * - each seat's context meter and the rail's `[data-context="<seat>"]` carry ps's contextPct.
+ * - each seat's context meter and the rail's `[data-context="<seat>"]` carry ps's contextPct;
+ * - Codex's plan windows show with their used share and reset time.
  * Screenshots of the view at 1280x800 and 1920x1080 go to RIGDESK_SHOTS (default .tmp/window).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityMonitor } from '../../src/main/engine/activity/monitor';
-import { claudeCode, pi } from '../../src/main/engine/runtimes';
+import { claudeCode, codex, pi } from '../../src/main/engine/runtimes';
 import { PushHub } from '../../src/main/window-hub/pushes';
 import { startServe, type ServeHandle } from '../../src/server/serve';
 import type { PsRow } from '../../src/shared/contract';
@@ -36,18 +37,24 @@ const SHOTS = process.env.RIGDESK_SHOTS || join(REPO, '.tmp', 'window');
 const RIG = 'spend';
 const LEAD = `lead@${RIG}`;
 const PI = `pi@${RIG}`;
+const CODER = `coder@${RIG}`;
 const SEATS = [
   { seat: LEAD, runtime: 'claude-code' as const, adapter: claudeCode, pod: 'plan' },
   { seat: PI, runtime: 'pi' as const, adapter: pi, pod: 'build' },
+  { seat: CODER, runtime: 'codex' as const, adapter: codex, pod: 'build' },
 ];
+/** Codex's plan windows as the fake server reports them: 42 % of 5 h, 7 % of a week, with their resets. */
+const RESET_PRIMARY = 1_893_456_000; // epoch seconds, a fixed future moment
+const LIMITS = `RATELIMIT:42:300:${RESET_PRIMARY}:7:10080:1894060800`;
 /** What the fake server reports for each reply: `USAGE:<in>:<out>:<cacheRead>:<cacheWrite>`. */
 const REPLIES: Record<string, [string, string]> = {
   [LEAD]: ['tally USAGE:61001:733:4100:1300', 'again USAGE:30002:420:65000:900'],
   [PI]: ['tally USAGE:70001:555:2000:0', 'again USAGE:40000:300:30000:0'],
+  [CODER]: ['tally USAGE:100000:321:12000:0', `again USAGE:150000:222:90000:0 ${LIMITS}`],
 };
 
-describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples (Claude Code and Pi)', () => {
-  const installed = requireCli('claude-code', 'pi');
+describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples (Claude Code, Pi and Codex)', () => {
+  const installed = requireCli('claude-code', 'pi', 'codex');
   let server: FakeModelServer;
   let j: JourneyWorld;
   let serve: ServeHandle | undefined;
@@ -59,8 +66,9 @@ describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples
 
   const spec = () => {
     const lines = [`name: ${RIG}`, 'pods:'];
-    for (const s of SEATS) {
-      lines.push(`  - id: ${s.pod}`, '    members:', `      - id: ${s.seat.split('@')[0]}`);
+    for (const [i, s] of SEATS.entries()) {
+      if (SEATS[i - 1]?.pod !== s.pod) lines.push(`  - id: ${s.pod}`, '    members:');
+      lines.push(`      - id: ${s.seat.split('@')[0]}`);
       lines.push(`        runtime: ${s.runtime}`, '        cwd: "./work"', '        env:');
       for (const [k, v] of Object.entries(j.envOf(s.runtime))) lines.push(`          ${k}: ${JSON.stringify(v)}`);
     }
@@ -69,7 +77,7 @@ describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples
   /** One reply of each seat, sent as the CLI sends, waited for in its transcript and until idle again. */
   const replyEach = async (n: 0 | 1) => {
     for (const s of SEATS) {
-      const sent = await j.cli(['send', s.seat, REPLIES[s.seat]![n], '--verify', '--json']);
+      const sent = await j.cli(['send', s.seat, REPLIES[s.seat]![n], '--json']);
       expect(sent.json, `${s.seat}: ${sent.stdout}${sent.stderr}`).toMatchObject({ ok: true });
     }
     for (const s of SEATS)
@@ -96,7 +104,7 @@ describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples
   beforeAll(async () => {
     const s = await startServer();
     server = s.server;
-    j = new JourneyWorld(server, s.closed, ['claude-code', 'pi']);
+    j = new JourneyWorld(server, s.closed, ['claude-code', 'pi', 'codex']);
   });
   afterAll(async () => {
     await chrome?.close();
@@ -143,7 +151,7 @@ describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples
     await page.locator('[data-usage-empty]').waitFor({ timeout: 10_000 });
 
     await replyEach(0);
-    const rows = await rowsAfter({ [LEAD]: 733, [PI]: 555 });
+    const rows = await rowsAfter({ [LEAD]: 733, [PI]: 555, [CODER]: 321 });
     // Live: the pushed rows' new tokens make the view ask again; no reload, no key.
     for (const s of SEATS) {
       const total = rows[s.seat]!.tokensIn! + rows[s.seat]!.tokensOut!;
@@ -151,13 +159,13 @@ describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples
         .and(page.locator(`[data-tokens="${total}"]`))
         .waitFor({ timeout: 30_000 });
     }
-    expect(await page.locator('[data-usage-series]').count()).toBe(2);
-    expect(await page.locator('[data-usage-chart="tokens"]').getAttribute('data-lines')).toBe('2');
+    expect(await page.locator('[data-usage-series]').count()).toBe(3);
+    expect(await page.locator('[data-usage-chart="tokens"]').getAttribute('data-lines')).toBe('3');
   }, 300_000);
 
   it('grows live with the second replies; meters and the rail meter carry ps contextPct', async () => {
     await replyEach(1);
-    const rows = await rowsAfter({ [LEAD]: 733 + 420, [PI]: 555 + 300 });
+    const rows = await rowsAfter({ [LEAD]: 733 + 420, [PI]: 555 + 300, [CODER]: 321 + 222 });
     for (const s of SEATS) {
       const r = rows[s.seat]!;
       const total = r.tokensIn! + r.tokensOut!;
@@ -171,6 +179,12 @@ describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples
       await rail.and(page.locator(`[data-pct="${r.contextPct}"]`)).waitFor({ timeout: 30_000 });
       expect(await rail.getAttribute('title')).toContain(`${r.contextPct}%`);
     }
+    // Codex's plan windows, per account, with their reset times.
+    const primary = page.locator('[data-usage-limit="codex:primary"]');
+    await primary.waitFor({ timeout: 30_000 });
+    expect(await primary.textContent()).toContain('42% used');
+    expect(await primary.textContent()).toMatch(/resets .*\(in \d+ d\)/);
+    expect(await page.locator('[data-usage-limit="codex:secondary"]').textContent()).toContain('7% used');
     // The chart spans the range's start, every sample minute and now.
     expect(Number(await page.locator('[data-usage-chart]').getAttribute('data-times'))).toBeGreaterThanOrEqual(3);
   }, 300_000);
@@ -201,10 +215,14 @@ describe.skipIf(!!missing)('the Usage view and the rail meter, from real samples
     await page.screenshot({ path: join(SHOTS, 'usage-1920x1080.png') });
 
     await page.keyboard.press('p');
-    for (const s of SEATS) {
-      const r = rows[s.seat]!;
-      await legend(`${s.pod}@${RIG}`)
-        .and(page.locator(`[data-tokens="${r.tokensIn! + r.tokensOut!}"]`))
+    // A pod's line adds up its seats'.
+    for (const pod of ['plan', 'build']) {
+      const spent = SEATS.filter((s) => s.pod === pod).reduce(
+        (a, s) => a + rows[s.seat]!.tokensIn! + rows[s.seat]!.tokensOut!,
+        0,
+      );
+      await legend(`${pod}@${RIG}`)
+        .and(page.locator(`[data-tokens="${spent}"]`))
         .waitFor({ timeout: 10_000 });
     }
     expect(await page.locator('[data-usage-series]').count()).toBe(2);

@@ -78,20 +78,21 @@ export function ContextMeters({ seats, rows }: { seats: string[]; rows: Record<s
   );
 }
 
-const WINDOW_WORD = { primary: 'short window', secondary: 'long window', reached: 'limit reached' };
-
-function span(minutes: number | undefined): string {
-  if (minutes === undefined) return '';
-  return minutes % 1440 === 0
-    ? ` (${minutes / 1440} d)`
-    : minutes % 60 === 0
-      ? ` (${minutes / 60} h)`
-      : ` (${minutes} min)`;
+/** A window's name by its length where the runtime gave it: "5 h window", "7 d window". */
+function windowName(l: PlanLimit): string {
+  if (l.window === 'reached') return 'limit reached';
+  const m = l.windowMinutes;
+  if (m === undefined) return l.window === 'primary' ? 'short window' : 'long window';
+  return `${m % 1440 === 0 ? `${m / 1440} d` : m % 60 === 0 ? `${m / 60} h` : `${m} min`} window`;
 }
+
+/** An account's name in a few characters: the CLI home's last folder; the whole path in the title. */
+const homeName = (account: string) => account.split('/').filter(Boolean).at(-1) ?? account;
 
 /** The plan limits the seats' runtimes recorded, per account (a CLI home), with when each resets. */
 export function PlanLimits({ limits }: { limits: PlanLimit[] }) {
   const now = useClock((s) => s.now);
+  const accounts = [...new Set(limits.map((l) => `${l.runtime}\0${l.account}`))];
   return (
     <section className="usage-limits" aria-label="plan limits">
       <h3>Plan limits</h3>
@@ -101,39 +102,48 @@ export function PlanLimits({ limits }: { limits: PlanLimit[] }) {
           message).
         </p>
       )}
-      <ul>
-        {limits.map((l) => (
-          <li
-            key={`${l.runtime}\0${l.account}\0${l.limitId}\0${l.window}`}
-            data-usage-limit={`${l.runtime}:${l.window}`}
-            className={l.window === 'reached' ? 'reached' : undefined}
-          >
-            <span className="who" title={`account: ${l.account}`}>
-              {l.runtime} · {l.account.split('/').filter(Boolean).at(-1) ?? l.account}
-            </span>
-            <span className="what">
-              {WINDOW_WORD[l.window]}
-              {span(l.windowMinutes)}
-            </span>
-            {l.usedPercent !== undefined && (
-              <Bar
-                pct={l.usedPercent}
-                high={80}
-                label={`${l.runtime} ${l.window} used`}
-                title={`${l.usedPercent}% used`}
-              />
-            )}
-            <span className="pct">
-              {l.usedPercent !== undefined ? `${Math.round(l.usedPercent)}% used` : (l.message ?? '')}
-            </span>
-            <span className="reset">
-              {l.resetsAt !== undefined
-                ? `resets ${clockTime(l.resetsAt, now)} (${until(l.resetsAt, now)})`
-                : 'reset not given'}
-            </span>
-          </li>
-        ))}
-      </ul>
+      {accounts.map((a) => {
+        const [runtime, account] = a.split('\0') as [string, string];
+        return (
+          <div key={a} className="account">
+            <h4 title={`account: ${account}`}>
+              {runtime} · {homeName(account)}
+            </h4>
+            <ul>
+              {limits
+                .filter((l) => l.runtime === runtime && l.account === account)
+                .map((l) => (
+                  <li
+                    key={`${l.limitId}\0${l.window}`}
+                    data-usage-limit={`${l.runtime}:${l.window}`}
+                    className={l.window === 'reached' ? 'reached' : undefined}
+                  >
+                    <span className="who">{windowName(l)}</span>
+                    {l.usedPercent !== undefined ? (
+                      <Bar
+                        pct={l.usedPercent}
+                        high={80}
+                        label={`${runtime} ${windowName(l)} used`}
+                        title={`${l.usedPercent}% used`}
+                      />
+                    ) : (
+                      <span />
+                    )}
+                    <span className="pct">
+                      {l.usedPercent !== undefined ? `${Math.round(l.usedPercent)}% used` : ''}
+                    </span>
+                    <span className="detail" title={l.message}>
+                      {l.message ? `${l.message} · ` : ''}
+                      {l.resetsAt !== undefined
+                        ? `resets ${clockTime(l.resetsAt, now)} (${until(l.resetsAt, now)})`
+                        : 'reset not given'}
+                    </span>
+                  </li>
+                ))}
+            </ul>
+          </div>
+        );
+      })}
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { useClock } from '../../state/clock';
 import { useWindow } from '../../state/store';
 import { RigPicker, useViewRig } from '../RigPicker';
 import { clockTime, compact, usd } from './format';
-import { colourOf, type Line, linesOf, type Measure } from './lines';
+import { colourOf, type Line, type Lines, linesOf, type Measure } from './lines';
 import { ContextMeters, PlanLimits } from './UsageMeters';
 import { UsageChart } from './UsageChart';
 import { RANGES, type Range, type SeriesAnswer, type SeriesBy, useUsageSeries } from './use-usage-series';
@@ -152,6 +152,7 @@ function Switch<T extends string>(p: {
 /** The chart, its legend with each line's total, and what the estimate rests on. */
 function Drawn(p: { answer: SeriesAnswer; measure: Measure; range: Range; rows: Record<string, PsRow> }) {
   const now = useClock((s) => s.now);
+  const [hover, setHover] = useState<number | null>(null);
   const lines = useMemo(() => linesOf(p.answer, p.measure), [p.answer, p.measure]);
   // A line keeps its colour whatever its rank: colours go by the keys' own order.
   const colour = useMemo(() => {
@@ -170,7 +171,8 @@ function Drawn(p: { answer: SeriesAnswer; measure: Measure; range: Range; rows: 
   return (
     <>
       <h3 className="usage-title">{title}</h3>
-      <UsageChart lines={lines} measure={p.measure} colour={colour} label={title} />
+      <Hovered lines={lines} at={hover} measure={p.measure} />
+      <UsageChart lines={lines} measure={p.measure} colour={colour} label={title} onHover={setHover} />
       <Legend lines={lines} answer={p.answer} colour={colour} rows={p.rows} measure={p.measure} />
       <p className="usage-basis" data-usage-basis>
         Cost is an <strong>estimate</strong>: each conversation's tokens by kind times its model's prices, from{' '}
@@ -184,6 +186,24 @@ function Drawn(p: { answer: SeriesAnswer; measure: Measure; range: Range; rows: 
         )}
       </p>
     </>
+  );
+}
+
+/** The lines' sums at the time under the pointer, else now (the chart draws no legend of its own). */
+function Hovered(p: { lines: Lines; at: number | null; measure: Measure }) {
+  const i = p.at ?? p.lines.xs.length - 1;
+  const t = p.lines.xs[i];
+  const fmt = p.measure === 'tokens' ? compact : usd;
+  if (t === undefined) return null;
+  const when = p.at === null ? 'now' : `at ${clockTime(t * 1000, Date.now())}`;
+  const sums = p.lines.lines.map((l) => {
+    const v = l.values[i];
+    return `${shortKey(l.key)} ${v === null || v === undefined ? 'no price' : fmt(v)}`;
+  });
+  return (
+    <p className="usage-hover" data-usage-hover={p.at === null ? 'now' : t}>
+      {when}: {sums.join(' · ')}
+    </p>
   );
 }
 
