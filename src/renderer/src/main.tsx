@@ -13,6 +13,7 @@ import './styles/review.css';
 import './styles/overlays.css';
 import './styles/changes.css';
 import './styles/phone.css';
+import './styles/usage.css';
 import { pickTransport } from './transport';
 
 // `?strict=1` (the browser tests): every answer and push this page receives is parsed against its schema.

@@ -18,8 +18,11 @@ export const GRID_SLOTS: Readonly<Record<Grid, number>> = { '1': 1, '1x2': 2, '2
 
 export const PANELS = ['decisions', 'details', 'none'] as const;
 
-/** What the centre of the window shows: the grid of terminals, the rig drawn, its timeline, the restore review. */
-export const VIEWS = ['grid', 'topology', 'timeline', 'restore'] as const;
+/**
+ * What the centre of the window shows: the grid of terminals, the rig drawn, its timeline, the
+ * restore review, its usage over time.
+ */
+export const VIEWS = ['grid', 'topology', 'timeline', 'restore', 'usage'] as const;
 export const centreView = z.enum(VIEWS);
 export type CentreView = z.output<typeof centreView>;
 

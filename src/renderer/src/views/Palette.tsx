@@ -150,6 +150,13 @@ function viewActions(): Item[] {
       keywords: ['reboot', 'resume', 'plan'],
       run: () => showView('restore'),
     },
+    {
+      id: 'view:usage',
+      label: 'Usage view',
+      hint: 'U in the rail',
+      keywords: ['tokens', 'cost', 'context', 'limits', 'spend'],
+      run: () => showView('usage'),
+    },
   ];
 }
 
