@@ -4,8 +4,8 @@
  * figures each prompt names with `USAGE:`), each answering one prompt sent through `rigdesk send`:
  * `rigdesk ps --json` shows exactly the figures the server reported, in the contract's shape, and
  * the window's rail (real Chromium over `rigdesk serve`) shows them, with the Codex seat past 85 %
- * of its window marked in words. Claude Code records no window, so its seat has tokens and no
- * context share.
+ * of its window marked in words. Claude Code records no window, so its seat's share is of the
+ * window the model catalog gives its model.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
