@@ -97,3 +97,41 @@ describe("Codex's question", () => {
     expect(readPrompt('codex', answered)).toBeUndefined();
   });
 });
+
+describe("Codex's command approval in a narrow pane", () => {
+  // As a 35-column grid slot drew it: the question, the options and the footer all wrap.
+  const narrow = [
+    '• Running touch always-card.txt',
+    '',
+    '  Would you like to run the',
+    '  following command?',
+    '',
+    '  Environment: local',
+    '',
+    '  Reason: fake server RUN',
+    '',
+    '  $ touch always-card.txt',
+    '',
+    '› 1. Yes, proceed (y)',
+    "  2. Yes, and don't ask again for",
+    '     commands that start with `touch',
+    '     always-card.txt` (p)',
+    '  3. No, and tell Codex what to do',
+    '     differently (esc)',
+    '',
+    '  Press enter to confirm or esc to',
+    '  cancel',
+  ];
+
+  it('is a permission prompt, and offers allow always by its own key', () => {
+    expect(readCodexScreen({ plain: narrow, styled: [] })).toMatchObject({ needsInput: 'permission' });
+    const p = readPrompt('codex', narrow)!;
+    expect(p.kind).toBe('permission');
+    expect(p.offers.map((o) => [o.choice, o.keys.join(' ')])).toEqual([
+      ['approve', 'y'],
+      ['allow_always', 'p'],
+      ['deny', 'Escape'],
+      ['deny_with_message', 'Escape'],
+    ]);
+  });
+});

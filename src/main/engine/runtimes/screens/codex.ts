@@ -29,10 +29,34 @@ export const CODEX_SCREEN = {
   questionFooter: /enter to submit answer/,
 } as const;
 
+/** The screen's words with a narrow pane's wrapping taken out (a phrase may span lines). */
+const unwrapped = (plain: readonly string[]): string => plain.map((l) => l.trim()).join(' ');
+
+/** The line where `re` matches, read with up to two of the next lines joined (a wrapped phrase). */
+function wrappedIndex(plain: readonly string[], re: RegExp, from: number, last: boolean): number {
+  const hit = (i: number) =>
+    re.test(unwrapped(plain.slice(i, i + 3))) && !re.test(unwrapped(plain.slice(i + 1, i + 3)));
+  if (last) {
+    for (let i = plain.length - 1; i >= from; i--) if (hit(i)) return i;
+  } else for (let i = from; i < plain.length; i++) if (hit(i)) return i;
+  return -1;
+}
+
+/** Each numbered option with the lines it wrapped onto joined to it (so `(p)` ends its own line). */
+function joinWrapped(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const l of lines) {
+    if (/^\s*(›\s*)?\d{1,2}\./.test(l) || out.length === 0) out.push(l);
+    else if (l.trim() !== '') out[out.length - 1] = `${out[out.length - 1]!.trimEnd()} ${l.trim()}`;
+  }
+  return out;
+}
+
 export function readCodexScreen({ plain, styled }: ScreenText): ScreenReading {
   const text = plain.join('\n');
-  if (CODEX_SCREEN.permission.test(text) && CODEX_SCREEN.permissionFooter.test(text))
-    return { needsInput: 'permission', matched: [text.match(CODEX_SCREEN.permission)![0]] };
+  const flat = unwrapped(plain);
+  if (CODEX_SCREEN.permission.test(flat) && CODEX_SCREEN.permissionFooter.test(flat))
+    return { needsInput: 'permission', matched: [flat.match(CODEX_SCREEN.permission)![0]] };
   if (CODEX_SCREEN.questionFooter.test(text) && plain.some((l) => CODEX_SCREEN.question.test(l)))
     return { needsInput: 'question', matched: ['Question … enter to submit answer'] };
   if (CODEX_SCREEN.trust.test(text)) return { needsInput: 'trust_dialog', matched: ['trust dialog'] };
@@ -66,10 +90,12 @@ export function readCodexScreen({ plain, styled }: ScreenText): ScreenReading {
  * `› 1. Yes, proceed (y)` … and the footer. `y` approves whatever is highlighted.
  */
 export function readCodexPrompt({ plain }: ScreenText): PromptRead | undefined {
-  const ask = lastIndexMatching(plain, CODEX_SCREEN.permission);
+  // A narrow pane wraps the question and the footer: each is found with its next lines joined.
+  const ask = wrappedIndex(plain, CODEX_SCREEN.permission, 0, true);
   if (ask < 0) return readCodexQuestion(plain);
-  const foot = firstIndexFrom(plain, CODEX_SCREEN.permissionFooter, ask + 1);
-  if (foot < 0) return undefined;
+  const footStart = wrappedIndex(plain, CODEX_SCREEN.permissionFooter, ask + 1, false);
+  if (footStart < 0) return undefined;
+  const foot = Math.min(plain.length - 1, footStart + (CODEX_SCREEN.permissionFooter.test(plain[footStart]!) ? 0 : 1));
   const run = lastIndexMatching(plain.slice(Math.max(0, ask - 4), ask), /^\s*•\s/);
   const start = run >= 0 ? Math.max(0, ask - 4) + run : ask;
   const firstOption = firstIndexFrom(plain, /^\s*(›\s*)?\d+\.\s/, ask + 1);
@@ -80,7 +106,7 @@ export function readCodexPrompt({ plain }: ScreenText): PromptRead | undefined {
     lines: tidyLines(plain.slice(start, foot + 1)),
     asked,
     approveReady: true,
-    options: readOptions(plain.slice(ask + 1, foot)),
+    options: readOptions(joinWrapped(plain.slice(ask + 1, footStart))),
   };
 }
 
