@@ -193,7 +193,9 @@ export function DecisionCard({ d }: { d: Decision }) {
         <button type="button" className="link" onClick={() => focusSeat(d.seat)}>
           {d.seat}
         </button>{' '}
-        <span className="reason">restore: {String(d.reason).replace(/_/g, ' ')}</span>
+        <span className="reason">
+          {d.kind === 'budget' ? 'budget' : 'restore'}: {String(d.reason).replace(/_/g, ' ')}
+        </span>
       </h3>
       {d.conversationId && <p className="muted">conversation {d.conversationId}</p>}
       {d.evidence && <pre className="evidence">{JSON.stringify(d.evidence, null, 2)}</pre>}
