@@ -48,6 +48,13 @@ describe.skipIf(!!missing)("a real Codex seat's question in the window", () => {
   const ask = () => type('ASK: Pick a side | Left | Right');
   const answered = () => w.engine.store.events.list({ seat: 'lead@act', kind: 'seat.prompt_answered' }).at(-1)?.data;
 
+  it('approve (once) from the card: the command runs', async () => {
+    await type('RUN: touch once-card.txt');
+    await item().getByRole('button', { name: 'Approve', exact: true }).click({ timeout: 30_000 });
+    await waitFor(() => existsSync(join(w.work, 'once-card.txt')), { timeoutMs: 30_000, what: 'the command ran' });
+    expect(answered()).toMatchObject({ choice: 'approve', keys: ['y'], by: 'window' });
+  });
+
   it('allow always from the card: the command runs', async () => {
     await type('RUN: touch always-card.txt');
     await item().getByRole('button', { name: 'Allow always' }).click({ timeout: 30_000 });
