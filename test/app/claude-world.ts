@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
 import { makeCodexFixture } from '../agents/codex-fixture';
 import { waitForExit } from '../agents/claude-run';
-import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
+import {
+  closedPort,
+  type FakeModelServer,
+  type FakeModelServerOptions,
+  startFakeModelServer,
+} from '../agents/fake-model-server';
 import { dispatch } from '../../src/main/engine/api';
 import type { Engine } from '../../src/main/engine/engine';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
@@ -33,15 +38,18 @@ export interface AgentAppWorld {
  * model server on 127.0.0.1 (its `RUN: <cmd>` asks for a Bash tool call, so a permission prompt),
  * and `sh`, a plain shell seat.
  */
-export async function claudeAppWorld(): Promise<ClaudeAppWorld> {
-  return (await agentAppWorld('claude-code')) as ClaudeAppWorld;
+export async function claudeAppWorld(model: FakeModelServerOptions = {}): Promise<ClaudeAppWorld> {
+  return (await agentAppWorld('claude-code', model)) as ClaudeAppWorld;
 }
 
 /** The same world with `lead` on another agent CLI (Codex: its TUI, the same fake server). */
-export async function agentAppWorld(runtime: 'claude-code' | 'codex'): Promise<AgentAppWorld> {
+export async function agentAppWorld(
+  runtime: 'claude-code' | 'codex',
+  modelOptions: FakeModelServerOptions = {},
+): Promise<AgentAppWorld> {
   if (!existsSync(join(RENDERER_DIR, 'index.html')))
     throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
-  const model = await startFakeModelServer({});
+  const model = await startFakeModelServer(modelOptions);
   const world = new RigWorld();
   const work = join(world.root, 'work');
   mkdirSync(work, { recursive: true });

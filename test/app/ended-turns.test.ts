@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
 import { DEFAULT_LAYOUT } from '../../src/renderer/src/state/grid';
 import { waitFor } from '../support/tmux';
-import { chromiumMissing, launchChromium } from './chromium';
+import { type Chrome, chromiumMissing, openWindow } from './chromium';
 import { type ClaudeAppWorld, claudeAppWorld } from './claude-world';
 import { strictUrl } from './helpers';
 
@@ -16,18 +16,17 @@ const missing = chromiumMissing();
  */
 describe.skipIf(!!missing)('turns that ended while the person looked elsewhere', () => {
   let w: ClaudeAppWorld;
-  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let chrome: Chrome;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
-    w = await claudeAppWorld();
+    // Turns of a few seconds (SLOW: 4 chunks 1.5 s apart), as an agent's are: the monitor sees each
+    // one work before it ends (a turn over within one look is not seen as a turn).
+    w = await claudeAppWorld({ slowChunks: 4, slowMs: 1500 });
     // No seat on screen: lead's turns end out of sight.
     expect((await dispatch(w.engine, 'workspace.saveLayout', { layout: DEFAULT_LAYOUT })).ok).toBe(true);
-    chrome = await launchChromium();
-    page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(strictUrl(w.serve, '#/decisions'));
+    ({ chrome, page, errors } = await openWindow(strictUrl(w.serve, '#/decisions')));
     await page.locator('[data-seat-row="lead@act"][data-state="idle"]').waitFor({ timeout: 60_000 });
   }, 120_000);
   afterAll(async () => {
@@ -43,25 +42,30 @@ describe.skipIf(!!missing)('turns that ended while the person looked elsewhere',
   };
 
   it("shows the reply's first lines, and a reply from its box reaches the model", async () => {
-    type('hello out of sight');
-    await card().waitFor({ timeout: 30_000 });
+    type('SLOW hello out of sight');
+    await card().waitFor({ timeout: 45_000 });
     await expect
       .poll(() => card().getByTestId('reply-lines').textContent(), { timeout: 10_000 })
-      .toContain('ACK hello out of sight');
+      .toContain('ACK SLOW hello out of sight');
     const box = card().getByRole('textbox', { name: 'reply to lead@act' });
-    await box.fill('and a reply from the card');
+    await box.fill('SLOW and a reply from the card');
     await box.press('Enter');
     // Sent: the card is read, and the next turn's end brings it back with the new reply.
-    await waitFor(() => w.world.tmux.capture(pane()).includes('ACK and a reply from the card'), {
+    await waitFor(() => w.world.tmux.capture(pane()).includes('ACK SLOW and a reply from the card'), {
       timeoutMs: 30_000,
       what: "the model's answer to the reply",
     });
-    expect(w.engine.store.events.list({ seat: 'lead@act', kind: 'seat.send' }).at(-1)?.data).toMatchObject({
-      preview: expect.stringContaining('and a reply from the card'),
-    });
+    // The send is on record once its delivery is confirmed, which may come after the reply shows.
+    await waitFor(
+      () =>
+        w.engine.store.events
+          .list({ seat: 'lead@act', kind: 'seat.send' })
+          .some((e) => String(e.data.preview).includes('and a reply from the card')),
+      { timeoutMs: 20_000, what: 'the send on record' },
+    );
     await expect
       .poll(() => card().getByTestId('reply-lines').textContent(), { timeout: 30_000 })
-      .toContain('ACK and a reply from the card');
+      .toContain('ACK SLOW and a reply from the card');
     if (process.env.SHOTS) {
       for (const [width, height] of [
         [1280, 800],
@@ -71,7 +75,7 @@ describe.skipIf(!!missing)('turns that ended while the person looked elsewhere',
         await page.screenshot({ path: `${process.env.SHOTS}/ended-${width}x${height}.png` });
       }
     }
-  });
+  }, 120_000);
 
   it('Dismiss leaves no card, and a seat on screen when its turn ends shows none', async () => {
     await card().getByRole('button', { name: 'Dismiss' }).click();

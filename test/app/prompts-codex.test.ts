@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/tmux';
-import { chromiumMissing, launchChromium } from './chromium';
+import { type Chrome, chromiumMissing, openWindow } from './chromium';
 import { type AgentAppWorld, agentAppWorld } from './claude-world';
 import { strictUrl } from './helpers';
 
@@ -18,16 +18,13 @@ const missing = chromiumMissing();
  */
 describe.skipIf(!!missing)("a real Codex seat's question in the window", () => {
   let w: AgentAppWorld;
-  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let chrome: Chrome;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
     w = await agentAppWorld('codex');
-    chrome = await launchChromium();
-    page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(strictUrl(w.serve, '#/decisions'));
+    ({ chrome, page, errors } = await openWindow(strictUrl(w.serve, '#/decisions')));
   }, 120_000);
   afterAll(async () => {
     await chrome?.close();

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { call, focusSeat } from '../state/actions';
 import { useWindow, type WindowState } from '../state/store';
+import { ReplyBox } from './ReplyBox';
 
 /**
  * Seats that finished a turn while the person looked elsewhere: the first lines of the reply, a
@@ -40,8 +41,6 @@ const markSeen = (seat: string) => useWindow.setState((s) => ({ seenAt: { ...s.s
 function EndedCard({ seat }: { seat: string }) {
   const ended = useWindow((s) => s.seats[seat]?.turnEndedAt);
   const [lines, setLines] = useState<string[] | undefined>();
-  const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: read again when another turn ends
   useEffect(() => {
     let live = true;
@@ -57,16 +56,6 @@ function EndedCard({ seat }: { seat: string }) {
       clearInterval(again);
     };
   }, [seat, ended]);
-  const send = async () => {
-    if (!text.trim()) return;
-    setBusy(true);
-    const r = await call('send', { seat, text: text.trim() }, `reply to ${seat}`);
-    setBusy(false);
-    if (r?.ok) {
-      setText('');
-      markSeen(seat);
-    }
-  };
   return (
     <article className="card ended" data-ended={seat} aria-label={`${seat} finished its turn`}>
       <h3>
@@ -84,35 +73,17 @@ function EndedCard({ seat }: { seat: string }) {
       ) : (
         <p className="muted">Its reply is not read from this runtime's screen: open the seat to see it.</p>
       )}
-      <form
+      <ReplyBox
+        seat={seat}
         className="reply"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send();
-        }}
+        placeholder="Reply (Enter sends, Shift+Enter for a new line)"
+        enterSends
+        onSent={() => markSeen(seat)}
       >
-        <textarea
-          aria-label={`reply to ${seat}`}
-          rows={2}
-          value={text}
-          placeholder="Reply (Enter sends, Shift+Enter for a new line)"
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey) {
-              e.preventDefault();
-              void send();
-            }
-          }}
-        />
-        <div className="buttons">
-          <button type="submit" className="primary" disabled={busy || !text.trim()}>
-            Send
-          </button>
-          <button type="button" onClick={() => markSeen(seat)}>
-            Dismiss
-          </button>
-        </div>
-      </form>
+        <button type="button" onClick={() => markSeen(seat)}>
+          Dismiss
+        </button>
+      </ReplyBox>
     </article>
   );
 }

@@ -8,6 +8,7 @@ import { DecisionCard, PromptCard } from './Decisions';
 import { EndedTurns } from './EndedTurns';
 import { Notes } from './Notes';
 import { Rail } from './Rail';
+import { ReplyBox } from './ReplyBox';
 
 /** How often a seat's last screen is read again while it is shown. */
 const SCREEN_EVERY_MS = 1500;
@@ -60,8 +61,6 @@ export function PhoneApp({ transport }: { transport: Transport }) {
 /** A seat's last screen, read again every 1.5 s while shown, and a reply box that sends safely. */
 function SeatScreen({ seat }: { seat: string }) {
   const [text, setText] = useState('');
-  const [reply, setReply] = useState('');
-  const [busy, setBusy] = useState(false);
   useEffect(() => {
     let live = true;
     const read = async () => {
@@ -76,38 +75,13 @@ function SeatScreen({ seat }: { seat: string }) {
       clearInterval(t);
     };
   }, [seat]);
-  const send = async () => {
-    if (!reply.trim() || busy) return;
-    setBusy(true);
-    // Safe send: the engine refuses at a prompt, over a draft or while the seat works (no force here).
-    const r = await call('send', { seat, text: reply.trim() }, `the reply to ${seat}`);
-    setBusy(false);
-    if (r?.ok) setReply('');
-  };
   return (
     <section className="phone-seat" aria-label={`${seat}'s screen`} data-phone-seat={seat}>
       <h2>{seat}</h2>
       <pre className="phone-screen" data-testid="phone-screen">
         {text}
       </pre>
-      <form
-        className="phone-reply"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send();
-        }}
-      >
-        <textarea
-          aria-label={`reply to ${seat}`}
-          rows={2}
-          value={reply}
-          placeholder={`Reply to ${seat}`}
-          onChange={(e) => setReply(e.target.value)}
-        />
-        <button type="submit" className="primary" disabled={busy || !reply.trim()}>
-          Send
-        </button>
-      </form>
+      <ReplyBox seat={seat} className="phone-reply" placeholder={`Reply to ${seat}`} />
     </section>
   );
 }
