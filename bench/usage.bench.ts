@@ -8,6 +8,9 @@ import { liveOpencodeQuery } from '../src/main/engine/usage/opencode';
 import { liveTailIO } from '../src/main/engine/usage/tail';
 import type { UsageTotals } from '../src/main/engine/runtimes/usage/records';
 import { UsageWatch } from '../src/main/engine/usage/watch';
+import { bundledCatalog } from '../src/main/engine/usage/catalog';
+import { seatFigures } from '../src/main/engine/usage/figures';
+import { NO_SETTINGS } from '../src/main/engine/usage/settings';
 
 /**
  * Token reading (`npx vitest run --config bench/vitest.bench.config.mts bench/usage.bench.ts`): a
@@ -224,6 +227,111 @@ it(`reads a transcript growing by ${TOTAL_MB} MB with CPU proportional to the by
       join(out, `usage-${figures.date.replace(/[:.]/g, '-').slice(0, 19)}Z.json`),
       `${JSON.stringify(figures, null, 2)}\n`,
     );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const SEATS = Number(process.env.RDBENCH_USAGE_SEATS ?? 50);
+/** How often the engine reads every seat's usage: the window's seat poll (window-hub's default). */
+const REFRESH_MS = Number(process.env.RDBENCH_USAGE_REFRESH_MS ?? 1000);
+/** How fast each seat's transcript grows: a busy agent's tool results and replies. */
+const GROW_KB_PER_S = Number(process.env.RDBENCH_USAGE_KBPS ?? 10);
+const REFRESHES = Number(process.env.RDBENCH_USAGE_REFRESHES ?? 60);
+/** Target: the engine's reading of every seat stays under this share of one core. */
+const TARGET_CORE_SHARE = 0.01;
+
+/**
+ * Fifty seats with growing transcripts: each of SEATS Claude transcripts starts at 1 MB and grows by
+ * GROW_KB_PER_S kB each second; every REFRESH_MS the engine reads all of them (its watch tails each,
+ * then the figures: context window, cost from the catalog), as a window's seat poll has it do. The
+ * CPU of that reading (this process's user + system time around it), per refresh, over the refresh
+ * period, is the share of one core the engine spends on usage. The median of REFRESHES refreshes
+ * is held to TARGET_CORE_SHARE.
+ */
+it(`${SEATS} seats with growing transcripts cost the engine under 1 % of a core`, () => {
+  const dir = mkdtempSync(join(os.tmpdir(), 'rd-usagebench50-'));
+  try {
+    const files = Array.from({ length: SEATS }, (_, i) => join(dir, `seat-${i}.jsonl`));
+    const n = { i: 0 };
+    const want = files.map(() => ({ tokensIn: 0, tokensOut: 0 }));
+    let appended = 0;
+    const grow = (k: number, bytes: number) => {
+      const step = makeStep(bytes, n);
+      appendFileSync(files[k]!, step.text);
+      appended += Buffer.byteLength(step.text);
+      want[k]!.tokensIn += step.tokensIn;
+      want[k]!.tokensOut += step.tokensOut;
+    };
+    files.forEach((f, k) => {
+      writeFileSync(f, '');
+      grow(k, 2 ** 20);
+    });
+    let located = '';
+    const watch = new UsageWatch({
+      tail: liveTailIO,
+      opencode: liveOpencodeQuery,
+      locate: () => located,
+      readConfig: () => undefined,
+      now: () => Date.now(),
+    });
+    const catalog = bundledCatalog();
+    const readAll = () =>
+      files.map((f, k) => {
+        located = f;
+        const t = watch.read({ runtime: 'claude-code', home: dir, cwd: '/work', conversationId: `s${k}` });
+        return { t, figures: seatFigures(t, { catalog, settings: NO_SETTINGS, at: Date.now() }) };
+      });
+    readAll(); // an engine's first look reads each transcript once; from then on only what was added
+    const perRefreshBytes = Math.round((GROW_KB_PER_S * 1024 * REFRESH_MS) / 1000);
+    const cpuMs: number[] = [];
+    const before = watch.bytesRead;
+    const appendedBefore = appended;
+    for (let r = 0; r < REFRESHES; r++) {
+      for (let k = 0; k < SEATS; k++) grow(k, perRefreshBytes);
+      const t0 = cpuMicros();
+      const got = readAll();
+      cpuMs.push((cpuMicros() - t0) / 1000);
+      got.forEach((g, k) => {
+        expect(g.t, `seat ${k} at refresh ${r}`).toMatchObject(want[k]!);
+        expect(g.figures.costUsd, `seat ${k}'s cost`).toBeGreaterThan(0);
+      });
+    }
+    const sorted = [...cpuMs].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    const p90 = sorted[Math.floor(sorted.length * 0.9)]!;
+    const share = median / REFRESH_MS;
+    const figures = {
+      date: new Date().toISOString(),
+      machine: machine(),
+      seats: SEATS,
+      refreshMs: REFRESH_MS,
+      growKBPerSecondPerSeat: GROW_KB_PER_S,
+      // A step ends on a whole line (a tool result can be 60 kB), so the real growth is above the asked one.
+      actualGrowKBPerSecondPerSeat: Number(
+        ((appended - appendedBefore) / SEATS / ((REFRESHES * REFRESH_MS) / 1000) / 1024).toFixed(1),
+      ),
+      refreshes: REFRESHES,
+      bytesReadAfterFirstLook: watch.bytesRead - before,
+      bytesAdded: appended - appendedBefore,
+      cpuMsPerRefresh: { median: Number(median.toFixed(2)), p90: Number(p90.toFixed(2)), max: sorted.at(-1) },
+      coreShare: Number(share.toFixed(5)),
+      target: `median CPU per refresh / refresh period < ${TARGET_CORE_SHARE} (1 % of a core)`,
+      verdict: share < TARGET_CORE_SHARE ? 'PASS' : 'FAIL',
+    };
+    console.log(
+      `[usage bench] ${SEATS} seats, each transcript growing ${figures.actualGrowKBPerSecondPerSeat} kB/s (asked ${GROW_KB_PER_S}), all read every ${REFRESH_MS} ms: ` +
+        `${figures.cpuMsPerRefresh.median} ms CPU per refresh (p90 ${figures.cpuMsPerRefresh.p90}), ` +
+        `${(share * 100).toFixed(3)} % of a core (${figures.verdict}: ${figures.target}); bytes read ${figures.bytesReadAfterFirstLook} of ${figures.bytesAdded} added`,
+    );
+    const out = resolve(__dirname, 'results');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(
+      join(out, `usage-seats-${figures.date.replace(/[:.]/g, '-').slice(0, 19)}Z.json`),
+      `${JSON.stringify(figures, null, 2)}\n`,
+    );
+    expect(figures.bytesReadAfterFirstLook).toBe(figures.bytesAdded);
+    expect(share).toBeLessThan(TARGET_CORE_SHARE);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -15,7 +15,7 @@ const ENGINE_LAYERS = [
   {
     layer: 'domain',
     ranks: [
-      ['custody/'],
+      ['custody/', 'devices/'],
       ['seats/'],
       ['activity/'],
       ['usage/', 'delivery/'],

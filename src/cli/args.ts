@@ -17,8 +17,14 @@ const VALUE_FLAGS = new Set([
   'as',
   'note',
   'by',
+  'since',
   'message',
   'into',
+  'name',
+  'listen',
+  'tls-cert',
+  'tls-key',
+  'public-url',
 ]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -51,6 +57,8 @@ export const USAGE_HEAD =
   'rigdesk: run a team of coding agents in tmux, one writer per conversation\n\nUsage: rigdesk <command> [options] [--json]\n';
 export const USAGE_TAIL = `  serve [--port P]             run the engine and keep it running (the CLI then talks to it),
                                and host the window in a browser at the URL it prints
+        [--listen ADDR:PORT [--tls-cert F --tls-key F] [--public-url U]]
+                               and for paired devices at that address (rigdesk devices pair)
 
 Every command takes --json. Exit codes: 0 ok, 1 refused or failed, 2 bad usage.
 Commands that launch, end or wait for agents print their progress on stderr when it is a terminal

@@ -36,6 +36,11 @@ function contextCell(s: PsRow): string {
   return `${s.contextPct}%${s.contextPct > CONTEXT_HIGH_PCT ? ' high' : ''}`;
 }
 
+/** The cost estimate, marked as one; `-` where a price is unknown. */
+function costCell(s: PsRow): string {
+  return s.costUsd === undefined ? '-' : `~$${s.costUsd.toFixed(s.costUsd < 0.01 ? 4 : 2)}`;
+}
+
 function tokensCell(s: PsRow): string {
   return s.tokensIn === undefined || s.tokensOut === undefined
     ? '-'
@@ -66,6 +71,7 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
           'PID',
           'CONTEXT',
           'TOKENS IN/OUT',
+          'COST',
           'CHANGES',
           'CONVERSATION',
         ],
@@ -79,6 +85,7 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
           s.pid ? String(s.pid) : '-',
           contextCell(s),
           tokensCell(s),
+          costCell(s),
           changesCell(s),
           s.conversationId ?? '-',
         ]),
@@ -99,6 +106,27 @@ export function formatPs(seats: PsRow[], others: PsAgent[], problems: string[]):
       ]),
     );
   }
+  const priced = seats.find((s) => s.costBasis);
+  if (priced)
+    lines.push(
+      '',
+      `COST is an estimate from the tokens by kind and model prices (${priced.costBasis}; rigdesk ps --json names each seat's)`,
+    );
+  const over = new Map<string, string>();
+  for (const s of seats) {
+    const b = s.budget;
+    if (b?.state !== 'over' || over.has(b.name)) continue;
+    const spent = [
+      b.tokens ? `${b.tokens.spent}/${b.tokens.limit} tokens` : '',
+      b.usd ? `$${b.usd.spent ?? '?'}/$${b.usd.limit}` : '',
+    ].filter(Boolean);
+    const release = b.decisionId !== undefined ? `; release: rigdesk decide ${b.decisionId} release --reason R` : '';
+    over.set(
+      b.name,
+      `over budget: ${b.scope} ${b.name} ${spent.join(', ')} on ${b.day}: its wakes and sends are parked${release}`,
+    );
+  }
+  if (over.size > 0) lines.push('', ...over.values());
   if (problems.length > 0) lines.push('', ...problems.map((p) => `warning: ${p}`));
   return lines.join('\n');
 }
@@ -131,5 +159,6 @@ export function reportLine(r: BackgroundReport): string {
   if (r.kind === 'reconcile') return `${formatFailure(r.failure)}\n`;
   if (r.kind === 'waker') return `rigdesk: queue waker: ${r.error.message}\n`;
   if (r.kind === 'monitor') return `rigdesk: activity monitor: ${r.error.message}\n`;
+  if (r.kind === 'usage') return `rigdesk: usage sampling: ${r.error.message}\n`;
   return `rigdesk: ${r.message}\n`;
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startServe } from '../server/serve';
+import { type ServeFlags, serveFlags } from './serve-flags';
 import { PushHub } from '../main/window-hub/pushes';
 import { startBackground } from '../main/engine/background';
 import { exitCodeFor, fail, type Failure } from '../shared/errors';
@@ -87,7 +88,7 @@ function engineCall(
 /** How long an engine's process takes at most to end what it started, once asked to end. */
 const SHUTDOWN_MS = 5_000;
 
-async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: number): Promise<number> {
+async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, flags: ServeFlags): Promise<number> {
   const refuse = (f: Failure) => {
     if (json) out.stdout(`${JSON.stringify(f)}\n`);
     else out.stderr(`${formatFailure(f)}\n`);
@@ -115,16 +116,36 @@ async function serve(env: NodeJS.ProcessEnv, out: Out, json: boolean, port: numb
   const background = await startBackground(engine, (r) => out.stderr(reportLine(r)));
   // The same engine hosts the window in a browser (the renderer over HTTP, the contract over a
   // WebSocket on 127.0.0.1 with a per-start token in the URL).
-  const win = await startServe({
-    engine,
-    port,
-    staticDir: join(__dirname, '..', 'renderer'),
-    pushes: new PushHub(engine, { activityEvents: true }),
-  });
+  let win: Awaited<ReturnType<typeof startServe>>;
+  try {
+    win = await startServe({
+      engine,
+      port: flags.port,
+      staticDir: join(__dirname, '..', 'renderer'),
+      pushes: new PushHub(engine, { activityEvents: true }),
+      ...(flags.listen ? { listen: flags.listen } : {}),
+    });
+  } catch (e) {
+    await within(SHUTDOWN_MS, async () => {
+      background.stop();
+      await handle.close();
+      await engine.close();
+    });
+    watch.dispose();
+    engine.store.close();
+    return refuse(
+      fail('BAD_USAGE', `cannot listen: ${(e as Error).message}`, { hint: 'Pick another address or port.' }),
+    );
+  }
+  if (win.listenUrl && !flags.listen?.tls)
+    out.stderr(
+      `rigdesk: warning: the window for devices (${win.listenUrl}) has no TLS: anyone on that network can read it, device tokens included. Give --tls-cert and --tls-key (for example from \`tailscale cert\`), or reach it through Tailscale or an SSH tunnel.\n`,
+    );
+  const listen = win.listenUrl;
   out.stdout(
     json
-      ? `${JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url })}\n`
-      : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\nrigdesk window: ${win.url}\n`,
+      ? `${JSON.stringify({ ok: true, serving: handle.info.socket, pid: process.pid, url: win.url, ...(listen ? { listen } : {}) })}\n`
+      : `rigdesk engine serving ${handle.info.socket} (pid ${process.pid})\nrigdesk window: ${win.url}\n${listen ? `rigdesk window for paired devices: ${listen} (pair one: rigdesk devices pair)\n` : ''}`,
   );
   await engine.deps.faults['serve.ready']?.();
   const why = await watch.reason;
@@ -171,10 +192,8 @@ export async function runCli(
     return exitCodeFor(f.code);
   };
   if (a.command === 'serve') {
-    const port = a.flags.port === undefined ? 0 : Number(a.flags.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535)
-      return report(fail('BAD_USAGE', '--port takes a port number (0 picks a free one)'));
-    return serve(env, out, json, port);
+    const flags = serveFlags(a);
+    return flags.ok ? serve(env, out, json, flags) : report(flags);
   }
   if (!req.ok) return report(req);
   const method = req.prepared.method;

@@ -76,6 +76,14 @@ export const ERROR_CODES = [
   'HOME_UNSAFE',
   // a window connection already has as many live terminals as it may
   'TERMINAL_LIMIT',
+  // devices (rigdesk serve --listen): pairing and a device's token
+  'DEVICES_NOT_LISTENING',
+  'DEVICE_NOT_FOUND',
+  'DEVICE_FORBIDDEN',
+  'PAIR_CODE_UNKNOWN',
+  'PAIR_CODE_USED',
+  'PAIR_CODE_EXPIRED',
+  'PAIRING_CLOSED',
   'ENGINE_UNREACHABLE',
   'ENGINE_AUTH_FAILED',
   'INTERNAL',
@@ -131,6 +139,7 @@ export function exitCodeFor(code: ErrorCode): 1 | 2 {
     case 'SEAT_EXISTS':
     case 'DECISION_CHOICE_INVALID':
     case 'HOST_NOT_FOUND':
+    case 'DEVICE_NOT_FOUND':
     case 'NOT_A_REPO':
     case 'WORKTREE_NOT_FOUND':
       return 2;

@@ -131,6 +131,43 @@ describe('answering a prompt with every choice it offers (real Claude Code and C
     await j.screenShows(CL, /Which colour\? → Green please/, 'the answer in its own words');
   }, 240_000);
 
+  it("a question's options, and an answer in one's own words (Codex's request_user_input)", async () => {
+    j = new JourneyWorld(server, closed, ['codex']);
+    await j.up('pc', [{ id: 'cx', runtime: 'codex' }]);
+    await j.seen(CX, { activity: 'idle' });
+    const ask = async () => {
+      await j.type(CX, 'ASK: Which colour | Red | Blue', codex.submitDelayMs!);
+      await j.screenShows(CX, /enter to submit answer/, 'the question');
+      await j.seen(CX, { activity: 'needs_input' });
+      const list = await j.cli(['prompts', '--json']);
+      return list.json.prompts.find((p: { seat: string }) => p.seat === CX);
+    };
+    const q = await ask();
+    expect(q).toMatchObject({
+      reason: 'question',
+      offers: [
+        { choice: 'option', label: 'Red', option: 1 },
+        { choice: 'option', label: 'Blue', option: 2 },
+        { choice: 'option', label: 'None of the above', option: 3 },
+        { choice: 'other' },
+        { choice: 'deny' },
+      ],
+    });
+    const two = await j.cli(['answer', CX, '2', '--json']);
+    expect(two.json, two.stdout).toMatchObject({ ok: true, answered: { choice: 'option', option: 2, keys: ['2'] } });
+    // What Codex hands the model is the proof: the fake server echoes the tool's result.
+    await j.screenShows(CX, /ACK tool result: .*"answers":\["Blue"\]/, 'the option reached the model');
+    await j.seen(CX, { activity: 'idle' });
+    await ask();
+    const own = await j.cli(['answer', CX, 'other', '--message', 'Green please', '--json']);
+    expect(own.json, own.stdout).toMatchObject({ ok: true, answered: { choice: 'other' } });
+    await j.screenShows(
+      CX,
+      /ACK tool result: .*"answers":\["None of the above","user_note: Green please"\]/,
+      'the answer in its own words reached the model',
+    );
+  }, 240_000);
+
   it('a prompt answered in the terminal between the read and the keys is refused PROMPT_CHANGED, nothing typed (forced fault)', async () => {
     await start();
     await atPrompt(CL, 'touch changed.txt');

@@ -88,6 +88,9 @@ function baseConfig(serverUrl: string): string {
     '',
     '[features]',
     'daemon_auto_start = false',
+    // Codex offers its question tool (request_user_input) outside Plan mode only with this; a
+    // person who wants their seats to ask turns it on, and the question tests need it.
+    'default_mode_request_user_input = true',
     '',
     '[model_providers.fake]',
     'name = "Fake local"',

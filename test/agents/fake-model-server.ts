@@ -3,7 +3,8 @@
  * Plain node:http, bound to 127.0.0.1 only. Replies are keyed on the last real user message:
  * `ACK <text>` by default, tool results → `ACK tool result: …`, `RUN: <cmd>` → a shell tool call,
  * `SLOW`, `HOLD` (SLOW whose last chunk, or with WAIT its first, waits for `release()`), `WAIT`, `LIMIT` (429) and `FAIL500` (500);
- * `USAGE:<input>:<output>[:<cacheRead>[:<cacheWrite>]]` makes the reply report exactly those token figures.
+ * `USAGE:<input>:<output>[:<cacheRead>[:<cacheWrite>]]` makes the reply report exactly those token figures;
+ * `RATELIMIT:<used%>:<minutes>:<resetAt>[:…]` makes a Responses reply carry Codex's rate-limit headers.
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -19,6 +20,7 @@ import {
   isObj,
   type Json,
   type ParsedRequest,
+  type RateLimitFigures,
   type Reply,
   type ReplyTimings,
   type UsageFigures,
@@ -54,6 +56,8 @@ export interface FakeRequestLog {
   trigger: string;
   /** The usage figures a `USAGE:` prompt named and the reply reported (absent when estimated). */
   usage?: UsageFigures;
+  /** The rate-limit windows a `RATELIMIT:` prompt named (sent as headers on the Responses API only). */
+  rateLimits?: RateLimitFigures;
 }
 
 export interface FakeModelServerOptions {
@@ -194,6 +198,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       const reply = decideReply(parsed, timings);
       const logged = entry(reply.trigger);
       if (reply.kind !== 'error' && reply.usage) logged.usage = reply.usage;
+      if (reply.kind !== 'error' && reply.rateLimits && route === 'responses') logged.rateLimits = reply.rateLimits;
       log(logged);
       res.on('close', () => ends.set(logged, Date.now()));
       try {

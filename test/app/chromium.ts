@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.RIGDESK_CHROMIUM || '/usr/bin/chromium';
 
@@ -49,4 +49,25 @@ export async function launchChromium(
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+export type Chrome = Awaited<ReturnType<typeof launchChromium>>;
+
+/**
+ * Chromium with its first page opened at `url`: the scripts run before the page's own, the
+ * page's notification permission granted when asked, and every page error collected (a test ends
+ * by expecting none).
+ */
+export async function openWindow(
+  url: string,
+  opts: { viewport?: { width: number; height: number }; initScripts?: string[]; notifications?: boolean } = {},
+): Promise<{ chrome: Chrome; page: Page; errors: string[] }> {
+  const chrome = await launchChromium(opts.viewport);
+  for (const script of opts.initScripts ?? []) await chrome.browser.addInitScript(script);
+  if (opts.notifications) await chrome.browser.grantPermissions(['notifications'], { origin: new URL(url).origin });
+  const page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url);
+  return { chrome, page, errors };
 }

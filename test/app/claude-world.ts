@@ -1,8 +1,14 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeClaudeFixture, type ClaudeFixture } from '../agents/claude-fixture';
+import { makeCodexFixture } from '../agents/codex-fixture';
 import { waitForExit } from '../agents/claude-run';
-import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
+import {
+  closedPort,
+  type FakeModelServer,
+  type FakeModelServerOptions,
+  startFakeModelServer,
+} from '../agents/fake-model-server';
 import { dispatch } from '../../src/main/engine/api';
 import type { Engine } from '../../src/main/engine/engine';
 import { descendants, liveProcReader } from '../../src/main/engine/proc';
@@ -12,13 +18,17 @@ import { PushHub } from '../../src/main/window-hub/pushes';
 import { RigWorld } from '../support/rig';
 import { RENDERER_DIR } from './helpers';
 
-export interface ClaudeAppWorld {
+export interface ClaudeAppWorld extends AgentAppWorld {
+  fx: ClaudeFixture;
+}
+
+export interface AgentAppWorld {
   world: RigWorld;
   engine: Engine;
   serve: ServeHandle;
   model: FakeModelServer;
-  fx: ClaudeFixture;
-  /** The Claude seat's working folder. */
+  fx: { env: Record<string, string> };
+  /** The agent seat's working folder. */
   work: string;
   cleanup(): Promise<void>;
 }
@@ -28,23 +38,30 @@ export interface ClaudeAppWorld {
  * model server on 127.0.0.1 (its `RUN: <cmd>` asks for a Bash tool call, so a permission prompt),
  * and `sh`, a plain shell seat.
  */
-export async function claudeAppWorld(): Promise<ClaudeAppWorld> {
+export async function claudeAppWorld(model: FakeModelServerOptions = {}): Promise<ClaudeAppWorld> {
+  return (await agentAppWorld('claude-code', model)) as ClaudeAppWorld;
+}
+
+/** The same world with `lead` on another agent CLI (Codex: its TUI, the same fake server). */
+export async function agentAppWorld(
+  runtime: 'claude-code' | 'codex',
+  modelOptions: FakeModelServerOptions = {},
+): Promise<AgentAppWorld> {
   if (!existsSync(join(RENDERER_DIR, 'index.html')))
     throw new Error(`no built renderer at ${RENDERER_DIR}: run \`npx electron-vite build\` first`);
-  const model = await startFakeModelServer({});
+  const model = await startFakeModelServer(modelOptions);
   const world = new RigWorld();
   const work = join(world.root, 'work');
   mkdirSync(work, { recursive: true });
-  const fx = makeClaudeFixture({
-    serverUrl: model.url,
-    closedPort: await closedPort(),
-    trustedCwds: [realpathSync(work)],
-    root: join(world.root, 'claude'),
-  });
+  const opts = { serverUrl: model.url, closedPort: await closedPort(), trustedCwds: [realpathSync(work)] };
+  const fx =
+    runtime === 'codex'
+      ? makeCodexFixture({ ...opts, root: join(world.root, 'codex') })
+      : makeClaudeFixture({ ...opts, root: join(world.root, 'claude') });
   const env = Object.entries(fx.env)
     .map(([k, v]) => `          ${k}: ${JSON.stringify(v)}`)
     .join('\n');
-  const yaml = `name: act\npods:\n  - id: p\n    members:\n      - id: lead\n        runtime: claude-code\n        cwd: ./work\n        env:\n${env}\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }\nedges:\n  - { from: lead, to: sh, kind: delegates_to }\n`;
+  const yaml = `name: act\npods:\n  - id: p\n    members:\n      - id: lead\n        runtime: ${runtime}\n        cwd: ./work\n        env:\n${env}\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }\nedges:\n  - { from: lead, to: sh, kind: delegates_to }\n`;
   const engine = world.engine();
   const up = await dispatch(engine, 'up', { spec: world.spec('act.yaml', yaml) });
   if (!up.ok) throw new Error(`up failed: ${JSON.stringify(up)}`);

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
 import { DEFAULT_LAYOUT } from '../../src/renderer/src/state/grid';
 import { waitFor } from '../support/tmux';
-import { chromiumMissing, launchChromium } from './chromium';
-import { type AppWorld, appWorld, strictUrl } from './helpers';
+import { type Chrome, chromiumMissing, openWindow } from './chromium';
+import { type AppWorld, appWorld, strictUrl, openRestoreDecision } from './helpers';
 import { RECORD_NOTIFICATIONS } from './notifications';
 
 const missing = chromiumMissing();
@@ -21,22 +21,12 @@ const seat = (m: string) => `${m}@first`;
  */
 describe.skipIf(!!missing)('the first screen and a burst of waits', () => {
   let w: AppWorld;
-  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let chrome: Chrome;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   /** A stopped seat with an open restore decision: it needs the person. */
-  const openDecision = (m: string) =>
-    w.engine.store.restore.decisions.open({
-      seat: seat(m),
-      rig: 'first',
-      reason: 'transcript_missing',
-      runtime: 'shell',
-      conversationId: null,
-      snapshotId: null,
-      choices: ['fresh', 'leave_stopped'],
-      evidence: {},
-    });
+  const openDecision = (m: string) => openRestoreDecision(w.engine, seat(m), 'first');
   const slots = () =>
     page
       .locator('[data-pane]')
@@ -48,12 +38,11 @@ describe.skipIf(!!missing)('the first screen and a burst of waits', () => {
     expect((await dispatch(w.engine, 'stop', { seat: seat('m12') })).ok).toBe(true);
     expect((await dispatch(w.engine, 'stop', { seat: seat('m11') })).ok).toBe(true);
     openDecision('m12');
-    chrome = await launchChromium({ width: 1280, height: 800 });
-    await chrome.browser.addInitScript(RECORD_NOTIFICATIONS);
-    await chrome.browser.grantPermissions(['notifications'], { origin: new URL(w.serve.url).origin });
-    page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(strictUrl(w.serve));
+    ({ chrome, page, errors } = await openWindow(strictUrl(w.serve), {
+      viewport: { width: 1280, height: 800 },
+      initScripts: [RECORD_NOTIFICATIONS],
+      notifications: true,
+    }));
   }, 120_000);
   afterAll(async () => {
     await chrome?.close();

@@ -175,3 +175,17 @@ export function podRigYaml(rig: string, n: number): string {
 
 /** The window's URL with the contract checked in the page: every answer and push is parsed. */
 export const strictUrl = (serve: ServeHandle, hash = '') => `${serve.url}&strict=1${hash}`;
+
+/** A stopped shell seat's open restore decision (its transcript missing): a seat that needs the person. */
+export function openRestoreDecision(engine: Engine, seat: string, rig: string): void {
+  engine.store.restore.decisions.open({
+    seat,
+    rig,
+    reason: 'transcript_missing',
+    runtime: 'shell',
+    conversationId: null,
+    snapshotId: null,
+    choices: ['fresh', 'leave_stopped'],
+    evidence: {},
+  });
+}

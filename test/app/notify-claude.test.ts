@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/tmux';
-import { chromiumMissing, launchChromium } from './chromium';
+import { type Chrome, chromiumMissing, openWindow } from './chromium';
 import { claudeAppWorld, type ClaudeAppWorld } from './claude-world';
 import { strictUrl } from './helpers';
 import { RECORD_NOTIFICATIONS } from './notifications';
@@ -20,18 +20,17 @@ const SHOTS = '/tmp/i35a-shots';
  */
 describe.skipIf(!!missing)('a Claude seat waiting tells a browser window', () => {
   let w: ClaudeAppWorld;
-  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let chrome: Chrome;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     w = await claudeAppWorld();
-    chrome = await launchChromium({ width: 1280, height: 800 });
-    await chrome.browser.addInitScript(RECORD_NOTIFICATIONS);
-    page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(strictUrl(w.serve));
+    ({ chrome, page, errors } = await openWindow(strictUrl(w.serve), {
+      viewport: { width: 1280, height: 800 },
+      initScripts: [RECORD_NOTIFICATIONS],
+    }));
   }, 120_000);
   afterAll(async () => {
     await chrome?.close();

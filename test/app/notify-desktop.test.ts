@@ -2,8 +2,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../src/main/engine/api';
 import { waitFor } from '../support/tmux';
-import { chromiumMissing, launchChromium } from './chromium';
-import { type AppWorld, appWorld, strictUrl } from './helpers';
+import { type Chrome, chromiumMissing, openWindow } from './chromium';
+import { type AppWorld, appWorld, strictUrl, openRestoreDecision } from './helpers';
 import { RECORD_NOTIFICATIONS } from './notifications';
 
 const missing = chromiumMissing();
@@ -50,19 +50,17 @@ const FAKE_PRELOAD_BRIDGE = `(() => {
  */
 describe.skipIf(!!missing)('the window in the desktop app does not notify twice', () => {
   let w: AppWorld;
-  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let chrome: Chrome;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
     w = await appWorld('duo', ['a', 'b'], { monitor: true });
-    chrome = await launchChromium({ width: 1280, height: 800 });
-    await chrome.browser.addInitScript(RECORD_NOTIFICATIONS);
-    await chrome.browser.addInitScript(FAKE_PRELOAD_BRIDGE);
-    await chrome.browser.grantPermissions(['notifications'], { origin: new URL(w.serve.url).origin });
-    page = chrome.browser.pages()[0] ?? (await chrome.browser.newPage());
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(strictUrl(w.serve));
+    ({ chrome, page, errors } = await openWindow(strictUrl(w.serve), {
+      viewport: { width: 1280, height: 800 },
+      initScripts: [RECORD_NOTIFICATIONS, FAKE_PRELOAD_BRIDGE],
+      notifications: true,
+    }));
   }, 120_000);
   afterAll(async () => {
     await chrome?.close();
@@ -75,16 +73,7 @@ describe.skipIf(!!missing)('the window in the desktop app does not notify twice'
     expect(await page.locator('[data-notify]').count()).toBe(0);
     await new Promise((r) => setTimeout(r, 500)); // past the first look
     expect((await dispatch(w.engine, 'stop', { seat: 'b@duo' })).ok).toBe(true);
-    w.engine.store.restore.decisions.open({
-      seat: 'b@duo',
-      rig: 'duo',
-      reason: 'transcript_missing',
-      runtime: 'shell',
-      conversationId: null,
-      snapshotId: null,
-      choices: ['fresh', 'leave_stopped'],
-      evidence: {},
-    });
+    openRestoreDecision(w.engine, 'b@duo', 'duo');
     w.engine.store.events.append('decision.opened', { rig: 'duo', seat: 'b@duo' }, { reason: 'transcript_missing' });
     await page.waitForFunction(() => document.title === '(1) Rigdesk', undefined, { timeout: 15_000 });
     await new Promise((r) => setTimeout(r, 1000));

@@ -69,6 +69,20 @@ const APP: Record<keyof typeof APP_REQUESTS, () => Promise<void>> = {
     await waitFor(() => existsSync(join(w.work, 'contract.txt')), { timeoutMs: 15_000, what: 'the approved call ran' });
     expectFailure('prompts.answer', await c.call('prompts.answer', { seat: 'sh@act', choice: 'approve' }));
   },
+  'seat.reply': async () => {
+    // After the approved call: Claude's reply to the tool's result is its last reply on screen.
+    await waitFor(async () => (await rowOf('lead@act'))?.activity === 'idle', {
+      timeoutMs: 60_000,
+      what: 'Claude idle',
+    });
+    const r = expectAnswer('seat.reply', await c.call('seat.reply', { seat: 'lead@act' }));
+    // The turn from the person's message on: the tool call it made, then its reply to the result.
+    const lines = r.lines as string[];
+    expect(lines[0]).toMatch(/^● Bash\(touch contract\.txt\)/);
+    expect(lines.some((l) => /^● ACK tool result/.test(l))).toBe(true);
+    expect(expectAnswer('seat.reply', await c.call('seat.reply', { seat: 'sh@act' })).lines).toEqual([]);
+    expectFailure('seat.reply', await c.call('seat.reply', { seat: 'ghost@act' }), 'SEAT_NOT_FOUND');
+  },
   open: async () => {
     expectAnswer('open', await c.call('open', { link: 'rigdesk://seat/act/sh' }));
     expectFailure('open', await c.call('open', { link: 'rigdesk://seat/act/ghost' }), 'SEAT_NOT_FOUND');

@@ -289,7 +289,7 @@ describe('ps custody and stateSince with the real Claude Code CLI (fake model se
     expect(running.custody).toEqual({ writer: 'this_seat' });
     expect(running.stateSince).toBeGreaterThanOrEqual((await lastEvent(engine, SEAT, 'seat.launch')).at);
     // A row with the token fields parses too, once the seat has answered a prompt whose usage the
-    // fake server names (Claude Code records no window: no contextPct).
+    // fake server names (Claude Code records no window: the model catalog's million gives 0.1 %).
     const sent = await w.cli(['send', SEAT, 'count USAGE:1200:34:5:6', '--verify', '--json']);
     expect(sent.json, sent.stdout + sent.stderr).toMatchObject({ ok: true });
     const counted = await waitFor(
@@ -300,7 +300,7 @@ describe('ps custody and stateSince with the real Claude Code CLI (fake model se
       { timeoutMs: 45_000, what: 'the seat with its tokens in ps' },
     );
     expect(counted).toMatchObject({ tokensIn: 1200 + 5 + 6, tokensOut: 34 });
-    expect(counted.contextPct).toBeUndefined();
+    expect(counted.contextPct).toBe(0.1);
 
     expect((await answer(engine, 'stop', { seat: SEAT })).stopped.outcome).toBe('removed');
     await waitForExit(running.pid!, 15_000);

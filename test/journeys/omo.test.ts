@@ -135,20 +135,24 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
     };
     let { p: run, exited } = startRun();
     // omo gives the OpenCode server it starts 5 s, a constant with no setting; on a busy machine it
-    // printed OMO_SERVER_TIMEOUT and quit before reaching the model. A person would run it again:
-    // so does the test, once.
-    const first = await waitFor(
-      () =>
-        server.held() > held
-          ? 'model'
-          : run.exitCode !== null && readFileSync(runLog, 'utf8').includes(OMO_SERVER_TIMEOUT)
-            ? 'again'
-            : undefined,
-      // Alone it takes 10-20 s; with the suite's other agent files running it took over 60 s in two
-      // fresh-clone runs here (the host journey's twin waits 120 s for the same reason).
-      { timeoutMs: 150_000, what: "the headless run's turn at the model" },
-    ).catch(() => 'late' as const);
-    if (first === 'again') ({ p: run, exited } = startRun());
+    // printed OMO_SERVER_TIMEOUT and quit before reaching the model (twice in a row in one
+    // fresh-clone run). A person would run it again: so does the test, up to three times in all.
+    let first: 'model' | 'again' | 'late' = 'again';
+    for (let tries = 1; tries <= 3 && first === 'again'; tries++) {
+      if (tries > 1) ({ p: run, exited } = startRun());
+      const current = run;
+      first = await waitFor(
+        () =>
+          server.held() > held
+            ? ('model' as const)
+            : current.exitCode !== null && readFileSync(runLog, 'utf8').includes(OMO_SERVER_TIMEOUT)
+              ? ('again' as const)
+              : undefined,
+        // Alone it takes 10-20 s; with the suite's other agent files running it took over 60 s in two
+        // fresh-clone runs here (the host journey's twin waits 120 s for the same reason).
+        { timeoutMs: 150_000, what: "the headless run's turn at the model" },
+      ).catch(() => 'late' as const);
+    }
     await waitFor(() => server.held() > held, {
       timeoutMs: first === 'late' ? 1 : 60_000,
       what: "the headless run's turn at the model",

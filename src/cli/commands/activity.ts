@@ -94,7 +94,9 @@ function wakeLine(w: WakeReport): string {
     case 'held':
       return `${w.seat}: held (${w.why}), attempt ${w.attempt}${nextTry(w.nextAt)}`;
     case 'parked':
-      return `${w.seat}: parked at its usage limit${nextTry(w.nextAt)}`;
+      return w.why === 'budget'
+        ? `${w.seat}: parked: its budget is reached${w.decision !== undefined ? ` (decision ${w.decision}: rigdesk decide ${w.decision} release --reason R)` : ''}${nextTry(w.nextAt)}`
+        : `${w.seat}: parked at its usage limit${nextTry(w.nextAt)}`;
     case 'already_woken':
       return `${w.seat}: already woken about these ${what}`;
     case 'not_due':

@@ -1,9 +1,11 @@
 import { ACTIVITY_COMMANDS } from './activity';
 import { APP_COMMANDS } from './app';
 import { CHANGES_COMMANDS } from './changes';
+import { DEVICES_COMMANDS } from './devices';
 import { ENGINE_COMMANDS } from './engine';
 import { RESTORE_COMMANDS } from './restore';
 import { HOSTS_COMMANDS } from './hosts';
+import { USAGE_COMMANDS } from './usage';
 import type { CommandTable } from './types';
 
 /** Every command, by domain; each domain owns its file. */
@@ -13,5 +15,7 @@ export const COMMANDS: CommandTable = {
   ...ACTIVITY_COMMANDS,
   ...APP_COMMANDS,
   ...HOSTS_COMMANDS,
+  ...USAGE_COMMANDS,
   ...CHANGES_COMMANDS,
+  ...DEVICES_COMMANDS,
 };

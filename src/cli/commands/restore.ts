@@ -92,7 +92,7 @@ export const RESTORE_COMMANDS: Record<string, CommandSpec> = {
     },
   },
   decisions: {
-    usage: 'decisions [--rig R] [--all]   open decisions (restore: resume, fresh or leave stopped)',
+    usage: 'decisions [--rig R] [--all]   open decisions (restore: resume, fresh or leave stopped; budget: release)',
     toRequest: (a) => ({
       ok: true,
       prepared: prepare(
@@ -102,14 +102,14 @@ export const RESTORE_COMMANDS: Record<string, CommandSpec> = {
           decisions
             .map(
               (d) =>
-                `${d.id}\t${d.seat}\t${d.reason}${d.conversationId ? `\t${d.conversationId}` : ''}\t${d.state === 'open' ? `choices: ${d.choices.join(' | ')}` : `answered: ${d.answer}`}`,
+                `${d.id}\t${d.seat}\t${d.reason}${d.conversationId ? `\t${d.conversationId}` : ''}${d.kind === 'budget' ? `\t${String(d.evidence.why)}` : ''}\t${d.state === 'open' ? `choices: ${d.choices.join(' | ')}` : `answered: ${d.answer}`}`,
             )
             .join('\n') || '(no open decisions)',
       ),
     }),
   },
   decide: {
-    usage: 'decide <id> <resume|fresh|leave_stopped> --reason R   answer a decision (recorded)',
+    usage: 'decide <id> <resume|fresh|leave_stopped|release> --reason R   answer a decision (recorded)',
     toRequest: (a) => {
       if (a.positionals.length < 2)
         return fail('BAD_USAGE', `${a.command} needs a decision id and a choice`, {

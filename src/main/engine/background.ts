@@ -6,6 +6,8 @@ import { startQueueWaker } from './queue/waker';
 import { reconcile } from './restore/reconcile';
 import { startSnapshotTimer } from './restore/snapshot';
 import { serveEngineSocket } from './rpc/server';
+import { startUsageSampling } from './services/usage';
+import { SAMPLE_MS } from './usage/sampler';
 
 /** How often a long-lived engine snapshots its rigs and wakes idle seats with open queue items. */
 export const SNAPSHOT_EVERY_MS = 5 * 60_000;
@@ -15,6 +17,7 @@ export type BackgroundReport =
   | { kind: 'reconcile'; failure: Failure }
   | { kind: 'waker'; error: Error }
   | { kind: 'monitor'; error: Error }
+  | { kind: 'usage'; error: Error }
   | { kind: 'engine_elsewhere'; message: string };
 
 export interface Background {
@@ -35,10 +38,12 @@ export async function startBackground(engine: Engine, report: (r: BackgroundRepo
   const stopWaker = startQueueWaker(engine.ports, WAKE_EVERY_MS, (e) => report({ kind: 'waker', error: e as Error }));
   const monitor = new ActivityMonitor(engine.ports, { onError: (error) => report({ kind: 'monitor', error }) });
   await monitor.start();
+  const stopSampling = startUsageSampling(engine, SAMPLE_MS, (e) => report({ kind: 'usage', error: e as Error }));
   // Worktrees are watched from now on: a write reaches ps and the windows without a poll of git.
   engine.ports.changes.startWatching(parcelWatchPort());
   return {
     stop: () => {
+      stopSampling();
       void engine.ports.changes.close();
       monitor.stop();
       stopWaker();

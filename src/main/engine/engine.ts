@@ -16,6 +16,8 @@ import { execGitPort, type GitPort, liveScratchFs, localGitPort } from './git';
 import type { Ports, RespawnGuard, SeatHomeOf } from './ports';
 import { liveUsageDeps, type UsagePorts } from './usage/live';
 import { UsageWatch } from './usage/watch';
+import { Devices } from './devices/pairing';
+import { liveUsageBook } from './usage/book';
 
 /** Everything the engine's folders are given: the ports, the observation bus, the usage tails. */
 export type EnginePorts = Ports & LookPorts & UsagePorts & { changes: ChangesBook };
@@ -38,6 +40,8 @@ export class Engine {
    * built (tests and benches: a forced fault, a roster that counts).
    */
   readonly ports: EnginePorts;
+  /** Paired devices: pairing codes, tokens, and who is told when one is revoked. */
+  readonly devices: Devices;
   constructor(
     readonly deps: EngineDeps,
     overrides: Partial<EnginePorts> | ((built: EnginePorts) => Partial<EnginePorts>) = {},
@@ -76,9 +80,11 @@ export class Engine {
       ...ports,
       looks: new Looks(),
       usage: new UsageWatch(liveUsageDeps(ports)),
+      usageBook: liveUsageBook(ports),
       changes: new ChangesBook({ gitOn: ports.gitOn, clock: deps.clock, exists: (p) => deps.fs.existsSync(p) }),
     };
     this.ports = { ...built, ...(typeof overrides === 'function' ? overrides(built) : overrides) };
+    this.devices = new Devices(this.ports);
   }
 
   get store() {

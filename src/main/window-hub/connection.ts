@@ -10,7 +10,8 @@ import {
   type WindowMethod,
 } from '../../shared/contract/app';
 import type { z } from 'zod';
-import type { ClientResult } from '../../shared/contract';
+import { type ClientResult, DEVICE_REFUSED, REQUESTS } from '../../shared/contract';
+import type { DeviceSeen } from '../engine/devices/pairing';
 import { fail, type Result } from '../../shared/errors';
 import { dispatch, isMethod } from '../engine/api';
 import type { Engine } from '../engine/engine';
@@ -31,6 +32,21 @@ export interface ConnectionSink {
 
 const isWindowMethod = (m: string): m is WindowMethod => Object.hasOwn(WINDOW_REQUESTS, m);
 
+/** Requests that record who made them (a `by` field): a device's connection fills it in itself. */
+const RECORDS_BY: ReadonlySet<string> = new Set(
+  Object.entries(REQUESTS)
+    .filter(([, schema]) => 'shape' in schema && Object.hasOwn(schema.shape, 'by'))
+    .map(([m]) => m),
+);
+
+/** Who is at the other end: this machine's window, or a paired device (`rigdesk serve --listen`). */
+export interface ConnectionWho {
+  device?: DeviceSeen;
+}
+
+/** How a device's answers and sends are recorded: its name and id (at most 100 characters). */
+export const deviceLabel = (d: DeviceSeen): string => `device ${d.name} (${d.id})`.slice(0, 100);
+
 /**
  * One window's connection, the same for Electron IPC and the WebSocket: every message is checked
  * against the contract before anything runs; malformed ones get an error answer (data, never a
@@ -43,6 +59,7 @@ export class WindowConnection {
   constructor(
     private readonly ctx: WindowHubContext,
     private readonly sink: ConnectionSink,
+    private readonly who: ConnectionWho = {},
   ) {
     this.unsubscribe = ctx.pushes.subscribe((m) => this.sink.message(m));
   }
@@ -101,8 +118,16 @@ export class WindowConnection {
     if (isWindowMethod(method)) return this.window(method, params);
     if (WINDOW_REFUSED.has(method))
       return fail('BAD_USAGE', `${method} is not available to a window; use the rigdesk command or the app's menu`);
-    if (isMethod(method)) return dispatch(this.ctx.engine, method, params);
-    return fail('BAD_USAGE', `unknown method ${JSON.stringify(method).slice(0, 80)}`);
+    const device = this.who.device;
+    if (device && DEVICE_REFUSED.has(method))
+      return fail('DEVICE_FORBIDDEN', `${method} is not available to a paired device`, {
+        hint: 'Pair and revoke devices from the window or the rigdesk command on the machine that runs Rigdesk.',
+      });
+    if (!isMethod(method)) return fail('BAD_USAGE', `unknown method ${JSON.stringify(method).slice(0, 80)}`);
+    // What a device does is recorded as that device's, whatever it says it is.
+    if (device && RECORDS_BY.has(method) && typeof params === 'object' && params !== null && !Array.isArray(params))
+      return dispatch(this.ctx.engine, method, { ...params, by: deviceLabel(device) });
+    return dispatch(this.ctx.engine, method, params);
   }
 
   private async window<M extends WindowMethod>(method: M, params: unknown): Promise<Result<Record<string, unknown>>> {

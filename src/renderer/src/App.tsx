@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Group, Panel, Separator } from 'react-resizable-panels';
 import { useWindow } from './state/store';
 import { connect } from './state/sync';
@@ -13,6 +13,7 @@ import { DialogHost } from './views/Dialogs';
 import { Help } from './views/Help';
 import { Notes } from './views/Notes';
 import { Palette } from './views/Palette';
+import { PhoneApp } from './views/Phone';
 import { Rail } from './views/Rail';
 import { StuckBar, TopStrip } from './views/TopStrip';
 
@@ -20,9 +21,28 @@ import { StuckBar, TopStrip } from './views/TopStrip';
  * The supervisor's workspace, one window with no page swaps: counts and hosts on top, the seat
  * rail on the left, the grid of live terminals in the middle (or the rig drawn, its timeline, the
  * restore review), Decisions or the focused seat's
- * details on the right; the palette, the keys and the dialogs over it.
+ * details on the right; the palette, the keys and the dialogs over it. On a narrow screen (a phone
+ * through `rigdesk serve --listen`) the one-column phone layout instead.
  */
 export function App({ transport }: { transport: Transport }) {
+  return useNarrow() ? <PhoneApp transport={transport} /> : <Workspace transport={transport} />;
+}
+
+/** Phones and narrow windows: below this width the workspace's columns do not fit. */
+const NARROW = '(max-width: 700px)';
+
+function useNarrow(): boolean {
+  const [narrow, setNarrow] = useState(() => window.matchMedia(NARROW).matches);
+  useEffect(() => {
+    const m = window.matchMedia(NARROW);
+    const on = () => setNarrow(m.matches);
+    m.addEventListener('change', on);
+    return () => m.removeEventListener('change', on);
+  }, []);
+  return narrow;
+}
+
+function Workspace({ transport }: { transport: Transport }) {
   const frames = useMemo(() => new FrameRouter(transport), [transport]);
   useEffect(() => connect(transport), [transport]);
   useKeys();

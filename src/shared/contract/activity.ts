@@ -93,8 +93,11 @@ export const wakeReport = z.discriminatedUnion('outcome', [
   wakeOf('recovered', { token, attempt }),
   /** The seat could not take it (busy, a prompt, a draft, a held send); retried at nextAt. */
   wakeOf('held', { token, why: z.string(), attempt, nextAt: at }),
-  /** The seat is at its usage limit: no retries on the ladder, looked at again at nextAt. */
-  wakeOf('parked', { token, why: z.string(), nextAt: at }),
+  /**
+   * The seat is at its usage limit, or its pod's (rig's) budget is reached (`why: budget`, with its
+   * `decision`): no retries on the ladder, looked at again at nextAt.
+   */
+  wakeOf('parked', { token, why: z.string(), nextAt: at, decision: z.number().int().optional() }),
   /** This occupant was already told about exactly these items. */
   wakeOf('already_woken', { token }),
   /** A held wake whose next try is not due yet. */

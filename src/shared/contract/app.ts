@@ -43,6 +43,8 @@ export const APP_REQUESTS = {
     /** Who answers (the window, the CLI): recorded with the answer for the Decisions history. */
     by: z.string().trim().min(1).max(100).optional(),
   }),
+  /** The first lines of a seat's last reply as its pane shows them (a turn that ended, in Decisions). */
+  'seat.reply': z.strictObject({ seat: seatRef }),
   /**
    * Put the `rigdesk` shim on PATH (or take it off): handled by the engine process, so with the
    * app running the shim points at the app's runtime. From the CLI and the app's menu only: the
@@ -181,6 +183,7 @@ export const APP_ANSWERS = {
   open: z.strictObject({ seat: z.string(), windows: z.number().int().min(1) }),
   'prompts.list': z.strictObject({ prompts: z.array(promptItem) }),
   'prompts.answer': z.strictObject({ answered: answeredPrompt }),
+  'seat.reply': z.strictObject({ seat: z.string(), lines: z.array(z.string()) }),
   'shim.install': z.strictObject({ shim: shimAnswer }),
 } as const satisfies AnswerSchemas<typeof APP_REQUESTS>;
 

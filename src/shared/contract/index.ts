@@ -3,9 +3,11 @@ import type { Result } from '../errors';
 import { ACTIVITY_ANSWERS, ACTIVITY_REQUESTS } from './activity';
 import { CHANGES_ANSWERS, CHANGES_REQUESTS } from './changes';
 import { APP_ANSWERS, APP_REQUESTS, WINDOW_ANSWERS, WINDOW_REQUESTS } from './app';
+import { DEVICES_ANSWERS, DEVICES_REQUESTS } from './devices';
 import { ENGINE_ANSWERS, ENGINE_REQUESTS } from './engine';
 import { HOSTS_ANSWERS, HOSTS_REQUESTS } from './hosts';
 import { RESTORE_ANSWERS, RESTORE_REQUESTS } from './restore';
+import { USAGE_ANSWERS, USAGE_REQUESTS } from './usage';
 import { VIEW_ANSWERS, VIEW_REQUESTS, WORKSPACE_ANSWERS, WORKSPACE_REQUESTS } from './workspace';
 
 /**
@@ -22,7 +24,9 @@ export const REQUESTS = {
   ...HOSTS_REQUESTS,
   ...WORKSPACE_REQUESTS,
   ...VIEW_REQUESTS,
+  ...USAGE_REQUESTS,
   ...CHANGES_REQUESTS,
+  ...DEVICES_REQUESTS,
 } as const;
 
 export type Method = keyof typeof REQUESTS;
@@ -39,7 +43,9 @@ export const ANSWERS = {
   ...HOSTS_ANSWERS,
   ...WORKSPACE_ANSWERS,
   ...VIEW_ANSWERS,
+  ...USAGE_ANSWERS,
   ...CHANGES_ANSWERS,
+  ...DEVICES_ANSWERS,
 } as const satisfies { readonly [M in Method]: z.ZodType<object> };
 export type AnswerOf<M extends Method> = z.output<(typeof ANSWERS)[M]>;
 export type ResultOf<M extends Method> = Result<AnswerOf<M>>;
@@ -74,4 +80,6 @@ export * from './activity';
 export * from './hosts';
 export * from './app';
 export * from './workspace';
+export * from './usage';
 export * from './changes';
+export * from './devices';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { psChanges, psWorktree } from './change-totals';
 import { hostHealthRow } from './hosts';
+import { costSource, figureSource, planLimit, seatBudget } from './usage';
 
 /** What `ps` answers: the seats as rows, the agents that are not seats, and what could not be read. */
 
@@ -63,6 +64,8 @@ export const psRow = z.strictObject({
   custody: seatCustody.optional(),
   /** When the seat's state or activity last changed (ms epoch), from the event log. */
   stateSince: z.number().optional(),
+  /** When its last turn ended (it worked or waited, then went idle; ms epoch), while it is idle. */
+  turnEndedAt: z.number().optional(),
   stoppedOnPurpose: z.boolean(),
   /** The host the seat runs on: `local` or a name from the spec's hosts. */
   host: z.string().optional(),
@@ -84,6 +87,23 @@ export const psRow = z.strictObject({
   tokensIn: z.number().int().nonnegative().optional(),
   /** Output tokens of all its model calls, reasoning included. */
   tokensOut: z.number().int().nonnegative().optional(),
+  /** What its last model call held (input, cached included, plus output), and the model's window. */
+  contextTokens: z.number().int().nonnegative().optional(),
+  contextWindow: z.number().int().positive().optional(),
+  /** Where the window came from: the runtime's records (or its own config), the catalog, the settings. */
+  contextSource: figureSource.optional(),
+  /** Why the window is not known, when the tokens are. */
+  contextWhy: z.string().optional(),
+  /** An estimate: its tokens by kind times its model's prices, from `costSource`; absent when a price is unknown. */
+  costUsd: z.number().nonnegative().optional(),
+  costSource: costSource.optional(),
+  /** The prices used, per model: the catalog and its version (with the model it matched), or the settings. */
+  costBasis: z.string().optional(),
+  costWhy: z.string().optional(),
+  /** The plan's limits its runtime recorded for its account (CLI home), with their reset times. */
+  limits: z.array(planLimit).optional(),
+  /** Its pod's (or rig's) daily budget, where the spec declares one: `budget.state === 'over'` parks its queue. */
+  budget: seatBudget.optional(),
   /** Its own git worktree, when the spec gives it one. */
   worktree: psWorktree.optional(),
   /** What it changed (committed and not), as last read; absent until read or outside a repository. */

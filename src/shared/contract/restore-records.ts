@@ -14,7 +14,8 @@ import {
 const int = z.number().int();
 const evidence = z.record(z.string(), z.unknown());
 
-export const DECISION_CHOICE = z.enum(['resume', 'fresh', 'leave_stopped']);
+/** `release`: a budget decision's answer, letting the pod's (or rig's) parked wakes and sends run for the rest of the day. */
+export const DECISION_CHOICE = z.enum(['resume', 'fresh', 'leave_stopped', 'release']);
 export type DecisionChoice = z.output<typeof DECISION_CHOICE>;
 
 export const snapshotReason = z.enum(['manual', 'before_down', 'timer', 'restore']);
@@ -58,14 +59,24 @@ export type Snapshot = z.output<typeof snapshotRecord>;
 /** A decision answered `leave_stopped`: nothing launched, the seat is marked stopped on purpose. */
 export const leftStopped = z.strictObject({ seat: z.string(), outcome: z.literal('left_stopped') });
 /** What answering a decision did to its seat. */
-export const decisionOutcome = z.discriminatedUnion('outcome', [...seatResult.options, leftStopped]);
+/** A budget decision answered `release`: the scope's parked wakes and sends run for the rest of `day`. */
+export const budgetReleased = z.strictObject({
+  seat: z.string(),
+  outcome: z.literal('released'),
+  scope: z.enum(['pod', 'rig']),
+  name: z.string(),
+  day: z.string(),
+  why: z.string(),
+});
+export const decisionOutcome = z.discriminatedUnion('outcome', [...seatResult.options, leftStopped, budgetReleased]);
 export type DecisionOutcome = z.output<typeof decisionOutcome>;
 
 const decisionCommon = {
   id: int,
   seat: z.string(),
   rig: z.string(),
-  kind: z.literal('restore'),
+  /** `restore`: how a seat comes back; `budget`: its pod's or rig's daily budget was reached. */
+  kind: z.enum(['restore', 'budget']),
   reason: decisionReason,
   runtime: z.string(),
   conversationId: z.string().nullable(),

@@ -29,6 +29,8 @@ export const decisionReason = z.enum([
   'conversation_unrecorded',
   'evidence_unreadable',
   'conversation_missing_reported',
+  /** A pod's or rig's daily budget: raise it in the spec, or release it for today. */
+  'budget_reached',
 ]);
 export type DecisionReason = z.output<typeof decisionReason>;
 

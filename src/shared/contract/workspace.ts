@@ -18,8 +18,11 @@ export const GRID_SLOTS: Readonly<Record<Grid, number>> = { '1': 1, '1x2': 2, '2
 
 export const PANELS = ['decisions', 'details', 'none'] as const;
 
-/** What the centre of the window shows: the grid of terminals, the rig drawn, its timeline, the restore review. */
-export const VIEWS = ['grid', 'topology', 'timeline', 'restore'] as const;
+/**
+ * What the centre of the window shows: the grid of terminals, the rig drawn, its timeline, the
+ * restore review, its usage over time.
+ */
+export const VIEWS = ['grid', 'topology', 'timeline', 'restore', 'usage'] as const;
 export const centreView = z.enum(VIEWS);
 export type CentreView = z.output<typeof centreView>;
 
@@ -152,7 +155,7 @@ export const TIMELINE_GROUPS = {
   activity: ['seat.activity'],
   work: ['worktree.created', 'worktree.removed', 'review.sent', 'merge.done', 'merge.refused'],
   send: ['seat.send', 'seat.send_held', 'seat.send_override'],
-  decision: ['decision.opened', 'decision.answered', 'seat.prompt_answered'],
+  decision: ['decision.opened', 'decision.answered', 'seat.prompt_answered', 'budget.reached', 'budget.released'],
   restore: [
     'snapshot.taken',
     'restore.started',
@@ -168,8 +171,8 @@ export const TIMELINE_GROUPS = {
   queue: ['queue.created', 'queue.moved', 'queue.wake', 'queue.wake_held'],
 } as const satisfies Record<TimelineKind, readonly string[]>;
 
-/** Steps that say nothing to a person about a rig (the create fence's, a host's health): never in the timeline. */
-export const TIMELINE_QUIET_PREFIXES = ['fence.', 'host.'] as const;
+/** Steps that say nothing to a person about a rig (the create fence's, a host's health, a device's): never in the timeline. */
+export const TIMELINE_QUIET_PREFIXES = ['fence.', 'host.', 'device.'] as const;
 
 const KIND_OF = new Map(
   TIMELINE_KINDS.flatMap((group) => TIMELINE_GROUPS[group].map((k): [string, TimelineKind] => [k, group])),

@@ -8,6 +8,7 @@ import {
   type LastTurn,
   type ParsedRequest,
   randomId,
+  type RateLimitFigures,
   type Reply,
   str,
   stripNoise,
@@ -60,6 +61,21 @@ export function responsesErrorBody(status: 429 | 500): Json {
     : { error: { type: 'server_error', code: 'server_error', message: 'Internal server error (fake server FAIL500)' } };
 }
 
+/** The headers Codex reads a plan's rate-limit windows from (its default limit id, `codex`). */
+export function rateLimitHeaders(limits: RateLimitFigures | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, w] of [
+    ['primary', limits?.primary],
+    ['secondary', limits?.secondary],
+  ] as const) {
+    if (!w) continue;
+    out[`x-codex-${name}-used-percent`] = String(w.usedPercent);
+    out[`x-codex-${name}-window-minutes`] = String(w.windowMinutes);
+    out[`x-codex-${name}-reset-at`] = String(w.resetAt);
+  }
+  return out;
+}
+
 export async function writeResponses(
   w: ReplyWriter,
   reply: Reply,
@@ -100,16 +116,17 @@ export async function writeResponses(
     ...(withUsage ? { usage } : {}),
   });
 
+  const limitHeaders = rateLimitHeaders(reply.rateLimits);
   if (!req.stream) {
     await w.pause(reply.waitMs);
     if (reply.kind === 'text') await w.wholeReply(reply);
-    w.json(200, response('completed', [doneItem], true));
+    w.json(200, response('completed', [doneItem], true), limitHeaders);
     return;
   }
 
   let seq = 0;
   const send = (type: string, data: Json): void => w.event(type, { type, sequence_number: seq++, ...data });
-  w.openStream();
+  w.openStream(limitHeaders);
   await w.pause(reply.waitMs);
   send('response.created', { response: response('in_progress', [], false) });
   send('response.in_progress', { response: response('in_progress', [], false) });

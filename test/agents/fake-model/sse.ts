@@ -25,11 +25,12 @@ export class ReplyWriter {
   }
 
   /** Sends the SSE status line and headers now, before any event. */
-  openStream(): void {
+  openStream(headers: Record<string, string> = {}): void {
     this.res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
+      ...headers,
     });
     this.res.flushHeaders();
   }

@@ -45,8 +45,23 @@ export interface UsageFigures {
   cacheWrite: number;
 }
 
+/**
+ * A plan's rate-limit window as Codex reads it from a reply's headers (`x-codex-primary-used-percent`,
+ * `-window-minutes`, `-reset-at` in epoch seconds; `secondary` the same): a prompt names them with
+ * `RATELIMIT:<used%>:<minutes>:<resetAt>[:<used%>:<minutes>:<resetAt>]` (primary, then secondary).
+ */
+export interface RateLimitWindow {
+  usedPercent: number;
+  windowMinutes: number;
+  resetAt: number;
+}
+export interface RateLimitFigures {
+  primary: RateLimitWindow;
+  secondary?: RateLimitWindow;
+}
+
 export type Reply =
-  | (ReplyContent & { trigger: string; waitMs: number; usage?: UsageFigures })
+  | (ReplyContent & { trigger: string; waitMs: number; usage?: UsageFigures; rateLimits?: RateLimitFigures })
   | { kind: 'error'; trigger: 'limit' | 'fail500'; status: 429 | 500 };
 
 /** Blocks the CLIs inject into the user turn that are not what the user typed. */
@@ -133,6 +148,23 @@ export function namedUsage(text: string): UsageFigures | undefined {
   return { input: Number(m[1]), output: Number(m[2]), cacheRead: Number(m[3] ?? 0), cacheWrite: Number(m[4] ?? 0) };
 }
 
+const RATELIMIT_RE = /\bRATELIMIT:(\d+(?:\.\d+)?):(\d+):(\d+)(?::(\d+(?:\.\d+)?):(\d+):(\d+))?/;
+
+/** The rate-limit windows a `RATELIMIT:` trigger in the text names, if it names them. */
+export function namedRateLimits(text: string): RateLimitFigures | undefined {
+  const m = RATELIMIT_RE.exec(text);
+  if (!m) return undefined;
+  const win = (a: string, b: string, c: string): RateLimitWindow => ({
+    usedPercent: Number(a),
+    windowMinutes: Number(b),
+    resetAt: Number(c),
+  });
+  return {
+    primary: win(m[1]!, m[2]!, m[3]!),
+    ...(m[4] ? { secondary: win(m[4], m[5]!, m[6]!) } : {}),
+  };
+}
+
 /** What a reply reports as its usage: the named figures, or estimates from the request and the reply. */
 export function usageFigures(reply: Reply, req: ParsedRequest): UsageFigures {
   if (reply.kind !== 'error' && reply.usage) return reply.usage;
@@ -144,7 +176,8 @@ export function decideReply(conv: Conversation, t: ReplyTimings): Reply {
   const reply = decideContent(conv, t);
   if (reply.kind === 'error' || conv.last.kind !== 'user') return reply;
   const usage = namedUsage(conv.last.text);
-  return usage ? { ...reply, usage } : reply;
+  const rateLimits = namedRateLimits(conv.last.text);
+  return { ...reply, ...(usage ? { usage } : {}), ...(rateLimits ? { rateLimits } : {}) };
 }
 
 function decideContent(conv: Conversation, t: ReplyTimings): Reply {
@@ -168,11 +201,15 @@ function decideContent(conv: Conversation, t: ReplyTimings): Reply {
   }
 
   const ask = /ASK:[ \t]*(.*)/.exec(userText);
-  if (ask && conv.tools.includes('AskUserQuestion')) {
+  const asker = conv.tools.find((t) => t === 'AskUserQuestion' || t === 'request_user_input');
+  if (ask && asker) {
     const [question = 'Which one?', ...labels] = (ask[1] ?? '').split('|').map((x) => x.trim());
     const options = labels.filter(Boolean).map((label) => ({ label, description: `the fake server's ${label}` }));
-    const input = { questions: [{ question, header: 'Choice', options, multiSelect: false }] };
-    return { kind: 'tool', trigger: 'ask', waitMs, name: 'AskUserQuestion', input };
+    // Claude Code's AskUserQuestion, or Codex's request_user_input (with the feature that offers it
+    // outside Plan mode): the same question in each CLI's own shape.
+    const q = asker === 'AskUserQuestion' ? { multiSelect: false } : { id: 'choice' };
+    const input = { questions: [{ question, header: 'Choice', options, ...q }] };
+    return { kind: 'tool', trigger: 'ask', waitMs, name: asker, input };
   }
 
   const base = `ACK ${userText}`;

@@ -9,7 +9,7 @@ import { codexSink } from '../../../src/main/engine/runtimes/usage/codex';
 import { geminiSink } from '../../../src/main/engine/runtimes/usage/gemini';
 import { piSink } from '../../../src/main/engine/runtimes/usage/pi';
 import { qwenSink } from '../../../src/main/engine/runtimes/usage/qwen';
-import type { UsageSink } from '../../../src/main/engine/runtimes/usage/records';
+import type { ByModel, UsageSink } from '../../../src/main/engine/runtimes/usage/records';
 
 export interface Call {
   input: number;
@@ -26,7 +26,13 @@ export interface RuntimeRecords {
   /** The line(s) one model call writes, after `earlier` calls (Codex writes running totals). */
   call(c: Call, n: number, earlier: Call[]): string[];
   /** What the reader must make of these calls (Codex: its running totals, one event per call). */
-  expected(calls: Call[]): { tokensIn: number; tokensOut: number; contextTokens: number; contextWindow?: number };
+  expected(calls: Call[]): {
+    tokensIn: number;
+    tokensOut: number;
+    contextTokens: number;
+    contextWindow?: number;
+    byModel: ByModel;
+  };
 }
 
 const sum = (calls: Call[], f: (c: Call) => number): number => calls.reduce((a, c) => a + f(c), 0);
@@ -34,6 +40,16 @@ const allIn = (c: Call): number => c.input + (c.cacheRead ?? 0) + (c.cacheWrite 
 /** OpenAI and Gemini count cached input inside `input` (a cache write is not theirs). */
 const openaiIn = (c: Call): number => c.input + (c.cacheRead ?? 0);
 const j = (v: unknown): string => JSON.stringify(v);
+/** The calls' tokens by kind, all of one model; `openai`: cached input inside `input` (OpenAI, Gemini). */
+const kinds = (model: string, calls: Call[]): ByModel => ({
+  [model]: {
+    input: sum(calls, (c) => c.input),
+    cacheRead: sum(calls, (c) => c.cacheRead ?? 0),
+    cacheWrite: sum(calls, (c) => c.cacheWrite ?? 0),
+    output: sum(calls, (c) => c.output),
+  },
+});
+const noWrites = (calls: Call[]): Call[] => calls.map((c) => ({ ...c, cacheWrite: 0 }));
 
 export const RECORDS: Record<string, RuntimeRecords> = {
   'claude-code': {
@@ -71,6 +87,7 @@ export const RECORDS: Record<string, RuntimeRecords> = {
       tokensIn: sum(calls, allIn),
       tokensOut: sum(calls, (c) => c.output),
       contextTokens: allIn(calls.at(-1)!) + calls.at(-1)!.output,
+      byModel: kinds('claude-opus-4-8', calls),
     }),
   },
   codex: {
@@ -90,6 +107,7 @@ export const RECORDS: Record<string, RuntimeRecords> = {
         total_tokens: sum(calls, (x) => openaiIn(x) + x.output),
       });
       return [
+        j({ type: 'turn_context', payload: { turn_id: 't', cwd: '/w', model: 'gpt-5.5', summary: 'none' } }),
         j({ type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ text: 'ACK' }] } }),
         j({
           type: 'event_msg',
@@ -111,6 +129,7 @@ export const RECORDS: Record<string, RuntimeRecords> = {
       tokensOut: sum(calls, (c) => c.output),
       contextTokens: openaiIn(calls.at(-1)!) + calls.at(-1)!.output,
       contextWindow: 258400,
+      byModel: kinds('gpt-5.5', noWrites(calls)),
     }),
   },
   pi: {
@@ -145,6 +164,7 @@ export const RECORDS: Record<string, RuntimeRecords> = {
       tokensIn: sum(calls, allIn),
       tokensOut: sum(calls, (c) => c.output),
       contextTokens: allIn(calls.at(-1)!) + calls.at(-1)!.output,
+      byModel: kinds('fake/fake-model', calls),
     }),
   },
   gemini: {
@@ -175,6 +195,7 @@ export const RECORDS: Record<string, RuntimeRecords> = {
       tokensIn: sum(calls, openaiIn),
       tokensOut: sum(calls, (c) => c.output),
       contextTokens: openaiIn(calls.at(-1)!) + calls.at(-1)!.output,
+      byModel: kinds('gemini-2.5-flash', noWrites(calls)),
     }),
   },
   qwen: {
@@ -206,6 +227,7 @@ export const RECORDS: Record<string, RuntimeRecords> = {
       tokensIn: sum(calls, openaiIn),
       tokensOut: sum(calls, (c) => c.output),
       contextTokens: openaiIn(calls.at(-1)!) + calls.at(-1)!.output,
+      byModel: kinds('fake-model', noWrites(calls)),
     }),
   },
 };

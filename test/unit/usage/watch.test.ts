@@ -11,6 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveOpencodeQuery, OpencodeTail } from '../../../src/main/engine/usage/opencode';
 import { ompDeclaredWindow, piDeclaredWindow } from '../../../src/main/engine/runtimes/usage/pi';
 import { liveTailIO } from '../../../src/main/engine/usage/tail';
+import { bundledCatalog } from '../../../src/main/engine/usage/catalog';
+import { seatFigures } from '../../../src/main/engine/usage/figures';
+import { NO_SETTINGS } from '../../../src/main/engine/usage/settings';
 import { contextPct, usageFields } from '../../../src/main/engine/usage/types';
 import { UsageWatch, type UsageDeps, type UsageTarget } from '../../../src/main/engine/usage/watch';
 import { type Call, RECORDS } from './records';
@@ -102,6 +105,30 @@ describe('the usage watch', () => {
     expect(usageFields(watch.read(target('pi')))).toEqual({ tokensIn: 56901, tokensOut: 417 });
   });
 
+  it('Claude Code run as "(1M context)" ([1m] in its settings.json) counts against a million, not the catalog\'s 200k', () => {
+    const file = join(dir, 'claude.jsonl');
+    // A model the catalog gives 200k (the records' default model has 1M there already).
+    writeFileSync(
+      file,
+      `${RECORDS['claude-code']!.call(C1, 0, []).join('\n').replaceAll('claude-opus-4-8', 'claude-sonnet-4-5')}\n`,
+    );
+    const configs = new Map([['/home/settings.json', '{"model":"sonnet[1m]"}']]);
+    const { watch } = watchWith({ where: new Map([['c1', file]]), readConfig: (p) => configs.get(p) });
+    const inputs = { catalog: bundledCatalog(), settings: NO_SETTINGS, at: Date.parse('2026-12-05T10:00:00Z') };
+    expect(seatFigures(watch.read(target('claude-code')), inputs)).toMatchObject({
+      contextTokens: 57318,
+      contextWindow: 1_000_000,
+      contextSource: 'records',
+      contextPct: 5.7,
+    });
+    configs.set('/home/settings.json', '{"model":"sonnet"}');
+    expect(seatFigures(watch.read(target('claude-code')), inputs)).toMatchObject({
+      contextWindow: 200_000,
+      contextSource: 'catalog',
+      contextPct: 28.7,
+    });
+  });
+
   it('a record not read for ten minutes is let go', () => {
     const file = join(dir, 'c.jsonl');
     write(file, 'claude-code', [C1]);
@@ -162,8 +189,10 @@ describe('the ps fields', () => {
 });
 
 describe("OpenCode's database, read as it grows", () => {
-  // The part table as OpenCode 1.18.33 creates it.
-  const schema = `CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
+  // The message and part tables as OpenCode 1.18.33 creates them.
+  const schema = `CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL,
+    time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+    CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
     time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
     CREATE INDEX part_session_idx ON part (session_id);`;
   const step = (input: number, output: number, read = 0) =>
@@ -178,6 +207,11 @@ describe("OpenCode's database, read as it grows", () => {
     const file = join(dir, 'opencode.db');
     const db = new Database(file);
     db.exec(schema);
+    db.prepare('INSERT INTO message VALUES (?, ?, 0, 0, ?)').run(
+      'msg',
+      'ses_A',
+      JSON.stringify({ role: 'assistant', providerID: 'fake', modelID: 'fake-model' }),
+    );
     let n = 0;
     const put = (session: string, data: string) =>
       db.prepare('INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)').run(`prt_${n++}`, 'msg', session, data);
@@ -192,7 +226,13 @@ describe("OpenCode's database, read as it grows", () => {
       return got;
     };
     tail.refresh(query);
-    expect(tail.totals()).toEqual({ tokensIn: 52301, tokensOut: 417, contextTokens: 52718 });
+    expect(tail.totals()).toEqual({
+      tokensIn: 52301,
+      tokensOut: 417,
+      contextTokens: 52718,
+      model: 'fake/fake-model',
+      byModel: { 'fake/fake-model': { input: 48901, cacheRead: 3400, cacheWrite: 0, output: 417 } },
+    });
     put('ses_A', step(100, 10));
     tail.refresh(query);
     expect(tail.totals()).toMatchObject({ tokensIn: 52401, tokensOut: 427, contextTokens: 110 });

@@ -2,6 +2,7 @@ import { type APP_ANSWERS, type APP_REQUESTS, parseDeepLink, type Topology } fro
 import { fail } from '../../../shared/errors';
 import type { Engine } from '../engine';
 import { answerPrompt } from '../prompts/answer';
+import { lastReply } from '../prompts/reply';
 import { listPrompts } from '../services/prompts';
 import { installShim } from '../services/shim';
 import type { Handlers } from './types';
@@ -54,6 +55,7 @@ export const APP_HANDLERS: Handlers<typeof APP_REQUESTS, typeof APP_ANSWERS> = {
     if (p.rig && !e.store.rigs.exists(p.rig)) return fail('RIG_NOT_FOUND', `no rig named ${p.rig}`);
     return listPrompts(e, p.rig);
   },
+  'seat.reply': (e, p) => lastReply(e.ports, p.seat),
   'shim.install': async (e, p) =>
     installShim({ env: e.deps.env, fs: e.ports.fs, dir: p.dir, remove: p.remove, plan: p.plan }),
   'prompts.answer': (e, p) =>

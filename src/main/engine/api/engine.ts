@@ -1,5 +1,5 @@
 import type { ENGINE_ANSWERS, ENGINE_REQUESTS } from '../../../shared/contract/engine';
-import { sendToSeat } from '../delivery/send';
+import { budgetedSend } from '../services/send';
 import { launchSeat } from '../seats/launch';
 import { doctor } from '../services/doctor';
 import { attachCommand, captureSeat } from '../services/seat-screen';
@@ -15,13 +15,7 @@ export const ENGINE_HANDLERS: Handlers<typeof ENGINE_REQUESTS, typeof ENGINE_ANS
   launch: (e, p) => launchSeat(e.ports, p.seat, { fresh: p.fresh }),
   stop: (e, p) => stopSeat(e.ports, p.seat),
   down: (e, p) => downRig(e, p.rig),
-  send: (e, p) =>
-    sendToSeat(e.ports, p.seat, p.text, {
-      waitForIdle: p.waitForIdle,
-      force: p.force,
-      reason: p.reason,
-      verify: p.verify,
-    }),
+  send: (e, p) => budgetedSend(e, p),
   capture: (e, p) => captureSeat(e, p.seat, p.lines),
   attach: (e, p) => attachCommand(e, p.seat),
   doctor: (e, p) => doctor(e, p),

@@ -5,9 +5,11 @@ import type { Engine } from '../engine';
 import { ACTIVITY_HANDLERS } from './activity';
 import { APP_HANDLERS } from './app';
 import { CHANGES_HANDLERS } from './changes';
+import { DEVICES_HANDLERS } from './devices';
 import { ENGINE_HANDLERS } from './engine';
 import { HOSTS_HANDLERS } from './hosts';
 import { RESTORE_HANDLERS } from './restore';
+import { USAGE_HANDLERS } from './usage';
 import { VIEW_HANDLERS, WORKSPACE_HANDLERS } from './workspace';
 
 /** The contract's request schemas, indexed so that a generic method name keeps its own params' type. */
@@ -21,7 +23,9 @@ const HANDLERS: HandlerMap = {
   ...HOSTS_HANDLERS,
   ...WORKSPACE_HANDLERS,
   ...VIEW_HANDLERS,
+  ...USAGE_HANDLERS,
   ...CHANGES_HANDLERS,
+  ...DEVICES_HANDLERS,
 };
 
 export function isMethod(method: string): method is Method {

@@ -3,6 +3,8 @@ import type { Ports } from '../ports';
 import { runtimeById } from '../runtimes';
 import type { SeatRow } from '../store';
 
+const squash = (s: string) => s.replace(/\s+/g, '');
+
 /**
  * After Enter: the text must have left the input box (no draft that holds it) and show on screen
  * or the agent must have started a turn. An agent may drop an Enter (Codex when it comes too soon,
@@ -28,7 +30,8 @@ export async function verifySubmitted(
       const reading = adapter?.readScreen?.(screen);
       const stillDrafted =
         reading?.draft !== undefined && reading.draft !== '' && reading.draft.includes(probe.slice(0, 20));
-      const shown = screen.plain.some((l) => l.includes(probe));
+      // Read with a narrow pane's wrapping taken out: the probe may span two lines there.
+      const shown = squash(screen.plain.join('')).includes(squash(probe));
       if (!stillDrafted && (shown || reading?.activity === 'working')) return { ok: true };
       // Codex drops an Enter that comes too soon, and Claude was seen to drop one under load:
       // text still sitting in the input box after 1.5 s gets one more Enter.

@@ -190,7 +190,13 @@ function usageProblem(choice: PromptChoice, opts: AnswerOptions): string | undef
   return undefined;
 }
 
-/** The keys, then (an answer of one's own) the text pasted as it is and Enter. */
+/**
+ * The keys, then (an answer of one's own) the text pasted as it is and Enter. The paste waits for
+ * the keys' redraw (the field open), and Enter for the text to show: a paste that came before the
+ * field was open was lost under load, and Enter then picked the highlighted option (Claude took
+ * "Red"). A field drawn off a narrow pane (Codex's notes) never shows the text, so after the wait
+ * Enter goes anyway.
+ */
 async function typeAnswer(
   ports: AnswerPorts,
   live: { server: string; paneId: string },
@@ -198,11 +204,35 @@ async function typeAnswer(
   text: string | undefined,
 ): Promise<Result> {
   const client = ports.client(live.server);
+  const before = text === undefined ? undefined : await screenOf(ports, live);
   const sent = await client.sendKeys(live.paneId, keys);
   if (!sent.ok || text === undefined) return sent;
+  await until(ports, async () => (await screenOf(ports, live)) !== before);
   const pasted = await client.paste(live.paneId, text, `rigdesk-answer-${ports.newId()}`);
   if (!pasted.ok) return pasted;
+  const probe = squash(text).slice(0, 24);
+  await until(ports, async () => squash(await screenOf(ports, live)).includes(probe));
   return client.sendKeys(live.paneId, ['Enter']);
+}
+
+/** How long the field may take to open, and the pasted text to show in it. */
+const FIELD_WAIT_MS = 1500;
+
+const squash = (s: string) => s.replace(/\s+/g, '');
+
+async function screenOf(ports: AnswerPorts, live: { server: string; paneId: string }): Promise<string> {
+  const screen = (await capturePanes(ports.client(live.server), [live.paneId])).get(live.paneId);
+  return screen ? screen.plain.join('\n') : '';
+}
+
+/** True once `ok` holds, polled every 100 ms for FIELD_WAIT_MS; false when it never did. */
+async function until(ports: AnswerPorts, ok: () => Promise<boolean>): Promise<boolean> {
+  const end = ports.clock.now() + FIELD_WAIT_MS;
+  for (;;) {
+    if (await ok()) return true;
+    if (ports.clock.now() >= end) return false;
+    await ports.clock.sleep(100);
+  }
 }
 
 /** The keys of the choice the prompt on screen offers, or the refusal that lists what it offers. */

@@ -54,7 +54,7 @@ export function readPrompt(
       ...(p.why ? { why: p.why } : {}),
       offers:
         p.kind === 'question'
-          ? questionOffers(PROMPT_KEYS[runtime], p.options ?? [])
+          ? questionOffers(PROMPT_KEYS[runtime], p.options ?? [], p.otherKeys)
           : offersOf(PROMPT_KEYS[runtime], p.options ?? [], p.approveReady),
       kind: p.kind ?? 'permission',
     }
@@ -107,19 +107,23 @@ const NOT_AN_ANSWER = /^chat about this/i;
 
 /**
  * A question's answers: each option by its own key, `other` (the option that takes an answer of
- * one's own, then the text), and `deny` (the runtime's cancel key).
+ * one's own, then the text; or the runtime's own keys for it), and `deny` (the runtime's cancel key).
  */
 export function questionOffers(
   keys: { approve: readonly string[]; deny: readonly string[] } | undefined,
   options: readonly PromptOption[],
+  otherKeys?: readonly string[],
 ): Offer[] {
   if (!keys) return [];
   const out: Offer[] = [];
   for (const o of options) {
     if (NOT_AN_ANSWER.test(o.label)) continue;
-    if (OWN_ANSWER.test(o.label)) out.push({ choice: 'other', label: 'Other (type an answer)', keys: [o.key] });
+    if (OWN_ANSWER.test(o.label)) out.push({ choice: 'other', label: OTHER_LABEL, keys: [o.key] });
     else out.push({ choice: 'option', label: o.label, keys: [o.key], option: o.n });
   }
+  if (otherKeys) out.push({ choice: 'other', label: OTHER_LABEL, keys: [...otherKeys] });
   out.push({ choice: 'deny', label: 'Cancel', keys: [...keys.deny] });
   return out;
 }
+
+const OTHER_LABEL = 'Other (type an answer)';

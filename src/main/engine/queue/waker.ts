@@ -4,6 +4,8 @@ import { sendToSeat, type SendPorts } from '../delivery/send';
 import type { Ports } from '../ports';
 import type { Holder, SeatRow, SessionRow, WakeRepo, WakeRow } from '../store';
 import { atFault } from '../faults';
+import type { UsagePorts } from '../usage/live';
+import { type BudgetHold, budgetHold, liveBudgetDeps } from '../usage/budget-live';
 import { ladderDelay, PARK_RECHECK_MS, planWake, wakeDigest, wakeGate, wakeNotice, type WakeStep } from './wake-plan';
 
 export type { WakeOutcome, WakeReport } from '../../../shared/contract/activity';
@@ -30,8 +32,11 @@ interface Due {
  * at most once per occupant (the seat's live session row) and set of unchanged items. Costs no
  * process spawn unless a wake is due: the roster is read only for seats that may be typed into.
  */
+/** What a wake takes: a send's ports, and the usage book whose held minutes a budget check writes first. */
+export type WakePorts = SendPorts & Partial<Pick<UsagePorts, 'usageBook'>>;
+
 export async function queueTick(
-  ports: SendPorts,
+  ports: WakePorts,
   opts: { seat?: string; observe?: ObserveFn } = {},
 ): Promise<WakeReport[]> {
   const wakes = ports.store.queue.wakes;
@@ -73,12 +78,63 @@ export async function queueTick(
     else reports.push(skipped(name, ids, step.why, row!));
   }
   if (!due.length) return reports;
-  const observed = await (opts.observe ?? liveObserve)(
-    ports,
-    due.map((d) => d.seat),
-  );
-  for (const d of due) reports.push(await attempt(ports, wakes, self, d, observed.get(d.seat.seat)));
+  // A reached budget parks a wake before anything is looked at or typed (the seat's own turn runs on).
+  const budget = liveBudgetDeps(ports);
+  const holds = new Map(due.map((d) => [d.seat.seat, budgetHold(budget, ports, d.seat, 'wake')]));
+  const free = due.filter((d) => !holds.get(d.seat.seat)!.held);
+  const observed = free.length
+    ? await (opts.observe ?? liveObserve)(
+        ports,
+        free.map((d) => d.seat),
+      )
+    : new Map<string, ObservedSeat>();
+  for (const d of due) {
+    const hold = holds.get(d.seat.seat)!;
+    reports.push(
+      hold.held ? parkAtBudget(ports, wakes, d, hold) : await attempt(ports, wakes, self, d, observed.get(d.seat.seat)),
+    );
+  }
   return reports;
+}
+
+/**
+ * Parks a wake at a reached budget: the row waits (parked, rechecked as at a usage limit) until the
+ * budget is released or raised, with one event when it parks. Nothing is typed.
+ */
+function parkAtBudget(
+  ports: Pick<Ports, 'clock' | 'store'>,
+  wakes: WakeRepo,
+  d: Due,
+  hold: Extract<BudgetHold, { held: true }>,
+): WakeReport {
+  const ids = d.items.map((i) => i.id);
+  const why = 'budget';
+  const nextAt = ports.clock.now() + PARK_RECHECK_MS;
+  const wasParked = d.row?.state === 'parked' && d.row.lastResult === why;
+  const row = d.row
+    ? wakes.release(d.row, { state: 'parked', lastResult: why, nextAt, attempts: 0 })
+      ? d.row
+      : undefined
+    : wakes.insert(
+        { seat: d.seat.seat, sessionRow: d.live.id, digest: d.digest, items: ids },
+        { state: 'parked', attempts: 0, nextAt, lastResult: why },
+      );
+  if (!row) return { seat: d.seat.seat, outcome: 'in_flight', items: ids };
+  if (!wasParked)
+    ports.store.events.append(
+      'queue.wake_held',
+      { rig: d.seat.rig, seat: d.seat.seat },
+      { token: row.token, why, parked: true, items: ids, nextAt, decision: hold.budget.decisionId, detail: hold.why },
+    );
+  return {
+    seat: d.seat.seat,
+    outcome: 'parked',
+    items: ids,
+    token: row.token,
+    why,
+    nextAt,
+    ...(hold.budget.decisionId !== undefined ? { decision: hold.budget.decisionId } : {}),
+  };
 }
 
 /** A seat this pass leaves alone, with what its wake row says. */
@@ -239,7 +295,7 @@ async function tokenOnScreen(
  * the process alive on its own. Returns the function that stops it.
  */
 export function startQueueWaker(
-  ports: SendPorts,
+  ports: WakePorts,
   everyMs: number,
   onError: (e: unknown) => void = () => undefined,
 ): () => void {

@@ -38,6 +38,7 @@ export async function answerDecision(
       `decision ${id} does not offer "${choice}"; it offers ${d.choices.join(', ')}`,
       { evidence: { choices: d.choices } },
     );
+  if (d.kind === 'budget') return releaseBudget(ports, d, reason);
   const seat = ports.store.rigs.seat(d.seat);
   if (!seat) return fail('SEAT_NOT_FOUND', `decision ${id} is about ${d.seat}, which is no longer recorded`);
   if (!repos.decisions.answer(id, choice, reason))
@@ -82,4 +83,41 @@ export async function answerDecision(
   if (answered?.state !== 'answered')
     return fail('STORE_FAILED', `decision ${id} was answered but does not read back as answered`);
   return { ok: true, decision: answered, result };
+}
+
+/**
+ * A budget decision answered `release`: the scope's wakes and sends run for the rest of its day.
+ * The other seats' open decisions about the same budget are answered with it (one release frees
+ * the pod), and their parked wakes are due at once rather than at their next recheck.
+ */
+function releaseBudget(
+  ports: Pick<Ports, 'store' | 'clock'>,
+  d: DecisionItem,
+  reason: string,
+): Result<{ decision: AnsweredDecision; result: DecisionOutcome }> {
+  const repos = ports.store.restore;
+  const key = String(d.evidence.budget);
+  const day = String(d.evidence.day);
+  const scope = d.evidence.scope === 'rig' ? ('rig' as const) : ('pod' as const);
+  const name = String(d.evidence.name);
+  const others = repos.decisions.budgetFor(key, day).open.filter((o) => o.id !== d.id);
+  if (!repos.decisions.answer(d.id, 'release', reason))
+    return fail('DECISION_ALREADY_ANSWERED', `decision ${d.id} was answered by someone else a moment ago`);
+  const why = `released for ${day} by decision ${d.id}: ${reason}`;
+  for (const decided of [d, ...others]) {
+    if (decided !== d && !repos.decisions.answer(decided.id, 'release', `with decision ${d.id}: ${reason}`)) continue;
+    const result: DecisionOutcome = { seat: decided.seat, outcome: 'released', scope, name, day, why };
+    repos.decisions.setOutcome(decided.id, result);
+    const where = { rig: decided.rig, seat: decided.seat };
+    repos.event('decision.answered', where, { decision: decided.id, choice: 'release', reason });
+    ports.store.events.append('budget.released', where, { decision: decided.id, budget: key, day, by: d.id });
+    const wakes = ports.store.queue.wakes;
+    for (const w of wakes.unfinished(decided.seat))
+      if (w.state === 'parked' && w.lastResult === 'budget')
+        wakes.release(w, { state: 'parked', lastResult: 'budget_released', nextAt: ports.clock.now(), attempts: 0 });
+  }
+  const answered = repos.decisions.get(d.id);
+  if (answered?.state !== 'answered' || !answered.outcome)
+    return fail('STORE_FAILED', `decision ${d.id} was answered but does not read back as answered`);
+  return { ok: true, decision: answered, result: answered.outcome };
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { basename, flagValue, SESSION_ID_ARGV, UUID_RE, type ConversationClaim, type RuntimeAdapter } from './types';
 import { readClaudePrompt, readClaudeScreen } from './screens/claude';
 import { installClaudeHooks, readClaudeHook } from './hooks/claude';
-import { claudeSink } from './usage/claude';
+import { claudeDeclaredWindow, claudeSink } from './usage/claude';
 
 /**
  * Claude Code (observed: 2.1.197). Facts pinned by test/agents/claude-real.test.ts; every signature and
@@ -98,6 +98,7 @@ export const claudeCode: RuntimeAdapter = {
     return io.exists(p) ? p : undefined;
   },
   readScreen: readClaudeScreen,
+  replyMarks: { user: /^[❯>] \S/, reply: /^● / },
   readPrompt: readClaudePrompt,
   // A select list whose first option ("Yes") is highlighted: Enter takes it; Escape cancels the call.
   promptKeys: { approve: ['Enter'], deny: ['Escape'] },
@@ -113,7 +114,13 @@ export const claudeCode: RuntimeAdapter = {
       conversationId: id,
     };
   },
-  usage: { sink: claudeSink },
+  usage: {
+    sink: claudeSink,
+    declaredWindow: (home, t, readConfig) => {
+      const text = readConfig(join(home, 'settings.json'));
+      return text ? claudeDeclaredWindow(text, t.model) : undefined;
+    },
+  },
 };
 
 /** Reads the status Claude keeps in its live-state file for one pid. */

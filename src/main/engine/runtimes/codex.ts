@@ -145,6 +145,7 @@ export const codex: RuntimeAdapter = {
     return findCodexRollout(home, id, io);
   },
   readScreen: readCodexScreen,
+  replyMarks: { user: /^› \S/, reply: /^• / },
   readPrompt: readCodexPrompt,
   // `y` is the "Yes, proceed" shortcut whatever is highlighted; Escape cancels.
   promptKeys: { approve: ['y'], deny: ['Escape'] },

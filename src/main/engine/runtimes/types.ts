@@ -217,6 +217,11 @@ export interface RuntimeAdapter {
   /** The keys that answer its permission prompt; without them Rigdesk never answers one. */
   promptKeys?: { approve: readonly string[]; deny: readonly string[] };
   /**
+   * How its screen marks the person's messages and the agent's reply lines, so the first lines of
+   * the last reply can be shown beside a reply box (the Decisions view's ended turns).
+   */
+  replyMarks?: ReplyMarks;
+  /**
    * Variables Rigdesk adds to the seat's pane so the CLI keeps to what Rigdesk owns (OpenCode's
    * TMPDIR); never one the seat's spec sets. `seatDir` is Rigdesk's own folder for the seat.
    */
@@ -344,6 +349,18 @@ export interface PromptRead {
   options?: PromptOption[];
   /** A question with options (Claude's AskUserQuestion) rather than a permission prompt. */
   kind?: 'permission' | 'question';
+  /**
+   * The keys that open a question's answer of one's own where no single option key does (Codex:
+   * move to `None of the above`, then Tab to its notes); the text and Enter follow.
+   */
+  otherKeys?: string[];
+}
+
+export interface ReplyMarks {
+  /** A message the person sent, as the transcript on screen shows it (also the input box with a draft). */
+  user: RegExp;
+  /** The first line of each block of the agent's reply. */
+  reply: RegExp;
 }
 
 /** One numbered option of a prompt: `2. Yes, and don't ask again … (p)` picked by `p`. */

@@ -14,6 +14,8 @@ import { bindDiscoveredConversations } from '../seats/bind';
 import { attachArgv } from '../seats/attach';
 import { seatCustody } from '../custody/seat';
 import { seatUsage } from '../usage/live';
+import { seatBudget } from '../usage/budget';
+import { liveBudgetDeps } from '../usage/budget-live';
 
 /**
  * Every seat as a row, from one roster and one batched capture per server; with `all`, the agents
@@ -44,10 +46,12 @@ export async function ps(
     if (row.state === 'running' && o.pane?.agent) ours.add(`${o.pane.agent.host ?? 'local'}\0${o.pane.agent.pid}`);
     const custody = row.conversationId ? seatCustody(engine.ports, roster, o, row.conversationId, liveRows) : undefined;
     const since = engine.store.events.stateSince(seat.seat);
+    const ended = row.activity === 'idle' ? engine.store.events.turnEndedAt(seat.seat) : undefined;
     rows.push({
       ...row,
       ...(custody ? { custody } : {}),
       ...(since !== undefined ? { stateSince: since } : {}),
+      ...(ended !== undefined ? { turnEndedAt: ended } : {}),
       ...seatUsage(engine.ports, o, row),
       ...(seat.worktree
         ? { worktree: { path: seat.worktree.path, branch: seat.worktree.branch, base: seat.worktree.base } }
@@ -55,6 +59,12 @@ export async function ps(
       ...(work.has(seat.seat) ? { changes: work.get(seat.seat) } : {}),
     });
   }
+  // Budgets after every seat's usage was offered: today's spending includes this look's figures.
+  const budgets = liveBudgetDeps(engine.ports);
+  rows.forEach((row, i) => {
+    const budget = seatBudget(budgets, seats[i]!);
+    if (budget) row.budget = budget;
+  });
   return {
     ok: true,
     seats: rows,

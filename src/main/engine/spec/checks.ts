@@ -4,7 +4,7 @@ import { quote } from './names';
 import type { Problem } from './problems';
 import type { RawRig } from './schema';
 import type { HostSpec } from '../../../shared/contract/hosts';
-import type { EdgeSpec, MemberSpec, PodSpec, RigSpec, SpecDeps } from './types';
+import type { BudgetSpec, EdgeSpec, MemberSpec, PodSpec, RigSpec, SpecDeps } from './types';
 
 /**
  * Rules that need the whole (schema-valid) spec: unique ids, edges naming members, known runtimes,
@@ -155,7 +155,7 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
       if (checks) member.checks = checks;
       return member;
     });
-    return { id: pod.id, members };
+    return { id: pod.id, members, ...withBudget(pod.budget) };
   });
 
   const edges: EdgeSpec[] = (data.edges ?? []).map((e, ei) => {
@@ -179,7 +179,7 @@ export function buildSpec(data: RawRig, ctx: CheckContext): { spec: RigSpec } | 
   });
 
   if (problems.length > 0) return { problems };
-  const spec: RigSpec = { name: data.name, specPath: ctx.specPath, pods, edges };
+  const spec: RigSpec = { name: data.name, specPath: ctx.specPath, pods, edges, ...withBudget(data.budget) };
   if (hosts.length > 0) spec.hosts = hosts;
   return { spec };
 }
@@ -230,6 +230,12 @@ function buildHosts(data: RawRig, ctx: CheckContext, problems: Problem[]): HostS
 function worktreeOf(w: boolean | { base?: string | null } | null | undefined): { base?: string } | undefined {
   if (!w) return undefined;
   return w === true || !w.base ? {} : { base: w.base };
+}
+
+/** `budget:` as the spec's field: only the limits it names (the schema has checked at least one). */
+function withBudget(b: { tokens?: number | null; usd?: number | null } | null | undefined): { budget?: BudgetSpec } {
+  if (!b) return {};
+  return { budget: { ...(b.tokens != null ? { tokens: b.tokens } : {}), ...(b.usd != null ? { usd: b.usd } : {}) } };
 }
 
 /** `checks: npm test` runs through sh, as a person would type it; a list is an argv as it is. */

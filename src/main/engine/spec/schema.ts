@@ -36,6 +36,26 @@ export const worktreeSchema = z.union([z.boolean(), z.strictObject({ base: nonEm
 /** `checks: npm test` (run by sh in the seat's worktree) or an argv list: the merge gate's command. */
 export const checksSchema = z.union([nonEmpty('checks'), z.array(noNul('an argument')).min(1)]);
 
+/**
+ * `budget: {tokens: N, usd: X}` per local day, on a rig or a pod: reached, its seats' queue wakes
+ * and sends park behind a decision (nothing running is stopped). At least one of the two.
+ */
+export const budgetSchema = z
+  .strictObject({
+    tokens: z
+      .number({ error: 'tokens must be a whole number of tokens per day' })
+      .int({ error: 'tokens must be a whole number of tokens per day' })
+      .positive({ error: 'tokens must be more than 0' })
+      .max(Number.MAX_SAFE_INTEGER)
+      .nullish(),
+    usd: z
+      .number({ error: 'usd must be a number of US dollars per day' })
+      .positive({ error: 'usd must be more than 0' })
+      .max(1e9, { error: 'usd must be at most 1e9' })
+      .nullish(),
+  })
+  .refine((b) => b.tokens != null || b.usd != null, { error: 'a budget needs tokens, usd or both' });
+
 export const memberSchema = z.strictObject({
   id: name('member'),
   runtime: nonEmpty('runtime'),
@@ -76,6 +96,7 @@ export const podSchema = z.strictObject({
   members: z.array(memberSchema).min(1, { error: 'a pod needs at least one member' }),
   worktree: worktreeSchema.nullish(),
   checks: checksSchema.nullish(),
+  budget: budgetSchema.nullish(),
 });
 
 export const edgeSchema = z.strictObject({
@@ -90,6 +111,7 @@ export const rigSchema = z.strictObject({
   edges: z.array(edgeSchema).nullish(),
   hosts: z.record(z.string(), hostSchema).nullish(),
   checks: checksSchema.nullish(),
+  budget: budgetSchema.nullish(),
 });
 
 export type RawRig = z.output<typeof rigSchema>;
@@ -107,6 +129,9 @@ export function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] |
       return Object.keys(memberSchema.shape);
     case 'edges/#':
       return Object.keys(edgeSchema.shape);
+    case 'budget':
+    case 'pods/#/budget':
+      return ['tokens', 'usd'];
     default:
       return undefined;
   }

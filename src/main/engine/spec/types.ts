@@ -29,9 +29,16 @@ export interface MemberSpec {
   checks?: string[];
 }
 
+/** A daily budget (per local day): tokens in and out, and/or the cost estimate in US dollars. */
+export interface BudgetSpec {
+  tokens?: number;
+  usd?: number;
+}
+
 export interface PodSpec {
   id: string;
   members: MemberSpec[];
+  budget?: BudgetSpec;
 }
 
 export interface EdgeSpec {
@@ -48,6 +55,7 @@ export interface RigSpec {
   edges: EdgeSpec[];
   /** Remote hosts the members name (`local` entries are not listed). */
   hosts?: HostSpec[];
+  budget?: BudgetSpec;
 }
 
 /** Everything spec parsing needs from the live system; tests inject a fake. */

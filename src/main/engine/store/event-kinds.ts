@@ -55,9 +55,14 @@ export type EventKind =
   | 'queue.moved'
   | 'queue.wake'
   | 'queue.wake_held'
+  | 'budget.reached'
+  | 'budget.released'
   | 'fence.reserved'
   | 'fence.helper_invoked'
   | 'fence.created'
   | 'fence.released'
   | 'fence.abandoned'
-  | 'fence.census';
+  | 'fence.census'
+  | 'device.paired'
+  | 'device.pairing_closed'
+  | 'device.revoked';

@@ -31,6 +31,9 @@ export interface EventFilter {
  * The kinds that change what a seat is or does (`ps`'s state and activity): the monitor's activity
  * changes, launches (restore's too go through the fence), stops, and sessions found gone.
  */
+/** How many of a seat's newest activity rows `turnEndedAt` reads (idle rows repeat as drafts change). */
+const TURN_LOOKBACK = 12;
+
 export const SEAT_STATE_KINDS = [
   'seat.activity',
   'seat.launch',
@@ -46,6 +49,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export class EventLog {
   private readonly insert;
   private readonly lastStateAt;
+  private readonly lastActivities;
   /**
    * list()'s statements by their SQL (a handful of shapes): a window polls the log ten times a
    * second, and compiling the query each time was most of what that poll cost at rest.
@@ -66,6 +70,9 @@ export class EventLog {
     this.lastStateAt = db.prepare<[string, ...string[]], { at: number }>(
       `SELECT at FROM events WHERE seat = ? AND kind IN (${SEAT_STATE_KINDS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
     );
+    this.lastActivities = db.prepare<[string], { at: number; label: string | null }>(
+      `SELECT at, json_extract(data_json, '$.label') AS label FROM events WHERE seat = ? AND kind = 'seat.activity' ORDER BY seq DESC LIMIT ${TURN_LOOKBACK}`,
+    );
   }
 
   append(
@@ -81,6 +88,20 @@ export class EventLog {
   /** When the seat's state or activity last changed (ms epoch), or undefined when the log never said. */
   stateSince(seat: string): number | undefined {
     return this.lastStateAt.get(seat, ...SEAT_STATE_KINDS)?.at;
+  }
+
+  /**
+   * When the seat's last turn ended: the first `idle` after it last worked or waited for the
+   * person, while it is still idle; undefined while it works, waits, or never worked on record.
+   */
+  turnEndedAt(seat: string): number | undefined {
+    let idleAt: number | undefined;
+    for (const r of this.lastActivities.all(seat)) {
+      if (r.label === 'idle') idleAt = r.at;
+      else if (r.label === 'working' || r.label === 'needs_input') return idleAt;
+      else return undefined;
+    }
+    return undefined;
   }
 
   list(filter: EventFilter = {}): EventRow[] {

@@ -6,12 +6,15 @@ import { ReservationRepo } from './reservations';
 import { HostRepo } from './hosts';
 import { QueueRepo } from './queue-repo';
 import { TicketRepo } from './tickets';
+import { DeviceRepo } from './devices';
 import { makeRestoreRepos, type RestoreRepos } from './restore-repos';
+import { UsageSampleRepo } from './usage-samples';
 
 export type { Db } from './db';
 export type { EventRow, EventKind } from './events';
 export type { Placements, SeatRow, SeatWorktree } from './seats';
 export type { HostRow } from './hosts';
+export type { DeviceRow, PairingRow } from './devices';
 export type { WakeRow, WakeRepo, Holder } from './queue-repo';
 export type { SessionRow } from './sessions';
 export type { ReservationRow, ReservationPhase, LaunchPlan } from './reservations';
@@ -29,6 +32,10 @@ export class Store {
   readonly restore: RestoreRepos;
   /** Senders' places in each seat's line (the delivery lease). */
   readonly tickets: TicketRepo;
+  /** Paired devices and their pairing codes (hashes only). */
+  readonly devices: DeviceRepo;
+  /** Each conversation's usage over time, at most a row a minute. */
+  readonly usageSamples: UsageSampleRepo;
   constructor(
     readonly db: Db,
     now: () => number,
@@ -42,6 +49,8 @@ export class Store {
     this.queue = new QueueRepo(db, now, this.events);
     this.restore = makeRestoreRepos(db, now, this.events);
     this.tickets = new TicketRepo(db);
+    this.devices = new DeviceRepo(db);
+    this.usageSamples = new UsageSampleRepo(db);
   }
   static open(path: string, now: () => number = Date.now): Store {
     return new Store(openDb(path), now);

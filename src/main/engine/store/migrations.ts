@@ -1,8 +1,10 @@
 import { ACTIVITY_MIGRATIONS } from './migrations-activity';
 import { RESTORE_MIGRATIONS } from './migrations-restore';
 import { HOSTS_MIGRATIONS } from './migrations-hosts';
+import { USAGE_MIGRATIONS } from './migrations-usage';
 import { WORKSPACE_MIGRATIONS } from './migrations-workspace';
 import { CHANGES_MIGRATIONS } from './migrations-changes';
+import { DEVICES_MIGRATIONS } from './migrations-devices';
 import type { Migration } from './migration';
 
 export type { Migration };
@@ -134,5 +136,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ...RESTORE_MIGRATIONS,
   ...HOSTS_MIGRATIONS,
   ...WORKSPACE_MIGRATIONS,
+  ...USAGE_MIGRATIONS,
   ...CHANGES_MIGRATIONS,
+  ...DEVICES_MIGRATIONS,
 ].sort((a, b) => a.version - b.version);

@@ -167,7 +167,7 @@ const decisionRow = z.object({
   id: int,
   seat: z.string(),
   rig: z.string(),
-  kind: z.literal('restore'),
+  kind: z.enum(['restore', 'budget']),
   reason: decisionReason,
   runtime: z.string(),
   conversation_id: z.string().nullable(),
@@ -224,11 +224,15 @@ export class DecisionRepo {
     snapshotId: number | null;
     choices: DecisionChoice[];
     evidence: Record<string, unknown>;
+    /** Default `restore`. */
+    kind?: 'restore' | 'budget';
   }): { row: DecisionItem; created: boolean } {
     const t = this.now();
     return this.db
       .transaction(() => {
         const existing = this.openFor(d.seat);
+        // One open per seat: a question of the other kind stays as it is (it is answered first).
+        if (existing && existing.kind !== (d.kind ?? 'restore')) return { row: existing, created: false };
         if (existing) {
           this.db
             .prepare(
@@ -247,10 +251,11 @@ export class DecisionRepo {
         }
         const info = this.db
           .prepare(`INSERT INTO decisions (seat, rig, kind, reason, runtime, conversation_id, snapshot_id, choices_json, evidence_json, state, created_at, updated_at)
-        VALUES (?, ?, 'restore', ?, ?, ?, ?, ?, ?, 'open', ?, ?)`)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)`)
           .run(
             d.seat,
             d.rig,
+            d.kind ?? 'restore',
             d.reason,
             d.runtime,
             d.conversationId,
@@ -263,6 +268,21 @@ export class DecisionRepo {
         return { row: this.must(Number(info.lastInsertRowid)), created: true };
       })
       .immediate();
+  }
+
+  /**
+   * The budget decisions about one scope (`evidence.budget`, `pod:pod@rig` or `rig:rig`) and day:
+   * the open ones, and the release that answered one, if any.
+   */
+  budgetFor(key: string, day: string): { open: DecisionItem[]; release?: DecisionItem } {
+    const rows = this.db
+      .prepare(
+        "SELECT * FROM decisions WHERE kind = 'budget' AND json_extract(evidence_json, '$.budget') = ? AND json_extract(evidence_json, '$.day') = ? ORDER BY id",
+      )
+      .all(key, day)
+      .map(toDecision);
+    const release = rows.find((d) => d.state === 'answered' && d.answer === 'release');
+    return { open: rows.filter((d) => d.state === 'open'), ...(release ? { release } : {}) };
   }
 
   get(id: number): DecisionItem | undefined {

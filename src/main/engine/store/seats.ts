@@ -1,7 +1,7 @@
 import { fail, type Result } from '../../../shared/errors';
 import { parseSeatRef } from '../spec/names';
 import type { Db } from './db';
-import type { RigSpec } from '../spec';
+import type { BudgetSpec, RigSpec } from '../spec';
 
 /** The spec's order; seats made later (forks, with no position) after it, in the order they were made. */
 const SPEC_ORDER = 'position IS NULL, position, rowid';
@@ -147,6 +147,21 @@ export class RigRepo {
 
   names(): string[] {
     return (this.db.prepare('SELECT name FROM rigs ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+  }
+
+  /**
+   * The daily budgets the rig's recorded spec declares: its own and each pod's. Read from the spec
+   * as recorded at its last `up`, so a raised budget counts once the rig is brought up again.
+   */
+  budgets(rig: string): { rig?: BudgetSpec; pods: Record<string, BudgetSpec> } {
+    const r = this.db.prepare('SELECT spec_json FROM rigs WHERE name = ?').get(rig) as
+      | { spec_json: string }
+      | undefined;
+    if (!r) return { pods: {} };
+    const spec = JSON.parse(r.spec_json) as Partial<RigSpec>;
+    const pods: Record<string, BudgetSpec> = {};
+    for (const p of spec.pods ?? []) if (p.budget) pods[p.id] = p.budget;
+    return { ...(spec.budget ? { rig: spec.budget } : {}), pods };
   }
 
   edges(rig: string): { from: string; to: string; kind: string }[] {

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { sqliteNativeBinding } from '../sqlite-binding';
-import { num, obj, type UsageSink, type UsageTotals } from '../runtimes/usage/records';
+import { KindsLedger } from '../runtimes/usage/kinds';
+import { num, obj, str, type UsageSink, type UsageTotals } from '../runtimes/usage/records';
 
 /**
  * OpenCode (observed: 1.18.33) keeps its sessions in one SQLite database per data dir. Each model
@@ -14,7 +15,8 @@ import { num, obj, type UsageSink, type UsageTotals } from '../runtimes/usage/re
 export function opencodeSink(): UsageSink {
   let tokensIn = 0;
   let tokensOut = 0;
-  let last: Pick<UsageTotals, 'contextTokens'> | undefined;
+  let last: Pick<UsageTotals, 'contextTokens' | 'model'> | undefined;
+  const ledger = new KindsLedger();
   return {
     needles: ['step-finish'],
     take(record) {
@@ -26,21 +28,39 @@ export function opencodeSink(): UsageSink {
       const output = num(t.output);
       tokensIn += input;
       tokensOut += output + num(t.reasoning);
-      last = { contextTokens: input + output };
+      // The model is its message's (`providerID/modelID`), joined to the part by the query.
+      const model = str(r.model);
+      ledger.add(model, {
+        input: num(t.input),
+        cacheRead: num(cache?.read),
+        cacheWrite: num(cache?.write),
+        output: output + num(t.reasoning),
+      });
+      last = { contextTokens: input + output, ...(model ? { model } : {}) };
     },
-    totals: () => (last ? { tokensIn, tokensOut, ...last } : undefined),
+    totals: () => (last ? { tokensIn, tokensOut, ...last, byModel: ledger.byModel() } : undefined),
   };
 }
 
 export interface OpencodeParts {
-  /** The session's part rows after `afterRowid` that may be step-finish ones, in insertion order. */
-  rows: { rowid: number; data: string }[];
+  /**
+   * The session's part rows after `afterRowid` that may be step-finish ones, in insertion order,
+   * with the `providerID/modelID` of the assistant message each belongs to, where it names one.
+   */
+  rows: { rowid: number; data: string; model?: string | null }[];
   /** The session's highest part rowid now (lower than the cursor: parts were removed, e.g. a revert). */
   maxRowid: number;
 }
 
 /** Reads a session's parts from the database; injectable so the fold is tested without OpenCode. */
 export type OpencodeQuery = (dbFile: string, sessionId: string, afterRowid: number) => OpencodeParts | undefined;
+
+/** A part's message names its model (`providerID`, `modelID` in the message's JSON data). */
+const PARTS_WITH_MODEL = `
+  SELECT p.rowid AS rowid, p.data AS data,
+         json_extract(m.data, '$.providerID') || '/' || json_extract(m.data, '$.modelID') AS model
+  FROM part p LEFT JOIN message m ON m.id = p.message_id
+  WHERE p.session_id = ? AND p.rowid > ? AND p.data LIKE '%step-finish%' ORDER BY p.rowid`;
 
 /** Read-only, never creating the file (Rigdesk must not write OpenCode's database). */
 export const liveOpencodeQuery: OpencodeQuery = (dbFile, sessionId, afterRowid) => {
@@ -55,11 +75,7 @@ export const liveOpencodeQuery: OpencodeQuery = (dbFile, sessionId, afterRowid) 
     const max = db.prepare('SELECT max(rowid) AS m FROM part WHERE session_id = ?').get(sessionId) as
       | { m: number | null }
       | undefined;
-    const rows = db
-      .prepare(
-        "SELECT rowid, data FROM part WHERE session_id = ? AND rowid > ? AND data LIKE '%step-finish%' ORDER BY rowid",
-      )
-      .all(sessionId, afterRowid) as { rowid: number; data: string }[];
+    const rows = db.prepare(PARTS_WITH_MODEL).all(sessionId, afterRowid) as OpencodeParts['rows'];
     return { rows, maxRowid: max?.m ?? 0 };
   } finally {
     db.close();
@@ -95,7 +111,8 @@ export class OpencodeTail {
       } catch {
         continue;
       }
-      this.sink.take(data);
+      const o = obj(data);
+      this.sink.take(o && row.model ? { ...o, model: row.model } : data);
       this.cursor = Math.max(this.cursor, row.rowid);
     }
     return 'ok';

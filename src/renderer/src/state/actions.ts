@@ -204,7 +204,7 @@ export function focusSlotN(n: number): void {
   useWindow.setState((s) => ({ focusTick: s.focusTick + 1 }));
 }
 
-/** The centre's view: the grid, the topology, the rig timeline or the restore review (kept in the layout). */
+/** The centre's view: the grid, the topology, the rig timeline, the restore review or usage (kept in the layout). */
 export const showView = (view: CentreView) => setLayout({ ...layoutOf(), view });
 export function nextView(): void {
   const at = VIEWS.indexOf(layoutOf().view ?? 'grid');

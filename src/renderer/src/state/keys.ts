@@ -37,7 +37,7 @@ export const CHORDS: readonly Chord[] = [
   { id: 'decisions', keys: 'Ctrl+Shift+D', what: 'Decisions panel' },
   { id: 'details', keys: 'Ctrl+Shift+E', what: 'Seat details panel' },
   { id: 'rail', keys: 'Ctrl+Shift+B', what: 'Show or hide the seat rail' },
-  { id: 'view', keys: 'Ctrl+Shift+G', what: 'Next centre view: grid, topology, timeline, restore review' },
+  { id: 'view', keys: 'Ctrl+Shift+G', what: 'Next centre view: grid, topology, timeline, restore review, usage' },
 ];
 
 /** Outside a terminal or a text field: */
@@ -48,7 +48,8 @@ export const PLAIN_KEYS: readonly { keys: string; what: string }[] = [
     what: 'Close what is open (or else dismiss the notes) and give the focus back to the focused pane',
   },
   { keys: 'A / D', what: 'Approve / deny the decision card that has the focus' },
-  { keys: '↑ ↓', what: 'Move between seats in the rail; Enter opens one, C its Changes' },
+  { keys: '↑ ↓', what: "Move between seats in the rail; Enter opens one, C its Changes, U its rig's Usage" },
+  { keys: 'T / C, S / P', what: 'In the Usage view: tokens / cost, lines per seat / per pod' },
   { keys: 'U / S, J / K', what: 'In a Changes view: unified / side by side, next / previous file' },
   { keys: '← → ↑ ↓', what: 'In the topology: move between seats; Enter opens one in the grid, M its menu' },
 ];

@@ -31,7 +31,8 @@ export type Dialog =
   | { kind: 'queue'; seat: string }
   | { kind: 'up'; path?: string }
   | { kind: 'newRig' }
-  | { kind: 'changes'; seat: string };
+  | { kind: 'changes'; seat: string }
+  | { kind: 'devices' };
 
 export interface WindowState {
   status: 'connecting' | 'open' | 'closed';
@@ -51,6 +52,8 @@ export interface WindowState {
    * unread (it changed, or worked and printed, while nobody looked).
    */
   seenAt: Record<string, number>;
+  /** Per seat: when this window saw its last turn end (a new `turnEndedAt`); unread until seenAt passes it. */
+  turnEnded: Record<string, number>;
   /** When this window first saw each seat's current state (until ps rows carry stateSince). */
   stateSeen: Record<string, { key: string; at: number }>;
   /** Live events, newest last, bounded: the timeline of the focused seat grows from them. */
@@ -85,6 +88,7 @@ export const useWindow = create<WindowState>(() => ({
   decisions: [],
   layout: DEFAULT_LAYOUT,
   seenAt: {},
+  turnEnded: {},
   stateSeen: {},
   events: [],
   notes: [],

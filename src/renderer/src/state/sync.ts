@@ -38,7 +38,10 @@ function onSeats(rows: PsRow[]): void {
   useWindow.setState((s) => {
     const stateSeen = { ...s.stateSeen };
     const seenAt = { ...s.seenAt };
+    const turnEnded = { ...s.turnEnded };
     for (const r of rows) {
+      const was = s.seats[r.seat];
+      if (was && r.turnEndedAt !== undefined && r.turnEndedAt !== was.turnEndedAt) turnEnded[r.seat] = now;
       const key = stateKey(r);
       const before = stateSeen[r.seat];
       if (before?.key === key) continue;
@@ -46,7 +49,7 @@ function onSeats(rows: PsRow[]): void {
       // The first state a window sees is not news: it is what the person sees on opening it.
       if (!before) seenAt[r.seat] = now;
     }
-    return { seats: Object.fromEntries(rows.map((r) => [r.seat, r])), stateSeen, seenAt };
+    return { seats: Object.fromEntries(rows.map((r) => [r.seat, r])), stateSeen, seenAt, turnEnded };
   });
 }
 
@@ -55,10 +58,11 @@ function markSeen(): void {
   const s = useWindow.getState();
   if (!s.visible) return;
   const shown = visibleSlots(s.layout).filter((x): x is string => !!x);
-  const stale = shown.filter((seat) => (s.stateSeen[seat]?.at ?? 0) > (s.seenAt[seat] ?? 0));
+  const news = (seat: string) => Math.max(s.stateSeen[seat]?.at ?? 0, s.turnEnded[seat] ?? 0);
+  const stale = shown.filter((seat) => news(seat) > (s.seenAt[seat] ?? 0));
   if (stale.length === 0) return;
   const seenAt = { ...s.seenAt };
-  for (const seat of stale) seenAt[seat] = s.stateSeen[seat]?.at ?? 0;
+  for (const seat of stale) seenAt[seat] = news(seat);
   useWindow.setState({ seenAt });
 }
 

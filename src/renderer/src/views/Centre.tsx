@@ -8,17 +8,19 @@ import { Grid } from './Grid';
 import { RestoreReview } from './RestoreReview';
 import { TimelineView } from './Timeline';
 import { TopologyView } from './Topology';
+import { UsageView } from './usage/UsageView';
 
 const TABS: { view: CentreView; label: string }[] = [
   { view: 'grid', label: 'Grid' },
   { view: 'topology', label: 'Topology' },
   { view: 'timeline', label: 'Timeline' },
   { view: 'restore', label: 'Restore' },
+  { view: 'usage', label: 'Usage' },
 ];
 
 /**
- * The centre of the workspace: the grid of terminals, or the rig drawn, its timeline, or the
- * restore review; one switch (a tab, the palette, Ctrl+Shift+G), kept in the layout. A view that
+ * The centre of the workspace: the grid of terminals, or the rig drawn, its timeline, the
+ * restore review, or its usage; one switch (a tab, the palette, Ctrl+Shift+G), kept in the layout. A view that
  * is not shown is not mounted: the grid's panes park as they do when they leave the screen.
  */
 export function Centre({ transport, frames }: { transport: Transport; frames: FrameRouter }) {
@@ -50,6 +52,8 @@ export function Centre({ transport, frames }: { transport: Transport; frames: Fr
           <TopologyView />
         ) : view === 'timeline' ? (
           <TimelineView />
+        ) : view === 'usage' ? (
+          <UsageView />
         ) : (
           <RestoreReview />
         )}

@@ -2,6 +2,7 @@ import { type KeyboardEvent, useEffect, useState } from 'react';
 import type { DecisionChoice, HistoryItem, PromptChoice, PromptItem } from '../../../shared/contract';
 import { answerPrompt, call, decide, focusSeat, focusedPrompt, WINDOW_REASON } from '../state/actions';
 import { type Decision, useWindow } from '../state/store';
+import { EndedTurns } from './EndedTurns';
 
 /**
  * What only the person may settle: seats waiting now (a permission prompt, a question, a usage
@@ -26,6 +27,7 @@ export function DecisionsPanel() {
       {open.map((d) => (
         <DecisionCard key={d.id} d={d} />
       ))}
+      <EndedTurns />
       <History />
     </section>
   );
@@ -62,7 +64,7 @@ function buttonsOf(p: PromptItem): { choice: PromptChoice; option?: number; text
   }));
 }
 
-function PromptCard({ p }: { p: PromptItem }) {
+export function PromptCard({ p }: { p: PromptItem }) {
   const [busy, setBusy] = useState(false);
   const [writing, setWriting] = useState(false);
   const [message, setMessage] = useState('');
@@ -177,7 +179,7 @@ function PromptCard({ p }: { p: PromptItem }) {
   );
 }
 
-function DecisionCard({ d }: { d: Decision }) {
+export function DecisionCard({ d }: { d: Decision }) {
   const [reason, setReason] = useState(WINDOW_REASON);
   const [busy, setBusy] = useState(false);
   const answer = async (choice: DecisionChoice) => {
@@ -191,7 +193,9 @@ function DecisionCard({ d }: { d: Decision }) {
         <button type="button" className="link" onClick={() => focusSeat(d.seat)}>
           {d.seat}
         </button>{' '}
-        <span className="reason">restore: {String(d.reason).replace(/_/g, ' ')}</span>
+        <span className="reason">
+          {d.kind === 'budget' ? 'budget' : 'restore'}: {String(d.reason).replace(/_/g, ' ')}
+        </span>
       </h3>
       {d.conversationId && <p className="muted">conversation {d.conversationId}</p>}
       {d.evidence && <pre className="evidence">{JSON.stringify(d.evidence, null, 2)}</pre>}

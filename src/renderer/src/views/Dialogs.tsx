@@ -3,6 +3,7 @@ import type { Failure } from '../../../shared/errors';
 import { call, focusSeat, noteQueued } from '../state/actions';
 import { noteDone, useWindow } from '../state/store';
 import { ChangesView } from './changes/ChangesView';
+import { DevicesDialog } from './Devices';
 import { closeDialog, DialogFrame } from './DialogFrame';
 import { NewRigDialog } from './NewRig';
 import { Refusal } from './Notes';
@@ -28,6 +29,8 @@ export function DialogHost() {
       return <NewRigDialog />;
     case 'changes':
       return <ChangesView seat={d.seat} />;
+    case 'devices':
+      return <DevicesDialog />;
   }
 }
 

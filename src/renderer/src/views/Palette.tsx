@@ -70,6 +70,12 @@ function windowActions(rigs: string[]): Item[] {
   return [
     { id: 'jump', label: 'Jump to the seat waiting longest', hint: 'Ctrl+J', keywords: ['attention'], run: jump },
     {
+      id: 'devices',
+      label: 'Devices: paired phones and other machines',
+      keywords: ['devices', 'phone', 'pair', 'revoke'],
+      run: () => useWindow.setState({ dialog: { kind: 'devices' } }),
+    },
+    {
       id: 'find',
       label: 'Find in terminal',
       hint: 'Ctrl+Shift+F',
@@ -143,6 +149,13 @@ function viewActions(): Item[] {
       hint,
       keywords: ['reboot', 'resume', 'plan'],
       run: () => showView('restore'),
+    },
+    {
+      id: 'view:usage',
+      label: 'Usage view',
+      hint: 'U in the rail',
+      keywords: ['tokens', 'cost', 'context', 'limits', 'spend'],
+      run: () => showView('usage'),
     },
   ];
 }

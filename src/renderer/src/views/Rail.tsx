@@ -1,13 +1,14 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, memo, type RefObject, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CONTEXT_HIGH_PCT, type PsRow, type Topology } from '../../../shared/contract';
-import { openInGrid, pin } from '../state/actions';
+import { openInGrid, pin, showView } from '../state/actions';
 import { useClock } from '../state/clock';
 import { visibleSlots } from '../state/grid';
 import { custodyText, STATE_LABEL, since, stateWord, waitReason } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
 import { ChangesBadge, ChangesRisk, WorktreeMark } from './changes/ChangesBadge';
 import { openChanges } from './changes/open';
+import { compact } from './usage/format';
 import { type RailItem, type RowModel, railItems, runsBy, stepSeat } from './rail-items';
 
 function useRows(topology: Topology): RowModel[] {
@@ -220,27 +221,38 @@ function useFollowFocused(box: RefObject<HTMLElement | null>, v: RailVirtualizer
   }, [focused]);
 }
 
-/** A token count in a few characters: 417, 52.3k, 1.2M. */
-function compact(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 999_500) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, '')}k`;
-  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
-}
-
 /**
- * The seat's context share and tokens, where its runtime records them; past the mark the row says
- * so in words ("nearly full"), not only in colour. Exact counts are in the title.
+ * The seat's context share as a small meter (its percent the `data-pct` of `[data-context]`) and
+ * its tokens, where its runtime records them; past the mark the row says so in words ("nearly
+ * full"), not only in colour. A window that is not known draws an empty meter whose title says
+ * why, never a guessed share. Exact counts are in the titles.
  */
-function UsageLine({ row }: { row: PsRow | undefined }) {
+function UsageLine({ seat, row }: { seat: string; row: PsRow | undefined }) {
   const pct = row?.contextPct;
   const tokens = row?.tokensIn !== undefined && row.tokensOut !== undefined;
   if (pct === undefined && !tokens) return null;
   const high = pct !== undefined && pct > CONTEXT_HIGH_PCT;
   return (
     <div className="usage-line">
-      {pct !== undefined && (
-        <span className={`context${high ? ' high' : ''}`} title="share of the context window the last call held">
+      {pct !== undefined ? (
+        <span
+          className={`context${high ? ' high' : ''}`}
+          data-context={seat}
+          data-pct={pct}
+          title={`context: ${pct}% of the window the last call held${row?.contextTokens !== undefined && row.contextWindow !== undefined ? ` (${row.contextTokens.toLocaleString('en')} of ${row.contextWindow.toLocaleString('en')}, window from ${row.contextSource ?? 'records'})` : ''}`}
+        >
+          <span className="ctx-bar" aria-hidden="true">
+            <span className="ctx-fill" style={{ width: `${Math.min(100, pct)}%` }} />
+          </span>
           context {Math.round(pct)}%{high && <strong className="context-mark"> nearly full</strong>}
+        </span>
+      ) : (
+        <span
+          className="context unknown"
+          data-context={seat}
+          title={`context share not known: ${row?.contextWhy ?? 'the runtime records no window for this model'}`}
+        >
+          <span className="ctx-bar" aria-hidden="true" />
         </span>
       )}
       {tokens && (
@@ -260,6 +272,12 @@ function contextWords(row: PsRow | undefined): string {
   const pct = row?.contextPct;
   if (pct === undefined) return '';
   return `, context ${Math.round(pct)}%${pct > CONTEXT_HIGH_PCT ? ' nearly full' : ''}`;
+}
+
+/** U on a seat's row: its rig's Usage view. */
+function openUsage(rig: string): void {
+  useWindow.setState({ viewRig: rig });
+  showView('usage');
 }
 
 const SeatRow = memo(function SeatRow({
@@ -300,6 +318,7 @@ const SeatRow = memo(function SeatRow({
           if (e.key === 'Enter') openInGrid(m.seat);
           else if (e.key === 'p') pin(m.seat);
           else if (e.key === 'c') openChanges(m.seat);
+          else if (e.key === 'u') openUsage(m.rig);
         }}
       >
         <div className="line1">
@@ -325,7 +344,7 @@ const SeatRow = memo(function SeatRow({
           )}
           <ChangesRisk seat={m.seat} />
         </div>
-        <UsageLine row={m.row} />
+        <UsageLine seat={m.seat} row={m.row} />
       </div>
       <button
         type="button"

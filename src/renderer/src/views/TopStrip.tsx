@@ -78,6 +78,15 @@ export function TopStrip({ transportKind }: { transportKind: string }) {
       </button>
       {/* The desktop app notifies natively (its shell): the bell is the browser window's. */}
       {transportKind === 'ws' && <Bell />}
+      {transportKind === 'ws' && (
+        <button
+          type="button"
+          className="devices-hint"
+          onClick={() => useWindow.setState({ dialog: { kind: 'devices' } })}
+        >
+          Devices
+        </button>
+      )}
       <button type="button" className="palette-hint" onClick={() => useWindow.setState({ palette: true })}>
         <kbd>Ctrl K</kbd> <span className="label">Commands</span>
       </button>

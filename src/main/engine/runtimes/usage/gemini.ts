@@ -1,4 +1,5 @@
-import { num, obj, str, type UsageSink } from './records';
+import { KindsLedger } from './kinds';
+import { num, obj, str, type TokenKinds, type UsageSink } from './records';
 
 /**
  * Gemini CLI's session file (observed: 0.61.0): each model reply is a `gemini` record with an `id`
@@ -9,20 +10,34 @@ import { num, obj, str, type UsageSink } from './records';
  * (the CLI takes it from its own table of model names).
  */
 export function geminiSink(): UsageSink {
-  const byId = new Map<string, { in: number; out: number }>();
+  const byId = new Map<string, { kinds: TokenKinds; model?: string }>();
+  const ledger = new KindsLedger();
   let tokensIn = 0;
   let tokensOut = 0;
   let last: { contextTokens: number; model?: string } | undefined;
   const put = (m: Record<string, unknown>): void => {
     const t = obj(m.tokens);
     if (m.type !== 'gemini' || !t) return;
-    const add = { in: num(t.input), out: num(t.output) + num(t.thoughts) };
+    const cached = Math.min(num(t.cached), num(t.input));
+    const kinds: TokenKinds = {
+      input: num(t.input) - cached,
+      cacheRead: cached,
+      cacheWrite: 0,
+      output: num(t.output) + num(t.thoughts),
+    };
+    const model = str(m.model);
     const id = str(m.id) ?? `#${byId.size}`;
     const before = byId.get(id);
-    tokensIn += add.in - (before?.in ?? 0);
-    tokensOut += add.out - (before?.out ?? 0);
-    byId.set(id, add);
-    last = { contextTokens: add.in + num(t.output), model: str(m.model) };
+    if (before) {
+      tokensIn -= before.kinds.input + before.kinds.cacheRead;
+      tokensOut -= before.kinds.output;
+      ledger.add(before.model, before.kinds, -1);
+    }
+    tokensIn += num(t.input);
+    tokensOut += kinds.output;
+    ledger.add(model, kinds);
+    byId.set(id, { kinds, model });
+    last = { contextTokens: num(t.input) + num(t.output), model };
   };
   return {
     needles: ['"tokens"', '"$set"'],
@@ -32,6 +47,7 @@ export function geminiSink(): UsageSink {
       const set = obj(r.$set);
       if (set && Array.isArray(set.messages)) {
         byId.clear();
+        ledger.clear();
         tokensIn = tokensOut = 0;
         last = undefined;
         for (const m of set.messages) {
@@ -42,6 +58,6 @@ export function geminiSink(): UsageSink {
       }
       put(r);
     },
-    totals: () => (byId.size > 0 ? { tokensIn, tokensOut, ...last } : undefined),
+    totals: () => (byId.size > 0 ? { tokensIn, tokensOut, ...last, byModel: ledger.byModel() } : undefined),
   };
 }

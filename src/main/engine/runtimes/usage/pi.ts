@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { KindsLedger } from './kinds';
 import { num, obj, str, type UsageSink, type UsageTotals } from './records';
 
 /**
@@ -15,6 +16,7 @@ export function piSink(): UsageSink {
   let tokensIn = 0;
   let tokensOut = 0;
   let last: Pick<UsageTotals, 'contextTokens' | 'provider' | 'model'> | undefined;
+  const ledger = new KindsLedger();
   return {
     needles: ['"usage"'],
     take(record) {
@@ -26,9 +28,18 @@ export function piSink(): UsageSink {
       const output = num(u.output);
       tokensIn += input;
       tokensOut += output;
-      last = { contextTokens: input + output, provider: str(m.provider), model: str(m.model) };
+      const provider = str(m.provider);
+      const model = str(m.model);
+      // Kept by provider and model: two providers may serve models of one name.
+      ledger.add(provider && model ? `${provider}/${model}` : model, {
+        input: num(u.input),
+        cacheRead: num(u.cacheRead),
+        cacheWrite: num(u.cacheWrite),
+        output,
+      });
+      last = { contextTokens: input + output, provider, model };
     },
-    totals: () => (last ? { tokensIn, tokensOut, ...last } : undefined),
+    totals: () => (last ? { tokensIn, tokensOut, ...last, byModel: ledger.byModel() } : undefined),
   };
 }
 

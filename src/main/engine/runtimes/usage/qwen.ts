@@ -1,3 +1,4 @@
+import { KindsLedger } from './kinds';
 import { num, obj, str, type UsageSink } from './records';
 
 /**
@@ -12,6 +13,7 @@ export function qwenSink(): UsageSink {
   let tokensIn = 0;
   let tokensOut = 0;
   let last: { contextTokens: number; model?: string } | undefined;
+  const ledger = new KindsLedger();
   return {
     needles: ['"usageMetadata"'],
     take(record) {
@@ -22,8 +24,16 @@ export function qwenSink(): UsageSink {
       const output = num(u.candidatesTokenCount);
       tokensIn += input;
       tokensOut += output + num(u.thoughtsTokenCount);
-      last = { contextTokens: input + output, model: str(r.model) };
+      const cached = Math.min(num(u.cachedContentTokenCount), input);
+      const model = str(r.model);
+      ledger.add(model, {
+        input: input - cached,
+        cacheRead: cached,
+        cacheWrite: 0,
+        output: output + num(u.thoughtsTokenCount),
+      });
+      last = { contextTokens: input + output, model };
     },
-    totals: () => (last ? { tokensIn, tokensOut, ...last } : undefined),
+    totals: () => (last ? { tokensIn, tokensOut, ...last, byModel: ledger.byModel() } : undefined),
   };
 }

@@ -18,6 +18,37 @@ export interface UsageTotals {
   /** The provider and model of the last call, as the records name them (Pi needs them for its window). */
   provider?: string;
   model?: string;
+  /** The same tokens by kind and by the model the records name for them (`''`: none named), for the cost. */
+  byModel?: ByModel;
+  /** The plan's rate-limit windows as the runtime last recorded them (Codex). */
+  limits?: RecordedLimit[];
+}
+
+/**
+ * Tokens by the kind a price applies to: `input` read fresh, `cacheRead` read from the provider's
+ * cache, `cacheWrite` written to it, `output` (reasoning included). Their sum over a conversation
+ * is `tokensIn + tokensOut`.
+ */
+export interface TokenKinds {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+}
+export type ByModel = Record<string, TokenKinds>;
+
+/** One rate-limit window of the plan a CLI home is signed in to, as the runtime recorded it. */
+export interface RecordedLimit {
+  /** The runtime's name for the limit (Codex: `codex`) and which of its windows. */
+  limitId: string;
+  /** `reached`: the runtime said the limit stopped it (Claude's usage-limit message). */
+  window: 'primary' | 'secondary' | 'reached';
+  usedPercent?: number;
+  windowMinutes?: number;
+  /** When the window resets (ms epoch). */
+  resetsAt?: number;
+  /** The runtime's own words, for a reached limit (at most a line). */
+  message?: string;
 }
 
 /**
