@@ -3,10 +3,10 @@
  * (SEAT_STARTING with a hint, nothing typed) or, with --wait-for-idle, waits for it to be ready.
  * Real tmux, real bash, the real built CLI.
  */
-import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeClaudeFixture } from '../agents/claude-fixture';
+import { CLAUDE_BIN, makeClaudeFixture } from '../agents/claude-fixture';
 import { closedPort, startFakeModelServer, type FakeModelServer } from '../agents/fake-model-server';
 import { claudeRigYaml } from '../support/claude-rig';
 import { RigWorld } from '../support/rig';
@@ -32,8 +32,8 @@ describe('a starting seat (real tmux, real bash)', () => {
 
   it('right after up a send answers SEAT_STARTING (not SEND_HELD "in the middle of a turn"), and the seat is idle after', async () => {
     // Through the CLI, as a person runs it. Open: on a busy machine up, ps and send (a process
-    // each) can outlast the shell's 5 s start time; and for a moment at launch a look reads the
-    // wrapper's shell (`exited`) or bash before its start-up file runs (`idle`).
+    // each) can outlast the shell's 5 s start time; and for a moment at launch a look can read bash
+    // before its start-up file runs (`idle`: its own prompt process in front).
     const up = await w.cli(['up', slowBashRig(w), '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const early = await row();
@@ -140,11 +140,44 @@ describe('a starting Claude Code seat (real CLI, fake model server)', () => {
     const up = await upDone;
     expect(up.code, up.stdout + up.stderr).toBe(0);
     console.info(`[starting] Claude's activity by ps: ${labels.join(' → ')}`);
-    // Before the wrapper has started Claude the pane reads `exited` (its shell in front); from the
-    // agent's start on it is `starting` until its first idle screen.
+    // Before the wrapper has started Claude (tmux's fork, the wrapper's own children) the launch is
+    // `starting` too, never `exited` (its shell is not in front: no agent has run yet).
+    expect(labels).not.toContain('exited');
+    expect(labels).not.toContain('working');
     const fromStart = labels.slice(labels.indexOf('starting'));
     expect(fromStart[0]).toBe('starting');
     expect(labels.at(-1)).toBe('idle');
     expect(fromStart.slice(0, fromStart.indexOf('idle'))).toEqual(['starting']);
+  });
+
+  it('a launcher that takes 3 s before Claude runs is `starting` meanwhile, not `exited`', async () => {
+    mkdirSync(join(w.root, 'work'), { recursive: true });
+    const fx = makeClaudeFixture({
+      serverUrl: server.url,
+      closedPort: closed,
+      trustedCwds: [realpathSync(join(w.root, 'work'))],
+      root: join(w.root, 'claude'),
+    });
+    // As a version manager's shim does: a script that works a while, then becomes the agent.
+    const launcher = join(w.root, 'slow-claude');
+    writeFileSync(launcher, `#!/bin/sh\nsleep 3\nexec ${JSON.stringify(CLAUDE_BIN)} "$@"\n`, { mode: 0o755 });
+    const yaml = claudeRigYaml(fx).replace(
+      'runtime: claude-code\n',
+      `runtime: claude-code\n        command: ${JSON.stringify(launcher)}\n`,
+    );
+    const upDone = w.cli(['up', w.spec('rig.yaml', yaml), '--json']);
+    const labels: string[] = [];
+    await waitFor(
+      async () => {
+        const a: string | undefined = (await w.cli(['ps', '--json'])).json?.seats?.[0]?.activity;
+        if (a && a !== labels.at(-1)) labels.push(a);
+        return a === 'idle';
+      },
+      { timeoutMs: 40_000, intervalMs: 100, what: 'idle Claude' },
+    );
+    expect((await upDone).code).toBe(0);
+    console.info(`[starting] a slow launcher's activity by ps: ${labels.join(' → ')}`);
+    // (`unknown` only before up has made the seat's session.)
+    expect(labels.filter((l, i) => !(l === 'unknown' && i === 0))).toEqual(['starting', 'idle']);
   });
 });

@@ -98,12 +98,13 @@ export async function observeSeats(
 
   const out = new Map<string, ObservedSeat>();
   for (const { seat, live, pane } of found) {
-    const session = sessionAxis(seat, live, pane, roster, ports);
+    const start = live && startWindow(ports.looks, seat, live);
+    const session = sessionAxis(seat, live, pane, roster, ports, start !== undefined && withinStart(start, now));
     const evidence =
       pane && session === 'present'
         ? seatEvidence(ports, { seat, live, pane }, screens.get(`${pane.server} ${pane.paneId}`), now)
         : [];
-    const activity = decideActivity({ session, evidence, now, start: live && startWindow(ports.looks, seat, live) });
+    const activity = decideActivity({ session, evidence, now, start });
     if (live && saysReady(activity)) ports.looks.sawReady(live.id);
     out.set(seat.seat, { seat, live, pane, activity });
   }
@@ -120,12 +121,19 @@ function startWindow(looks: Looks, seat: SeatRow, live: SessionRow): StartWindow
   };
 }
 
+/** Inside the start window of a launch no look has yet seen ready. */
+function withinStart(start: StartWindow, now: number): boolean {
+  const age = now - start.launchedAt;
+  return !start.readySeen && age >= 0 && age < start.startMs;
+}
+
 function sessionAxis(
   seat: SeatRow,
   live: SessionRow | undefined,
   pane: RosterPane | undefined,
   roster: Roster,
   ports: Pick<Ports, 'proc' | 'procOf'>,
+  starting: boolean,
 ): SessionAxis {
   if (!live) return 'absent';
   if (!pane) return serverRunning(roster, live.server) === undefined ? 'detached' : 'absent';
@@ -138,7 +146,10 @@ function sessionAxis(
     (hostOfServer(pane.server) === 'local' ? ports.proc : ports.procOf(pane.server))
       .read(pane.panePid)
       ?.argv.includes('rigdesk-seat');
-  if (!wrapped) return 'exited';
-  if (!keepsConversations(seat.runtime)) return pane.lineage.length > 0 ? 'present' : 'exited';
-  return pane.agent ? 'present' : 'exited';
+  // In a launch's first moments the program is not there yet: tmux's fork has not become the
+  // wrapper, or the wrapper has not started the agent. That is a start, not an exit (an agent that
+  // did exit leaves the wrapper's shell in front, which is neither).
+  if (!wrapped) return starting && pane.unborn ? 'present' : 'exited';
+  const child = keepsConversations(seat.runtime) ? pane.agent !== undefined : pane.lineage.length > 0;
+  return child || starting ? 'present' : 'exited';
 }

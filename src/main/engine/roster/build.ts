@@ -222,6 +222,7 @@ function paneFromRow(server: string, row: PaneRow, snap: ProcSnapshot, agents: M
     currentPath: row.currentPath,
     title: row.title,
     wrapped: self?.argv.includes('rigdesk-seat') ?? false,
+    unborn: !self || self.comm.startsWith('tmux'),
     lineage: tree.slice(0, 32).map((p) => ({ pid: p.pid, comm: p.comm, startTime: p.startTime })),
     foreground: fg ? { pid: fg.pid, comm: fg.comm } : undefined,
   };

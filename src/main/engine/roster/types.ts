@@ -49,6 +49,11 @@ export interface RosterPane {
    * process table read it; once the agent ends, the wrapper becomes a shell.
    */
   wrapped?: boolean;
+  /**
+   * tmux has made the pane but its process has not yet become the pane's program (it is still the
+   * server's fork, or not in the process table yet): a launch's first moment, never an exit.
+   */
+  unborn?: boolean;
   /** Processes under the pane, shallow first (pid, comm). */
   lineage: { pid: number; comm: string; startTime: string }[];
   /** The foreground process (the shell itself when nothing runs on top of it). */
