@@ -42,6 +42,14 @@ describe.skipIf(!!missing)('the workspace with a 20-seat rig', () => {
    */
   const expectFits = async (page: Page, width: number) => {
     expect((await page.locator('.top-strip').boundingBox())!.height).toBeLessThanOrEqual(48);
+    // No control of the strip is pushed past the window's right edge (the connection chip last).
+    const pushedOff = await page
+      .locator('.top-strip > *')
+      .evaluateAll(
+        (els, w) => els.filter((e) => e.getBoundingClientRect().right > w + 0.5).map((e) => e.className),
+        width,
+      );
+    expect(pushedOff).toEqual([]);
     await expect(page.getByRole('button', { name: '20 idle' }).isVisible()).resolves.toBe(true);
     expect((await page.locator('.centre').boundingBox())!.width).toBeGreaterThanOrEqual(width / 2);
     const cut = await page.locator('[data-pane]').evaluateAll((panes) =>

@@ -39,7 +39,7 @@ export function TopStrip({ transportKind }: { transportKind: string }) {
           <button
             key={w}
             type="button"
-            className={`count s-${w}`}
+            className={`count s-${w}${counts[w] === 0 ? ' zero' : ''}`}
             data-count={w}
             aria-pressed={filter === w}
             title={filter === w ? 'Show every seat' : `Show only seats that are ${COUNT_LABEL[w]}`}
