@@ -49,6 +49,8 @@ export interface ActionRecord {
   code?: string;
   exit?: number | null;
   detail?: string;
+  /** A refusal's message (the first words), to tell one cause of a code from another. */
+  message?: string;
   /** What a stop answered it did (removed, already_gone, not_running). */
   stopped?: string;
 }
@@ -82,6 +84,7 @@ interface CliAnswer {
   json?: {
     ok?: boolean;
     code?: string;
+    message?: string;
     prompts?: { seat: string; fingerprint: string }[];
     stopped?: { outcome?: string };
   };
@@ -176,6 +179,7 @@ export async function runAction(
     ...(a.exit !== undefined ? { exit: a.exit } : {}),
     ...(a.detail ? { detail: a.detail } : {}),
     ...(a.json?.stopped?.outcome ? { stopped: a.json.stopped.outcome } : {}),
+    ...(a.outcome === 'refused' && a.json?.message ? { message: a.json.message.slice(0, 160) } : {}),
   };
 }
 

@@ -28,7 +28,15 @@ export function actionFigures(records: readonly ActionRecord[]) {
     }),
   );
   const codes: Record<string, number> = {};
-  for (const r of records) if (r.code) codes[r.code] = (codes[r.code] ?? 0) + 1;
+  const codesByKind: Record<string, number> = {};
+  const samples: Record<string, string> = {};
+  for (const r of records) {
+    if (!r.code) continue;
+    const key = `${r.kind} ${r.code}`;
+    codes[r.code] = (codes[r.code] ?? 0) + 1;
+    codesByKind[key] = (codesByKind[key] ?? 0) + 1;
+    samples[key] ??= `${r.seat ?? ''}: ${r.message ?? ''}`;
+  }
   const unanswered = records.filter((r) => r.outcome === 'hang' || r.outcome === 'crash');
   return {
     actions: records.length,
@@ -39,6 +47,9 @@ export function actionFigures(records: readonly ActionRecord[]) {
       .map((r) => `#${r.n} ${r.kind} ${r.seat ?? ''}: ${r.outcome} ${r.detail ?? ''}`),
     byKind,
     codes: Object.fromEntries(Object.entries(codes).sort((a, b) => b[1] - a[1])),
+    codesByKind: Object.fromEntries(Object.entries(codesByKind).sort((a, b) => b[1] - a[1])),
+    /** One message per action kind and code, as the CLI said it. */
+    codeSamples: samples,
   };
 }
 

@@ -25,6 +25,9 @@ interface Disruption {
   atMs: number;
   ok: boolean;
   ms: number;
+  /** restart-engine: SIGTERM to exit, and the new engine's start to its window shown. */
+  endMs?: number;
+  startMs?: number;
   detail?: string;
   engineBefore?: EngineFigures;
 }
@@ -135,6 +138,7 @@ async function restartEngine(rig: SoakRig, atMs: number): Promise<Disruption> {
   const t = performance.now();
   const endedMs = await rig.endEngine(30_000);
   if (endedMs === undefined) rig.serve?.kill('SIGKILL');
+  const t1 = performance.now();
   try {
     await rig.startEngine();
     await rig.showWindow();
@@ -146,6 +150,8 @@ async function restartEngine(rig: SoakRig, atMs: number): Promise<Disruption> {
     atMs,
     ok: endedMs !== undefined,
     ms: Math.round(performance.now() - t),
+    ...(endedMs !== undefined ? { endMs: endedMs } : {}),
+    startMs: Math.round(performance.now() - t1),
     ...(endedMs === undefined ? { detail: 'the engine did not end within 30 s of SIGTERM' } : {}),
     ...(engineBefore ? { engineBefore } : {}),
   };
