@@ -178,24 +178,29 @@ describe('the contract over the WebSocket rejects bad messages without a crash o
   it('one connection holds at most MAX_TERMINALS_PER_CONNECTION live terminals: the next (also in a burst) is refused with TERMINAL_LIMIT, another connection still opens one, and a closed one frees its place', async () => {
     const a = await WireClient.open(w.serve);
     const b = await WireClient.open(w.serve);
-    const open = (c: WireClient) => c.call('terminal.open', { seat: 'lead@wire', cols: 80, rows: 24 });
-    // All asked at once, one more than the cap: opens under way count, so exactly one is refused.
-    const burst = await Promise.all(Array.from({ length: MAX_TERMINALS_PER_CONNECTION + 1 }, () => open(a)));
-    const refused = burst.filter((r) => !r.ok);
-    expect(refused).toHaveLength(1);
-    expect(refused[0]).toMatchObject({
-      code: 'TERMINAL_LIMIT',
-      message: expect.stringContaining(String(MAX_TERMINALS_PER_CONNECTION)),
-      hint: expect.any(String),
-    });
-    expect(await open(b)).toMatchObject({ ok: true });
-    const first = burst.find((r) => r.ok)!;
-    expect(await a.call('terminal.close', { term: first.term })).toMatchObject({ ok: true });
-    expect(await open(a)).toMatchObject({ ok: true });
-    expect(await open(a)).toMatchObject({ ok: false, code: 'TERMINAL_LIMIT' });
-    a.close();
-    b.close();
-  }, 60_000);
+    try {
+      // A burst of 33 attaches (each a pty and a tmux client) takes seconds on a loaded 2-core machine.
+      const open = (c: WireClient) => c.call('terminal.open', { seat: 'lead@wire', cols: 80, rows: 24 }, 60_000);
+      // All asked at once, one more than the cap: opens under way count, so exactly one is refused.
+      const burst = await Promise.all(Array.from({ length: MAX_TERMINALS_PER_CONNECTION + 1 }, () => open(a)));
+      const refused = burst.filter((r) => !r.ok);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatchObject({
+        code: 'TERMINAL_LIMIT',
+        message: expect.stringContaining(String(MAX_TERMINALS_PER_CONNECTION)),
+        hint: expect.any(String),
+      });
+      expect(await open(b)).toMatchObject({ ok: true });
+      const first = burst.find((r) => r.ok)!;
+      expect(await a.call('terminal.close', { term: first.term })).toMatchObject({ ok: true });
+      expect(await open(a)).toMatchObject({ ok: true });
+      expect(await open(a)).toMatchObject({ ok: false, code: 'TERMINAL_LIMIT' });
+    } finally {
+      // Closed connections free their terminals: a failure here leaves none to the next case.
+      a.close();
+      b.close();
+    }
+  }, 180_000);
 
   it('property: random payloads to every channel never crash the host or change state', async () => {
     const c = await WireClient.open(w.serve);

@@ -104,11 +104,11 @@ export class WireClient {
     }
   }
   private nextId = 1;
-  async call(method: string, params: unknown): Promise<any> {
+  async call(method: string, params: unknown, timeoutMs?: number): Promise<any> {
     // eslint-disable-line @typescript-eslint/no-explicit-any
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ id, method, params }));
-    return (await this.next((m) => m.id === id)).result;
+    return (await this.next((m) => m.id === id, timeoutMs)).result;
   }
   close(): void {
     this.ws.close();
