@@ -147,6 +147,7 @@ it.skipIf(!!missing)(
         await page.setViewportSize({ width, height });
         await page.screenshot({ path: join(process.env.SHOTS!, `window-idle-${width}x${height}.png`) });
       }
+      if (ONLY.has('cpu')) results.idleCpuBlank = await blankCpu(page, results.idleCpu as { pctOfCore: number });
     } finally {
       await chrome.close();
       await w.cleanup();
@@ -243,6 +244,30 @@ async function heapParked(page: Page, seats: string[]) {
     `renderer JS heap, 9 live and 11 parked: ${usedMB.toFixed(1)} MB used (${(h.total / 1e6).toFixed(1)} MB total) — ${verdict(usedMB < TARGET.heapMB)} (< ${TARGET.heapMB})`,
   );
   return { usedMB, totalMB: h.total / 1e6, pass: usedMB < TARGET.heapMB };
+}
+
+/** Chromium's processes' CPU (% of a core) over IDLE_S seconds, all of its processes. */
+async function chromiumCpu(): Promise<number> {
+  const c0 = sampleCpu();
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  const c1 = sampleCpu();
+  const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
+  return (cpuBetween(c0, c1, chromium) / (c1.at - c0.at)) * 100;
+}
+
+/**
+ * The same Chromium with its page blank, measured the same way: the floor no window can go
+ * under on this machine (its browser, GPU and utility processes tick on their own), printed
+ * beside the idle window's figure as their ratio within this run.
+ */
+async function blankCpu(page: Page, idle: { pctOfCore: number }) {
+  await page.goto('about:blank');
+  await new Promise((r) => setTimeout(r, 3000));
+  const pctOfCore = await chromiumCpu();
+  log(
+    `  a blank page in the same Chromium: ${pctOfCore.toFixed(2)} % of a core; the idle window is ${(idle.pctOfCore / pctOfCore).toFixed(2)}x it`,
+  );
+  return { pctOfCore, windowOverBlank: idle.pctOfCore / pctOfCore };
 }
 
 /** Chromium's processes' CPU while nine live panes sit idle (the flood stopped, nothing typed). */
