@@ -262,7 +262,8 @@ async function chromiumCpu(): Promise<number> {
  */
 async function blankCpu(page: Page, idle: { pctOfCore: number }) {
   await page.goto('about:blank');
-  await new Promise((r) => setTimeout(r, 3000));
+  // The window's teardown (nine terminals, the socket, a collection) settles before the count.
+  await new Promise((r) => setTimeout(r, 8000));
   const pctOfCore = await chromiumCpu();
   log(
     `  a blank page in the same Chromium: ${pctOfCore.toFixed(2)} % of a core; the idle window is ${(idle.pctOfCore / pctOfCore).toFixed(2)}x it`,
