@@ -8,7 +8,7 @@ import {
   togglePin,
   visibleSlots,
 } from '../../src/renderer/src/state/grid';
-import { attentionOrder, attentionRank, stateWord } from '../../src/renderer/src/state/seat-state';
+import { attentionOrder, attentionRank, since, stateWord } from '../../src/renderer/src/state/seat-state';
 import type { PsRow } from '../../src/shared/contract';
 
 const l0 = { ...DEFAULT_LAYOUT, grid: '2x2' as const };
@@ -93,5 +93,13 @@ describe('the rail', () => {
       'idle1',
       'idle3',
     ]);
+  });
+
+  it('a time-in-state label changes at most 4 times in its first minute and once a minute after (each change repaints the rail)', () => {
+    const labels = (from: number, to: number) =>
+      new Set(Array.from({ length: (to - from) / 5 + 1 }, (_, i) => since(0, (from + i * 5) * 1000)));
+    expect([...labels(0, 55)]).toEqual(['just now', '15 s', '30 s', '45 s']);
+    expect([...labels(60, 175)]).toEqual(['1 min', '2 min']);
+    expect(since(0, 3 * 3600_000)).toBe('3 h');
   });
 });

@@ -128,6 +128,22 @@ describe.skipIf(!!missing)('the workspace', () => {
     );
   });
 
+  it("the focused pane's hidden textarea blinks no caret (each blink was a frame of an idle window); the find box's does", async () => {
+    const caretOf = () =>
+      page.evaluate(() => {
+        const el = document.activeElement;
+        const s = el ? getComputedStyle(el) : undefined;
+        return { cls: el?.className ?? '', animation: s?.getPropertyValue('caret-animation'), color: s?.caretColor };
+      });
+    await page.keyboard.press('Control+1');
+    await waitFor(async () => (await caretOf()).cls.includes('xterm-helper-textarea'), { what: 'focus in the pane' });
+    expect(await caretOf()).toMatchObject({ animation: 'manual', color: 'rgba(0, 0, 0, 0)' });
+    await page.keyboard.press('Control+Shift+F');
+    await page.getByLabel('Find in terminal').waitFor();
+    expect((await caretOf()).animation).toBe('auto');
+    await page.keyboard.press('Escape');
+  });
+
   it('stop asks first; Cancel leaves the seat running, Stop stops it; Launch brings it back', async () => {
     const pane = page.locator('[data-pane="w3@ws"]');
     await pane.getByRole('button', { name: 'Actions for w3@ws' }).click();

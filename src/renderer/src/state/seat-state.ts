@@ -79,12 +79,14 @@ export function attentionOrder<T>(items: readonly T[], rank: (t: T) => number): 
     .map((x) => x.t);
 }
 
-/** "just now", "15 s", "4 min", "3 h", "2 d": how long a seat has been in its state (seconds by 5, as the clock ticks). */
+/** "just now", "15 s", "4 min", "3 h", "2 d": how long a seat has been in its state (seconds by 15). */
 export function since(ms: number | undefined, now: number): string {
   if (ms === undefined) return '';
   const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 5) return 'just now';
-  if (s < 60) return `${Math.floor(s / 5) * 5} s`;
+  // Quarter-minute steps: a young label changes 4 times in its first minute, not 12 (each change
+  // is a paint of the rail), and a minute at most after that.
+  if (s < 15) return 'just now';
+  if (s < 60) return `${Math.floor(s / 15) * 15} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min`;
   if (s < 86_400) return `${Math.floor(s / 3600)} h`;
   return `${Math.floor(s / 86_400)} d`;

@@ -33,8 +33,10 @@ export function endedSeats(s: WindowState): string[] {
     .sort();
 }
 
-/** How often a shown card reads its reply again (one capture of one pane). */
+/** How often a shown card reads its reply again (one capture of one pane)… */
 const REREAD_MS = 3000;
+/** …and for how long after its turn ended: a card left open all day stops polling its pane. */
+const REREAD_FOR_MS = 30_000;
 
 const markSeen = (seat: string) => useWindow.setState((s) => ({ seenAt: { ...s.seenAt, [seat]: Date.now() } }));
 
@@ -49,11 +51,14 @@ function EndedCard({ seat }: { seat: string }) {
         if (live) setLines(r?.ok ? r.lines : []);
       });
     read();
-    // The hook that ends a turn can come a moment before the agent draws its last words.
+    // The hook that ends a turn can come a moment before the agent draws its last words; once
+    // they are drawn the reply does not change until the next turn ends (a new `ended`).
     const again = setInterval(read, REREAD_MS);
+    const stop = setTimeout(() => clearInterval(again), REREAD_FOR_MS);
     return () => {
       live = false;
       clearInterval(again);
+      clearTimeout(stop);
     };
   }, [seat, ended]);
   return (

@@ -40,12 +40,15 @@ function useRows(topology: Topology): RowModel[] {
   );
 }
 
-/** How long a seat has been in its state, on the window's one 5 s clock. */
+/**
+ * How long a seat has been in its state, on the window's one 5 s clock: the label subscribes to its
+ * words, so a tick that leaves them the same ("12 min") neither renders nor paints it.
+ */
 function SinceLabel({ at }: { at: number | undefined }) {
-  const now = useClock((s) => s.now);
+  const text = useClock((s) => since(at, Math.max(s.now, at ?? 0)));
   return (
     <span className="since" title="time in this state">
-      {since(at, Math.max(now, at ?? 0))}
+      {text}
     </span>
   );
 }
