@@ -28,6 +28,12 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : 0;
 };
+/** p50, p95 and the slowest of a set of timings, in whole ms. */
+const spread = (ms: number[]) => ({
+  p50: Math.round(pct(ms, 50)),
+  p95: Math.round(pct(ms, 95)),
+  max: Math.round(Math.max(...ms)),
+});
 
 function cliTimed(args: string[]): Promise<{ ms: number; code: number | null }> {
   const t0 = performance.now();
@@ -85,10 +91,7 @@ it('50 CLI clients and 20 windows at once on one serving engine: all answered, p
   const byKind = Object.fromEntries(
     kinds.map((k) => {
       const ms = cli.filter((_, i) => kinds[i % 3] === k).map((r) => r.ms);
-      return [
-        k,
-        { n: ms.length, p50: Math.round(pct(ms, 50)), p95: Math.round(pct(ms, 95)), max: Math.round(Math.max(...ms)) },
-      ];
+      return [k, { n: ms.length, ...spread(ms) }];
     }),
   );
   const result = {
@@ -100,38 +103,14 @@ it('50 CLI clients and 20 windows at once on one serving engine: all answered, p
       answered: cli.filter((r) => r.code === 0).length,
       codes: cli.map((r) => r.code),
       wallMs: Math.round(cliWall),
-      p50: Math.round(
-        pct(
-          cli.map((r) => r.ms),
-          50,
-        ),
-      ),
-      p95: Math.round(
-        pct(
-          cli.map((r) => r.ms),
-          95,
-        ),
-      ),
-      max: Math.round(Math.max(...cli.map((r) => r.ms))),
+      ...spread(cli.map((r) => r.ms)),
       byKind,
     },
     windows: {
       windows: WINDOWS,
       answered: win.filter((r) => r.ok).length,
       wallMs: Math.round(winWall),
-      p50: Math.round(
-        pct(
-          win.map((r) => r.ms),
-          50,
-        ),
-      ),
-      p95: Math.round(
-        pct(
-          win.map((r) => r.ms),
-          95,
-        ),
-      ),
-      max: Math.round(Math.max(...win.map((r) => r.ms))),
+      ...spread(win.map((r) => r.ms)),
     },
   };
   console.info(JSON.stringify(result, null, 2));

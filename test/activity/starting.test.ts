@@ -29,6 +29,19 @@ describe('a starting seat (real tmux, real bash)', () => {
   afterEach(() => w.cleanup());
 
   const row = async () => (await w.cli(['ps', '--json'])).json.seats[0];
+  /** Every activity ps reads until the shell is idle. */
+  const seenUntilIdle = async () => {
+    const seen: string[] = [];
+    await waitFor(
+      async () => {
+        const a = (await row()).activity;
+        seen.push(a);
+        return a === 'idle';
+      },
+      { timeoutMs: 20_000, what: 'an idle shell' },
+    );
+    return seen;
+  };
 
   it('right after up a send answers SEAT_STARTING (not SEND_HELD "in the middle of a turn"), and the seat is idle after', async () => {
     // Through the CLI, as a person runs it. Open: on a busy machine up, ps and send (a process
@@ -43,15 +56,7 @@ describe('a starting seat (real tmux, real bash)', () => {
     expect(sent.json).toMatchObject({ code: 'SEAT_STARTING', evidence: { why: 'starting' } });
     expect(sent.json.hint).toContain('--wait-for-idle');
     expect(sent.json.message).toContain('starting');
-    const seen: string[] = [];
-    await waitFor(
-      async () => {
-        const a = (await row()).activity;
-        seen.push(a);
-        return a === 'idle';
-      },
-      { timeoutMs: 20_000, what: 'idle once its start-up file ran' },
-    );
+    const seen = await seenUntilIdle();
     expect(seen).not.toContain('working');
     expect(w.tmux.run(['capture-pane', '-p', '-t', 'sh@st'])).not.toContain('typed-too-early');
     const ev = await w.cli(['events', '--seat', 'sh@st', '--json']);
@@ -87,15 +92,7 @@ describe('a starting seat (real tmux, real bash)', () => {
       'name: st\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash }\n',
     );
     expect((await w.cli(['up', spec])).code).toBe(0);
-    const seen: string[] = [];
-    await waitFor(
-      async () => {
-        const a = (await row()).activity;
-        seen.push(a);
-        return a === 'idle';
-      },
-      { timeoutMs: 20_000, what: 'idle bash' },
-    );
+    const seen = await seenUntilIdle();
     expect(seen).not.toContain('working');
   });
 });
@@ -118,16 +115,17 @@ describe('a starting Claude Code seat (real CLI, fake model server)', () => {
     await w.shutdown();
   });
 
-  it('its early screen is `starting`, then `idle`, never `working` or left `starting`', async () => {
+  const claudeFx = () => {
     mkdirSync(join(w.root, 'work'), { recursive: true });
-    const fx = makeClaudeFixture({
+    return makeClaudeFixture({
       serverUrl: server.url,
       closedPort: closed,
       trustedCwds: [realpathSync(join(w.root, 'work'))],
       root: join(w.root, 'claude'),
     });
-    // `ps` is read while `up` starts the seat (a person looking at the window meanwhile).
-    const upDone = w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
+  };
+  /** Each activity ps reads (a change each), until the seat is idle. */
+  const labelsUntilIdle = async () => {
     const labels: string[] = [];
     await waitFor(
       async () => {
@@ -137,6 +135,14 @@ describe('a starting Claude Code seat (real CLI, fake model server)', () => {
       },
       { timeoutMs: 40_000, intervalMs: 50, what: 'idle Claude' },
     );
+    return labels;
+  };
+
+  it('its early screen is `starting`, then `idle`, never `working` or left `starting`', async () => {
+    const fx = claudeFx();
+    // `ps` is read while `up` starts the seat (a person looking at the window meanwhile).
+    const upDone = w.cli(['up', w.spec('rig.yaml', claudeRigYaml(fx)), '--json']);
+    const labels = await labelsUntilIdle();
     const up = await upDone;
     expect(up.code, up.stdout + up.stderr).toBe(0);
     console.info(`[starting] Claude's activity by ps: ${labels.join(' → ')}`);
@@ -152,13 +158,7 @@ describe('a starting Claude Code seat (real CLI, fake model server)', () => {
   });
 
   it('a launcher that takes 6 s before Claude runs is `starting` meanwhile, not `exited`', async () => {
-    mkdirSync(join(w.root, 'work'), { recursive: true });
-    const fx = makeClaudeFixture({
-      serverUrl: server.url,
-      closedPort: closed,
-      trustedCwds: [realpathSync(join(w.root, 'work'))],
-      root: join(w.root, 'claude'),
-    });
+    const fx = claudeFx();
     // As a version manager's shim does: a script that works a while, then becomes the agent.
     const launcher = join(w.root, 'slow-claude');
     writeFileSync(launcher, `#!/bin/sh\nsleep 6\nexec ${JSON.stringify(CLAUDE_BIN)} "$@"\n`, { mode: 0o755 });
@@ -167,15 +167,7 @@ describe('a starting Claude Code seat (real CLI, fake model server)', () => {
       `runtime: claude-code\n        command: ${JSON.stringify(launcher)}\n`,
     );
     const upDone = w.cli(['up', w.spec('rig.yaml', yaml), '--json']);
-    const labels: string[] = [];
-    await waitFor(
-      async () => {
-        const a: string | undefined = (await w.cli(['ps', '--json'])).json?.seats?.[0]?.activity;
-        if (a && a !== labels.at(-1)) labels.push(a);
-        return a === 'idle';
-      },
-      { timeoutMs: 40_000, intervalMs: 100, what: 'idle Claude' },
-    );
+    const labels = await labelsUntilIdle();
     expect((await upDone).code).toBe(0);
     console.info(`[starting] a slow launcher's activity by ps: ${labels.join(' → ')}`);
     // (`unknown` only before up has made the seat's session.)

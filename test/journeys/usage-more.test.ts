@@ -32,23 +32,8 @@ import {
   startServer,
   waitForReplyInTranscript,
 } from './support';
+import { CATALOG, type Figures, f, sum, usageWord } from './usage-figures';
 
-const CATALOG = '@pydantic/genai-prices 0.1.8';
-
-interface Figures {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
-const f = (input: number, output: number, cacheRead: number, cacheWrite: number): Figures => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite,
-});
-const usageWord = (u: Figures) => `USAGE:${u.input}:${u.output}:${u.cacheRead}:${u.cacheWrite}`;
-const sum = (xs: Figures[], k: keyof Figures) => xs.reduce((a, x) => a + x[k], 0);
 const pct = (tokens: number, window: number) => Math.round((tokens / window) * 1000) / 10;
 
 /**

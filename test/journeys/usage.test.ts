@@ -21,32 +21,17 @@ import type { PsRow } from '../../src/shared/contract';
 import type { FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
 import { expectOnlyLoopback, JourneyWorld, requireCli, startServer, waitForReplyInTranscript } from './support';
+import { CATALOG, type Figures, f, sum, usageWord } from './usage-figures';
 
 const ADAPTER = { 'claude-code': claudeCode, codex, pi } as const;
 const RUNTIMES = ['claude-code', 'codex', 'pi'] as const;
-const CATALOG = '@pydantic/genai-prices 0.1.8';
 const RESET_PRIMARY = 1_893_456_000; // epoch seconds, a fixed future moment
 const RESET_SECONDARY = 1_894_060_800;
-
-interface Figures {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
-const f = (input: number, output: number, cacheRead: number, cacheWrite: number): Figures => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite,
-});
-const usageWord = (u: Figures) => `USAGE:${u.input}:${u.output}:${u.cacheRead}:${u.cacheWrite}`;
 
 /** Two replies each; Anthropic's input excludes its cached kinds, OpenAI's includes the cached reads. */
 const CLAUDE = [f(61001, 733, 4100, 1300), f(30002, 420, 65000, 900)];
 const CODEX = [f(100000, 321, 12000, 0), f(150000, 222, 90000, 0)];
 const PI = [f(70001, 555, 2000, 0), f(40000, 300, 30000, 0)];
-const sum = (xs: Figures[], k: keyof Figures) => xs.reduce((a, x) => a + x[k], 0);
 
 /** The model Claude Code's transcript names for its replies (what the catalog is asked about). */
 function claudeModel(home: string, cwd: string, id: string): string {
