@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { cmdlinesHolding } from '../support/hostile';
 import { RigWorld } from '../support/rig';
 
 /**
@@ -43,6 +44,9 @@ describe('ps and a stuck tmux server', () => {
       `TMUX_SERVER_STUCK: the server on ${r.json.stuck.socket} (pid ${pid})`,
     );
     expect(took).toBeLessThan(5000);
+    // The command's own tmux client is ended with it, by signal (a stuck server never lets it
+    // detach): only the stopped server still names the socket.
+    expect(cmdlinesHolding(w.tmux.socketName).map((p) => p.pid)).toEqual([pid]);
     const text = await w.cli(['ps']);
     expect(text.stdout + text.stderr).toMatch(new RegExp(`warning: .*TMUX_SERVER_STUCK.*pid ${pid}.*doctor --fix`));
   });

@@ -63,14 +63,18 @@ export class ChildSet {
   }
 
   /**
-   * Ends every tracked process and resolves once each has exited: a detach where one is known,
-   * SIGTERM after 40% of `boundMs`, SIGKILL after 70%, then the rest of the bound for the exits.
+   * Ends every tracked process and resolves once each has exited: a detach where one is known
+   * (unless `detach: false`), SIGTERM after 40% of `boundMs`, SIGKILL after 70%, then the rest of
+   * the bound for the exits.
    */
-  async endAll(boundMs = 2_000): Promise<void> {
+  async endAll(boundMs = 2_000, opts: { detach?: boolean } = {}): Promise<void> {
     const all = [...this.live];
     if (all.length === 0) return;
-    for (const t of all) askToEnd(t);
-    if (await this.exitedWithin(all, boundMs * 0.4)) return;
+    // A detach is an ask a stuck tmux server never answers: then go straight to the signals.
+    if (opts.detach !== false) {
+      for (const t of all) askToEnd(t);
+      if (await this.exitedWithin(all, boundMs * 0.4)) return;
+    }
     for (const t of all) signal(t, 'SIGTERM');
     if (await this.exitedWithin(all, boundMs * 0.3)) return;
     for (const t of all) signal(t, 'SIGKILL');

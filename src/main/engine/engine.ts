@@ -1,6 +1,7 @@
 import { Looks, type LookPorts } from './activity/observe';
 import { ownSocketPath, tmuxFor, type EngineDeps } from './context';
 import type { Exec } from './deps';
+import type { TmuxStuck } from '../../shared/contract';
 import { buildRoster } from './roster/build';
 import { ForeignListings } from './roster/foreign';
 import { LocksAhead } from './roster/locks';
@@ -107,6 +108,9 @@ export class Engine {
     };
   }
 
+  /** The last probe of this engine's own tmux server found it stuck (services/stuck-server.ts). */
+  stuckSeen?: { at: number; stuck: TmuxStuck };
+
   now(): number {
     return this.deps.clock.now();
   }
@@ -126,7 +130,7 @@ export class Engine {
    */
   async close(boundMs = 2_000, opts: { sshMasters?: 'stop' | 'leave' } = {}): Promise<void> {
     this.deps.tmux.closeAll();
-    await this.deps.children.endAll(boundMs);
+    await this.deps.children.endAll(boundMs, { detach: !this.stuckSeen });
     if (opts.sshMasters !== 'leave') this.hosts.stopAll();
   }
 

@@ -101,10 +101,15 @@ export function saysReady(a: SeatActivity): boolean {
   return a.session === 'present' && (a.activity === 'idle' || a.needsInput !== 'none');
 }
 
-function startingOr(out: SeatActivity, start: StartWindow | undefined, now: number): SeatActivity {
-  if (!start || start.readySeen || saysReady(out)) return out;
+/** Inside the start window of a launch no look has yet seen ready. */
+export function withinStart(start: StartWindow, now: number): boolean {
   const age = now - start.launchedAt;
-  if (age < 0 || age >= start.startMs) return out;
+  return !start.readySeen && age >= 0 && age < start.startMs;
+}
+
+function startingOr(out: SeatActivity, start: StartWindow | undefined, now: number): SeatActivity {
+  if (!start || !withinStart(start, now) || saysReady(out)) return out;
+  const age = now - start.launchedAt;
   return {
     ...out,
     activity: 'starting',

@@ -5,7 +5,14 @@ import { DEFAULT_START_MS, keepsConversations, runtimeById } from '../runtimes';
 import type { SeatRow, SessionRow } from '../store';
 import { capturePanes } from './capture';
 import { seatEvidence } from './evidence';
-import { decideActivity, type SeatActivity, type SessionAxis, saysReady, type StartWindow } from './decide';
+import {
+  decideActivity,
+  type SeatActivity,
+  type SessionAxis,
+  saysReady,
+  type StartWindow,
+  withinStart,
+} from './decide';
 import { paneOf, serverRunning } from '../roster/lookup';
 
 /** What a look at seats reads: the seats' rows, their panes' screens, hooks and live-state files. */
@@ -119,12 +126,6 @@ function startWindow(looks: Looks, seat: SeatRow, live: SessionRow): StartWindow
     startMs: runtimeById(seat.runtime)?.startMs ?? DEFAULT_START_MS,
     readySeen: looks.readySeen(live.id),
   };
-}
-
-/** Inside the start window of a launch no look has yet seen ready. */
-function withinStart(start: StartWindow, now: number): boolean {
-  const age = now - start.launchedAt;
-  return !start.readySeen && age >= 0 && age < start.startMs;
 }
 
 function sessionAxis(

@@ -32,6 +32,11 @@ export interface SendOptions {
 /** How long a send waits for its turn behind another send to the same seat, at least. */
 const TURN_WAIT_MS = 30_000;
 
+/** A send held back before anything was typed (the seat was busy, or still starting). */
+export function heldNothingTyped(code: string): boolean {
+  return code === 'SEND_HELD' || code === 'SEAT_STARTING';
+}
+
 /**
  * Sends text to a seat (docs/architecture.md invariants 1, 5, 6): custody first; then what the seat is doing
  * holds an automatic send (a prompt waiting for the person, a draft, unknown or busy activity)
@@ -56,15 +61,11 @@ export async function sendToSeat(
   const res = await deliver(ports, seat, text.text, opts, start, deadline);
   const where = { rig: seat.rig, seat: seat.seat };
   if (!res.ok)
-    ports.store.events.append(
-      res.code === 'SEND_HELD' || res.code === 'SEAT_STARTING' ? 'seat.send_held' : 'seat.send_refused',
-      where,
-      {
-        code: res.code,
-        message: res.message,
-        evidence: res.evidence ?? {},
-      },
-    );
+    ports.store.events.append(heldNothingTyped(res.code) ? 'seat.send_held' : 'seat.send_refused', where, {
+      code: res.code,
+      message: res.message,
+      evidence: res.evidence ?? {},
+    });
   return res;
 }
 

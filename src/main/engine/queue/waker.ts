@@ -1,6 +1,6 @@
 import type { QueueItem, WakeReport } from '../../../shared/contract/activity';
 import { observeSeats, type ObservedSeat, type ObservePorts } from '../activity/observe';
-import { sendToSeat, type SendPorts } from '../delivery/send';
+import { heldNothingTyped, sendToSeat, type SendPorts } from '../delivery/send';
 import type { Ports } from '../ports';
 import type { Holder, SeatRow, SessionRow, WakeRepo, WakeRow } from '../store';
 import { atFault } from '../faults';
@@ -250,10 +250,7 @@ async function attempt(
     return { seat: d.seat.seat, outcome: 'woken', items: ids, token: taken.token, attempt: taken.attempts };
   }
   // A held send typed nothing; any other failure may have pasted, so the next try looks first.
-  const why =
-    sent.code === 'SEND_HELD' || sent.code === 'SEAT_STARTING'
-      ? `held:${String(sent.evidence?.why ?? 'held')}`
-      : `failed:${sent.code}`;
+  const why = heldNothingTyped(sent.code) ? `held:${String(sent.evidence?.why ?? 'held')}` : `failed:${sent.code}`;
   return hold(ports, wakes, d, taken, why, sent.message, true);
 }
 

@@ -81,21 +81,23 @@ export async function stuckWhileSlow(engine: Engine, slow: Promise<unknown>): Pr
     new Promise<false>((r) => setTimeout(() => r(false), ROSTER_SLOW_MS)),
   ]);
   if (done) return undefined;
-  const seen = verdicts.get(ownSocketPath(engine.deps));
-  if (seen?.stuck && engine.now() - seen.at <= VERDICT_MS) return seen.stuck;
+  // A window's watch (window-hub) that found it stuck just now spares ps a second probe.
+  const seen = engine.stuckSeen;
+  if (seen && engine.now() - seen.at <= VERDICT_MS) return seen.stuck;
   return probeOwnServer(engine);
 }
 
-/** The latest probe of each socket: a window's watch (window-hub) spares ps a second probe. */
-const verdicts = new Map<string, { at: number; stuck?: TmuxStuck }>();
 const VERDICT_MS = 3_000;
 
-/** One bounded probe of Rigdesk's own server, recorded; the stuck server, or undefined. */
+/**
+ * One bounded probe of Rigdesk's own server, kept on the engine (its close then ends its tmux
+ * clients without a detach the server would never answer); the stuck server, or undefined.
+ */
 export async function probeOwnServer(engine: Engine): Promise<TmuxStuck | undefined> {
   const socket = ownSocketPath(engine.deps);
   const probe = await probeServer(liveExec, socket, engine.ports.fs, engine.deps.env, PS_PROBE_MS);
   const stuck = probe.state === 'stuck' ? describeStuck(socket, probe) : undefined;
-  verdicts.set(socket, { at: engine.now(), ...(stuck ? { stuck } : {}) });
+  engine.stuckSeen = stuck && { at: engine.now(), stuck };
   return stuck;
 }
 

@@ -35,7 +35,7 @@ export function endedSeats(s: WindowState): string[] {
 
 /** How often a shown card reads its reply again (one capture of one pane)… */
 const REREAD_MS = 3000;
-/** …and for how long after its turn ended: a card left open all day stops polling its pane. */
+/** …and for how long once it shows a turn's end: a card left open all day stops polling its pane. */
 const REREAD_FOR_MS = 30_000;
 
 const markSeen = (seat: string) => useWindow.setState((s) => ({ seenAt: { ...s.seenAt, [seat]: Date.now() } }));
