@@ -16,6 +16,7 @@ import { closeSync, existsSync, lstatSync, openSync, readFileSync } from 'node:f
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OMO_BIN, OMO_SERVER_TIMEOUT } from '../agents/omo-fixture';
+import { OPENCODE_BIN } from '../agents/opencode-fixture';
 import { agentProcessEnv, pidsWithEnv, rawCmdline } from '../agents/agent-run';
 import { closedPort, type FakeModelServer } from '../agents/fake-model-server';
 import { waitFor } from '../support/tmux';
@@ -91,7 +92,9 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
     X = named.row.conversationId!;
     expect(X).toMatch(/^ses_[0-9A-Za-z]{26}$/);
     expect(named.row.runtime).toBe('omo');
-    await waitFor(() => text().includes('ACK hello omo'), { what: 'the reply in X' });
+    // The seat reads idle between OpenCode naming X and the plugin's turn reaching the model; with
+    // the suite's other agent files beside it the reply once took over 15 s (official CI).
+    await waitFor(() => text().includes('ACK hello omo'), { timeoutMs: 90_000, what: 'the reply in X' });
   }, 120_000);
 
   it("tokens: a reply's figures, as the fake server reported them, add to ps's totals from OpenCode's database; no window is recorded there", async () => {
@@ -99,7 +102,10 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
     expect(before.tokensIn, 'the first reply was counted').toBeGreaterThan(0);
     const sent = await w.cli(['send', SEAT, 'USAGE:40001:321:1000:0 count these', '--verify', '--json']);
     expect(sent.json, sent.stdout + sent.stderr).toMatchObject({ ok: true });
-    await waitFor(() => text().includes('ACK USAGE:40001:321:1000:0 count these'), { what: 'the reply in X' });
+    await waitFor(() => text().includes('ACK USAGE:40001:321:1000:0 count these'), {
+      timeoutMs: 90_000,
+      what: 'the reply in X',
+    });
     const after = await waitFor(
       async () => {
         const r = await w.row(SEAT);
@@ -122,9 +128,11 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
     // files of real agents running at once, it had not after 60 s; alone it takes 10-20 s).
     const runLog = join(w.dir(), 'omo-run.log');
     const runStarted = Date.now();
-    const startRun = () => {
+    /** omo's own way (it starts OpenCode's server), or attached to a server the person started. */
+    const startRun = (attach?: string) => {
       const logFd = openSync(runLog, 'a');
-      const p = spawn(OMO_BIN, ['run', '--port', String(port), '--session-id', X, 'headless HOLD'], {
+      const where = attach ? ['--attach', attach] : ['--port', String(port)];
+      const p = spawn(OMO_BIN, ['run', ...where, '--session-id', X, 'headless HOLD'], {
         cwd: w.dir(),
         env: agentProcessEnv(fx().handEnv(w.dir())),
         stdio: ['ignore', logFd, logFd],
@@ -133,13 +141,35 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
       w.own(p.pid!);
       return { p, exited: new Promise<number | null>((r) => p.once('exit', (code) => r(code))) };
     };
+    /** OpenCode's server, started the way omo starts it but with no 5 s limit: up when it says so. */
+    const startOwnServer = async () => {
+      const logFd = openSync(runLog, 'a');
+      const p = spawn(OPENCODE_BIN, ['serve', '--hostname=127.0.0.1', `--port=${port}`], {
+        cwd: w.dir(),
+        env: agentProcessEnv(fx().handEnv(w.dir())),
+        stdio: ['ignore', logFd, logFd],
+      });
+      closeSync(logFd);
+      w.own(p.pid!);
+      await waitFor(() => readFileSync(runLog, 'utf8').includes(`listening on http://127.0.0.1:${port}`), {
+        timeoutMs: 120_000,
+        what: 'OpenCode server the person started',
+      });
+      return p;
+    };
     let { p: run, exited } = startRun();
+    let ownServer: ReturnType<typeof spawn> | undefined;
     // omo gives the OpenCode server it starts 5 s, a constant with no setting; on a busy machine it
-    // printed OMO_SERVER_TIMEOUT and quit before reaching the model (twice in a row in one
-    // fresh-clone run). A person would run it again: so does the test, up to three times in all.
+    // printed OMO_SERVER_TIMEOUT and quit before reaching the model (three times in a row in one
+    // official CI run). A person would run it again, and after the second time start the server
+    // themselves and attach omo to it (`omo run --attach`, its documented form): so does the test.
+    // Either way the run's argv names X, which is what custody reads.
     let first: 'model' | 'again' | 'late' = 'again';
     for (let tries = 1; tries <= 3 && first === 'again'; tries++) {
-      if (tries > 1) ({ p: run, exited } = startRun());
+      if (tries === 3) {
+        ownServer = await startOwnServer();
+        ({ p: run, exited } = startRun(`http://127.0.0.1:${port}`));
+      } else if (tries > 1) ({ p: run, exited } = startRun());
       const current = run;
       first = await waitFor(
         () =>
@@ -162,7 +192,9 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
         `${e.message} (${Date.now() - runStarted} ms after it started; exit ${run.exitCode ?? 'none yet'})\n--- the run's output:\n${readFileSync(runLog, 'utf8').slice(-4000)}\n--- the server's last requests: ${requests.join(', ')}`,
       );
     });
-    console.info(`omo: the headless run at the model ${Date.now() - runStarted} ms after it started`);
+    console.info(
+      `omo: the headless run at the model ${Date.now() - runStarted} ms after it started${ownServer ? ' (attached to its own server)' : ''}`,
+    );
     const owner = { pid: run.pid, conversationId: X, headless: true, runtime: 'omo', source: 'argv' };
 
     const sent = await w.cli(['send', SEAT, 'typed while omo run writes', '--json']);
@@ -184,7 +216,8 @@ describe('journey: an omo seat (OpenCode with oh-my-opencode) driven through rig
 
     server.release();
     expect(await exited, 'omo itself accepted the headless second writer').toBe(0);
-    await waitFor(() => text().includes('ACK headless HOLD'), { what: "the run's reply in X" });
+    await waitFor(() => text().includes('ACK headless HOLD'), { timeoutMs: 60_000, what: "the run's reply in X" });
+    ownServer?.kill('SIGTERM');
     await waitFor(() => opencodesOfHome().length === 0, { timeoutMs: 15_000, what: "the run's server gone" });
     const back = await w.cli(['launch', SEAT, '--json']);
     expect(back.json, back.stdout).toMatchObject({ ok: true, launched: { mode: 'resume', conversationId: X } });
