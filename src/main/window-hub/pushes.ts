@@ -7,7 +7,7 @@ import type { Engine } from '../engine/engine';
 import { promptsFor } from '../engine/prompts/list';
 import { type EventRow, SEAT_STATE_KINDS } from '../engine/store/events';
 import { Watching } from './watching';
-import { probeOwnServer } from '../engine/services/stuck-server';
+import { watchOwnServer } from '../engine/services/stuck-server';
 
 /** How often a resting hub probes Rigdesk's tmux server (window chip within 5 s of it sticking). */
 const SERVER_WATCH_MS = 1_500;
@@ -152,15 +152,15 @@ export class PushHub {
 
   /**
    * At rest no ps runs for up to restSeatsMaxMs, and a tmux server that stops answering writes no
-   * event: a bounded probe every SERVER_WATCH_MS (one short tmux client) finds it, and the seats are
-   * read at once so the windows' connection chip names it within 5 s.
+   * event: a bounded look every SERVER_WATCH_MS (the held client, else one short tmux client) finds
+   * it, and the seats are read at once so the windows' connection chip names it within 5 s.
    */
   private async watchServer(): Promise<void> {
     if (this.serverChecking || this.listeners.size === 0) return;
     if (this.engine.now() - this.serverCheckedAt < SERVER_WATCH_MS) return;
     this.serverChecking = true;
     try {
-      if (await probeOwnServer(this.engine)) {
+      if (await watchOwnServer(this.engine)) {
         this.seatsDue = true;
         void this.pollSeats();
       }

@@ -12,6 +12,8 @@ const GONE_MS = 2_000;
  */
 const ROSTER_SLOW_MS = 300;
 const PS_PROBE_MS = 1_500;
+/** A healthy server answers the held client in milliseconds; a miss falls back to the process probe. */
+const HELD_PROBE_MS = 500;
 
 /**
  * doctor's look at the tmux server on Rigdesk's socket before anything else talks to it: a stuck
@@ -93,6 +95,20 @@ const VERDICT_MS = 3_000;
  * One bounded probe of Rigdesk's own server, kept on the engine (its close then ends its tmux
  * clients without a detach the server would never answer); the stuck server, or undefined.
  */
+/**
+ * A resting window's look at Rigdesk's server, without a process when it can: the held client
+ * answering a trivial command proves the server answers (a spawned probe cost ~22 ms of CPU here,
+ * 1.5 % of a core at one look per 1.5 s). Anything else (no held client, no answer within
+ * HELD_PROBE_MS) asks probeOwnServer, whose own process alone can tell a stuck server.
+ */
+export async function watchOwnServer(engine: Engine): Promise<TmuxStuck | undefined> {
+  if ((await engine.own.heldAnswers(HELD_PROBE_MS)) === true) {
+    engine.stuckSeen = undefined;
+    return undefined;
+  }
+  return probeOwnServer(engine);
+}
+
 export async function probeOwnServer(engine: Engine): Promise<TmuxStuck | undefined> {
   const socket = ownSocketPath(engine.deps);
   const probe = await probeServer(liveExec, socket, engine.ports.fs, engine.deps.env, PS_PROBE_MS);

@@ -71,6 +71,18 @@ export class TmuxClient {
   }
 
   /**
+   * Whether the held client, when one is connected, answers a trivial command within `timeoutMs`
+   * (no process started); undefined when none is connected. A miss is no verdict: the caller asks
+   * a process of its own (tmux/stuck.ts), the only look that can tell a stuck server.
+   */
+  async heldAnswers(timeoutMs: number): Promise<boolean | undefined> {
+    const control = this.control;
+    if (!control?.connected) return undefined;
+    const r = await control.run(['display-message', '-p', 'ok'], { timeoutMs });
+    return r.code === 0;
+  }
+
+  /**
    * One tmux command list, answered as a one-shot `tmux` would answer it (exit code, stdout,
    * stderr). Only a command that reads stdin (`input`) is a process of its own.
    */
