@@ -9,8 +9,12 @@ import { type EventRow, SEAT_STATE_KINDS } from '../engine/store/events';
 import { Watching } from './watching';
 import { watchOwnServer } from '../engine/services/stuck-server';
 
-/** How often a resting hub probes Rigdesk's tmux server (window chip within 5 s of it sticking). */
-const SERVER_WATCH_MS = 1_500;
+/**
+ * How often a resting hub looks at Rigdesk's tmux server (window chip within 5 s of it sticking):
+ * a line on the held client, so a look costs no process; a stuck server costs this, the held
+ * client's 500 ms and the process probe's 1.5 s.
+ */
+const SERVER_WATCH_MS = 1_000;
 
 export type PushListener = (msg: PushMessage) => void;
 
