@@ -205,6 +205,8 @@ function peerParsed(page: Page, re: string, timeoutMs = 600_000): Promise<void> 
 export interface PeerRun {
   /** Which renderer WeTTY's xterm drew with: its WebGL addon, or xterm's DOM renderer when WebGL was refused. */
   renderer: string;
+  /** Characters WeTTY's page wrote into its xterm during the run: what tmux sent its client, as text. */
+  written: number;
   ms: number;
   paneMs: number;
   size: PaneSize;
@@ -279,16 +281,19 @@ export async function wettyRun(
       `WeTTY${noWebgl ? ' (no WebGL)' : ''}`,
       [wetty.pid],
     );
+    await countWrites(page);
     const t0 = performance.now();
     const pane = runInPane(w, seat, `seq 1 ${lines}`, `; echo bench-${id}-$((40+2))`);
     await peerParsed(page, `^bench-${id}-42$`);
     const end = performance.now();
     const paneAt = await pane;
     const { c0, c1, cpuMs } = stopCpu();
+    const written = await page.evaluate(() => (window as unknown as { __peerWritten: number }).__peerWritten);
     await profile?.(`WeTTY${noWebgl ? ' (no WebGL)' : ''}`);
     const wettyTree = treeOf(c1, wetty.pid);
     return {
       renderer,
+      written,
       ms: end - t0,
       paneMs: paneAt - t0,
       size: paneSize(w, seat),
@@ -309,6 +314,23 @@ export async function wettyRun(
     await page.close();
     await viewersGone(w, seat, wetty.pid);
   }
+}
+
+/**
+ * Counts what WeTTY's page writes into its xterm from now on (its socket handler looks `write` up
+ * on the terminal at each message, so a wrapper on the instance sees every one).
+ */
+function countWrites(page: Page): Promise<void> {
+  return page.evaluate(() => {
+    const g = window as unknown as { wetty_term: import('@xterm/xterm').Terminal; __peerWritten: number };
+    const term = g.wetty_term;
+    const write = term.write.bind(term);
+    g.__peerWritten = 0;
+    term.write = (data: string | Uint8Array, cb?: () => void) => {
+      g.__peerWritten += data.length;
+      write(data, cb);
+    };
+  });
 }
 
 /**

@@ -1,7 +1,15 @@
 import os from 'node:os';
 import type { BrowserContext } from 'playwright-core';
 import { median } from '../test/app/bench/clients';
-import { type AloneRun, type BrowserRun, browserRun, type PaneSize, tmuxAlone } from '../test/app/bench/throughput';
+import {
+  type AloneRun,
+  type BrowserRun,
+  browserRun,
+  type ClientRun,
+  hostClientRun,
+  type PaneSize,
+  tmuxAlone,
+} from '../test/app/bench/throughput';
 import type { AppWorld } from '../test/app/helpers';
 import { type PeerRun, startWetty, viewersGone, type WettyServer, wettyRun } from './peer-wetty';
 
@@ -22,6 +30,8 @@ export const PEER_TARGET = 1.0;
 
 export interface PeerRep {
   alone: AloneRun;
+  /** The window's host path with no window (its attach client, read gate, batching): what tmux sends the window. */
+  client: ClientRun;
   window: BrowserRun;
   peers: Partial<Record<PeerSide, PeerRun>>;
   order: string[];
@@ -66,16 +76,19 @@ export async function peerReps(
         } else peers[s as PeerSide] = await wettyRun(w, browser, wetty, o.seat, o.lines, size, s === 'wetty-dom');
       }
       const alone = early ?? (await tmuxAlone(w, o.bare, o.lines, size));
-      const rep: PeerRep = { alone, window: win!, peers, order, loadavg: os.loadavg()[0]! };
+      // What the window's client is sent for this flood, beside what WeTTY's page was written.
+      const client = await hostClientRun(w, o.seat, o.lines, size);
+      await viewersGone(w, o.seat, wetty.pid);
+      const rep: PeerRep = { alone, client, window: win!, peers, order, loadavg: os.loadavg()[0]! };
       reps.push(rep);
       const fmtPeer = (s: PeerSide) => {
         const p = peers[s];
         return p
-          ? `${PEER_LABEL[s]} (${p.renderer}) ${(p.ms / 1000).toFixed(2)} s (its pane ${(p.paneMs / 1000).toFixed(2)} s), ${(p.ms / win!.ms).toFixed(2)}x (cpu tmux ${p.cpuMs.tmux} / wetty ${p.cpuMs.wetty} / its client ${p.cpuMs.attach} / chromium ${p.cpuMs.chromium} / engine ${p.cpuMs.host} ms; pane ${p.size.cols}x${p.size.rows})`
+          ? `${PEER_LABEL[s]} (${p.renderer}) ${(p.ms / 1000).toFixed(2)} s (its pane ${(p.paneMs / 1000).toFixed(2)} s; its xterm written ${(p.written / 1e6).toFixed(1)} MB), ${(p.ms / win!.ms).toFixed(2)}x (cpu tmux ${p.cpuMs.tmux} / wetty ${p.cpuMs.wetty} / its client ${p.cpuMs.attach} / chromium ${p.cpuMs.chromium} / engine ${p.cpuMs.host} ms; pane ${p.size.cols}x${p.size.rows})`
           : '';
       };
       o.log(
-        `  rep ${i + 1} [${order.join(' → ')}]: tmux alone ${(alone.ms / 1000).toFixed(2)} s; window (${win!.renderer}) ${(win!.ms / 1000).toFixed(2)} s (its pane ${(win!.paneMs / 1000).toFixed(2)} s; cpu tmux ${win!.cpuMs.tmux} / host ${win!.cpuMs.host} / its client ${win!.cpuMs.attach} / chromium ${win!.cpuMs.chromium} ms; pane ${win!.size.cols}x${win!.size.rows}); ${o.sides.map(fmtPeer).join('; ')}; load ${rep.loadavg.toFixed(1)}`,
+        `  rep ${i + 1} [${order.join(' → ')}]: tmux alone ${(alone.ms / 1000).toFixed(2)} s; the window's client sent ${(client.clientBytes / 1e6).toFixed(2)} MB; window (${win!.renderer}) ${(win!.ms / 1000).toFixed(2)} s (its pane ${(win!.paneMs / 1000).toFixed(2)} s; cpu tmux ${win!.cpuMs.tmux} / host ${win!.cpuMs.host} / its client ${win!.cpuMs.attach} / chromium ${win!.cpuMs.chromium} ms; pane ${win!.size.cols}x${win!.size.rows}); ${o.sides.map(fmtPeer).join('; ')}; load ${rep.loadavg.toFixed(1)}`,
       );
     }
   } finally {
@@ -100,6 +113,7 @@ export function peerSummary(
     bytesPerSec: mbps(med(reps.map((r) => r.window.ms))) * 1e6,
     ratioToTmuxAlone: med(reps.map((r) => r.alone.ms / r.window.ms)),
     paneRatioToTmuxAlone: med(reps.map((r) => r.alone.ms / r.window.paneMs)),
+    medianClientBytes: med(reps.map((r) => r.client.clientBytes)),
     medianCpuMs: {
       tmux: med(reps.map((r) => r.window.cpuMs.tmux)),
       server: med(reps.map((r) => r.window.cpuMs.host + r.window.cpuMs.attach)),
@@ -107,7 +121,7 @@ export function peerSummary(
     },
   };
   log(
-    `  window (${win.renderer}): ${(win.bytesPerSec / 1e6).toFixed(1)} MB/s, ${(100 * win.ratioToTmuxAlone).toFixed(0)} % of tmux alone (its pane ${(100 * win.paneRatioToTmuxAlone).toFixed(0)} %); cpu ms (medians) tmux ${win.medianCpuMs.tmux}, Rigdesk's host with the engine and its attach client ${win.medianCpuMs.server}, chromium ${win.medianCpuMs.chromium}`,
+    `  window (${win.renderer}): ${(win.bytesPerSec / 1e6).toFixed(1)} MB/s, ${(100 * win.ratioToTmuxAlone).toFixed(0)} % of tmux alone (its pane ${(100 * win.paneRatioToTmuxAlone).toFixed(0)} %); its client is sent ${(win.medianClientBytes / 1e6).toFixed(2)} MB of the ${(bytes / 1e6).toFixed(1)} MB flood; cpu ms (medians) tmux ${win.medianCpuMs.tmux}, Rigdesk's host with the engine and its attach client ${win.medianCpuMs.server}, chromium ${win.medianCpuMs.chromium}`,
   );
   const out: Record<string, unknown> = { bytes, window: win };
   const verdicts: string[] = [];
@@ -122,6 +136,7 @@ export function peerSummary(
       bytesPerSec: mbps(med(runs.map((p) => p.ms))) * 1e6,
       ratioToTmuxAlone: med(paired.map((r) => r.alone.ms / r.peers[s]!.ms)),
       paneRatioToTmuxAlone: med(paired.map((r) => r.alone.ms / r.peers[s]!.paneMs)),
+      medianWritten: med(runs.map((p) => p.written)),
       medianCpuMs: {
         tmux: med(runs.map((p) => p.cpuMs.tmux)),
         // WeTTY's node server and its attach client; the engine's share (its activity monitor
@@ -141,7 +156,7 @@ export function peerSummary(
       target: { windowRateOverPeer: PEER_TARGET, minReps: minReps, met },
     };
     log(
-      `  ${PEER_LABEL[s]} (${peer.renderer}): ${(peer.bytesPerSec / 1e6).toFixed(1)} MB/s, ${(100 * peer.ratioToTmuxAlone).toFixed(0)} % of tmux alone (its pane ${(100 * peer.paneRatioToTmuxAlone).toFixed(0)} %); cpu ms (medians) tmux ${peer.medianCpuMs.tmux}, WeTTY's server and its attach client ${peer.medianCpuMs.server} (the engine beside it ${peer.medianCpuMs.engine}), chromium ${peer.medianCpuMs.chromium}; the window's rate over it per rep ${ratios.map((x) => x.toFixed(2)).join(', ')}`,
+      `  ${PEER_LABEL[s]} (${peer.renderer}): ${(peer.bytesPerSec / 1e6).toFixed(1)} MB/s, ${(100 * peer.ratioToTmuxAlone).toFixed(0)} % of tmux alone (its pane ${(100 * peer.paneRatioToTmuxAlone).toFixed(0)} %); its xterm written ${(peer.medianWritten / 1e6).toFixed(1)} MB; cpu ms (medians) tmux ${peer.medianCpuMs.tmux}, WeTTY's server and its attach client ${peer.medianCpuMs.server} (the engine beside it ${peer.medianCpuMs.engine}), chromium ${peer.medianCpuMs.chromium}; the window's rate over it per rep ${ratios.map((x) => x.toFixed(2)).join(', ')}`,
     );
     verdicts.push(
       `${judged ? (met ? 'PASS' : 'FAIL') : 'NOT JUDGED'}  window vs ${PEER_LABEL[s]} ${ratio.toFixed(2)}x (target >= ${PEER_TARGET.toFixed(2)}x, median of ${paired.length} interleaved reps${judged ? '' : `, needs ${minReps}`}; ${atOrOver} of ${paired.length} at or over)`,

@@ -84,6 +84,8 @@ const MIN_REPS = 5;
 /** The pane size when no window has fitted one: what the window fits to in Playwright's default viewport. */
 const FALLBACK_SIZE: PaneSize = { cols: 148, rows: 27 };
 const RESULTS_DIR = resolve(__dirname, 'results');
+/** The machine as the run starts (its load average then; the one at the end is added when written). */
+const MACHINE = machineFacts();
 const missing = chromiumMissing();
 const results: Record<string, unknown> = {
   date: new Date().toISOString(),
@@ -110,7 +112,7 @@ afterAll(() => {
     JSON.stringify(
       {
         ...results,
-        machine: { ...machineFacts(), loadavgAtEnd: os.loadavg() },
+        machine: { ...MACHINE, loadavgAtEnd: os.loadavg() },
       },
       null,
       2,
