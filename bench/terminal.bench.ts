@@ -11,6 +11,9 @@ import { livePty } from '../src/main/terminal/pty';
 import { median, paneFloodMs, type ClientKind } from '../test/app/bench/clients';
 import { floodWhileWorking, type FloodReport } from '../test/app/bench/flood';
 import { heapWithSeatsOpen } from '../test/app/bench/heap';
+import { machineFacts } from './machine';
+import { wettyMissing } from './peer-wetty';
+import { PEER_LABEL, type PeerSide, peerReps, peerSummary } from './terminal-peer';
 import {
   browserRun,
   headlessRate,
@@ -38,7 +41,9 @@ import {
  *     window shows was parsed by tmux first, so a rep where tmux alone is under 70 % of headless is
  *     one no window can pass at headless's pace: the window's target is against tmux alone;
  *  7. a neighbour: tmux alone with the other core idle and beside a busy loop at the lowest
- *     priority, interleaved: what any work next to a flood costs it on this machine.
+ *     priority, interleaved: what any work next to a flood costs it on this machine;
+ *  8. a peer: the window against WeTTY (bench/peer-wetty.ts) on the same pane at the same size in
+ *     the same Chromium, the same flood in each rep: Rigdesk's rate over WeTTY's, with each side's CPU.
  * The throughput part also runs the window's host path with no window (the same attach client,
  * read gate, batching and flow control, frames acked and dropped): what every client costs, so
  * the window's own share is its rate over that one.
@@ -46,7 +51,8 @@ import {
  * Run: npm run bench:terminal
  * Env: RDBENCH_LINES=5000000 RDBENCH_CLIENT_LINES=1000000 RDBENCH_REPS=5 RDBENCH_HEAP_SEATS=1,8,32 RDBENCH_FLOOD_MB=1024
  *      RDBENCH_GATE_PAIRS=6 RDBENCH_CEILING_REPS=10 RDBENCH_NEIGHBOUR_REPS=5
- *      RDBENCH_ONLY=throughput,clients,heap,flood,gate,ceiling,neighbour
+ *      RDBENCH_ONLY=throughput,clients,heap,flood,gate,ceiling,neighbour,peer
+ *      RDBENCH_PEER_REPS=7 RDBENCH_PEER_SIDES=wetty,wetty-dom (WeTTY as shipped, and with WebGL hidden from it)
  *      RDBENCH_RENDERERS=dom,webgl,unpainted (which windows the throughput part measures)
  *      RDBENCH_WARM=500000 (each window run after a warm-up flood in its page) RDBENCH_TOP=1 (busiest processes)
  */
@@ -62,7 +68,11 @@ const GATE_PAIRS = Number(process.env.RDBENCH_GATE_PAIRS ?? 6);
 const CEILING_REPS = Number(process.env.RDBENCH_CEILING_REPS ?? 10);
 const NEIGHBOUR_REPS = Number(process.env.RDBENCH_NEIGHBOUR_REPS ?? 5);
 const RENDERERS = new Set((process.env.RDBENCH_RENDERERS ?? 'dom,webgl,unpainted').split(','));
-const ONLY = new Set((process.env.RDBENCH_ONLY ?? 'throughput,clients,heap,flood,gate,ceiling,neighbour').split(','));
+const ONLY = new Set(
+  (process.env.RDBENCH_ONLY ?? 'throughput,clients,heap,flood,gate,ceiling,neighbour,peer').split(','),
+);
+const PEER_REPS = Number(process.env.RDBENCH_PEER_REPS ?? 7);
+const PEER_SIDES = (process.env.RDBENCH_PEER_SIDES ?? 'wetty,wetty-dom').split(',') as PeerSide[];
 /**
  * The window must reach this share of tmux alone's rate (no client) at the same pane size: every
  * client of a pane shares that ceiling, since tmux parses every byte first. Headless xterm stays
@@ -74,8 +84,12 @@ const MIN_REPS = 5;
 /** The pane size when no window has fitted one: what the window fits to in Playwright's default viewport. */
 const FALLBACK_SIZE: PaneSize = { cols: 148, rows: 27 };
 const RESULTS_DIR = resolve(__dirname, 'results');
+/** The machine as the run starts (its load average then; the one at the end is added when written). */
+const MACHINE = machineFacts();
 const missing = chromiumMissing();
 const results: Record<string, unknown> = {
+  date: new Date().toISOString(),
+  parts: [...ONLY],
   lines: LINES,
   clientLines: CLIENT_LINES,
   reps: REPS,
@@ -98,7 +112,7 @@ afterAll(() => {
     JSON.stringify(
       {
         ...results,
-        machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, loadavg: os.loadavg() },
+        machine: { ...MACHINE, loadavgAtEnd: os.loadavg() },
       },
       null,
       2,
@@ -288,6 +302,42 @@ it.skipIf(!ONLY.has('throughput'))(
     summary.shares = sharesOfTheGap(reps, results.windowRenderer);
     results.throughput = { ...summary, reps };
     expect(headless).toBeGreaterThan(0);
+  },
+);
+
+const peerMissing = missing ?? wettyMissing();
+if (ONLY.has('peer') && peerMissing) {
+  if (process.env.CI) throw new Error(`CI must run the terminal bench's peer: ${peerMissing}`);
+  log(`skipped: peer: ${peerMissing}`);
+}
+
+it.skipIf(!ONLY.has('peer') || !!peerMissing)(
+  `peer: the window against ${PEER_SIDES.map((s) => PEER_LABEL[s]).join(' and ')} on one pane, seq 1..${LINES}, ${PEER_REPS} reps`,
+  async () => {
+    const w = await appWorld('peer', ['flood', 'bare'], { monitor: true });
+    const chrome = await launchChromium({ width: 1920, height: 1080 });
+    let run: Awaited<ReturnType<typeof peerReps>>;
+    try {
+      run = await peerReps(w, chrome.browser, {
+        seat: 'flood@peer',
+        bare: 'bare@peer',
+        lines: LINES,
+        reps: PEER_REPS,
+        sides: PEER_SIDES,
+        log,
+      });
+    } finally {
+      await chrome.close();
+      await w.cleanup();
+    }
+    log(`  pane ${run.size.cols}x${run.size.rows} for every side; the window picked ${run.windowRenderer}`);
+    results.peer = {
+      size: run.size,
+      windowRenderer: run.windowRenderer,
+      ...peerSummary(run.reps, PEER_SIDES, LINES, MIN_REPS, log),
+      reps: run.reps,
+    };
+    expect(run.reps.length).toBe(PEER_REPS);
   },
 );
 

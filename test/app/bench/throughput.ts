@@ -40,7 +40,7 @@ export function headlessRate(lines: number, size: PaneSize): Promise<HeadlessRun
 let signals = 0;
 
 /** Runs `cmd` in a seat's pane and resolves when it has finished (tmux wait-for, no polling). */
-function runInPane(w: AppWorld, seat: string, cmd: string, after = ''): Promise<number> {
+export function runInPane(w: AppWorld, seat: string, cmd: string, after = ''): Promise<number> {
   const sig = `rdbench-${process.pid}-${signals++}`;
   const pane = w.engine.store.sessions.live(seat)!.paneId;
   const done = new Promise<number>((res) =>
@@ -88,9 +88,11 @@ export function paneSize(w: AppWorld, seat: string): PaneSize {
 /**
  * Starts counting CPU; the returned function stops and says who spent it: tmux's server, this
  * process (engine, monitor, serve host), the activity watch's `cat`s (children of the server) and
- * Chromium (children of this process); `label` prints the busiest processes under RDBENCH_TOP.
+ * Chromium (children of this process) and this process's tmux attach clients, leaving out those
+ * under `skipTrees` (a peer terminal server this process started, counted on its own); `label`
+ * prints the busiest processes under RDBENCH_TOP.
  */
-function cpuWindow(serverPid: number, label: string) {
+export function cpuWindow(serverPid: number, label: string, skipTrees: readonly number[] = []) {
   const c0 = sampleCpu();
   const n0 = process.cpuUsage();
   return () => {
@@ -99,11 +101,15 @@ function cpuWindow(serverPid: number, label: string) {
     if (process.env.RDBENCH_TOP) process.stdout.write(`top cpu, ${label}: ${topCpu(c0, c1)}\n`);
     const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
     const watch = treeOf(c1, serverPid).filter((p) => c1.procs.get(p)!.comm === 'cat');
+    // This process's own tmux clients (the window's attach clients), not those of a peer it started.
+    const peers = new Set(skipTrees.flatMap((root) => treeOf(c1, root)));
+    const attach = treeOf(c1, process.pid).filter((p) => c1.procs.get(p)!.comm === 'tmux' && !peers.has(p));
     const cpuMs = {
       tmux: cpuBetween(c0, c1, [serverPid]),
       host: Math.round((n1.user + n1.system) / 1000),
       chromium: cpuBetween(c0, c1, chromium),
       watch: cpuBetween(c0, c1, watch),
+      attach: cpuBetween(c0, c1, attach),
     };
     return { c0, c1, chromium, cpuMs };
   };
@@ -116,7 +122,7 @@ export interface AloneRun {
 }
 
 /** Gives a seat's window the size every side of a comparison runs at. */
-function resizePane(w: AppWorld, seat: string, size: PaneSize): void {
+export function resizePane(w: AppWorld, seat: string, size: PaneSize): void {
   const session = w.engine.store.sessions.live(seat)!.sessionId;
   w.world.tmux.run(['resize-window', '-t', session, '-x', String(size.cols), '-y', String(size.rows)]);
 }
@@ -179,8 +185,11 @@ export interface BrowserRun {
   ms: number;
   /** To the pane itself finishing (tmux parsed every byte). */
   paneMs: number;
-  /** CPU ms spent during the run by tmux's server, this host process (engine, monitor, serve), Chromium and the watch's `cat`. */
-  cpuMs: { tmux: number; host: number; chromium: number; watch: number };
+  /**
+   * CPU ms spent during the run by tmux's server, this host process (engine, monitor, serve),
+   * Chromium, the watch's `cat` and the window's tmux attach client.
+   */
+  cpuMs: { tmux: number; host: number; chromium: number; watch: number; attach: number };
   /** The pane's size, which the window's terminal set (it is the seat's size owner). */
   size: PaneSize;
 }
