@@ -35,7 +35,7 @@ export function actionFigures(records: readonly ActionRecord[]) {
     const key = `${r.kind} ${r.code}`;
     codes[r.code] = (codes[r.code] ?? 0) + 1;
     codesByKind[key] = (codesByKind[key] ?? 0) + 1;
-    samples[key] ??= `${r.seat ?? ''}: ${r.message ?? ''}`;
+    samples[key] ??= withoutMachinePaths(`${r.seat ?? ''}: ${r.message ?? ''}`);
   }
   const unanswered = records.filter((r) => r.outcome === 'hang' || r.outcome === 'crash');
   return {
@@ -44,13 +44,18 @@ export function actionFigures(records: readonly ActionRecord[]) {
     unanswered: unanswered.length,
     unansweredDetail: unanswered
       .slice(0, 30)
-      .map((r) => `#${r.n} ${r.kind} ${r.seat ?? ''}: ${r.outcome} ${r.detail ?? ''}`),
+      .map((r) => withoutMachinePaths(`#${r.n} ${r.kind} ${r.seat ?? ''}: ${r.outcome} ${r.detail ?? ''}`)),
     byKind,
     codes: Object.fromEntries(Object.entries(codes).sort((a, b) => b[1] - a[1])),
     codesByKind: Object.fromEntries(Object.entries(codesByKind).sort((a, b) => b[1] - a[1])),
     /** One message per action kind and code, as the CLI said it. */
     codeSamples: samples,
   };
+}
+
+/** A message as the results file keeps it: a socket or folder by its last name, not this machine's path. */
+function withoutMachinePaths(text: string): string {
+  return text.replace(/\/(?:[^\s/:'"]+\/)+([^\s/:'"]+)/g, '…/$1');
 }
 
 /** Refusals that come before the engine looks at a seat (no seat, bad words): nothing to record. */
