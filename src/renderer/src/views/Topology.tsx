@@ -14,6 +14,19 @@ const NODE_TYPES = { seat: SeatNodeView, frame: FrameNodeView };
 const EDGE_TYPES = { rig: RigEdgeView };
 const FIT = { padding: 0.12, maxZoom: 1 };
 const HOVER_MS = 300;
+/** The rig is looked at, not edited: nothing dragged, connected, selected or deleted; the keys are the window's. */
+const FIXED = {
+  nodesDraggable: false,
+  nodesConnectable: false,
+  nodesFocusable: false,
+  edgesFocusable: false,
+  elementsSelectable: false,
+  disableKeyboardA11y: true,
+  deleteKeyCode: null,
+  selectionKeyCode: null,
+  multiSelectionKeyCode: null,
+  zoomOnDoubleClick: false,
+} as const;
 
 /** Layouts since the page loaded: the bench reads it (`data-layouts`) to prove a state change lays nothing out. */
 let layouts = 0;
@@ -177,22 +190,15 @@ function TopologyCanvas() {
           fitViewOptions={FIT}
           minZoom={0.15}
           maxZoom={2}
-          nodesDraggable={false}
-          nodesConnectable={false}
-          nodesFocusable={false}
-          edgesFocusable={false}
-          elementsSelectable={false}
-          disableKeyboardA11y
-          deleteKeyCode={null}
-          selectionKeyCode={null}
-          multiSelectionKeyCode={null}
-          zoomOnDoubleClick={false}
+          {...FIXED}
           onMoveStart={(e) => {
             // A gesture of the person's (a fit or a resize moves the view with no event).
             if (e) follow.current = false;
             setPreview(undefined);
             setMenu(undefined);
+            moving(box, true);
           }}
+          onMoveEnd={() => moving(box, false)}
           // The window opens no outside link: the library's attribution link is left out (MIT).
           proOptions={{ hideAttribution: true }}
         >
@@ -206,6 +212,13 @@ function TopologyCanvas() {
     </TopologyContext.Provider>
   );
 }
+
+/**
+ * While the view moves the canvas is a layer of its own, so a pan or zoom composites what was
+ * painted instead of painting 200 seats again each frame (topology.css); after it, the layer goes
+ * and the rig is painted once more, sharp at the new zoom.
+ */
+const moving = (box: RefObject<HTMLDivElement | null>, on: boolean) => box.current?.classList.toggle('moving', on);
 
 /** Zoom and fit: a zoom of the person's stops the view following the box's size, a fit resumes it. */
 function ViewControls({ follow }: { follow: RefObject<boolean> }) {
