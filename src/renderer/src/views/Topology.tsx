@@ -196,9 +196,7 @@ function TopologyCanvas() {
             if (e) follow.current = false;
             setPreview(undefined);
             setMenu(undefined);
-            moving(box, true);
           }}
-          onMoveEnd={() => moving(box, false)}
           // The window opens no outside link: the library's attribution link is left out (MIT).
           proOptions={{ hideAttribution: true }}
         >
@@ -212,13 +210,6 @@ function TopologyCanvas() {
     </TopologyContext.Provider>
   );
 }
-
-/**
- * While the view moves the canvas is a layer of its own, so a pan or zoom composites what was
- * painted instead of painting 200 seats again each frame (topology.css); after it, the layer goes
- * and the rig is painted once more, sharp at the new zoom.
- */
-const moving = (box: RefObject<HTMLDivElement | null>, on: boolean) => box.current?.classList.toggle('moving', on);
 
 /** Zoom and fit: a zoom of the person's stops the view following the box's size, a fit resumes it. */
 function ViewControls({ follow }: { follow: RefObject<boolean> }) {
