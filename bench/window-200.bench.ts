@@ -509,28 +509,28 @@ async function palette(page: Page) {
  * next animation frame runs once that frame is painted), and to `sel` matching when given.
  */
 async function untilPainted(page: Page, key: string, atLeast?: [string, number]): Promise<number> {
-  const done = page.evaluate(
-    (atLeast) =>
-      new Promise<number>((res, rej) => {
-        const onKey = () => {
-          window.removeEventListener('keydown', onKey, true);
-          const t0 = performance.now();
-          const frame = () =>
-            requestAnimationFrame(() =>
-              setTimeout(() => {
-                if (atLeast && document.querySelectorAll(atLeast[0]).length < atLeast[1]) return frame();
-                res(performance.now() - t0);
-              }),
-            );
-          frame();
-        };
-        window.addEventListener('keydown', onKey, true);
-        setTimeout(() => rej(new Error(`no frame with ${JSON.stringify(atLeast)} in 10 s`)), 10_000);
-      }),
-    atLeast,
-  );
+  // Armed first and only then the key pressed, so the key cannot beat the listener.
+  await page.evaluate((atLeast) => {
+    const w = window as unknown as { __painted?: Promise<number> };
+    w.__painted = new Promise<number>((res, rej) => {
+      const onKey = () => {
+        window.removeEventListener('keydown', onKey, true);
+        const t0 = performance.now();
+        const frame = () =>
+          requestAnimationFrame(() =>
+            setTimeout(() => {
+              if (atLeast && document.querySelectorAll(atLeast[0]).length < atLeast[1]) return frame();
+              res(performance.now() - t0);
+            }),
+          );
+        frame();
+      };
+      window.addEventListener('keydown', onKey, true);
+      setTimeout(() => rej(new Error(`no frame with ${JSON.stringify(atLeast)} in 10 s`)), 10_000);
+    });
+  }, atLeast);
   await page.keyboard.press(key);
-  return done;
+  return page.evaluate(() => (window as unknown as { __painted: Promise<number> }).__painted);
 }
 
 /** 5. The renderer's JS heap after a GC, the window having drawn the rail, the topology and the palette. */
