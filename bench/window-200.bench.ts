@@ -483,7 +483,12 @@ async function palette(page: Page) {
   for (const q of queries) {
     opens.push(await untilPainted(page, 'Control+k', ['[cmdk-item]', SEATS]));
     for (const ch of q) keys.push(await untilPainted(page, ch === ' ' ? 'Space' : ch));
-    const first = await page.locator('[cmdk-item]').first().textContent();
+    // Said, not fatal: in one run a query left no item listed (not explained yet).
+    const first = await page
+      .locator('[cmdk-item]')
+      .first()
+      .textContent({ timeout: 2000 })
+      .catch(() => 'nothing');
     if (q.startsWith('p') && !first?.includes(`${q}@${RIG}`)) log(`  palette: ${q} gave ${first} first`);
     await page.keyboard.press('Escape');
     await page.locator('[cmdk-root]').waitFor({ state: 'detached' });
