@@ -1,6 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { dispatch } from '../src/main/engine/api';
@@ -11,6 +10,7 @@ import { chromiumMissing, launchChromium } from '../test/app/chromium';
 import { claudeAppWorld } from '../test/app/claude-world';
 import { type AppWorld, appWorld, twoPodRigYaml } from '../test/app/helpers';
 import { waitFor } from '../test/support/tmux';
+import { log, pct, topFunctions, verdict, writeResults } from './window-figures';
 
 /**
  * The supervisor's window, in one run (real engine, real tmux, real Chromium over `rigdesk serve`):
@@ -39,36 +39,15 @@ const PROMPTS = Number(process.env.RDBENCH_PROMPTS ?? 8);
 const ONLY = new Set((process.env.RDBENCH_ONLY ?? 'paint,echo,heap,cpu,prompt').split(','));
 /** The issue's targets. */
 const TARGET = { paintMs: 1500, echoP95Ms: 100, heapMB: 150, idleCpuPct: 1, promptP95Ms: 300 } as const;
-const RESULTS_DIR = resolve(__dirname, 'results');
 const SHOT_SIZES = [
   [1280, 800],
   [1920, 1080],
 ] as const;
 const missing = chromiumMissing();
 const results: Record<string, unknown> = { targets: TARGET };
-const log = (s: string) => process.stdout.write(`${s}\n`);
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
-};
-const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 
 afterAll(() => {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = new Date()
-    .toISOString()
-    .replace(/:/g, '-')
-    .replace(/\.\d+Z$/, 'Z');
-  const out = join(RESULTS_DIR, `window-${stamp}.json`);
-  const machine = {
-    cpu: os.cpus()[0]?.model,
-    cores: os.cpus().length,
-    memGB: Math.round(os.totalmem() / 1e9),
-    node: process.version,
-    loadavg: os.loadavg(),
-  };
-  writeFileSync(out, JSON.stringify({ ...results, machine, date: new Date().toISOString() }, null, 2));
-  log(`wrote ${out}`);
+  writeResults('window', results);
 });
 
 /** A 3x3 layout of the first nine seats, pinned, saved in the engine's home before the page loads. */
@@ -366,24 +345,3 @@ it.skipIf(!!missing || !ONLY.has('prompt'))(
     }
   },
 );
-
-/** RDBENCH_PROFILE: the renderer's functions with the most self time in a CPU profile, as "name (url:line) ms". */
-function topFunctions(profile: {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
-  samples?: number[];
-  timeDeltas?: number[];
-}): string {
-  const self = new Map<number, number>();
-  for (const [i, id] of (profile.samples ?? []).entries())
-    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000);
-  return profile.nodes
-    .map((n) => ({ n, ms: self.get(n.id) ?? 0 }))
-    .filter((x) => !/^\((idle|program|root)\)$/.test(x.n.callFrame.functionName))
-    .sort((a, b) => b.ms - a.ms)
-    .slice(0, 12)
-    .map(
-      (x) =>
-        `${x.n.callFrame.functionName || '(anon)'} (${x.n.callFrame.url.split('/').pop()}:${x.n.callFrame.lineNumber}) ${x.ms.toFixed(1)}`,
-    )
-    .join('; ');
-}

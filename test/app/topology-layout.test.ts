@@ -84,4 +84,45 @@ describe('topology layout', () => {
     expect(nextSeat(places, 'a', 'ArrowUp')).toBeUndefined();
     expect(nextSeat(places, 'd', 'ArrowLeft')).toBe('c');
   });
+
+  it('a rig of 200 seats (over PACK_OVER) is laid out pod by pod and packed to a screen shape, not one strip', () => {
+    // 20 pods of 10, each lead delegating to its members, the first lead to every other lead.
+    const pods = Array.from({ length: 20 }, (_, p) => ({
+      id: `pod${p + 1}`,
+      seats: Array.from({ length: 10 }, (_, m) => seat(`p${p + 1}m${m + 1}`, 'big')),
+    }));
+    const edges = pods.flatMap((pod, p) => [
+      ...pod.seats.slice(1).map((s) => ({ from: `p${p + 1}m1`, to: s.member, kind: 'delegates_to' })),
+      ...(p > 0 ? [{ from: 'p1m1', to: `p${p + 1}m1`, kind: 'delegates_to' }] : []),
+    ]);
+    const big: Topology = { rigs: [{ name: 'big', pods, edges }] };
+    const l = layoutTopology(big, local);
+    const boxes = [...l.places].map(([id, p]) => ({ id, x: p.x, y: p.y, w: SEAT_W, h: SEAT_H }));
+    expect(boxes).toHaveLength(200);
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) expect(overlap(boxes[i]!, boxes[j]!)).toBe(false);
+    // Each seat inside its pod's frame, and no two pod frames overlapping.
+    const byId = new Map(l.nodes.map((n) => [n.id, n]));
+    const podBoxes = l.nodes
+      .filter((n) => n.type === 'frame' && n.data.kind === 'pod')
+      .map((n) => ({ x: n.position.x, y: n.position.y, w: Number(n.style?.width), h: Number(n.style?.height) }));
+    expect(podBoxes).toHaveLength(20);
+    for (let i = 0; i < podBoxes.length; i++)
+      for (let j = i + 1; j < podBoxes.length; j++) expect(overlap(podBoxes[i]!, podBoxes[j]!)).toBe(false);
+    for (const n of l.nodes.filter((x) => x.type === 'seat')) {
+      const pod = byId.get(n.parentId!)!;
+      expect(pod.type === 'frame' && pod.data.kind === 'pod').toBe(true);
+      expect(n.position.x + SEAT_W).toBeLessThanOrEqual(Number(pod.style?.width) + 0.5);
+      expect(n.position.y + SEAT_H).toBeLessThanOrEqual(Number(pod.style?.height) + 0.5);
+    }
+    // The whole rig is about a screen's shape (the compound layout made it 66 times wider than tall).
+    const width = Math.max(...boxes.map((b) => b.x + b.w));
+    const height = Math.max(...boxes.map((b) => b.y + b.h));
+    expect(width / height).toBeGreaterThan(0.8);
+    expect(width / height).toBeLessThan(3);
+    // Every edge is drawn: inside a pod through dagre's route, between pods as a curve.
+    expect(l.edges).toHaveLength(edges.length);
+    expect(l.edges.find((e) => e.id === 'p1m1@big->p1m2@big:delegates_to')?.data?.route?.length).toBeGreaterThan(1);
+    expect(l.edges.find((e) => e.id === 'p1m1@big->p2m1@big:delegates_to')?.data?.route).toBeUndefined();
+  });
 });

@@ -103,3 +103,27 @@ describe('budgets', () => {
     );
   });
 });
+
+describe('live budget deps', () => {
+  it("read each rig's recorded spec once a pass, however many seats ask (ps asks for every seat)", async () => {
+    const { liveBudgetDeps } = await import('../../../src/main/engine/usage/budget-live');
+    const reads: string[] = [];
+    const store = {
+      rigs: {
+        budgets: (rig: string) => (reads.push(rig), { pods: {} }),
+      },
+      usageSamples: {},
+      restore: { decisions: {} },
+    };
+    const live = liveBudgetDeps({ store, clock: { now: () => NOW } } as unknown as Parameters<
+      typeof liveBudgetDeps
+    >[0]);
+    for (let i = 0; i < 200; i++) live.budgets(i % 2 ? 'a' : 'b');
+    expect(reads.sort()).toEqual(['a', 'b']);
+    // A new pass reads again: a raised budget counts from the next look.
+    liveBudgetDeps({ store, clock: { now: () => NOW } } as unknown as Parameters<typeof liveBudgetDeps>[0]).budgets(
+      'a',
+    );
+    expect(reads).toHaveLength(3);
+  });
+});

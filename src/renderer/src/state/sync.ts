@@ -49,8 +49,30 @@ function onSeats(rows: PsRow[]): void {
       // The first state a window sees is not news: it is what the person sees on opening it.
       if (!before) seenAt[r.seat] = now;
     }
-    return { seats: Object.fromEntries(rows.map((r) => [r.seat, r])), stateSeen, seenAt, turnEnded };
+    return { seats: keepUnchanged(s.seats, rows), stateSeen, seenAt, turnEnded };
   });
+}
+
+/** Each row's text as last pushed, to tell an unchanged row without comparing it field by field. */
+const rowText = new WeakMap<PsRow, string>();
+const textOf = (r: PsRow) => {
+  let t = rowText.get(r);
+  if (t === undefined) rowText.set(r, (t = JSON.stringify(r)));
+  return t;
+};
+
+/**
+ * The pushed rows by seat, each unchanged one kept as the object the window already holds: every
+ * push carries every seat, and a view that follows one seat (a rail row, a topology node) then
+ * draws again only when its own row changed, not on every push (200 nodes redrawn per push before).
+ */
+function keepUnchanged(was: Record<string, PsRow>, rows: PsRow[]): Record<string, PsRow> {
+  const out: Record<string, PsRow> = {};
+  for (const r of rows) {
+    const old = was[r.seat];
+    out[r.seat] = old && textOf(old) === textOf(r) ? old : r;
+  }
+  return out;
 }
 
 /** Seats on screen in a visible window are seen as they change: nothing of theirs is unread. */

@@ -16,28 +16,35 @@ function useRows(topology: Topology): RowModel[] {
   const decisions = useWindow((s) => s.decisions);
   const seenAt = useWindow((s) => s.seenAt);
   const changed = useWindow((s) => s.stateSeen);
-  return useMemo(
-    () =>
-      topology.rigs.flatMap((rig) =>
-        rig.pods.flatMap((pod) =>
-          pod.seats.map((s) => {
-            const row = seats[s.seat];
-            return {
-              seat: s.seat,
-              member: s.member,
-              rig: rig.name,
-              pod: pod.id,
-              host: row?.host ?? 'local',
-              runtime: s.runtime,
-              word: stateWord(row, !!openDecisionFor(decisions, s.seat)),
-              unread: (changed[s.seat]?.at ?? 0) > (seenAt[s.seat] ?? 0),
-              row,
-            };
-          }),
-        ),
+  // The models as last built: one whose seat has not changed is kept, so its row (memoised) is not drawn again.
+  const last = useRef(new Map<string, RowModel>());
+  return useMemo(() => {
+    const next = new Map<string, RowModel>();
+    const rows = topology.rigs.flatMap((rig) =>
+      rig.pods.flatMap((pod) =>
+        pod.seats.map((s) => {
+          const row = seats[s.seat];
+          const m: RowModel = {
+            seat: s.seat,
+            member: s.member,
+            rig: rig.name,
+            pod: pod.id,
+            host: row?.host ?? 'local',
+            runtime: s.runtime,
+            word: stateWord(row, !!openDecisionFor(decisions, s.seat)),
+            unread: (changed[s.seat]?.at ?? 0) > (seenAt[s.seat] ?? 0),
+            row,
+          };
+          const old = last.current.get(s.seat);
+          const same = old && (Object.keys(m) as (keyof RowModel)[]).every((k) => old[k] === m[k]);
+          next.set(s.seat, same ? old : m);
+          return same ? old : m;
+        }),
       ),
-    [topology, seats, decisions, seenAt, changed],
-  );
+    );
+    last.current = next;
+    return rows;
+  }, [topology, seats, decisions, seenAt, changed]);
 }
 
 /**

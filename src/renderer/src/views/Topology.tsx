@@ -14,6 +14,19 @@ const NODE_TYPES = { seat: SeatNodeView, frame: FrameNodeView };
 const EDGE_TYPES = { rig: RigEdgeView };
 const FIT = { padding: 0.12, maxZoom: 1 };
 const HOVER_MS = 300;
+/** The rig is looked at, not edited: nothing dragged, connected, selected or deleted; the keys are the window's. */
+const FIXED = {
+  nodesDraggable: false,
+  nodesConnectable: false,
+  nodesFocusable: false,
+  edgesFocusable: false,
+  elementsSelectable: false,
+  disableKeyboardA11y: true,
+  deleteKeyCode: null,
+  selectionKeyCode: null,
+  multiSelectionKeyCode: null,
+  zoomOnDoubleClick: false,
+} as const;
 
 /** Layouts since the page loaded: the bench reads it (`data-layouts`) to prove a state change lays nothing out. */
 let layouts = 0;
@@ -177,16 +190,7 @@ function TopologyCanvas() {
           fitViewOptions={FIT}
           minZoom={0.15}
           maxZoom={2}
-          nodesDraggable={false}
-          nodesConnectable={false}
-          nodesFocusable={false}
-          edgesFocusable={false}
-          elementsSelectable={false}
-          disableKeyboardA11y
-          deleteKeyCode={null}
-          selectionKeyCode={null}
-          multiSelectionKeyCode={null}
-          zoomOnDoubleClick={false}
+          {...FIXED}
           onMoveStart={(e) => {
             // A gesture of the person's (a fit or a resize moves the view with no event).
             if (e) follow.current = false;

@@ -34,37 +34,29 @@ const SIDES = [
   ['r', Position.Right],
 ] as const;
 
-/** Along a side: the middle, or a third of the way either side of it (two edges between one pair of seats). */
-const LANES = [
-  ['', '50%'],
-  ['1', '30%'],
-  ['2', '70%'],
-] as const;
-
 /**
- * Where edges attach: source and target handles on each side, in three lanes (the layout picks the
- * side facing the other seat, and a lane of its own for each edge between the same two seats).
+ * Where edges attach: a source and a target handle on each side (the layout picks the side facing
+ * the other seat; two edges between the same seats run apart along their route, not by handle).
+ * Memoised with no props: a node drawn again for its state does not draw its eight handles again
+ * (each a React Flow store subscriber; 200 seats hold 1 600).
  */
-function Handles() {
+const Handles = memo(function Handles() {
   return (
     <>
       {(['s', 't'] as const).flatMap((io) =>
-        SIDES.flatMap(([side, pos]) =>
-          LANES.map(([lane, at]) => (
-            <Handle
-              key={`${io}-${side}${lane}`}
-              id={`${io}-${side}${lane}`}
-              type={io === 's' ? 'source' : 'target'}
-              position={pos}
-              isConnectable={false}
-              style={side === 't' || side === 'b' ? { left: at } : { top: at }}
-            />
-          )),
-        ),
+        SIDES.map(([side, pos]) => (
+          <Handle
+            key={`${io}-${side}`}
+            id={`${io}-${side}`}
+            type={io === 's' ? 'source' : 'target'}
+            position={pos}
+            isConnectable={false}
+          />
+        )),
       )}
     </>
   );
-}
+});
 
 const ARROWS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'] as const;
 const isArrow = (key: string): key is (typeof ARROWS)[number] => (ARROWS as readonly string[]).includes(key);

@@ -1,6 +1,23 @@
 import dagre from '@dagrejs/dagre';
 import { type Edge, type EdgeMarker, MarkerType, type Node } from '@xyflow/react';
 import type { Topology } from '../../../shared/contract';
+import { placeRigPacked, PACK_OVER } from './topology-pack';
+import {
+  addRigEdge,
+  type Box,
+  type DagreEdge,
+  type DagreNode,
+  type FrameData,
+  hostFrame,
+  type Point,
+  type RigPlaced,
+  SEAT_H,
+  SEAT_W,
+  type SeatData,
+} from './topology-shape';
+
+export type { FrameData, FrameKind, Point, SeatData } from './topology-shape';
+export { SEAT_H, SEAT_W };
 
 /**
  * The topology's layout, pure: each rig a frame, its hosts and pods nested frames, its seats nodes,
@@ -9,18 +26,12 @@ import type { Topology } from '../../../shared/contract';
  * change redraws a node and never lays the graph out again.
  */
 
-export const SEAT_W = 224;
-export const SEAT_H = 66;
 const RIG_GAP = 56;
 const RIG_PAD = 20;
 const RIG_HEAD = 30;
 /** How far apart two edges between the same seats run. */
 const LANE_GAP = 9;
 
-export type FrameKind = 'rig' | 'host' | 'pod';
-export type FrameData = { kind: FrameKind; label: string; rig: string; count?: number };
-export type SeatData = { seat: string; member: string; rig: string; runtime: string };
-export type Point = { x: number; y: number };
 /** `route`: dagre's path between the two seats (around the others), absolute; the edge draws through it. */
 export type EdgeData = {
   kind: string;
@@ -43,8 +54,6 @@ export interface TopologyLayout {
   places: Map<string, Point>;
 }
 
-type Box = { x: number; y: number; width: number; height: number };
-
 /** What the layout depends on: the shape and where each seat runs, as one string (equal strings, same layout). */
 export function layoutKey(t: Topology, hostOf: (seat: string) => string): string {
   return JSON.stringify(
@@ -63,20 +72,6 @@ export function sides(a: { x: number; y: number }, b: { x: number; y: number }):
   if (Math.abs(dy) >= SEAT_H) return dy > 0 ? { source: 'b', target: 't' } : { source: 't', target: 'b' };
   return dx >= 0 ? { source: 'r', target: 'l' } : { source: 'l', target: 'r' };
 }
-
-interface RigPlaced {
-  width: number;
-  height: number;
-  frames: { id: string; parent: string | undefined; box: Box; data: FrameData }[];
-  seats: { id: string; parent: string; box: Box; data: SeatData }[];
-  /** Each edge's route by `from|to|kind`, in the edge's own direction. */
-  routes: Map<string, Point[]>;
-}
-
-/** A node of dagre's graph: a seat carries its pod and data; dagre writes where it goes. */
-type DagreNode = { width?: number; height?: number; x?: number; y?: number; pod?: string; data?: SeatData };
-/** An edge of dagre's graph, by the key of the rig's edge it lays out; dagre writes its route. */
-type DagreEdge = { minlen: number; weight: number; key: string; reversed?: boolean; points?: Point[] };
 
 /** One rig as a dagre compound graph: host → pod → seat clusters, the rig's edges between its seats. */
 function rigGraph(rig: Topology['rigs'][number], hostOf: (seat: string) => string) {
@@ -105,18 +100,14 @@ function rigGraph(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
   for (const e of rig.edges) {
     const from = memberSeat.get(e.from);
     const to = memberSeat.get(e.to);
-    if (!from || !to || from === to) continue;
-    // An escalation goes up the hierarchy: laid out as the delegation it answers, so the lead stays
-    // above. Collaborators are peers: their edge pulls less (dagre takes no minlen 0).
-    const label = { minlen: 1, weight: e.kind === 'collaborates_with' ? 1 : 2, key: `${from}|${to}|${e.kind}` };
-    if (e.kind === 'escalates_to') g.setEdge(to, from, { ...label, reversed: true }, e.kind);
-    else g.setEdge(from, to, label, e.kind);
+    if (from && to && from !== to) addRigEdge(g, from, to, e.kind);
   }
   return { g, frames };
 }
 
 /** One rig through dagre; every box and route moved so the rig's top-left is 0,0. */
 function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => string): RigPlaced {
+  if (rig.pods.reduce((n, p) => n + p.seats.length, 0) > PACK_OVER) return placeRigPacked(rig, hostOf);
   const { g, frames } = rigGraph(rig, hostOf);
   dagre.layout(g);
   const at = (id: string): Box => {
@@ -153,11 +144,6 @@ function placeRig(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
 }
 
 const zero = (): Box => ({ x: 0, y: 0, width: 0, height: 0 });
-const hostFrame = (rig: string, host: string): FrameData => ({
-  kind: 'host',
-  label: host === 'local' ? 'this machine' : host,
-  rig,
-});
 
 /** Every rig laid out and stacked top to bottom; children placed relative to their frame, as React Flow wants. */
 export function layoutTopology(t: Topology, hostOf: (seat: string) => string): TopologyLayout {
@@ -257,8 +243,14 @@ function rigEdges(
   origin: Point,
 ): FlowEdge[] {
   const seatOf = (m: string) => `${m}@${rig.name}`;
-  const abs = (e: { from: string; to: string; kind: string }) =>
-    routes.get(`${seatOf(e.from)}|${seatOf(e.to)}|${e.kind}`)?.map((p) => ({ x: origin.x + p.x, y: origin.y + p.y }));
+  const abs = rig.edges.map((e) =>
+    routes.get(`${seatOf(e.from)}|${seatOf(e.to)}|${e.kind}`)?.map((p) => ({ x: origin.x + p.x, y: origin.y + p.y })),
+  );
+  // The edges between each pair of seats, whichever way they run: a twin is looked for among these
+  // only (a search of every edge for each edge took a 200-seat rig's layout 150 ms).
+  const pair = (e: { from: string; to: string }) => [e.from, e.to].sort().join('|');
+  const byPair = new Map<string, number[]>();
+  for (const [i, e] of rig.edges.entries()) byPair.set(pair(e), [...(byPair.get(pair(e)) ?? []), i]);
   return rig.edges.flatMap((e, i): FlowEdge[] => {
     const from = seatOf(e.from);
     const to = seatOf(e.to);
@@ -267,11 +259,8 @@ function rigEdges(
     if (!a || !b) return [];
     const side = sides(a, b);
     // An edge whose route another edge of the same two seats shares takes a lane beside it.
-    const mine = abs(e);
-    const twin = rig.edges.findIndex(
-      (o, j) =>
-        j !== i && [o.from, o.to].sort().join('|') === [e.from, e.to].sort().join('|') && sameRoute(abs(o), mine),
-    );
+    const mine = abs[i];
+    const twin = byPair.get(pair(e))!.find((j) => j !== i && sameRoute(abs[j], mine)) ?? -1;
     const route = apart(mine ?? [], twin < 0 ? 0 : i < twin ? 1 : 2, [a, b]);
     return [
       {
