@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { probeOwnServer, watchOwnServer } from '../../src/main/engine/services/stuck-server';
 import { RigWorld } from '../support/rig';
 
 /**
@@ -82,4 +85,29 @@ describe('a stuck tmux server on Rigdesk’s socket', () => {
     const ps = await mine.cli(['ps', '--json']);
     expect(ps.code, `${up.stdout}${up.stderr}\n${ps.stdout}${ps.stderr}`).toBe(0);
   }, 60_000);
+
+  // Issue 37 beside issue 32: a resting window's look goes through the engine's held control client,
+  // with no process, while it answers; only a miss asks a process, the one look that can tell stuck.
+  it('a resting window asks the held client and starts no process while it answers; a stopped server is still named', async () => {
+    const w = new RigWorld();
+    worlds.push(w);
+    const pid = serverPid(w);
+    pids.push(pid);
+    const e = w.engine();
+    expect((await e.own.run(['list-sessions'])).code).toBe(0);
+    expect(await e.own.heldAnswers(1_000), 'the held client is connected').toBe(true);
+
+    // Forced fault: no tmux on the engine's PATH, so a process probe cannot run and reads stuck.
+    const path = e.deps.env.PATH;
+    e.deps.env.PATH = mkdtempSync(join(tmpdir(), 'rd-no-tmux-'));
+    expect((await probeOwnServer(e))?.code, 'the fault is real: a process probe fails').toBe('TMUX_SERVER_STUCK');
+    expect(await watchOwnServer(e), 'the held client answered: no process, no verdict').toBeUndefined();
+    expect(e.stuckSeen).toBeUndefined();
+    e.deps.env.PATH = path;
+
+    process.kill(pid, 'SIGSTOP');
+    expect(await watchOwnServer(e)).toMatchObject({ code: 'TMUX_SERVER_STUCK', pids: [pid] });
+    process.kill(pid, 'SIGKILL');
+    await e.close(500);
+  }, 30_000);
 });
