@@ -76,6 +76,28 @@ describe('up, ps, send, capture, down on shell seats (real tmux, real CLI proces
     expect(w.sessions().filter((s) => s.seat === 'lead@demo')).toHaveLength(1);
   });
 
+  it('stop of a seat whose session ended records it stopped once; a second stop records nothing', async () => {
+    const spec = w.spec('rig.yaml', shellRigYaml('demo', ['lead']));
+    expect((await w.cli(['up', spec])).code).toBe(0);
+    const sid = w.sessions().find((s) => s.seat === 'lead@demo')!.id;
+    w.tmux.run(['kill-session', '-t', sid]);
+    // Reconcile finds it gone and ends its session row: no session, and nobody stopped it.
+    expect((await w.cli(['reconcile', '--json'])).code).toBe(0);
+    expect((await w.cli(['ps', '--json'])).json.seats[0].state).toBe('stopped');
+    expect((await w.cli(['ps', '--json'])).json.seats[0].stoppedOnPurpose).toBe(false);
+    const stopsOf = async () =>
+      (await w.cli(['events', '--rig', 'demo', '--json'])).json.events.filter(
+        (e: { kind: string }) => e.kind === 'seat.stop',
+      );
+    const stop = await w.cli(['stop', 'lead@demo', '--json']);
+    expect(stop.json.stopped.outcome).toBe('not_running');
+    expect((await stopsOf()).map((e: { data: unknown }) => e.data)).toEqual([{ outcome: 'not_running' }]);
+    const ps = await w.cli(['ps', '--json']);
+    expect(ps.json.seats[0]).toMatchObject({ state: 'stopped', stoppedOnPurpose: true });
+    expect((await w.cli(['stop', 'lead@demo', '--json'])).json.stopped.outcome).toBe('not_running');
+    expect(await stopsOf()).toHaveLength(1);
+  });
+
   it('attach --print names the server with -L and the session by id', async () => {
     const spec = w.spec('rig.yaml', shellRigYaml('demo', ['lead']));
     await w.cli(['up', spec]);

@@ -46,7 +46,16 @@ export async function stopSeat(ports: StopPorts, ref: unknown): Promise<Result<{
   const { store } = ports;
   const live = store.sessions.live(seat.seat);
   if (!live) {
-    store.rigs.setStoppedOnPurpose(seat.seat, true);
+    // An exited or failed seat becomes stopped: the timeline and its state's age say so. A second
+    // stop of a stopped seat changes nothing and records nothing.
+    if (!seat.stoppedOnPurpose) {
+      store.db
+        .transaction(() => {
+          store.rigs.setStoppedOnPurpose(seat.seat, true);
+          store.events.append('seat.stop', { rig: seat.rig, seat: seat.seat }, { outcome: 'not_running' });
+        })
+        .immediate();
+    }
     return { ok: true, stopped: { seat: seat.seat, outcome: 'not_running' } };
   }
   const taken = await untilTakenUp(ports, seat, live.conversationId ?? seat.conversationId);
