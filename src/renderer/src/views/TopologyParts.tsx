@@ -6,8 +6,9 @@ import {
   Handle,
   type NodeProps,
   Position,
+  useUpdateNodeInternals,
 } from '@xyflow/react';
-import { type KeyboardEvent, memo, useState } from 'react';
+import { type KeyboardEvent, memo, useEffect, useRef, useState } from 'react';
 import { focusSeat, openInGrid } from '../state/actions';
 import { visibleSlots } from '../state/grid';
 import { STATE_LABEL, type StateWord, stateWord, waitReason } from '../state/seat-state';
@@ -45,8 +46,17 @@ const ALL_HANDLES = (['s', 't'] as const).flatMap((io) => SIDES.map(([side]) => 
  * Flow store subscriber that runs on every pan and zoom step: all eight on 200 seats were 1 600.
  * Memoised on that string: a node drawn again for its state does not draw its handles again.
  */
-const Handles = memo(function Handles({ ids }: { ids: string }) {
+const Handles = memo(function Handles({ seat, ids }: { seat: string; ids: string }) {
   const pos = new Map(SIDES);
+  // React Flow measures a node's handles when its size changes; handles added later (an overlap
+  // begins) are measured when told, or the edge to them is not drawn.
+  const remeasure = useUpdateNodeInternals();
+  const drawn = useRef(ids);
+  useEffect(() => {
+    if (drawn.current === ids) return;
+    drawn.current = ids;
+    remeasure(seat);
+  }, [ids, seat, remeasure]);
   return (
     <>
       {ids.split(' ').flatMap((id) => {
@@ -119,7 +129,7 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
       onMouseEnter={(e) => t.hover(seat, e.currentTarget)}
       onMouseLeave={() => t.hover(undefined)}
     >
-      <Handles ids={handleIds(data, (row?.changes?.overlapsWith?.length ?? 0) > 0)} />
+      <Handles seat={seat} ids={handleIds(data, (row?.changes?.overlapsWith?.length ?? 0) > 0)} />
       <span className="ring" aria-hidden="true">
         <span className="mark">{MARK[word]}</span>
       </span>

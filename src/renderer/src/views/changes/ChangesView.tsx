@@ -1,15 +1,13 @@
 import '@git-diff-view/react/styles/diff-view-pure.css';
-import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ReviewComment } from '../../../../shared/contract/changes';
 import { changesCall } from '../../state/changes';
 import { noteDone } from '../../state/store';
 import { closeDialog, DialogFrame } from '../DialogFrame';
 import { Refusal } from '../Notes';
 import { FileList, GateEvidence, LayoutSwitch, RiskNotes, WhereLine } from './ChangesParts';
+import { FileDiff } from './FileDiff';
 import { type Fault, useSeatChanges } from './use-seat-changes';
-
-// The diff view (with every highlighting grammar) loads when a seat's Changes first opens.
-const FileDiff = lazy(() => import('./FileDiff').then((m) => ({ default: m.FileDiff })));
 
 /**
  * A seat's Changes: where its work is, its files with their counts, each diff (unified or side by
@@ -90,20 +88,18 @@ export function ChangesView({ seat }: { seat: string }) {
           <FileList files={files} shown={info !== undefined} />
           <div className="diffs">
             {truncated && <p className="muted">The diff is too long to show whole: its first part is shown.</p>}
-            <Suspense fallback={null}>
-              {files.map((f) => (
-                <FileDiff
-                  key={f.path}
-                  file={f}
-                  patch={patches ? (patches.get(f.path) ?? null) : undefined}
-                  truncated={truncated}
-                  split={split}
-                  comments={comments.filter((c) => c.path === f.path)}
-                  onComment={(c) => setComments((cs) => [...cs, c])}
-                  onDrop={(c) => setComments((cs) => cs.filter((x) => x !== c))}
-                />
-              ))}
-            </Suspense>
+            {files.map((f) => (
+              <FileDiff
+                key={f.path}
+                file={f}
+                patch={patches ? (patches.get(f.path) ?? null) : undefined}
+                truncated={truncated}
+                split={split}
+                comments={comments.filter((c) => c.path === f.path)}
+                onComment={(c) => setComments((cs) => [...cs, c])}
+                onDrop={(c) => setComments((cs) => cs.filter((x) => x !== c))}
+              />
+            ))}
           </div>
         </div>
         <ReviewBar
