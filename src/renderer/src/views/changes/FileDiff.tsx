@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { ChangedFileRow, ReviewComment } from '../../../../shared/contract/changes';
 import { LineCommentForm } from './LineCommentForm';
-import { firstAddedLine, langOf } from './patch';
+import { firstAddedLine } from './patch';
 
 // The diff itself (@git-diff-view with every highlighting grammar, most of the renderer's bytes)
 // loads when a diff is first drawn, not before the window's first paint.
