@@ -483,13 +483,15 @@ async function palette(page: Page) {
   for (const q of queries) {
     opens.push(await untilPainted(page, 'Control+k', ['[cmdk-item]', SEATS]));
     for (const ch of q) keys.push(await untilPainted(page, ch === ' ' ? 'Space' : ch));
-    // Said, not fatal: in one run a query left no item listed (not explained yet).
+    // A query of two words in another order than the item holds them once listed nothing (cmdk's
+    // own filter reads the query as one ordered run); said, not fatal.
     const first = await page
       .locator('[cmdk-item]')
       .first()
       .textContent({ timeout: 2000 })
       .catch(() => 'nothing');
-    if (q.startsWith('p') && !first?.includes(`${q}@${RIG}`)) log(`  palette: ${q} gave ${first} first`);
+    if (/^p\d+m\d+$/.test(q) && !first?.includes(`${q}@${RIG}`)) log(`  palette: ${q} gave ${first} first`);
+    if (first === 'nothing') log(`  palette: ${q} listed nothing`);
     await page.keyboard.press('Escape');
     await page.locator('[cmdk-root]').waitFor({ state: 'detached' });
   }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { CentreView } from '../../../shared/contract';
 import { showView } from '../state/actions';
 import { openDecisionFor, useWindow } from '../state/store';
@@ -7,8 +7,10 @@ import type { Transport } from '../transport';
 import { Grid } from './Grid';
 import { RestoreReview } from './RestoreReview';
 import { TimelineView } from './Timeline';
-import { TopologyView } from './Topology';
 import { UsageView } from './usage/UsageView';
+
+// The topology (React Flow, dagre) loads when it is first shown, not before the window's first paint.
+const TopologyView = lazy(() => import('./Topology').then((m) => ({ default: m.TopologyView })));
 
 const TABS: { view: CentreView; label: string }[] = [
   { view: 'grid', label: 'Grid' },
@@ -49,7 +51,9 @@ export function Centre({ transport, frames }: { transport: Transport; frames: Fr
         {view === 'grid' ? (
           <Grid transport={transport} frames={frames} />
         ) : view === 'topology' ? (
-          <TopologyView />
+          <Suspense fallback={null}>
+            <TopologyView />
+          </Suspense>
         ) : view === 'timeline' ? (
           <TimelineView />
         ) : view === 'usage' ? (

@@ -17,6 +17,7 @@ import {
 import { visibleSlots } from '../state/grid';
 import { STATE_LABEL, stateWord } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
+import { paletteFilter } from './palette-filter';
 import { seatActions } from './seat-actions';
 
 interface Item {
@@ -198,6 +199,7 @@ function OpenPalette() {
         className="palette"
         label="Command"
         loop
+        filter={paletteFilter}
         onKeyDown={(e) => {
           if (e.key === 'Escape') {
             e.preventDefault();

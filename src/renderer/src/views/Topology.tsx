@@ -121,6 +121,7 @@ function TopologyCanvas() {
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const [preview, setPreview] = useState<Spot>();
   const [menu, setMenu] = useState<Spot>();
+  const moving = useMoving(box);
 
   // A new shape is fitted to the view once it is drawn (the first one by `fitView` on mount).
   const first = useRef(true);
@@ -188,7 +189,8 @@ function TopologyCanvas() {
           colorMode="system"
           fitView
           fitViewOptions={FIT}
-          minZoom={0.15}
+          // Low enough that a 200-seat rig fits whole in a 1280x800 window's centre (0.15 cut it off).
+          minZoom={0.08}
           maxZoom={2}
           {...FIXED}
           onMoveStart={(e) => {
@@ -196,7 +198,9 @@ function TopologyCanvas() {
             if (e) follow.current = false;
             setPreview(undefined);
             setMenu(undefined);
+            moving.start();
           }}
+          onMoveEnd={moving.end}
           // The window opens no outside link: the library's attribution link is left out (MIT).
           proOptions={{ hideAttribution: true }}
         >
@@ -208,6 +212,32 @@ function TopologyCanvas() {
         {menu && <SeatMenu spot={menu} onClose={closeMenu} />}
       </section>
     </TopologyContext.Provider>
+  );
+}
+
+/** How long after a pan or zoom step the view stays on its own layer (wheel steps come apart by less). */
+const SETTLE_MS = 250;
+
+/**
+ * While the view moves, the canvas is one composited layer (`.moving`: will-change) so a pan or
+ * zoom step moves pixels instead of painting 200 seats and their edges again; once it settles the
+ * layer goes and the text is drawn sharp at the new zoom.
+ */
+function useMoving(box: RefObject<HTMLDivElement | null>): { start: () => void; end: () => void } {
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useMemo(
+    () => ({
+      start: () => {
+        clearTimeout(timer.current);
+        box.current?.classList.add('moving');
+      },
+      end: () => {
+        clearTimeout(timer.current);
+        timer.current = setTimeout(() => box.current?.classList.remove('moving'), SETTLE_MS);
+      },
+    }),
+    [box],
   );
 }
 

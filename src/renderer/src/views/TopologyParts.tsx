@@ -6,15 +6,16 @@ import {
   Handle,
   type NodeProps,
   Position,
+  useUpdateNodeInternals,
 } from '@xyflow/react';
-import { type KeyboardEvent, memo, useState } from 'react';
+import { type KeyboardEvent, memo, useEffect, useRef, useState } from 'react';
 import { focusSeat, openInGrid } from '../state/actions';
 import { visibleSlots } from '../state/grid';
 import { STATE_LABEL, type StateWord, stateWord, waitReason } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
 import { CONTEXT_HIGH_PCT } from '../../../shared/contract';
 import { useTopology } from './topology-context';
-import { type FlowEdge, type FrameNode, routePath, type SeatFlowNode } from './topology-layout';
+import { type FlowEdge, type FrameNode, routePath, type SeatData, type SeatFlowNode } from './topology-layout';
 
 /** The mark inside a seat's ring: the state at a glance, beside its word (colour is never the only signal). */
 const MARK: Readonly<Record<StateWord, string>> = {
@@ -34,29 +35,52 @@ const SIDES = [
   ['r', Position.Right],
 ] as const;
 
+/** The handles an overlap's edge attaches to (overlap-edges.ts: out of the right or the bottom). */
+const OVERLAP_HANDLES = ['s-b', 's-r', 't-b', 't-r'];
+const ALL_HANDLES = (['s', 't'] as const).flatMap((io) => SIDES.map(([side]) => `${io}-${side}`));
+
 /**
  * Where edges attach: a source and a target handle on each side (the layout picks the side facing
  * the other seat; two edges between the same seats run apart along their route, not by handle).
- * Memoised with no props: a node drawn again for its state does not draw its eight handles again
- * (each a React Flow store subscriber; 200 seats hold 1 600).
+ * Only the handles the seat's edges use are drawn (`ids`, joined by spaces), each being a React
+ * Flow store subscriber that runs on every pan and zoom step: all eight on 200 seats were 1 600.
+ * Memoised on that string: a node drawn again for its state does not draw its handles again.
  */
-const Handles = memo(function Handles() {
+const Handles = memo(function Handles({ seat, ids }: { seat: string; ids: string }) {
+  const pos = new Map(SIDES);
+  // React Flow measures a node's handles when its size changes; handles added later (an overlap
+  // begins) are measured when told, or the edge to them is not drawn.
+  const remeasure = useUpdateNodeInternals();
+  const drawn = useRef(ids);
+  useEffect(() => {
+    if (drawn.current === ids) return;
+    drawn.current = ids;
+    remeasure(seat);
+  }, [ids, seat, remeasure]);
   return (
     <>
-      {(['s', 't'] as const).flatMap((io) =>
-        SIDES.map(([side, pos]) => (
+      {ids.split(' ').flatMap((id) => {
+        if (!id) return [];
+        const [io, side] = id.split('-') as ['s' | 't', (typeof SIDES)[number][0]];
+        return (
           <Handle
-            key={`${io}-${side}`}
-            id={`${io}-${side}`}
+            key={id}
+            id={id}
             type={io === 's' ? 'source' : 'target'}
-            position={pos}
+            position={pos.get(side)!}
             isConnectable={false}
           />
-        )),
-      )}
+        );
+      })}
     </>
   );
 });
+
+/** The handle ids a seat draws: its layout's, and an overlap's while it overlaps another seat. */
+function handleIds(data: SeatData, overlapping: boolean): string {
+  if (!data.handles) return ALL_HANDLES.join(' ');
+  return [...new Set([...data.handles, ...(overlapping ? OVERLAP_HANDLES : [])])].sort().join(' ');
+}
 
 const ARROWS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'] as const;
 const isArrow = (key: string): key is (typeof ARROWS)[number] => (ARROWS as readonly string[]).includes(key);
@@ -105,7 +129,7 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
       onMouseEnter={(e) => t.hover(seat, e.currentTarget)}
       onMouseLeave={() => t.hover(undefined)}
     >
-      <Handles />
+      <Handles seat={seat} ids={handleIds(data, (row?.changes?.overlapsWith?.length ?? 0) > 0)} />
       <span className="ring" aria-hidden="true">
         <span className="mark">{MARK[word]}</span>
       </span>

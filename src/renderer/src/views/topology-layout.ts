@@ -197,9 +197,24 @@ export function layoutTopology(t: Topology, hostOf: (seat: string) => string): T
       places.set(s.id, abs.get(s.id)!);
     }
     edges.push(...rigEdges(rig, places, placed.routes, origin));
+    attachHandles(nodes, edges);
     top += placed.height + RIG_HEAD + RIG_PAD + RIG_GAP;
   }
   return { nodes, edges, places };
+}
+
+/** Each seat told which of its handles its edges use (a handle is a React Flow subscriber: 200 seats drew 1 600). */
+function attachHandles(nodes: FlowNode[], edges: FlowEdge[]): void {
+  const used = new Map<string, Set<string>>();
+  const add = (seat: string, id: string | null | undefined) => {
+    if (id) used.set(seat, (used.get(seat) ?? new Set()).add(id));
+  };
+  for (const e of edges) {
+    add(e.source, e.sourceHandle);
+    add(e.target, e.targetHandle);
+  }
+  for (const n of nodes)
+    if (n.type === 'seat' && !n.data.handles) n.data = { ...n.data, handles: [...(used.get(n.id) ?? [])].sort() };
 }
 
 /** Each kind drawn its own way: delegation an arrow, escalation a dashed arrow, collaboration two-headed. */

@@ -17,30 +17,68 @@ const PACK_ASPECT = 1.6;
 
 type Member = { seat: string; member: string; runtime: string };
 
-/** One pod's seats on one host through dagre, with the rig's edges between them; boxes and routes from 0,0. */
+type Box = { x: number; y: number; width: number; height: number };
+/** A pod laid out by position: seat i's box, each edge's route between seats i and j, the pod's size. */
+type PodShape = {
+  boxes: Box[];
+  routes: { i: number; j: number; kind: string; pts: Point[] }[];
+  width: number;
+  height: number;
+};
+
+/**
+ * Pods of the same shape (as many seats, the same edges between the same positions) lay out the
+ * same: dagre runs once per shape, not once per pod (a 200-seat rig of like pods is one run, not
+ * twenty). Kept for the page's life; a few shapes at most.
+ */
+const shapes = new Map<string, PodShape>();
+const SHAPES_KEPT = 200;
+
+/** One pod's seats on one host, with the rig's edges between them; boxes and routes from 0,0. */
 function placePod(rig: Topology['rigs'][number], seats: Member[], memberSeat: Map<string, string>) {
+  const index = new Map(seats.map((s, i) => [s.seat, i]));
+  const links: [number, number, string][] = [];
+  for (const e of rig.edges) {
+    const i = index.get(memberSeat.get(e.from) ?? '');
+    const j = index.get(memberSeat.get(e.to) ?? '');
+    if (i !== undefined && j !== undefined && i !== j) links.push([i, j, e.kind]);
+  }
+  const key = JSON.stringify([seats.length, links]);
+  let shape = shapes.get(key);
+  if (!shape) {
+    if (shapes.size >= SHAPES_KEPT) shapes.clear();
+    shape = podShape(seats.length, links);
+    shapes.set(key, shape);
+  }
+  const name = (i: number) => seats[i]!.seat;
+  return {
+    seatBoxes: seats.map((s, i) => ({ s, box: { ...shape.boxes[i]! } })),
+    routes: new Map(shape.routes.map((r) => [`${name(r.i)}|${name(r.j)}|${r.kind}`, r.pts])),
+    width: shape.width,
+    height: shape.height,
+  };
+}
+
+/** dagre on a pod of `n` seats named by position, with its edges by position. */
+function podShape(n: number, links: [number, number, string][]): PodShape {
   const g: RigGraph = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 50, marginx: 0, marginy: 0 });
-  for (const s of seats) g.setNode(s.seat, { width: SEAT_W, height: SEAT_H, data: { ...s, rig: rig.name } });
-  for (const e of rig.edges) {
-    const from = memberSeat.get(e.from);
-    const to = memberSeat.get(e.to);
-    if (from && to && from !== to && g.hasNode(from) && g.hasNode(to)) addRigEdge(g, from, to, e.kind);
-  }
+  for (let i = 0; i < n; i++) g.setNode(String(i), { width: SEAT_W, height: SEAT_H });
+  for (const [i, j, kind] of links) addRigEdge(g, String(i), String(j), kind);
   dagre.layout(g);
-  const seatBoxes = seats.map((s) => {
-    const n = g.node(s.seat);
-    return { s, box: { x: (n.x ?? 0) - SEAT_W / 2, y: (n.y ?? 0) - SEAT_H / 2, width: SEAT_W, height: SEAT_H } };
+  const boxes = Array.from({ length: n }, (_, i) => {
+    const d = g.node(String(i));
+    return { x: (d.x ?? 0) - SEAT_W / 2, y: (d.y ?? 0) - SEAT_H / 2, width: SEAT_W, height: SEAT_H };
   });
-  const routes = new Map<string, Point[]>();
-  for (const e of g.edges()) {
+  const routes = g.edges().map((e) => {
     const label = g.edge(e);
+    const [i, j, ...kind] = label.key.split('|');
     const pts = label.points ?? [];
-    routes.set(label.key, label.reversed ? [...pts].reverse() : pts);
-  }
-  const width = Math.max(...seatBoxes.map((b) => b.box.x + b.box.width), SEAT_W);
-  const height = Math.max(...seatBoxes.map((b) => b.box.y + b.box.height), SEAT_H);
-  return { seatBoxes, routes, width: width + 2 * POD_PAD, height: height + FRAME_HEAD + POD_PAD };
+    return { i: Number(i), j: Number(j), kind: kind.join('|'), pts: label.reversed ? [...pts].reverse() : pts };
+  });
+  const width = Math.max(...boxes.map((b) => b.x + b.width), SEAT_W);
+  const height = Math.max(...boxes.map((b) => b.y + b.height), SEAT_H);
+  return { boxes, routes, width: width + 2 * POD_PAD, height: height + FRAME_HEAD + POD_PAD };
 }
 
 /** Boxes of the given sizes in rows of `cols`, left to right; where each goes and the whole size. */

@@ -7,7 +7,8 @@ export const SEAT_H = 66;
 
 export type FrameKind = 'rig' | 'host' | 'pod';
 export type FrameData = { kind: FrameKind; label: string; rig: string; count?: number };
-export type SeatData = { seat: string; member: string; rig: string; runtime: string };
+/** `handles`: the handle ids its edges attach to (set by the layout); a node draws only those. */
+export type SeatData = { seat: string; member: string; rig: string; runtime: string; handles?: string[] };
 export type Point = { x: number; y: number };
 export type Box = { x: number; y: number; width: number; height: number };
 

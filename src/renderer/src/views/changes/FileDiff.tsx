@@ -1,11 +1,11 @@
-import { DiffModeEnum, DiffView, SplitSide } from '@git-diff-view/react';
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { ChangedFileRow, ReviewComment } from '../../../../shared/contract/changes';
 import { LineCommentForm } from './LineCommentForm';
-import { firstAddedLine, langOf } from './patch';
+import { firstAddedLine } from './patch';
 
-type Side = 'old' | 'new';
-const sideOf = (s: SplitSide): Side => (s === SplitSide.old ? 'old' : 'new');
+// The diff itself (@git-diff-view with every highlighting grammar, most of the renderer's bytes)
+// loads when a diff is first drawn, not before the window's first paint.
+const DiffBody = lazy(() => import('./DiffBody').then((m) => ({ default: m.DiffBody })));
 
 /** Lines of a diff that is drawn before it is on screen: a placeholder keeps its height. */
 const LINE_PX = 20;
@@ -84,80 +84,17 @@ export function FileDiff(p: {
       ) : !near || p.patch === undefined ? (
         <div className="diff-placeholder" style={{ height: estimate }} />
       ) : (
-        <DiffView<ReviewComment[]>
-          data={{
-            oldFile: { fileName: f.from ?? f.path, fileLang: langOf(f.path) },
-            newFile: { fileName: f.path, fileLang: langOf(f.path) },
-            hunks: [p.patch],
-          }}
-          extendData={extend}
-          diffViewMode={p.split ? DiffModeEnum.Split : DiffModeEnum.Unified}
-          diffViewTheme={matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'}
-          diffViewHighlight
-          diffViewWrap={false}
-          diffViewFontSize={12.5}
-          diffViewAddWidget
-          renderWidgetLine={({ lineNumber, side, onClose }) => (
-            <CommentBox
-              where={`${f.path}:${lineNumber}`}
-              onSave={(text) => {
-                p.onComment({ path: f.path, line: lineNumber, side: sideOf(side), text });
-                onClose();
-              }}
-              onCancel={onClose}
-            />
-          )}
-          renderExtendLine={({ data }) => (
-            <ul className="line-comments">
-              {data.map((c) => (
-                <li key={`${c.side}:${c.line}:${c.text}`} data-review-comment={`${c.path}:${c.line}`}>
-                  <span className="where">
-                    {c.path}:{c.line}
-                  </span>
-                  <span className="text">{c.text}</span>
-                  <button type="button" className="link" onClick={() => p.onDrop(c)}>
-                    Remove
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
-        />
+        <Suspense fallback={<div className="diff-placeholder" style={{ height: estimate }} />}>
+          <DiffBody
+            file={f}
+            patch={p.patch}
+            split={p.split}
+            extend={extend}
+            onComment={p.onComment}
+            onDrop={p.onDrop}
+          />
+        </Suspense>
       )}
     </section>
-  );
-}
-
-/** The box a comment is written in: Ctrl+Enter keeps it, Escape drops it. */
-function CommentBox(p: { where: string; onSave: (text: string) => void; onCancel: () => void }) {
-  const [text, setText] = useState('');
-  return (
-    <div className="comment-box">
-      <textarea
-        aria-label={`comment on ${p.where}`}
-        placeholder={`Comment on ${p.where} (Ctrl+Enter to add)`}
-        value={text}
-        autoFocus
-        rows={3}
-        onChange={(e) => setText(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && text.trim()) {
-            e.preventDefault();
-            p.onSave(text.trim());
-          } else if (e.key === 'Escape') {
-            e.stopPropagation();
-            p.onCancel();
-          }
-        }}
-      />
-      <div className="buttons">
-        <button type="button" className="primary" disabled={!text.trim()} onClick={() => p.onSave(text.trim())}>
-          Add comment
-        </button>
-        <button type="button" onClick={p.onCancel}>
-          Cancel
-        </button>
-      </div>
-    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import type { PlanLimit, PsRow } from '../../../../shared/contract';
 import { useClock } from '../../state/clock';
 import { useWindow } from '../../state/store';
@@ -6,8 +6,10 @@ import { RigPicker, useViewRig } from '../RigPicker';
 import { clockTime, compact, usd } from './format';
 import { colourOf, type Line, type Lines, linesOf, type Measure } from './lines';
 import { ContextMeters, PlanLimits } from './UsageMeters';
-import { UsageChart } from './UsageChart';
 import { RANGES, type Range, type SeriesAnswer, type SeriesBy, useUsageSeries } from './use-usage-series';
+
+// The chart (uPlot) loads when the Usage view is first shown.
+const UsageChart = lazy(() => import('./UsageChart').then((m) => ({ default: m.UsageChart })));
 
 /** The Usage view: a rig's tokens or cost over time per seat or pod, each seat's context, the plan limits. */
 export function UsageView() {
@@ -172,7 +174,9 @@ function Drawn(p: { answer: SeriesAnswer; measure: Measure; range: Range; rows: 
     <>
       <h3 className="usage-title">{title}</h3>
       <Hovered lines={lines} at={hover} measure={p.measure} />
-      <UsageChart lines={lines} measure={p.measure} colour={colour} label={title} onHover={setHover} />
+      <Suspense fallback={null}>
+        <UsageChart lines={lines} measure={p.measure} colour={colour} label={title} onHover={setHover} />
+      </Suspense>
       <Legend lines={lines} answer={p.answer} colour={colour} rows={p.rows} measure={p.measure} />
       <p className="usage-basis" data-usage-basis>
         Cost is an <strong>estimate</strong>: each conversation's tokens by kind times its model's prices, from{' '}
