@@ -8,7 +8,14 @@ import {
   togglePin,
   visibleSlots,
 } from '../../src/renderer/src/state/grid';
-import { attentionOrder, attentionRank, since, stateWord } from '../../src/renderer/src/state/seat-state';
+import {
+  attentionOrder,
+  attentionRank,
+  hasEvidence,
+  notRunningLine,
+  since,
+  stateWord,
+} from '../../src/renderer/src/state/seat-state';
 import type { PsRow } from '../../src/shared/contract';
 
 const l0 = { ...DEFAULT_LAYOUT, grid: '2x2' as const };
@@ -101,5 +108,19 @@ describe('the rail', () => {
     expect([...labels(0, 55)]).toEqual(['just now', '15 s', '30 s', '45 s']);
     expect([...labels(60, 175)]).toEqual(['1 min', '2 min']);
     expect(since(0, 3 * 3600_000)).toBe('3 h');
+  });
+});
+
+describe('an empty slot and a decision card say what is there', () => {
+  it('a seat with a restore decision needs you (never "is needs you"); otherwise its state', () => {
+    expect(notRunningLine('b@crew', 'needs you', 'transcript_missing')).toBe(
+      'b@crew needs you: a restore decision waits (transcript missing); see Decisions.',
+    );
+    expect(notRunningLine('b@crew', 'stopped')).toBe('b@crew is stopped.');
+    expect(notRunningLine('b@crew', undefined)).toBe('b@crew is not reported yet.');
+  });
+  it('evidence with nothing in it is not shown', () => {
+    expect([undefined, null, {}].map(hasEvidence)).toEqual([false, false, false]);
+    expect([{ why: 'x' }, 'text', 0].map(hasEvidence)).toEqual([true, true, true]);
   });
 });

@@ -91,3 +91,16 @@ export function since(ms: number | undefined, now: number): string {
   if (s < 86_400) return `${Math.floor(s / 3600)} h`;
   return `${Math.floor(s / 86_400)} d`;
 }
+
+/** What an empty grid slot says of its seat: a waiting restore decision first, else its state. */
+export function notRunningLine(seat: string, label: string | undefined, decisionReason?: string): string {
+  if (decisionReason !== undefined)
+    return `${seat} needs you: a restore decision waits (${decisionReason.replace(/_/g, ' ')}); see Decisions.`;
+  return `${seat} is ${label ?? 'not reported yet'}.`;
+}
+
+/** Whether a decision's evidence says anything (an empty object is not shown as a box of braces). */
+export function hasEvidence(e: unknown): boolean {
+  if (e === undefined || e === null) return false;
+  return typeof e !== 'object' || Object.keys(e).length > 0;
+}

@@ -1,6 +1,7 @@
 import { type KeyboardEvent, useEffect, useState } from 'react';
 import type { DecisionChoice, HistoryItem, PromptChoice, PromptItem } from '../../../shared/contract';
 import { answerPrompt, call, decide, focusSeat, focusedPrompt, WINDOW_REASON } from '../state/actions';
+import { hasEvidence } from '../state/seat-state';
 import { type Decision, useWindow } from '../state/store';
 import { EndedTurns } from './EndedTurns';
 
@@ -198,7 +199,8 @@ export function DecisionCard({ d }: { d: Decision }) {
         </span>
       </h3>
       {d.conversationId && <p className="muted">conversation {d.conversationId}</p>}
-      {d.evidence && <pre className="evidence">{JSON.stringify(d.evidence, null, 2)}</pre>}
+      {/* Evidence with nothing in it says nothing: no empty box. */}
+      {hasEvidence(d.evidence) && <pre className="evidence">{JSON.stringify(d.evidence, null, 2)}</pre>}
       <label className="field">
         <span>Reason (recorded)</span>
         <input aria-label="reason" value={reason} onChange={(e) => setReason(e.target.value)} />

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { GRID_SLOTS } from '../../../shared/contract';
 import { askNewRig, askUp, closeSlot, launch, magnify, togglePinAt } from '../state/actions';
 import { visibleSlots } from '../state/grid';
-import { STATE_LABEL, type StateWord, stateWord } from '../state/seat-state';
+import { notRunningLine, STATE_LABEL, type StateWord, stateWord } from '../state/seat-state';
 import { openDecisionFor, useWindow } from '../state/store';
 import type { FrameRouter } from '../terminal/frames';
 import { SeatTerminal } from '../terminal/SeatTerminal';
@@ -174,10 +174,7 @@ function NotRunning({ seat, word }: { seat: string; word: StateWord }) {
   const decision = useWindow((s) => openDecisionFor(s.decisions, seat));
   return (
     <div className="not-running">
-      <p>
-        {seat} is {row ? STATE_LABEL[word] : 'not reported yet'}
-        {decision ? `: a restore decision waits (${decision.reason.replace(/_/g, ' ')}); see Decisions.` : '.'}
-      </p>
+      <p>{notRunningLine(seat, row ? STATE_LABEL[word] : undefined, decision?.reason)}</p>
       {row && !decision && (
         <div className="buttons">
           <button type="button" onClick={() => void launch(seat)}>
