@@ -64,63 +64,7 @@ export function linuxProcReader(opts: LinuxProcReaderOptions = {}): ProcReader {
   // Only the real procfs: a held descriptor of a fake tree's file would read a replaced file's old text.
   const held = opts.held === false ? undefined : (opts.held ?? (root === '/proc' ? HELD : undefined));
 
-  const readOne = (pid: number, hold = false): ProcInfo | undefined => {
-    const dir = `${root}/${pid}`;
-    const kept = hold ? held?.get(pid) : undefined;
-    if (kept) {
-      const info = readKept(io, pid, kept);
-      if (info) return info;
-      held!.drop(pid); // gone, or its pid now another process's: read it afresh below
-    }
-    let head: ParsedStat | undefined;
-    let uid = 0;
-    let statFd: number | undefined;
-    try {
-      statFd = openSync(`${dir}/stat`, O_RDONLY);
-      head = parseStatBytes(io.buf, io.readFd(statFd), pid);
-      // Kernel threads are root's and have no arguments: no fstat, no cmdline read for them.
-      if (head && !head.kthread) uid = fstatSync(statFd).uid;
-    } catch {
-      if (statFd !== undefined) closeSync(statFd);
-      // Gone (ENOENT/ESRCH), or not a process directory we understand: either way not in the table.
-      return undefined;
-    }
-    const keep = hold && head && held?.room() ? statFd : undefined;
-    if (keep === undefined) closeSync(statFd);
-    if (!head) return undefined;
-    if (head.kthread) {
-      if (keep !== undefined) held!.set(pid, { stat: keep, startTime: head.startTime });
-      return { ...publicStat(head), argv: [], uid: 0 };
-    }
-    let argv: string[];
-    let cmdFd: number | undefined;
-    try {
-      cmdFd = openSync(`${dir}/cmdline`, O_RDONLY);
-      argv = cmdlineFromBytes(io.buf, io.readFd(cmdFd));
-    } catch (e) {
-      if (cmdFd !== undefined) closeSync(cmdFd);
-      cmdFd = undefined;
-      if (isGone(e)) {
-        if (keep !== undefined) closeSync(keep);
-        return undefined;
-      }
-      argv = []; // EACCES and anything stranger: the process exists, its arguments are not ours to see.
-    }
-    if (keep !== undefined) held!.set(pid, { stat: keep, cmdline: cmdFd, startTime: head.startTime });
-    else if (cmdFd !== undefined) closeSync(cmdFd);
-    return {
-      pid,
-      ppid: head.ppid,
-      pgid: head.pgid,
-      sid: head.sid,
-      tpgid: head.tpgid,
-      ttyNr: head.ttyNr,
-      startTime: head.startTime,
-      comm: head.comm,
-      argv,
-      uid,
-    };
-  };
+  const readOne = (pid: number, hold = false) => readProcess(root, io, pid, hold ? held : undefined);
 
   return {
     snapshot(): ProcSnapshot {
@@ -182,6 +126,65 @@ export function linuxProcReader(opts: LinuxProcReaderOptions = {}): ProcReader {
     locksAsync(): Promise<FileLock[]> {
       return readFile(`${root}/locks`, 'utf8').then(parseLocks, () => []);
     },
+  };
+}
+
+/** One process by its /proc files; through (and into) `held` when given, by path otherwise. */
+function readProcess(root: string, io: Reader, pid: number, held: HeldProcFiles | undefined): ProcInfo | undefined {
+  const dir = `${root}/${pid}`;
+  const kept = held?.get(pid);
+  if (kept) {
+    const info = readKept(io, pid, kept);
+    if (info) return info;
+    held!.drop(pid); // gone, or its pid now another process's: read it afresh below
+  }
+  let head: ParsedStat | undefined;
+  let uid = 0;
+  let statFd: number | undefined;
+  try {
+    statFd = openSync(`${dir}/stat`, O_RDONLY);
+    head = parseStatBytes(io.buf, io.readFd(statFd), pid);
+    // Kernel threads are root's and have no arguments: no fstat, no cmdline read for them.
+    if (head && !head.kthread) uid = fstatSync(statFd).uid;
+  } catch {
+    if (statFd !== undefined) closeSync(statFd);
+    // Gone (ENOENT/ESRCH), or not a process directory we understand: either way not in the table.
+    return undefined;
+  }
+  const keep = head && held?.room() ? statFd : undefined;
+  if (keep === undefined) closeSync(statFd);
+  if (!head) return undefined;
+  if (head.kthread) {
+    if (keep !== undefined) held!.set(pid, { stat: keep, startTime: head.startTime });
+    return { ...publicStat(head), argv: [], uid: 0 };
+  }
+  let argv: string[];
+  let cmdFd: number | undefined;
+  try {
+    cmdFd = openSync(`${dir}/cmdline`, O_RDONLY);
+    argv = cmdlineFromBytes(io.buf, io.readFd(cmdFd));
+  } catch (e) {
+    if (cmdFd !== undefined) closeSync(cmdFd);
+    cmdFd = undefined;
+    if (isGone(e)) {
+      if (keep !== undefined) closeSync(keep);
+      return undefined;
+    }
+    argv = []; // EACCES and anything stranger: the process exists, its arguments are not ours to see.
+  }
+  if (keep !== undefined) held!.set(pid, { stat: keep, cmdline: cmdFd, startTime: head.startTime });
+  else if (cmdFd !== undefined) closeSync(cmdFd);
+  return {
+    pid,
+    ppid: head.ppid,
+    pgid: head.pgid,
+    sid: head.sid,
+    tpgid: head.tpgid,
+    ttyNr: head.ttyNr,
+    startTime: head.startTime,
+    comm: head.comm,
+    argv,
+    uid,
   };
 }
 
