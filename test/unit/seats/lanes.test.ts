@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inLanes } from '../../../src/main/engine/seats/lanes';
+import { inLanes, Slots } from '../../../src/main/engine/seats/lanes';
 
 /** A task that finishes when the test says so, to see what runs at the same moment. */
 function gate() {
@@ -65,5 +65,29 @@ describe('inLanes', () => {
   it('handles no items and a width past the item count', async () => {
     expect(await inLanes([], 16, async () => 1)).toEqual([]);
     expect(await inLanes([1, 2], 16, async (n) => n + 1)).toEqual([2, 3]);
+  });
+});
+
+describe('Slots', () => {
+  it('runs at most width at once, the rest in the order they asked, also after a throw', async () => {
+    const slots = new Slots(2);
+    const gates = Array.from({ length: 4 }, gate);
+    const started: number[] = [];
+    const runs = [0, 1, 2, 3].map((n) =>
+      slots.run(async () => {
+        started.push(n);
+        await gates[n]!.p;
+        if (n === 0) throw new Error('boom');
+        return n;
+      }),
+    );
+    await tick();
+    expect(started).toEqual([0, 1]);
+    gates[0]!.open();
+    await expect(runs[0]).rejects.toThrow('boom');
+    await tick();
+    expect(started).toEqual([0, 1, 2]);
+    for (const g of gates) g.open();
+    expect(await Promise.all(runs.slice(1))).toEqual([1, 2, 3]);
   });
 });

@@ -21,7 +21,7 @@ import { remoteGates } from './remote-facts';
 import { snapshotSeats } from './snapshot';
 import type { VerifyOptions } from './verify';
 import type { RestorePorts } from './ports';
-import { inLanes, LAUNCH_LANES } from '../seats/lanes';
+import { inLanes, LAUNCH_LANES, Slots } from '../seats/lanes';
 
 /**
  * `rigdesk restore <rig|snapshot> [--plan]`: snapshot facts + live facts -> decision table ->
@@ -190,12 +190,13 @@ async function runPlans(
   );
   await atFault(ports.faults, 'restore.after_plan');
 
-  const ctx = execContext(ports, rig, snapshotId, verify);
-  // At most LAUNCH_LANES seats at once: 200 launches written together starved tmux's one thread,
-  // and most of them timed out. Seats that resume one conversation run one after another.
+  // At most LAUNCH_LANES launches at once: 200 written together starved tmux's one thread, and
+  // most of them timed out. The proof waits after them (seconds each) all run together, sharing
+  // rosters and screen looks. Seats that resume one conversation run one after another.
+  const ctx = { ...execContext(ports, rig, snapshotId, verify), launches: new Slots(LAUNCH_LANES) };
   const results = await inLanes(
     plans,
-    LAUNCH_LANES,
+    plans.length,
     async (p): Promise<SeatResult> => {
       try {
         return await executePlan(ports, p, ctx);

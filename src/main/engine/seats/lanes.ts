@@ -46,3 +46,26 @@ export async function inLanes<T, R>(
   if (thrown) throw thrown.error;
   return out;
 }
+
+/**
+ * At most `width` calls of `run` at once; the rest wait their turn, first come first served. For a
+ * step of a longer task (a restore's launch, not its proof wait after it) where lanes would hold a
+ * slot through the whole task.
+ */
+export class Slots {
+  private busy = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly width: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.busy >= this.width) await new Promise<void>((r) => this.queue.push(r));
+    else this.busy += 1;
+    try {
+      return await work();
+    } finally {
+      const next = this.queue.shift();
+      if (next) next();
+      else this.busy -= 1;
+    }
+  }
+}
