@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
 import os from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect, it } from 'vitest';
 import { machineFacts } from './machine';
+import { profiled } from './profile';
 import { liveEngineDeps } from '../src/main/engine/context';
 import { countingExec, liveExec } from '../src/main/engine/deps';
 import { Engine } from '../src/main/engine/engine';
@@ -452,44 +452,11 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
   }
 }
 
-/**
- * REPS refreshes under node's CPU profiler; the profile goes to the system's temp folder and the
- * ten functions with the most self time are printed (where a refresh's time goes).
- */
+/** REPS refreshes under node's CPU profiler (bench/profile.ts). */
 async function profileRefreshes(eng: Engine, name: string): Promise<void> {
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((ok, bad) => session.post(method, params ?? {}, (e, r) => (e ? bad(e) : ok(r))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 100 });
-  await post('Profiler.start');
-  const t0 = performance.now();
-  for (let i = 0; i < REPS; i++) await eng.roster();
-  const wallMs = performance.now() - t0;
-  const { profile } = (await post('Profiler.stop')) as { profile: CpuProfile };
-  session.disconnect();
-  const file = join(os.tmpdir(), `${name}-${process.pid}.cpuprofile`);
-  writeFileSync(file, JSON.stringify(profile));
-  const dt = new Map<number, number>();
-  profile.samples.forEach((id, i) => {
-    dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  await profiled(name, REPS, async () => {
+    for (let i = 0; i < REPS; i++) await eng.roster();
   });
-  const self = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const f = node.callFrame;
-    const key = `${f.functionName || '(anonymous)'} ${basename(f.url)}:${f.lineNumber + 1}`;
-    self.set(key, (self.get(key) ?? 0) + (dt.get(node.id) ?? 0) / 1000);
-  }
-  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
-  log(`profile of ${REPS} refreshes (${fmt(wallMs / REPS)} ms each), self time per refresh: ${file}`);
-  for (const [k, ms] of top) log(`  ${fmt(ms / REPS).padStart(6)} ms  ${k}`);
-}
-
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
-  samples: number[];
-  timeDeltas: number[];
 }
 
 /** How long at least one of the spans was running (tmux had a create in hand), in ms. */
