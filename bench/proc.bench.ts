@@ -98,7 +98,6 @@ describe.runIf(hasProc)('snapshot() of the process table (printed and written, n
     }
     t.sort((a, b) => a - b);
     console.log(`[proc bench] ps snapshotAsync() (one spawn), ${n} processes: median ${t[2]!.toFixed(1)} ms`);
-    expect(n).toBeGreaterThanOrEqual(target);
     figures.toppedUp = {
       processes: n,
       ...r1,
@@ -107,6 +106,9 @@ describe.runIf(hasProc)('snapshot() of the process table (printed and written, n
       openReadCloseMedianMs: +med(pair.plain).toFixed(2),
       psSpawnMedianMs: +t[2]!.toFixed(1),
     };
+    // Written first: a table that fell short of the target (processes counted at the start that
+    // ended meanwhile) still has its figures.
     write();
+    expect(n).toBeGreaterThanOrEqual(target);
   });
 });
