@@ -72,6 +72,23 @@ describe.runIf(hasProc)('snapshot() of the process table (printed and written, n
       `[proc bench] linux snapshot(), ${n} processes: ${fmt(r1)} (${((r1.median / n) * 1000).toFixed(1)} µs/process)`,
     );
 
+    // The files held open between snapshots (proc/held.ts) against open/read/close, alternating.
+    const plain = linuxProcReader({ held: false });
+    const pair = { held: [] as number[], plain: [] as number[] };
+    for (let i = 0; i < 105; i++)
+      for (const [k, r] of [
+        ['held', reader],
+        ['plain', plain],
+      ] as const) {
+        const s = process.hrtime.bigint();
+        r.snapshot();
+        if (i >= 5) pair[k].push(Number(process.hrtime.bigint() - s) / 1e6);
+      }
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    console.log(
+      `[proc bench] ${n} processes, alternating: files held ${med(pair.held).toFixed(2)} ms, open/read/close ${med(pair.plain).toFixed(2)} ms (medians)`,
+    );
+
     const ps = psProcReader(liveExec);
     const t: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -81,13 +98,17 @@ describe.runIf(hasProc)('snapshot() of the process table (printed and written, n
     }
     t.sort((a, b) => a - b);
     console.log(`[proc bench] ps snapshotAsync() (one spawn), ${n} processes: median ${t[2]!.toFixed(1)} ms`);
-    expect(n).toBeGreaterThanOrEqual(target);
     figures.toppedUp = {
       processes: n,
       ...r1,
       usPerProcess: +((r1.median / n) * 1000).toFixed(1),
+      heldMedianMs: +med(pair.held).toFixed(2),
+      openReadCloseMedianMs: +med(pair.plain).toFixed(2),
       psSpawnMedianMs: +t[2]!.toFixed(1),
     };
+    // Written first: a table that fell short of the target (processes counted at the start that
+    // ended meanwhile) still has its figures.
     write();
+    expect(n).toBeGreaterThanOrEqual(target);
   });
 });

@@ -4,10 +4,12 @@ import { basename, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect, it } from 'vitest';
 import { machineFacts } from './machine';
+import { profiled } from './profile';
 import { liveEngineDeps } from '../src/main/engine/context';
 import { countingExec, liveExec } from '../src/main/engine/deps';
 import { Engine } from '../src/main/engine/engine';
 import { upRig } from '../src/main/engine/services/up';
+import { downRig } from '../src/main/engine/services/down';
 import { type TmuxMode, TmuxLinks } from '../src/main/engine/tmux/held';
 import { cleanTmuxEnv, TestTmux } from '../test/support/tmux';
 
@@ -25,7 +27,8 @@ function withoutSocketDir(argv: string[]): string {
  * one `tmux` process per command (the one-shot path), so the two compare in one run.
  *
  * Run: npx vitest run --config bench/vitest.bench.config.mts bench/roster.bench.ts
- * Env: RDBENCH_SIZES=10,50,200  RDBENCH_REPS=30  RDBENCH_WARMUP=3 (defaults shown).
+ * Env: RDBENCH_SIZES=10,50,200  RDBENCH_REPS=30  RDBENCH_WARMUP=3 (defaults shown); RDBENCH_PROFILE=1
+ * profiles extra refreshes of the largest size (held) and prints the functions that took longest.
  */
 
 const SIZES = listEnv('RDBENCH_SIZES', [10, 50, 200]);
@@ -36,6 +39,7 @@ const TARGET_MEDIAN_MS = 20;
 const TARGET_BRING_UP_RATIO = 3;
 const MODES: TmuxMode[] = ['held', 'one-shot'];
 const RESULTS_DIR = resolve(__dirname, 'results');
+const PROFILE = process.env.RDBENCH_PROFILE === '1';
 
 /**
  * The seat's program. `sleep` rather than `bash --noprofile --norc`: each pane is already a
@@ -59,6 +63,7 @@ interface SizeResult {
   seats: number;
   mode: TmuxMode;
   bringUpMs: number;
+  downMs: number;
   /** Processes spawned while bringing the rig up (execFile calls and held clients started). */
   bringUpSpawns: number;
   /** Those spawns by program (and tmux command). */
@@ -66,7 +71,7 @@ interface SizeResult {
   /** Rosters the launches took (a fresh launch with nothing to settle takes none). */
   bringUpRosters: number;
   /** Each launch's create (`new-session` and its tags) from the engine's call to tmux's answer, in ms. */
-  bringUpCreate: { medianMs: number; p95Ms: number; sumMs: number };
+  bringUpCreate: { medianMs: number; p95Ms: number; sumMs: number; inFlightMs: number };
   /** CPU per seat over the bring-up: this process, the children it reaped (one-shot tmux runs), the tmux server. */
   bringUpCpuPerSeatMs: { engine: number; children: number; tmuxServer: number };
   panesSeen: number;
@@ -137,6 +142,12 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
             target: `${TARGET_SEATS} shell seats brought up >= ${TARGET_BRING_UP_RATIO}x faster held than one-shot`,
             pass: bringUpRatio! >= TARGET_BRING_UP_RATIO,
             detail: `held ${(target.bringUpMs / 1000).toFixed(1)} s (${target.bringUpSpawns} spawns, tmux's creates ${(target.bringUpCreate.sumMs / 1000).toFixed(1)} s of it), one-shot ${(targetOnce.bringUpMs / 1000).toFixed(1)} s (${targetOnce.bringUpSpawns} spawns, creates ${(targetOnce.bringUpCreate.sumMs / 1000).toFixed(1)} s): ${bringUpRatio!.toFixed(1)}x`,
+            hard: false,
+          },
+          {
+            target: `${TARGET_SEATS} shell seats taken down: held vs one-shot (reported, no target)`,
+            pass: true,
+            detail: `held ${(target.downMs / 1000).toFixed(1)} s, one-shot ${(targetOnce.downMs / 1000).toFixed(1)} s`,
             hard: false,
           },
         ]
@@ -217,10 +228,12 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
     results: results.map((r) => ({
       ...r,
       bringUpMs: round(r.bringUpMs),
+      downMs: round(r.downMs),
       bringUpCreate: {
         medianMs: round(r.bringUpCreate.medianMs),
         p95Ms: round(r.bringUpCreate.p95Ms),
         sumMs: round(r.bringUpCreate.sumMs),
+        inFlightMs: round(r.bringUpCreate.inFlightMs),
       },
       bringUpCpuPerSeatMs: {
         engine: round(r.bringUpCpuPerSeatMs.engine),
@@ -295,11 +308,14 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     // What one launch costs, beside the spawns: the rosters it takes and tmux's own create.
     const rosters0 = counted.rosters;
     const creates: number[] = [];
+    const spans: [number, number][] = [];
     const create = eng.own.newSession.bind(eng.own);
     eng.own.newSession = async (...a: Parameters<typeof create>) => {
       const c0 = performance.now();
       const r = await create(...a);
-      creates.push(performance.now() - c0);
+      const c1 = performance.now();
+      creates.push(c1 - c0);
+      spans.push([c0, c1]);
       return r;
     };
     const cpu0 = { self: process.cpuUsage(), children: reapedChildrenMs() };
@@ -319,12 +335,13 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
       medianMs: createStats.medianMs,
       p95Ms: createStats.p95Ms,
       sumMs: creates.reduce((a, b) => a + b, 0),
+      inFlightMs: unionMs(spans),
     };
     const bringUpSpawns = spawnsNow();
     const bringUpKinds = spawnKinds(exec.calls, links.spawns);
     if (!up.ok) throw new Error(`up of ${n} seats failed: ${up.code}: ${up.message}`);
     log(
-      `${n} seats up (${mode}) in ${(bringUpMs / 1000).toFixed(1)} s (${bringUpSpawns} spawns, ${bringUpRosters} rosters); tmux's create median ${fmt(bringUpCreate.medianMs)} ms (${(bringUpCreate.sumMs / 1000).toFixed(1)} s in all); CPU per seat: engine ${fmt(bringUpCpuPerSeatMs.engine)} ms, reaped children ${fmt(bringUpCpuPerSeatMs.children)} ms`,
+      `${n} seats up (${mode}) in ${(bringUpMs / 1000).toFixed(1)} s (${bringUpSpawns} spawns, ${bringUpRosters} rosters); tmux's create median ${fmt(bringUpCreate.medianMs)} ms (${(bringUpCreate.sumMs / 1000).toFixed(1)} s in all, one or more in flight ${(bringUpCreate.inFlightMs / 1000).toFixed(1)} s); CPU per seat: engine ${fmt(bringUpCpuPerSeatMs.engine)} ms, reaped children ${fmt(bringUpCpuPerSeatMs.children)} ms`,
     );
 
     const first = await eng.roster();
@@ -392,8 +409,16 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
       naiveTimes.push(naiveDt);
       naiveSpawns.push(naiveCalls);
     }
+    // RDBENCH_PROFILE=1: REPS more refreshes of the largest size, held, under the CPU profiler.
+    if (PROFILE && mode === 'held' && n === Math.max(...SIZES)) await profileRefreshes(eng, `roster-${n}-${mode}`);
     const engStats = stats(engTimes);
     const naive = stats(naiveTimes);
+    // The rig taken down the way `rigdesk down` does it (a snapshot, then every seat stopped).
+    const d0 = performance.now();
+    const down = await downRig(eng, rig);
+    const downMs = performance.now() - d0;
+    if (!down.ok) throw new Error(`down of ${n} seats failed: ${down.code}: ${down.message}`);
+    log(`${n} seats down (${mode}) in ${(downMs / 1000).toFixed(1)} s`);
     log(
       `${n} seats (${mode}): engine median ${fmt(engStats.medianMs)} ms / p95 ${fmt(engStats.p95Ms)} ms (${range(engSpawns)} spawns); naive median ${fmt(naive.medianMs)} ms / p95 ${fmt(naive.p95Ms)} ms (${range(naiveSpawns)} spawns)${locksWaits.length ? `; /proc/locks read ${locksWaits.length} times, waiting ${fmt(stats(locksWaits).medianMs)} ms median` : ''}`,
     );
@@ -401,6 +426,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
       seats: n,
       mode,
       bringUpMs,
+      downMs,
       bringUpSpawns,
       bringUpKinds,
       bringUpRosters,
@@ -424,6 +450,25 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     process.removeListener('exit', teardown);
     teardown();
   }
+}
+
+/** REPS refreshes under node's CPU profiler (bench/profile.ts). */
+async function profileRefreshes(eng: Engine, name: string): Promise<void> {
+  await profiled(name, REPS, async () => {
+    for (let i = 0; i < REPS; i++) await eng.roster();
+  });
+}
+
+/** How long at least one of the spans was running (tmux had a create in hand), in ms. */
+function unionMs(spans: [number, number][]): number {
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+    if (b <= end) continue;
+    total += b - Math.max(a, end);
+    end = b;
+  }
+  return total;
 }
 
 function spawnKinds(calls: string[][], held: number): Record<string, number> {

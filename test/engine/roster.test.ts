@@ -44,6 +44,30 @@ describe('roster: one refresh sees every agent for a constant number of spawns',
     expect(counts).toEqual([1, 1]);
   });
 
+  it('callers asking at the same moment share one read; a later caller gets a read of its own', async () => {
+    expect((await w.cli(['up', w.spec('shared.yaml', shellRigYaml('shared', ['a', 'b']))])).code).toBe(0);
+    const exec = countingExec(liveExec);
+    const engine = w.engine({ exec });
+    const own = () => exec.calls.filter((c) => c.includes(w.tmux.socketName) && c.includes('list-panes')).length;
+    const [r1, r2, r3] = await Promise.all([engine.roster(), engine.roster(), engine.roster()]);
+    expect(own()).toBe(1);
+    expect(r2).toBe(r1);
+    expect(r3).toBe(r1);
+    expect(r1.panes.filter((p) => p.seatTag.endsWith('@shared'))).toHaveLength(2);
+    // Begun after its caller asked: never the answer of a read that was already done.
+    const later = await engine.roster();
+    expect(later).not.toBe(r1);
+    expect(own()).toBe(2);
+    // One asking while a read runs waits for the next read, shared by everyone asking meanwhile.
+    const first = engine.roster();
+    // Past the turn in which that read begins (the read itself takes a tmux round trip).
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    const [second, third] = [engine.roster(), engine.roster()];
+    expect(await second).toBe(await third);
+    expect(await second).not.toBe(await first);
+    expect(own()).toBe(4);
+  });
+
   it('finds agents on other tmux servers (one more spawn per server, not per agent) and headless ones', async () => {
     const other = new TestTmux('rdt-other');
     servers.push(other);

@@ -142,7 +142,7 @@ describe.runIf(hasProc)('linuxProcReader on real processes', () => {
     const isRoot = process.getuid!() === 0;
     const dir = procs.tmpDir();
     chmodSync(dir, 0o755);
-    for (const f of ['linux', 'lineage']) {
+    for (const f of ['linux', 'lineage', 'held']) {
       const src = readFileSync(fileURLToPath(new URL(`../../src/main/engine/proc/${f}.ts`, import.meta.url)), 'utf8');
       const out = ts.transpileModule(src, {
         compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },

@@ -68,7 +68,7 @@ export class Engine {
       hosts: this.hosts,
       gitOn: (host) => this.gitOn(host),
       ownKey: this.ownKey,
-      roster: () => this.readRoster(),
+      roster: () => this.sharedRoster(),
       client: (server) => this.client(server),
       ownOn: (host) => this.ownOn(host),
       procOf: (server) => this.procOf(server),
@@ -186,6 +186,37 @@ export class Engine {
   /** A fresh roster, through the engine's roster port (a test's override included). */
   roster(): Promise<Roster> {
     return this.ports.roster();
+  }
+
+  /** The read running now, and the next one, which callers may join until it begins. */
+  private reading?: Promise<Roster>;
+  private pendingRead?: Promise<Roster>;
+
+  /**
+   * Callers asking at the same moment share one read, and each still gets a roster begun after it
+   * asked: the next read begins a turn of the event loop after its first caller (and not before the
+   * running one ends), and everyone who asks until then shares it. Launches in lanes ask together;
+   * 16 reads of 200 panes would queue on tmux's one thread behind each other for nothing.
+   */
+  private sharedRoster(): Promise<Roster> {
+    this.pendingRead ??= (this.reading ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => new Promise<void>((r) => setImmediate(r)))
+      .then(() => {
+        this.pendingRead = undefined;
+        const read = this.readRoster();
+        this.reading = read;
+        read.then(
+          () => this.doneReading(read),
+          () => this.doneReading(read),
+        );
+        return read;
+      });
+    return this.pendingRead;
+  }
+
+  private doneReading(read: Promise<Roster>): void {
+    if (this.reading === read) this.reading = undefined;
   }
 
   /** A fresh roster: what every custody decision reads (docs/architecture.md invariant 1). */

@@ -10,6 +10,7 @@ import {
   statSync,
 } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { HELD, type HeldFiles, type HeldProcFiles } from './held';
 import { buildSnapshot } from './lineage';
 import type { FileLock, ProcInfo, ProcReader, ProcSnapshot } from './types';
 
@@ -29,56 +30,41 @@ const O_RDONLY = fsConstants.O_RDONLY;
 export interface LinuxProcReaderOptions {
   /** Where procfs is mounted; tests point it at a fake tree. Default '/proc'. */
   procRoot?: string;
+  /**
+   * Where each process's stat and cmdline stay open between snapshots (proc/held.ts): by default the
+   * process-wide set, for /proc only; `false`, none held.
+   */
+  held?: HeldProcFiles | false;
+}
+
+/**
+ * A held process's files, read again at offset 0. The pid is still that process only while its
+ * stat answers with the same start time: a process that ended answers ESRCH through a descriptor
+ * opened before, and a new process under the same pid is read afresh by path.
+ */
+function readKept(io: Reader, pid: number, kept: HeldFiles): ProcInfo | undefined {
+  let head: ParsedStat | undefined;
+  let uid = 0;
+  let argv: string[] = [];
+  try {
+    head = parseStatBytes(io.buf, io.readFd(kept.stat, 0), pid);
+    if (!head || head.startTime !== kept.startTime) return undefined;
+    if (head.kthread) return { ...publicStat(head), argv: [], uid: 0 };
+    uid = fstatSync(kept.stat).uid;
+    if (kept.cmdline !== undefined) argv = cmdlineFromBytes(io.buf, io.readFd(kept.cmdline, 0));
+  } catch {
+    return undefined;
+  }
+  return { ...publicStat(head), argv, uid };
 }
 
 export function linuxProcReader(opts: LinuxProcReaderOptions = {}): ProcReader {
   const root = (opts.procRoot ?? '/proc').replace(/\/+$/, '') || '/';
   const io = new Reader();
+  // Only the real procfs: a held descriptor of a fake tree's file would read a replaced file's old text.
+  const held = opts.held === false ? undefined : (opts.held ?? (root === '/proc' ? HELD : undefined));
 
-  const readOne = (pid: number): ProcInfo | undefined => {
-    const dir = `${root}/${pid}`;
-    let head: ParsedStat | undefined;
-    let uid = 0;
-    try {
-      const fd = openSync(`${dir}/stat`, O_RDONLY);
-      try {
-        head = parseStatBytes(io.buf, io.readFd(fd), pid);
-        // Kernel threads are root's and have no arguments: no fstat, no cmdline read for them.
-        if (head && !head.kthread) uid = fstatSync(fd).uid;
-      } finally {
-        closeSync(fd);
-      }
-    } catch {
-      // Gone (ENOENT/ESRCH), or not a process directory we understand: either way not in the table.
-      return undefined;
-    }
-    if (!head) return undefined;
-    if (head.kthread) return { ...publicStat(head), argv: [], uid: 0 };
-    let argv: string[];
-    try {
-      const fd = openSync(`${dir}/cmdline`, O_RDONLY);
-      try {
-        argv = cmdlineFromBytes(io.buf, io.readFd(fd));
-      } finally {
-        closeSync(fd);
-      }
-    } catch (e) {
-      if (isGone(e)) return undefined;
-      argv = []; // EACCES and anything stranger: the process exists, its arguments are not ours to see.
-    }
-    return {
-      pid,
-      ppid: head.ppid,
-      pgid: head.pgid,
-      sid: head.sid,
-      tpgid: head.tpgid,
-      ttyNr: head.ttyNr,
-      startTime: head.startTime,
-      comm: head.comm,
-      argv,
-      uid,
-    };
-  };
+  const readOne = (pid: number, hold = false) => readProcess(root, io, pid, hold ? held : undefined);
 
   return {
     snapshot(): ProcSnapshot {
@@ -90,11 +76,15 @@ export function linuxProcReader(opts: LinuxProcReaderOptions = {}): ProcReader {
         return buildSnapshot([], takenAt);
       }
       const procs: ProcInfo[] = [];
+      const seen = new Set<number>();
       for (const name of names) {
         if (!isPidName(name)) continue;
-        const info = readOne(Number(name));
+        const pid = Number(name);
+        seen.add(pid);
+        const info = readOne(pid, true);
         if (info) procs.push(info);
       }
+      held?.keepOnly(seen);
       return buildSnapshot(procs, takenAt);
     },
 
@@ -136,6 +126,65 @@ export function linuxProcReader(opts: LinuxProcReaderOptions = {}): ProcReader {
     locksAsync(): Promise<FileLock[]> {
       return readFile(`${root}/locks`, 'utf8').then(parseLocks, () => []);
     },
+  };
+}
+
+/** One process by its /proc files; through (and into) `held` when given, by path otherwise. */
+function readProcess(root: string, io: Reader, pid: number, held: HeldProcFiles | undefined): ProcInfo | undefined {
+  const dir = `${root}/${pid}`;
+  const kept = held?.get(pid);
+  if (kept) {
+    const info = readKept(io, pid, kept);
+    if (info) return info;
+    held!.drop(pid); // gone, or its pid now another process's: read it afresh below
+  }
+  let head: ParsedStat | undefined;
+  let uid = 0;
+  let statFd: number | undefined;
+  try {
+    statFd = openSync(`${dir}/stat`, O_RDONLY);
+    head = parseStatBytes(io.buf, io.readFd(statFd), pid);
+    // Kernel threads are root's and have no arguments: no fstat, no cmdline read for them.
+    if (head && !head.kthread) uid = fstatSync(statFd).uid;
+  } catch {
+    if (statFd !== undefined) closeSync(statFd);
+    // Gone (ENOENT/ESRCH), or not a process directory we understand: either way not in the table.
+    return undefined;
+  }
+  const keep = head && held?.room() ? statFd : undefined;
+  if (keep === undefined) closeSync(statFd);
+  if (!head) return undefined;
+  if (head.kthread) {
+    if (keep !== undefined) held!.set(pid, { stat: keep, startTime: head.startTime });
+    return { ...publicStat(head), argv: [], uid: 0 };
+  }
+  let argv: string[];
+  let cmdFd: number | undefined;
+  try {
+    cmdFd = openSync(`${dir}/cmdline`, O_RDONLY);
+    argv = cmdlineFromBytes(io.buf, io.readFd(cmdFd));
+  } catch (e) {
+    if (cmdFd !== undefined) closeSync(cmdFd);
+    cmdFd = undefined;
+    if (isGone(e)) {
+      if (keep !== undefined) closeSync(keep);
+      return undefined;
+    }
+    argv = []; // EACCES and anything stranger: the process exists, its arguments are not ours to see.
+  }
+  if (keep !== undefined) held!.set(pid, { stat: keep, cmdline: cmdFd, startTime: head.startTime });
+  else if (cmdFd !== undefined) closeSync(cmdFd);
+  return {
+    pid,
+    ppid: head.ppid,
+    pgid: head.pgid,
+    sid: head.sid,
+    tpgid: head.tpgid,
+    ttyNr: head.ttyNr,
+    startTime: head.startTime,
+    comm: head.comm,
+    argv,
+    uid,
   };
 }
 
@@ -357,8 +406,8 @@ function gateError(e: unknown): undefined {
 class Reader {
   buf = Buffer.allocUnsafe(16 * 1024);
 
-  /** Reads an open file from its current position to the end into `buf`; returns the length. */
-  readFd(fd: number): number {
+  /** Reads an open file from `at` (absent: its current position) to the end into `buf`; returns the length. */
+  readFd(fd: number, at?: number): number {
     let total = 0;
     for (;;) {
       if (total === this.buf.length) {
@@ -368,7 +417,7 @@ class Reader {
         this.buf = bigger;
       }
       const want = this.buf.length - total;
-      const n = readSync(fd, this.buf, total, want, null);
+      const n = readSync(fd, this.buf, total, want, at === undefined ? null : at + total);
       total += n;
       // procfs hands over a whole record per read, as regular files do: a short read is the end.
       if (n < want) break;

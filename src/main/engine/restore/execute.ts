@@ -1,3 +1,4 @@
+import type { Slots } from '../seats/lanes';
 import type { DecisionItem, DecisionReason, SeatAction, SeatPlan, SeatResult } from '../../../shared/contract';
 import type { Ports } from '../ports';
 import { keepsConversations, runtimeById } from '../runtimes';
@@ -32,6 +33,8 @@ export interface ExecContext {
   roster: RosterSource;
   /** One batched observeSeats per tick for every seat watched at the same moment. */
   observer: ObserverSource;
+  /** Launches of this run at once (seats/lanes.ts): the proof waits after them are not bounded. */
+  launches?: Slots;
 }
 
 export function execContext(
@@ -111,13 +114,17 @@ export async function executePlan(ports: RestorePorts, plan: SeatPlan, ctx: Exec
 
 type Base = { seat: string; plan: SeatAction; why: string };
 
+function inSlot<T>(ctx: ExecContext | undefined, launch: () => Promise<T>): Promise<T> {
+  return ctx?.launches ? ctx.launches.run(launch) : launch();
+}
+
 export async function launchFresh(
   ports: RestorePorts,
   seat: SeatRow,
   base: Base,
   ctx?: ExecContext,
 ): Promise<SeatResult> {
-  const l = await launchSeat(ports, seat.seat, { fresh: true });
+  const l = await inSlot(ctx, () => launchSeat(ports, seat.seat, { fresh: true }));
   if (!l.ok && l.code === 'SEAT_ALREADY_RUNNING')
     return { ...base, outcome: 'running', why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
   if (!l.ok)
@@ -174,7 +181,7 @@ export async function launchResume(
       { step: 'conversation_set', from: seat.conversationId, to: conversationId },
     );
   }
-  const l = await launchSeat(ports, seat.seat, {});
+  const l = await inSlot(ctx, () => launchSeat(ports, seat.seat, {}));
   if (!l.ok) {
     if (l.code === 'SEAT_ALREADY_RUNNING') return verifyRunning(ports, seat, conversationId, ctx, base);
     return {

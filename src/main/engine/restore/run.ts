@@ -21,10 +21,11 @@ import { remoteGates } from './remote-facts';
 import { snapshotSeats } from './snapshot';
 import type { VerifyOptions } from './verify';
 import type { RestorePorts } from './ports';
+import { inLanes, LAUNCH_LANES, Slots } from '../seats/lanes';
 
 /**
  * `rigdesk restore <rig|snapshot> [--plan]`: snapshot facts + live facts -> decision table ->
- * every seat in parallel, each behind the create fence (launchSeat). Running it twice, or after
+ * seats in parallel lanes (seats/lanes.ts), each behind the create fence (launchSeat). Running it twice, or after
  * a crash at any step, converges: running seats are verified, not relaunched; an open decision is
  * refreshed, not duplicated; a stale reservation is settled by census inside launchSeat.
  */
@@ -171,7 +172,7 @@ function preview(rig: string, snapshotId: number | null, plans: SeatPlan[], miss
   };
 }
 
-/** Every seat in parallel, each behind the create fence; the run is a row until it finishes. */
+/** Seats in lanes, each behind the create fence; the run is a row until it finishes. */
 async function runPlans(
   ports: RestorePorts,
   rig: string,
@@ -189,15 +190,21 @@ async function runPlans(
   );
   await atFault(ports.faults, 'restore.after_plan');
 
-  const ctx = execContext(ports, rig, snapshotId, verify);
-  const results = await Promise.all(
-    plans.map(async (p): Promise<SeatResult> => {
+  // At most LAUNCH_LANES launches at once: 200 written together starved tmux's one thread, and
+  // most of them timed out. The proof waits after them (seconds each) all run together, sharing
+  // rosters and screen looks. Seats that resume one conversation run one after another.
+  const ctx = { ...execContext(ports, rig, snapshotId, verify), launches: new Slots(LAUNCH_LANES) };
+  const results = await inLanes(
+    plans,
+    plans.length,
+    async (p): Promise<SeatResult> => {
       try {
         return await executePlan(ports, p, ctx);
       } catch (e) {
         return { seat: p.seat, plan: p.action, outcome: 'failed', code: 'INTERNAL', why: (e as Error).message };
       }
-    }),
+    },
+    (p) => ('conversationId' in p && p.conversationId ? `conversation:${p.conversationId}` : `seat:${p.seat}`),
   );
   const seats: SeatResult[] = [...missing, ...results];
   for (const s of seats) repos.event('restore.seat', { rig, seat: s.seat }, { run, ...s });

@@ -5,6 +5,8 @@ import { RUNTIME_IDS } from '../runtimes';
 import { loadRigSpec } from '../spec';
 import { launchSeat } from '../seats/launch';
 import { placeWorktrees } from '../seats/worktree';
+import { inLanes, LAUNCH_LANES } from '../seats/lanes';
+import { conversationRuntime } from '../runtimes/family';
 
 /** A seat `up` could not launch: in the failure's evidence, beside the seats that did. */
 interface RefusedSeat {
@@ -31,24 +33,25 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
   if (!placing.ok) return placing;
   engine.store.rigs.upsert(spec, placing.placed);
   engine.store.events.append('rig.up', { rig: spec.name }, { specPath: spec.specPath });
-  const seats: UpSeat[] = [];
-  const refused: RefusedSeat[] = [];
+  const names = spec.pods.flatMap((pod) => pod.members.map((m) => `${m.id}@${spec.name}`));
+  // Several seats launch at once (seats/lanes.ts); each seat's own checks and fence stay in order,
+  // and seats that would resume one conversation launch one after another.
   // Every seat in spec order, refused or not: what the failure's evidence shows.
-  const all: (UpSeat | RefusedSeat)[] = [];
-  for (const pod of spec.pods) {
-    for (const m of pod.members) {
-      const seat = `${m.id}@${spec.name}`;
+  const all = await inLanes(
+    names,
+    LAUNCH_LANES,
+    async (seat): Promise<UpSeat | RefusedSeat> => {
       const r = await launchSeat(engine.ports, seat);
-      const one: UpSeat | RefusedSeat = r.ok
+      return r.ok
         ? { seat, outcome: 'launched', launched: r.launched }
         : r.code === 'SEAT_ALREADY_RUNNING'
           ? { seat, outcome: 'already_running' }
           : { seat, outcome: 'refused', code: r.code, message: r.message };
-      all.push(one);
-      if (one.outcome === 'refused') refused.push(one);
-      else seats.push(one);
-    }
-  }
+    },
+    (seat) => conversationChain(engine, seat),
+  );
+  const seats = all.filter((s): s is UpSeat => s.outcome !== 'refused');
+  const refused = all.filter((s): s is RefusedSeat => s.outcome === 'refused');
   const first = refused[0];
   if (first)
     return fail(
@@ -57,4 +60,10 @@ export async function upRig(engine: Engine, specPath: unknown): Promise<Result<{
       { evidence: { rig: spec.name, seats: all } },
     );
   return { ok: true, rig: spec.name, seats };
+}
+
+/** Seats bound to one conversation share a chain, so their launches never overlap. */
+export function conversationChain(engine: Pick<Engine, 'store'>, seat: string): string {
+  const row = engine.store.rigs.seat(seat);
+  return row?.conversationId ? `${conversationRuntime(row.runtime)}:${row.conversationId}` : `seat:${seat}`;
 }

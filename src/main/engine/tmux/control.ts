@@ -370,7 +370,14 @@ export class ControlConnection {
   private serveWithoutClient(why: string): void {
     const absent = /no server running on|error connecting to|no sessions/.test(why) || why === this.target.absentText;
     const serverGone = /no server running on|error connecting to/.test(why) || why === this.target.absentText;
+    // With no server, one create starts it; creates asked for meanwhile (launches in lanes) wait
+    // for it and then go through the client, not one server start each.
+    const later: Request[] = [];
     for (const r of this.waiting.splice(0)) {
+      if (serverGone && r.opts.startServer && this.creating > 0) {
+        later.push(r);
+        continue;
+      }
       if (serverGone && !r.opts.startServer) {
         const text =
           why.split('\n').find((l) => /no server running on|error connecting to/.test(l)) ?? this.target.absentText;
@@ -395,6 +402,7 @@ export class ControlConnection {
           this.pump();
         });
     }
+    this.waiting.unshift(...later);
   }
 
   private expire(r: Request): void {
