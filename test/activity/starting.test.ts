@@ -87,9 +87,11 @@ describe('a starting seat (real tmux, real bash)', () => {
   });
 
   it('a plain bash is never `working` while it starts', async () => {
+    // Without the machine's rc files: what they start (a version manager's rehash, which waits on a
+    // lock a killed shell can leave) is the machine's work, not the start this test is about.
     const spec = w.spec(
       'rig.yaml',
-      'name: st\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash }\n',
+      'name: st\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--norc"] }\n',
     );
     expect((await w.cli(['up', spec])).code).toBe(0);
     const seen = await seenUntilIdle();
