@@ -238,6 +238,8 @@ describe('a worktree per seat, its changes, and the merge gate (real git, real t
     const r = await dispatch(e, 'review.send', {
       seat: 's1@wt',
       comments: [{ path: 'a.txt', line: 2, text: 'say why two is here' }],
+      // up launches its seats side by side and answers sooner: s1 may still be starting.
+      waitForIdle: 20,
     });
     expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
     const pane = w.sessions().find((s) => s.seat === 's1@wt')!.id;
