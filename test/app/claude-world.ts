@@ -26,6 +26,8 @@ export interface AgentAppWorld {
   world: RigWorld;
   engine: Engine;
   serve: ServeHandle;
+  /** The serve host's pushes (for their poll counts). */
+  pushes: PushHub;
   model: FakeModelServer;
   fx: { env: Record<string, string> };
   /** The agent seat's working folder. */
@@ -69,16 +71,13 @@ export async function agentAppWorld(
   // window's seats are polled when events arrive (and at rest every 5 s), not every second.
   const monitor = new ActivityMonitor(engine.ports);
   await monitor.start();
-  const serve = await startServe({
-    engine,
-    port: 0,
-    staticDir: RENDERER_DIR,
-    pushes: new PushHub(engine, { activityEvents: true }),
-  });
+  const pushes = new PushHub(engine, { activityEvents: true });
+  const serve = await startServe({ engine, port: 0, staticDir: RENDERER_DIR, pushes });
   return {
     world,
     engine,
     serve,
+    pushes,
     model,
     fx,
     work,

@@ -89,6 +89,13 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     expect(evidence).toContain('Do you want to proceed?');
     expect(await topo.getByTestId('decisions-count').textContent()).toBe('1');
     expect(await topo.locator('[data-count="needs_input"] .num').textContent()).toBe('1');
+    // While it waits, the waiting pane is looked at each second, not the whole roster (a `ps`).
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = w.pushes.stats;
+    await new Promise((r) => setTimeout(r, 4000));
+    const after = w.pushes.stats;
+    expect(after.promptPolls - before.promptPolls, 'prompt looks in 4 s').toBeGreaterThanOrEqual(2);
+    expect(after.seatPolls - before.seatPolls, 'roster polls in 4 s (one a second before)').toBeLessThanOrEqual(2);
   });
 
   it('Approve from Decisions reaches the pane: the tool runs and the answer is recorded', async () => {

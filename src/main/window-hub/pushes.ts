@@ -16,6 +16,15 @@ import { watchOwnServer } from '../engine/services/stuck-server';
  */
 const SERVER_WATCH_MS = 1_000;
 
+/**
+ * A seat whose row changes with no event to say so: an agent's tokens move while it works, and a
+ * starting seat turns ready or stops starting by the clock alone. Rest polls keep the base pace while
+ * one is there; a plain program at work has no tokens, and its next change writes an event.
+ */
+export function movesUnseen(row: Pick<PsRow, 'activity' | 'conversations'>): boolean {
+  return row.activity === 'starting' || (row.activity === 'working' && row.conversations !== false);
+}
+
 export type PushListener = (msg: PushMessage) => void;
 
 /** Event kinds that change a seat's row: each has the seats read at once. */
@@ -49,6 +58,7 @@ export class PushHub {
   /** With activity events: the wait between polls that no event asked for. */
   private readonly rest: RestCadence;
   private seatPolls = 0;
+  private promptPolls = 0;
   private readonly unfocus: () => void;
   /** The seats each window shows focused (for the notification rule). */
   readonly watching = new Watching();
@@ -124,16 +134,19 @@ export class PushHub {
     this.unfocus();
   }
 
-  /** For tests and diagnostics: how many times the seats were polled (`ps` runs). */
-  get stats(): { seatPolls: number } {
-    return { seatPolls: this.seatPolls };
+  /** For tests and diagnostics: how many times the seats were polled (`ps` runs), and the prompts alone. */
+  get stats(): { seatPolls: number; promptPolls: number } {
+    return { seatPolls: this.seatPolls, promptPolls: this.promptPolls };
   }
 
   private start(): void {
     this.eventsTimer = setInterval(() => this.pollEvents(), this.opts.eventsMs ?? 100);
     this.seatsTimer = setInterval(() => {
-      if (this.seatsAtRest()) return void this.watchServer();
-      void this.pollSeats();
+      if (!this.seatsAtRest()) return void this.pollSeats();
+      void this.watchServer();
+      // A prompt's screen can settle after its needs_input event (and a second question follows
+      // the first with no event): the waiting panes are looked at each tick, not the whole roster.
+      if (this.latestSeats.some((s) => s.activity === 'needs_input')) void this.repollPrompts();
     }, this.opts.seatsMs ?? 1000);
     // A seat's changes read anew (its tree's watch saw a write settle) are news like an event row.
     this.unchanges = this.engine.ports.changes.onChange(() => {
@@ -143,11 +156,22 @@ export class PushHub {
     void this.pollSeats();
   }
 
-  /** With activity events: nothing happened since the last poll, nobody waits for input, and the rest period has not run out. */
+  /** With activity events: nothing happened since the last poll and the rest period has not run out. */
   private seatsAtRest(): boolean {
     if (!this.opts.activityEvents || this.seatsDue) return false;
-    if (this.latestSeats.some((s) => s.activity === 'needs_input')) return false;
     return this.engine.now() - this.lastSeatsAt < this.rest.waitMs;
+  }
+
+  /** The prompts of the seats last seen at needs_input, read again from their screens alone. */
+  private async repollPrompts(): Promise<void> {
+    if (this.seatsBusy) return; // a seats poll reads the prompts too
+    this.seatsBusy = true;
+    this.promptPolls++;
+    try {
+      await this.pollPrompts(this.latestSeats);
+    } finally {
+      this.seatsBusy = false;
+    }
   }
 
   private unchanges?: () => void;
@@ -226,13 +250,7 @@ export class PushHub {
           ...(r.stuck ? { stuck: r.stuck } : {}),
         };
         const key = JSON.stringify(data);
-        // Tokens move while a seat works, and nothing else says so; a starting seat turns ready or
-        // stops starting by the clock alone: those polls keep the base pace.
-        this.rest.looked(
-          key !== this.seatsKey ||
-            r.stuck !== undefined ||
-            r.seats.some((s) => s.activity === 'working' || s.activity === 'starting'),
-        );
+        this.rest.looked(key !== this.seatsKey || r.stuck !== undefined || r.seats.some(movesUnseen));
         if (key !== this.seatsKey) {
           this.seatsKey = key;
           this.broadcast({ push: 'seats', data });
