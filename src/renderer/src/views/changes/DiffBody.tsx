@@ -2,6 +2,7 @@ import { DiffModeEnum, DiffView, SplitSide } from '@git-diff-view/react';
 import { useState } from 'react';
 import type { ChangedFileRow, ReviewComment } from '../../../../shared/contract/changes';
 import { langOf } from './patch';
+import { CommentButtons, commentKeys } from './CommentButtons';
 
 type Side = 'old' | 'new';
 const sideOf = (s: SplitSide): Side => (s === SplitSide.old ? 'old' : 'new');
@@ -63,6 +64,7 @@ export function DiffBody(p: {
 /** The box a comment is written in: Ctrl+Enter keeps it, Escape drops it. */
 function CommentBox(p: { where: string; onSave: (text: string) => void; onCancel: () => void }) {
   const [text, setText] = useState('');
+  const save = () => text.trim() && p.onSave(text.trim());
   return (
     <div className="comment-box">
       <textarea
@@ -72,24 +74,9 @@ function CommentBox(p: { where: string; onSave: (text: string) => void; onCancel
         autoFocus
         rows={3}
         onChange={(e) => setText(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && text.trim()) {
-            e.preventDefault();
-            p.onSave(text.trim());
-          } else if (e.key === 'Escape') {
-            e.stopPropagation();
-            p.onCancel();
-          }
-        }}
+        onKeyDown={commentKeys(save, p.onCancel)}
       />
-      <div className="buttons">
-        <button type="button" className="primary" disabled={!text.trim()} onClick={() => p.onSave(text.trim())}>
-          Add comment
-        </button>
-        <button type="button" onClick={p.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <CommentButtons ok={!!text.trim()} onSave={save} onCancel={p.onCancel} />
     </div>
   );
 }

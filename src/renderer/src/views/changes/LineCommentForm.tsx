@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ReviewComment } from '../../../../shared/contract/changes';
+import { CommentButtons, commentKeys } from './CommentButtons';
 
 /**
  * The keyboard's way to a line comment (the `+` beside a line wants a pointer): the line's number
@@ -19,18 +20,7 @@ export function LineCommentForm(p: {
   const save = () => ok && p.onSave({ path: p.path, line: n, side: 'new', text: text.trim() });
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: Ctrl+Enter and Escape act on the form's fields; the buttons do the same
-    <div
-      className="comment-box line-form"
-      onKeyDown={(e) => {
-        if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-          e.preventDefault();
-          save();
-        } else if (e.key === 'Escape') {
-          e.stopPropagation();
-          p.onCancel();
-        }
-      }}
-    >
+    <div className="comment-box line-form" onKeyDown={commentKeys(save, p.onCancel)}>
       <label>
         Line{' '}
         <input
@@ -49,14 +39,7 @@ export function LineCommentForm(p: {
         rows={3}
         onChange={(e) => setText(e.target.value)}
       />
-      <div className="buttons">
-        <button type="button" className="primary" disabled={!ok} onClick={save}>
-          Add comment
-        </button>
-        <button type="button" onClick={p.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <CommentButtons ok={ok} onSave={save} onCancel={p.onCancel} />
     </div>
   );
 }
