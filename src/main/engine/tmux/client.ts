@@ -78,7 +78,9 @@ export class TmuxClient {
   async heldAnswers(timeoutMs: number): Promise<boolean | undefined> {
     const control = this.control;
     if (!control?.connected) return undefined;
-    const r = await control.run(['display-message', '-p', 'ok'], { timeoutMs });
+    // A miss keeps the client: a slow moment is not a stuck server, and a new client is a risk
+    // of its own on tmux 3.3a (control.ts, afterIo).
+    const r = await control.run(['display-message', '-p', 'ok'], { timeoutMs, keepClient: true });
     return r.code === 0;
   }
 

@@ -24,6 +24,11 @@ export interface ControlTarget {
 export interface ControlRunOptions {
   timeoutMs: number;
   /**
+   * A probe's short wait: when it runs out the caller gets a timeout, but the client stays (its
+   * answer, when it comes, is read and dropped). Without it a timeout replaces the client.
+   */
+  keepClient?: boolean;
+  /**
    * The command may start the server (new-session): where no server is running it goes one-shot
    * with these args, and a retry after a drop may run on a restarted server.
    */

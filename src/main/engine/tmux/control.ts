@@ -112,7 +112,7 @@ export class ControlConnection {
         stderr: '',
         tries: 0,
       };
-      req.timer = setTimeout(() => this.expire(req), opts.timeoutMs);
+      req.timer = setTimeout(() => afterIo(() => this.expire(req)), opts.timeoutMs);
       this.waiting.push(req);
       this.pump();
     });
@@ -229,7 +229,7 @@ export class ControlConnection {
       live.exitCode = code;
       this.drop(live, live.stderr.trim() || 'the tmux client exited');
     });
-    live.attachTimer = setTimeout(() => this.drop(live, 'the tmux client did not attach'), 5_000);
+    live.attachTimer = setTimeout(() => afterIo(() => this.drop(live, 'the tmux client did not attach')), 5_000);
   }
 
   /**
@@ -248,7 +248,10 @@ export class ControlConnection {
     }
     live.attached = true;
     const hello = this.handshake(live);
-    hello.timer = setTimeout(() => this.drop(live, 'the tmux client did not answer'), hello.opts.timeoutMs);
+    hello.timer = setTimeout(
+      () => afterIo(() => hello.settled || this.drop(live, 'the tmux client did not answer')),
+      hello.opts.timeoutMs,
+    );
     this.write(live, [hello]);
   }
 
@@ -413,8 +416,9 @@ export class ControlConnection {
     if (i >= 0) this.waiting.splice(i, 1);
     this.settle(r, { code: null, signal: null, stdout: r.stdout, stderr: r.stderr, timedOut: true });
     // The oldest line is stuck: every later one waits behind it in tmux, so the client is
-    // replaced (tmux drops the queue of a client that goes) and later lines go again.
-    if (live && at === 0) this.drop(live, 'a command timed out');
+    // replaced (tmux drops the queue of a client that goes) and later lines go again. A probe's
+    // short wait is no such verdict: its late answer is read and dropped in turn.
+    if (live && at === 0 && !r.opts.keepClient) this.drop(live, 'a command timed out');
   }
 
   private settle(r: Request, res: ExecResult): void {
@@ -423,4 +427,15 @@ export class ControlConnection {
     if (r.timer) clearTimeout(r.timer);
     r.done(res);
   }
+}
+
+/**
+ * Runs `fn` once the I/O that is ready has been read: a timer that fires after the engine's loop
+ * stood still (a long synchronous task, a starved process) must not call an answer late that has
+ * been waiting in the pipe all along. Each needless reconnect is a client identifying itself,
+ * which tmux 3.3a does not survive while a session comes or goes (it writes a notice to the half
+ * made client: a segfault, every seat on the server gone).
+ */
+function afterIo(fn: () => void): void {
+  setImmediate(fn);
 }

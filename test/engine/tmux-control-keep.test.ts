@@ -1,0 +1,52 @@
+/**
+ * The held client is not replaced for a slow moment: every new control client identifies itself
+ * to tmux, and tmux 3.3a segfaults when a notice (a session made or gone, a client detached) meets
+ * a client half way through that (the server and every seat on it gone). Real tmux on a private -L
+ * server.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/main/engine/engine';
+import { RigWorld } from '../support/rig';
+
+describe('held tmux client: kept through slow moments', () => {
+  let w: RigWorld;
+  let e: Engine;
+  beforeEach(async () => {
+    w = new RigWorld();
+    w.tmux.newSession('one', ['sleep', '600']);
+    e = w.engine();
+    expect((await e.own.run(['display-message', '-p', 'hello'])).stdout).toBe('hello\n');
+  });
+  afterEach(() => w.cleanup());
+
+  const spawns = () => e.deps.tmux.get(e.ownKey)!.spawns;
+
+  it('an answer that waited in the pipe while the engine loop stood still is read, not timed out', async () => {
+    const before = spawns();
+    const asked = e.own.run(['display-message', '-p', 'late']);
+    // The loop stands still longer than the command's whole timeout (5 s): tmux answers meanwhile.
+    const until = Date.now() + 5_600;
+    while (Date.now() < until) {
+      /* a long synchronous task */
+    }
+    const r = await asked;
+    expect(r.timedOut, r.stderr).toBe(false);
+    expect(r.stdout).toBe('late\n');
+    expect(spawns(), 'no new client').toBe(before);
+  }, 20_000);
+
+  it("a probe that misses its short wait (the server held still, a forced fault) keeps the client, and the probe's late answer is not taken for the next command's", async () => {
+    const before = spawns();
+    const server = e.deps.tmux.get(e.ownKey)!.serverPid!;
+    process.kill(server, 'SIGSTOP');
+    try {
+      expect(await e.own.heldAnswers(100), 'the probe missed').toBe(false);
+    } finally {
+      process.kill(server, 'SIGCONT');
+    }
+    const next = await e.own.run(['display-message', '-p', 'next']);
+    expect(next.stdout).toBe('next\n');
+    expect(await e.own.heldAnswers(1_000)).toBe(true);
+    expect(spawns(), 'no new client').toBe(before);
+  }, 20_000);
+});
