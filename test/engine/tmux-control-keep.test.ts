@@ -5,8 +5,9 @@
  * server.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dispatch } from '../../src/main/engine/api';
 import type { Engine } from '../../src/main/engine/engine';
-import { RigWorld } from '../support/rig';
+import { RigWorld, shellRigYaml } from '../support/rig';
 
 describe('held tmux client: kept through slow moments', () => {
   let w: RigWorld;
@@ -49,4 +50,21 @@ describe('held tmux client: kept through slow moments', () => {
     expect(await e.own.heldAnswers(1_000)).toBe(true);
     expect(spawns(), 'no new client').toBe(before);
   }, 20_000);
+
+  it('stopping the seat whose session the held client is on moves the client first: no new client, the seat stopped', async () => {
+    const up = await dispatch(e, 'up', { spec: w.spec('r.yaml', shellRigYaml('r', ['a', 'b', 'c'])) });
+    expect(up.ok, JSON.stringify(up)).toBe(true);
+    const on = async () => (await e.own.run(['display-message', '-p', '#{session_id}'])).stdout.trim();
+    const seat = ['a@r', 'b@r', 'c@r'].find((s) => e.store.sessions.live(s)?.sessionId !== undefined)!;
+    // Put the held client on that seat's session, as a create leaves it.
+    const target = e.store.sessions.live(seat)!.sessionId;
+    expect((await e.own.run(['switch-client', '-t', target])).code).toBe(0);
+    expect(await on()).toBe(target);
+    const before = spawns();
+    const stopped = await dispatch(e, 'stop', { seat });
+    expect(stopped, JSON.stringify(stopped)).toMatchObject({ ok: true });
+    expect(w.tmux.run(['list-sessions', '-F', '#{session_id}']).split('\n')).not.toContain(target);
+    expect(await on(), 'the client moved to a session that is still there').not.toBe(target);
+    expect(spawns(), 'no new client').toBe(before);
+  }, 30_000);
 });

@@ -255,6 +255,7 @@ export class TmuxClient {
     // The id goes into if-shell's command string, which tmux parses: only an id tmux gave is put there.
     if (!/^\$\d+$/.test(id.sessionId)) return { outcome: 'not_removed', why: `not a tmux session id: ${id.sessionId}` };
     const pred = `#{&&:#{==:#{pid},${id.serverPid}},#{&&:#{==:#{session_id},${id.sessionId}},#{==:#{session_created},${id.sessionCreated}}}}`;
+    await this.stepOff(id.sessionId);
     const r = await this.run([
       'if-shell',
       '-F',
@@ -294,6 +295,23 @@ export class TmuxClient {
           };
     const still = unclear === undefined ? 'the session is still there after kill-session' : unclear;
     return { outcome: 'not_removed', why: after.state === 'indeterminate' ? after.why : still };
+  }
+
+  /**
+   * Moves the held client off a session about to be killed, onto another of the server's: a
+   * client whose session goes is detached, and the client made to replace it identifies itself
+   * while that session's notices are still being sent, which tmux 3.3a does not survive (a
+   * segfault, every seat on the server gone; control.ts, afterIo). The last session needs no
+   * move: the server ends with it.
+   */
+  private async stepOff(sessionId: string): Promise<void> {
+    if (!this.control?.connected) return;
+    const opts = { timeoutMs: this.timeoutMs };
+    const on = await this.control.run(['display-message', '-p', '#{session_id}'], opts);
+    if (on.code !== 0 || on.stdout.trim() !== sessionId) return;
+    const all = await this.control.run(['list-sessions', '-F', '#{session_id}'], opts);
+    const other = all.stdout.split('\n').find((s) => /^\$\d+$/.test(s) && s !== sessionId);
+    if (other) await this.control.run(['switch-client', '-t', other], opts);
   }
 
   async capture(paneId: string, lines: number): Promise<Result<{ text: string }>> {
