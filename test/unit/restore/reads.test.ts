@@ -113,3 +113,23 @@ describe("a restore's shared reads, joining", () => {
     expect(log).toEqual(['read 1', 'read 2']);
   });
 });
+
+describe("a restore's shared reads, proofs", () => {
+  it('a proof asking while a launch is creating reads only once it ends, with the launches then waiting', async () => {
+    const { reads, log, advance } = world();
+    const a = reads.launch();
+    await a.roster();
+    advance(200);
+    let got: Roster | undefined;
+    void reads.forProof(1100).then((r) => (got = r));
+    await tick();
+    await tick();
+    expect(got).toBeUndefined();
+    const b = reads.launch().roster();
+    log.push('a ended');
+    a.done();
+    expect([(await b).takenAt, (await reads.forProof(1100)).takenAt]).toEqual([2, 2]);
+    expect(got?.takenAt).toBe(2);
+    expect(log).toEqual(['read 1', 'a ended', 'read 2']);
+  });
+});

@@ -67,12 +67,16 @@ export class RestoreReads {
     };
   }
 
-  /** The proofs' source: a read begun after `notBefore` and at most maxAgeMs old, or the launches' next. */
+  /**
+   * The proofs' source: a read begun after `notBefore` and at most maxAgeMs old; while launches'
+   * creates are on tmux's queue, the read begun once they end (at most drainMs), shared with the
+   * launches waiting for it.
+   */
   readonly forProof: RosterSource = async (notBefore = 0) => {
     const l = this.latest;
     if (l && l.at >= notBefore && this.ports.clock.now() - l.at <= this.opts.maxAgeMs) return l.roster;
-    if (this.waiting.length > 0) await this.drained();
-    return this.read();
+    if (this.creating > 0) await this.drained();
+    return this.joinable ?? this.read();
   };
 
   /** A read begun after now; callers asking in the same turn share it (Engine.sharedRoster). */
