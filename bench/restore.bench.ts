@@ -59,14 +59,24 @@ async function rebootedWorld(n: number): Promise<RigWorld> {
   return w;
 }
 
-async function timedRestore(n: number): Promise<{ ms: number; outcome: string; resumed: number }> {
+async function timedRestore(n: number): Promise<{ ms: number; outcome: string; resumed: number; reads: number }> {
   const w = await rebootedWorld(n);
   try {
     const e = w.engine();
+    // Roster reads the restore began: callers joining one read (Engine.sharedRoster) get one promise.
+    const reads = new Set<Promise<unknown>>();
+    const ports = {
+      ...e.ports,
+      roster: () => {
+        const p = e.ports.roster();
+        reads.add(p);
+        return p;
+      },
+    };
     const t0 = performance.now();
     let r!: Awaited<ReturnType<typeof restore>>;
     const run = async () => {
-      r = await restore(e.ports, 'bench');
+      r = await restore(ports, 'bench');
     };
     if (PROFILE && n > 1) await profiled(`restore-${n}`, n, run);
     else await run();
@@ -74,7 +84,12 @@ async function timedRestore(n: number): Promise<{ ms: number; outcome: string; r
     if (!r.ok) throw new Error(`restore failed: ${r.message}`);
     if (r.seats.some((s) => s.outcome !== 'resumed'))
       log(JSON.stringify(r.seats.filter((s) => s.outcome !== 'resumed').slice(0, 2)));
-    return { ms, outcome: r.outcome, resumed: r.seats.filter((s) => s.outcome === 'resumed').length };
+    return {
+      ms,
+      outcome: r.outcome,
+      resumed: r.seats.filter((s) => s.outcome === 'resumed').length,
+      reads: reads.size,
+    };
   } finally {
     w.cleanup();
   }
@@ -95,11 +110,15 @@ it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`,
     log(`  single seat #${i + 1}: ${r.ms.toFixed(0)} ms (${r.outcome})`);
   }
   const many: number[] = [];
+  const rosterReads: number[] = [];
   for (let i = 0; i < REPS; i++) {
     const r = await timedRestore(SEATS);
     expect(r.resumed).toBe(SEATS);
     many.push(r.ms);
-    log(`  ${SEATS} seats #${i + 1}: ${r.ms.toFixed(0)} ms (${r.outcome}, ${r.resumed} resumed)`);
+    rosterReads.push(r.reads);
+    log(
+      `  ${SEATS} seats #${i + 1}: ${r.ms.toFixed(0)} ms (${r.outcome}, ${r.resumed} resumed, ${r.reads} roster reads)`,
+    );
   }
   const slowestSingle = Math.max(...single);
   const medianMany = [...many].sort((a, b) => a - b)[Math.floor(many.length / 2)]!;
@@ -131,6 +150,7 @@ it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`,
         seats: SEATS,
         singleMs: single.map(Math.round),
         manyMs: many.map(Math.round),
+        rosterReads,
         slowestSingleMs: Math.round(slowestSingle),
         medianManyMs: Math.round(medianMany),
         targetMarginMs: TARGET_MARGIN_MS,

@@ -7,6 +7,7 @@ import type { SeatRow, SessionRow } from '../store';
 import { choicesFor } from './decide';
 import { atFault } from '../faults';
 import { watchStart } from './watch-start';
+import type { RestoreReads } from './reads';
 import {
   DEFAULT_VERIFY,
   sharedObserver,
@@ -35,6 +36,8 @@ export interface ExecContext {
   observer: ObserverSource;
   /** Launches of this run at once (seats/lanes.ts): the proof waits after them are not bounded. */
   launches?: Slots;
+  /** The run's roster reads, shared by its launches and its proofs (reads.ts); `roster` is its proofs' side. */
+  reads?: RestoreReads;
 }
 
 export function execContext(
@@ -114,8 +117,24 @@ export async function executePlan(ports: RestorePorts, plan: SeatPlan, ctx: Exec
 
 type Base = { seat: string; plan: SeatAction; why: string };
 
-function inSlot<T>(ctx: ExecContext | undefined, launch: () => Promise<T>): Promise<T> {
-  return ctx?.launches ? ctx.launches.run(launch) : launch();
+/**
+ * A launch in the run's slots, reading its custody roster from the run's shared reads (reads.ts):
+ * a read begun after it asked and after the run's launches ahead of it ended.
+ */
+function inSlot<T>(
+  ports: RestorePorts,
+  ctx: ExecContext | undefined,
+  launch: (ports: RestorePorts) => Promise<T>,
+): Promise<T> {
+  const run = async () => {
+    const share = ctx?.reads?.launch();
+    try {
+      return await launch(share ? { ...ports, roster: share.roster } : ports);
+    } finally {
+      share?.done();
+    }
+  };
+  return ctx?.launches ? ctx.launches.run(run) : run();
 }
 
 export async function launchFresh(
@@ -124,7 +143,7 @@ export async function launchFresh(
   base: Base,
   ctx?: ExecContext,
 ): Promise<SeatResult> {
-  const l = await inSlot(ctx, () => launchSeat(ports, seat.seat, { fresh: true }));
+  const l = await inSlot(ports, ctx, (p) => launchSeat(p, seat.seat, { fresh: true }));
   if (!l.ok && l.code === 'SEAT_ALREADY_RUNNING')
     return { ...base, outcome: 'running', why: l.message, ...(l.evidence ? { evidence: l.evidence } : {}) };
   if (!l.ok)
@@ -181,7 +200,7 @@ export async function launchResume(
       { step: 'conversation_set', from: seat.conversationId, to: conversationId },
     );
   }
-  const l = await inSlot(ctx, () => launchSeat(ports, seat.seat, {}));
+  const l = await inSlot(ports, ctx, (p) => launchSeat(p, seat.seat, {}));
   if (!l.ok) {
     if (l.code === 'SEAT_ALREADY_RUNNING') return verifyRunning(ports, seat, conversationId, ctx, base);
     return {

@@ -22,6 +22,7 @@ import { snapshotSeats } from './snapshot';
 import type { VerifyOptions } from './verify';
 import type { RestorePorts } from './ports';
 import { inLanes, LAUNCH_LANES, Slots } from '../seats/lanes';
+import { RestoreReads } from './reads';
 
 /**
  * `rigdesk restore <rig|snapshot> [--plan]`: snapshot facts + live facts -> decision table ->
@@ -193,7 +194,13 @@ async function runPlans(
   // At most LAUNCH_LANES launches at once: 200 written together starved tmux's one thread, and
   // most of them timed out. The proof waits after them (seconds each) all run together, sharing
   // rosters and screen looks. Seats that resume one conversation run one after another.
-  const ctx = { ...execContext(ports, rig, snapshotId, verify), launches: new Slots(LAUNCH_LANES) };
+  const reads = new RestoreReads(ports);
+  const ctx = {
+    ...execContext(ports, rig, snapshotId, verify),
+    roster: reads.forProof,
+    reads,
+    launches: new Slots(LAUNCH_LANES),
+  };
   const results = await inLanes(
     plans,
     plans.length,

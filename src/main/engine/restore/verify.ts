@@ -5,7 +5,7 @@ import { observeSeats, type ObservedSeat } from '../activity/observe';
 import type { Ports } from '../ports';
 import type { Roster, RosterPane } from '../roster/types';
 import { runtimeById, type NeedsInputReason } from '../runtimes';
-import type { SessionRow } from '../store';
+import type { SeatRow, SessionRow } from '../store';
 import { paneOf, serverRunning } from '../roster/lookup';
 import type { VerifyPorts } from './ports';
 
@@ -81,7 +81,7 @@ export function sharedRoster(ports: Pick<Ports, 'clock' | 'roster'>, maxAgeMs = 
 
 /**
  * observeSeats for every seat being verified at the same moment, in one batch, with the same
- * panes' screens: one capture per tmux server per tick for observeSeats and one for the screens,
+ * panes' screens: one capture per tmux server per turn for observeSeats and one for the screens,
  * whatever the number of seats restoring in parallel.
  */
 export interface Observation {
@@ -95,24 +95,77 @@ export interface ObserverSource {
   observe(seat: string, roster: Roster): Promise<Observation>;
 }
 
-export function sharedObserver(ports: VerifyPorts, maxAgeMs = 150): ObserverSource {
+/** One batched look at some seats' panes on one roster (the default is `lookAt`). */
+export type BatchLook = (roster: Roster, seats: readonly string[]) => Promise<Map<string, Observation>>;
+
+/**
+ * Each seat's look is kept for `maxAgeMs` on its roster (or an older one), and the seats that ask
+ * for a new one in the same turn of the event loop share one batch. A seat that starts being
+ * watched is looked at with whoever asks with it, not by a new look at every seat already
+ * watched: with 200 seats launching one after another that was a capture of every pending pane
+ * per new seat, on the tmux thread the launches' creates wait on.
+ */
+export function sharedObserver(ports: VerifyPorts, maxAgeMs = 150, look: BatchLook = lookAt(ports)): ObserverSource {
   const watching = new Map<string, number>();
-  let at = 0;
-  let basis: Roster | undefined;
-  let covered = new Set<string>();
-  let current: Promise<Map<string, Observation>> | undefined;
-  const batch = async (roster: Roster, seats: readonly string[]): Promise<Map<string, Observation>> => {
-    const rows = seats.map((s) => ports.store.rigs.seat(s)).filter((r) => r !== undefined);
+  const kept = new Map<string, { at: number; basis: Roster; obs: Promise<Observation> }>();
+  let gathering: { seats: Set<string>; roster: Roster; result?: Promise<Map<string, Observation>> } | undefined;
+  const gather = (roster: Roster) => {
+    const g: { seats: Set<string>; roster: Roster; result?: Promise<Map<string, Observation>> } = {
+      seats: new Set<string>(),
+      roster,
+    };
+    const result = new Promise<void>((r) => setImmediate(r)).then(() => {
+      if (gathering === g) gathering = undefined;
+      return look(g.roster, [...g.seats]);
+    });
+    g.result = result;
+    return { g, result };
+  };
+  return {
+    watch(seat) {
+      watching.set(seat, (watching.get(seat) ?? 0) + 1);
+      return () => {
+        const n = (watching.get(seat) ?? 1) - 1;
+        if (n > 0) return void watching.set(seat, n);
+        watching.delete(seat);
+        kept.delete(seat);
+      };
+    },
+    observe(seat, roster) {
+      const t = ports.clock.now();
+      const k = kept.get(seat);
+      if (k && t - k.at <= maxAgeMs && (k.basis === roster || k.basis.takenAt >= roster.takenAt)) return k.obs;
+      const g = gathering ?? (gathering = gather(roster).g);
+      g.seats.add(seat);
+      if (roster.takenAt > g.roster.takenAt) g.roster = roster;
+      const obs = g.result!.then((m) => m.get(seat) ?? {});
+      if (watching.has(seat)) kept.set(seat, { at: t, basis: roster, obs });
+      return obs;
+    },
+  };
+}
+
+/** observeSeats and the plain screens of some seats' panes, one capture per tmux server for each. */
+export function lookAt(ports: VerifyPorts): BatchLook {
+  const rows = new Map<string, SeatRow>();
+  return async (roster, seats) => {
+    // A seat's row is read once per proof (its runtime and home do not change under it); the live rows in one query.
+    const found: SeatRow[] = [];
+    for (const s of seats) {
+      const row = rows.get(s) ?? ports.store.rigs.seat(s);
+      if (row) rows.set(s, row), found.push(row);
+    }
+    const liveOf = new Map(ports.store.sessions.allLive().map((r) => [r.seat, r]));
     const byServer = new Map<string, { seat: string; paneId: string }[]>();
-    for (const row of rows) {
-      const live = ports.store.sessions.live(row.seat);
+    for (const row of found) {
+      const live = liveOf.get(row.seat);
       const pane = live ? paneOf(roster, live) : undefined;
       if (pane && !pane.paneDead)
         byServer.set(pane.server, [...(byServer.get(pane.server) ?? []), { seat: row.seat, paneId: pane.paneId }]);
     }
     const screens = new Map<string, string>();
     const [seen] = await Promise.all([
-      observeSeats(ports, roster, rows),
+      observeSeats(ports, roster, found),
       ...[...byServer].map(async ([server, panes]) => {
         const got = await capturePanes(
           ports.client(server),
@@ -125,31 +178,6 @@ export function sharedObserver(ports: VerifyPorts, maxAgeMs = 150): ObserverSour
       }),
     ]);
     return new Map(seats.map((s) => [s, { seen: seen.get(s), screen: screens.get(s) }]));
-  };
-  return {
-    watch(seat) {
-      watching.set(seat, (watching.get(seat) ?? 0) + 1);
-      return () => {
-        const n = (watching.get(seat) ?? 1) - 1;
-        if (n <= 0) watching.delete(seat);
-        else watching.set(seat, n);
-      };
-    },
-    async observe(seat, roster) {
-      const t = ports.clock.now();
-      if (
-        !current ||
-        t - at > maxAgeMs ||
-        !covered.has(seat) ||
-        (basis !== roster && basis!.takenAt < roster.takenAt)
-      ) {
-        at = t;
-        basis = roster;
-        covered = new Set([...watching.keys(), seat]);
-        current = batch(roster, [...covered]);
-      }
-      return (await current).get(seat) ?? {};
-    },
   };
 }
 
