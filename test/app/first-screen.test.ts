@@ -62,6 +62,17 @@ describe.skipIf(!!missing)('the first screen and a burst of waits', () => {
     await page.screenshot({ path: join(SHOTS, 'first-screen-1280x800.png') });
   });
 
+  it("the topology's code is fetched once the first screen is drawn, before its tab is opened", async () => {
+    const fetched = () =>
+      page.evaluate(() =>
+        performance
+          .getEntriesByType('resource')
+          .some((e) => /\/assets\/Topology-[\w-]+\.js$/.test(new URL(e.name).pathname)),
+      );
+    await waitFor(fetched, { what: 'the Topology chunk fetched while the grid shows', timeoutMs: 10_000 });
+    expect(await page.locator('[data-view-tab="grid"]').getAttribute('aria-selected')).toBe('true');
+  });
+
   it('a burst of ten new waits is one notification that says ten; the title counts all eleven', async () => {
     for (const m of MEMBERS.slice(0, 10)) if (m !== 'm1') await dispatch(w.engine, 'stop', { seat: seat(m) });
     for (const m of [...MEMBERS.slice(1, 10), 'm11']) openDecision(m);

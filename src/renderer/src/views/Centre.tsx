@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import type { CentreView } from '../../../shared/contract';
 import { showView } from '../state/actions';
 import { openDecisionFor, useWindow } from '../state/store';
@@ -9,8 +9,22 @@ import { RestoreReview } from './RestoreReview';
 import { TimelineView } from './Timeline';
 import { UsageView } from './usage/UsageView';
 
-// The topology (React Flow, dagre) loads when it is first shown, not before the window's first paint.
-const TopologyView = lazy(() => import('./Topology').then((m) => ({ default: m.TopologyView })));
+// The topology (React Flow, dagre) is not part of the window's first paint: it is fetched once the
+// first screen is drawn and the page is idle, so the tab opens without waiting for its code.
+const loadTopology = () => import('./Topology');
+const TopologyView = lazy(() => loadTopology().then((m) => ({ default: m.TopologyView })));
+
+function usePrefetch(load: () => Promise<unknown>): void {
+  useEffect(() => {
+    const go = () => void load().catch(() => undefined); // a failed fetch is tried again by the tab
+    if (typeof requestIdleCallback !== 'function') {
+      const t = setTimeout(go, 1000);
+      return () => clearTimeout(t);
+    }
+    const id = requestIdleCallback(go, { timeout: 3000 });
+    return () => cancelIdleCallback(id);
+  }, [load]);
+}
 
 const TABS: { view: CentreView; label: string }[] = [
   { view: 'grid', label: 'Grid' },
@@ -27,6 +41,7 @@ const TABS: { view: CentreView; label: string }[] = [
  */
 export function Centre({ transport, frames }: { transport: Transport; frames: FrameRouter }) {
   const view = useWindow((s) => s.layout.view ?? 'grid');
+  usePrefetch(loadTopology);
   return (
     <div className="centre" data-view={view}>
       <div className="view-bar">
