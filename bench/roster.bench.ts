@@ -37,7 +37,9 @@ const WARMUP = numEnv('RDBENCH_WARMUP', 3);
 const TARGET_SEATS = 200;
 const TARGET_MEDIAN_MS = 20;
 const TARGET_BRING_UP_RATIO = 3;
-const MODES: TmuxMode[] = ['held', 'one-shot'];
+const MODES: TmuxMode[] = (['held', 'one-shot'] as const).filter((m) =>
+  (process.env.RDBENCH_MODES ?? 'held,one-shot').split(',').includes(m),
+);
 const RESULTS_DIR = resolve(__dirname, 'results');
 const PROFILE = process.env.RDBENCH_PROFILE === '1';
 
@@ -73,7 +75,7 @@ interface SizeResult {
   /** Each launch's create (`new-session` and its tags) from the engine's call to tmux's answer, in ms. */
   bringUpCreate: { medianMs: number; p95Ms: number; sumMs: number; inFlightMs: number };
   /** CPU per seat over the bring-up: this process, the children it reaped (one-shot tmux runs), the tmux server. */
-  bringUpCpuPerSeatMs: { engine: number; children: number; tmuxServer: number };
+  bringUpCpuPerSeatMs: { engine: number; children: number; tmuxServer: number; tmuxServerWaitingForCpu: number };
   panesSeen: number;
   rosterProblems: string[];
   engine: Stats & {
@@ -239,6 +241,7 @@ it(`roster refresh: spawns and wall time for ${SIZES.join('/')} shell seats`, as
         engine: round(r.bringUpCpuPerSeatMs.engine),
         children: round(r.bringUpCpuPerSeatMs.children),
         tmuxServer: round(r.bringUpCpuPerSeatMs.tmuxServer),
+        tmuxServerWaitingForCpu: round(r.bringUpCpuPerSeatMs.tmuxServerWaitingForCpu),
       },
       engine: {
         ...roundStats(r.engine),
@@ -327,6 +330,7 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
       engine: (cpu.user + cpu.system) / 1000 / n,
       children: (reapedChildrenMs() - cpu0.children) / n,
       tmuxServer: 0,
+      tmuxServerWaitingForCpu: 0,
     };
     const bringUpRosters = counted.rosters - rosters0;
     eng.own.newSession = create;
@@ -350,8 +354,12 @@ async function benchSize(n: number, mode: TmuxMode): Promise<SizeResult> {
     const rosterProblems = first.problems.map((p) => JSON.stringify(p));
     // The server started with this bring-up: its whole CPU is the bring-up's (schedstat: ns, not ticks).
     const serverPid = first.panes.find((p) => p.server === eng.ownKey)?.serverPid;
-    bringUpCpuPerSeatMs.tmuxServer = (serverPid ? onCpuMs(serverPid) : 0) / n;
-    log(`  tmux server CPU per seat of the bring-up: ${fmt(bringUpCpuPerSeatMs.tmuxServer)} ms`);
+    const server = serverPid ? schedMs(serverPid) : { onCpu: 0, waiting: 0 };
+    bringUpCpuPerSeatMs.tmuxServer = server.onCpu / n;
+    bringUpCpuPerSeatMs.tmuxServerWaitingForCpu = server.waiting / n;
+    log(
+      `  tmux server per seat of the bring-up: ${fmt(server.onCpu / n)} ms on a CPU, ${fmt(server.waiting / n)} ms runnable but waiting for one`,
+    );
 
     const engTimes: number[] = [];
     /**
@@ -532,12 +540,16 @@ function reapedChildrenMs(): number {
   return cpuMs('self').reaped;
 }
 
-/** A process's time on a CPU so far, in ms, from /proc/<pid>/schedstat (in ns). */
-function onCpuMs(pid: number): number {
+/**
+ * A process's time on a CPU so far and its time runnable but waiting for one (the machine's other
+ * work in front of it), in ms, from /proc/<pid>/schedstat (in ns).
+ */
+function schedMs(pid: number): { onCpu: number; waiting: number } {
   try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    const [on, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { onCpu: on! / 1e6, waiting: wait! / 1e6 };
   } catch {
-    return 0;
+    return { onCpu: 0, waiting: 0 };
   }
 }
 

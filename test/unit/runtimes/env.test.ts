@@ -1,6 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isIdentityVar, PANE_WRAPPER, scrubIdentity, wrapForPane } from '../../../src/main/engine/runtimes/env';
+
+/** An absolute `env`, for the agent of a wrapper run with no PATH. */
+const ENV_BIN = ['/usr/bin/env', '/bin/env'].find((p) => existsSync(p)) ?? '/usr/bin/env';
 
 const MARKERS = [
   'CLAUDECODE',
@@ -113,6 +117,31 @@ describe('PANE_WRAPPER, run by a real /bin/sh', () => {
     for (const k of names) env[k] = 'v';
     const { vars } = runWrapped(['env', '-0'], env);
     for (const k of names) expect(vars.has(k), k).toBe(!isIdentityVar(k) || k === 'TMUX' || k === 'TMUX_PANE');
+  });
+
+  it('finds the markers with shell builtins alone: no program on the PATH, yet every marker is gone', () => {
+    // A pipeline (env | sed | grep) cost three program starts per launch, ~40 ms of CPU each on 2
+    // cores, and held tmux's server off the CPU through a 200-seat bring-up.
+    const { vars } = runWrapped([ENV_BIN, '-0'], { ...base, ...markers, PATH: '/nonexistent' });
+    for (const k of Object.keys(markers)) expect(vars.has(k), k).toBe(false);
+    expect(vars.get('MULTI')).toBe(base.MULTI);
+    expect(vars.get('CLAUDE_CONFIG_DIR')).toBe('/h/claude');
+  });
+
+  it('a value whose lines look like other variables or like export lines changes nothing but markers', () => {
+    const env = {
+      PATH: base.PATH!,
+      SHELL: '/bin/true',
+      A: "x\nexport B='1'\ndeclare -x C=2\nnot a name=3\n9X=4\nCODEX_THREADx=5",
+      B: 'kept',
+      C: 'kept',
+      CODEX_THREADx: 'kept: lowercase after the prefix is no marker',
+      CI_job: 'dropped',
+    };
+    const { vars, status } = runWrapped(['env', '-0'], env);
+    expect(status).toBe(0);
+    for (const k of ['A', 'B', 'C', 'CODEX_THREADx']) expect(vars.get(k), k).toBe(env[k as keyof typeof env]);
+    expect(vars.has('CI_job')).toBe(false);
   });
 
   it('reports how the agent ended: "[rigdesk] env exited with status 0"', () => {
