@@ -307,10 +307,14 @@ export class TmuxClient {
   private async stepOff(sessionId: string): Promise<void> {
     if (!this.control?.connected) return;
     const opts = { timeoutMs: this.timeoutMs };
-    const on = await this.control.run(['display-message', '-p', '#{session_id}'], opts);
-    if (on.code !== 0 || on.stdout.trim() !== sessionId) return;
-    const all = await this.control.run(['list-sessions', '-F', '#{session_id}'], opts);
-    const other = all.stdout.split('\n').find((s) => /^\$\d+$/.test(s) && s !== sessionId);
+    // One line: the client's session first, then every session of the server.
+    const r = await this.control.run(
+      ['display-message', '-p', '#{session_id}', ';', 'list-sessions', '-F', '#{session_id}'],
+      opts,
+    );
+    const [on, ...all] = r.stdout.split('\n');
+    if (r.code !== 0 || on !== sessionId) return;
+    const other = all.find((s) => /^\$\d+$/.test(s) && s !== sessionId);
     if (other) await this.control.run(['switch-client', '-t', other], opts);
   }
 
