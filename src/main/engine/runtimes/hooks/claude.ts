@@ -64,9 +64,10 @@ export function installClaudeHooks(
   const command = claudeHookCommand(hookFileFor(hooksDir, seat), seat, notify);
   const settingsPath = join(configDir, 'settings.json');
   let settings: Record<string, unknown> = {};
+  let before: string | undefined;
   try {
-    const text = io.readText(settingsPath);
-    if (text !== undefined) settings = JSON.parse(text) as Record<string, unknown>;
+    before = io.readText(settingsPath);
+    if (before !== undefined) settings = JSON.parse(before) as Record<string, unknown>;
   } catch {
     return; // a file we cannot read is not ours to rewrite; activity falls back to other evidence
   }
@@ -82,7 +83,10 @@ export function installClaudeHooks(
     ];
   }
   settings.hooks = hooks;
-  io.writeText(settingsPath, `${JSON.stringify(settings, null, 2)}\n`);
+  // A relaunch finds the file as the last launch left it: rewriting it anyway cost a temporary
+  // file and a rename per seat (a restore of 200 relaunches them all at once).
+  const after = `${JSON.stringify(settings, null, 2)}\n`;
+  if (after !== before) io.writeText(settingsPath, after);
 }
 
 /** What the last hook event says about the seat. */
