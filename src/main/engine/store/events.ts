@@ -65,7 +65,7 @@ export class EventLog {
     private readonly now: () => number,
   ) {
     this.insert = db.prepare('INSERT INTO events (at, kind, rig, seat, data_json) VALUES (?, ?, ?, ?, ?)');
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.dataVersion = db.prepare<[], { data_version: number }>('PRAGMA data_version');
     // Walks the seat's rows newest first on events_by_seat(seat, seq) and stops at the first match.
     this.lastStateAt = db.prepare<[string, ...string[]], { at: number }>(
       `SELECT at FROM events WHERE seat = ? AND kind IN (${SEAT_STATE_KINDS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
@@ -109,7 +109,7 @@ export class EventLog {
     // one that found none (no append here, the same data_version for every other connection and
     // process), there is nothing new, and asking SQLite for data_version costs a third of the query.
     const tail = filter.afterSeq !== undefined && !filter.seat && !filter.rig && !filter.kind && !filter.newest;
-    const version = tail ? this.dataVersion.get() : undefined;
+    const version = tail ? this.dataVersion.get()?.data_version : undefined;
     const q = this.quiet;
     if (tail && q && q.afterSeq === filter.afterSeq && q.version === version && q.appended === this.appended) return [];
     const rows = this.query(filter);
