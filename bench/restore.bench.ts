@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect, it } from 'vitest';
@@ -59,7 +59,26 @@ async function rebootedWorld(n: number): Promise<RigWorld> {
   return w;
 }
 
-async function timedRestore(n: number): Promise<{ ms: number; outcome: string; resumed: number; reads: number }> {
+/**
+ * Where a restore's time went, from the fence's own events: reserved (custody read done), helper
+ * invoked (the create sent), seat.launch (the create answered). Creates are tmux's; the gaps
+ * between waves are the custody reads; the tail after the last create is the proofs' wait.
+ */
+function phases(e: ReturnType<RigWorld['engine']>, afterSeq: number, t0: number): string {
+  const at = (kind: string) => e.store.events.list({ kind, afterSeq }).map((r) => ({ seat: r.seat, at: r.at }));
+  const sent = new Map(at('fence.helper_invoked').map((r) => [r.seat, r.at]));
+  const launched = at('seat.launch');
+  const reserved = at('fence.reserved').map((r) => r.at);
+  const creates = launched.flatMap((r) => (sent.has(r.seat) ? [r.at - sent.get(r.seat)!] : [])).sort((a, b) => a - b);
+  const med = creates[Math.floor(creates.length / 2)] ?? 0;
+  const p90 = creates[Math.floor(creates.length * 0.9)] ?? 0;
+  const last = Math.max(...launched.map((r) => r.at));
+  return `first reserved +${Math.min(...reserved) - t0} ms, last create answered +${last - t0} ms, create sent→answered median ${med} ms p90 ${p90} ms`;
+}
+
+async function timedRestore(
+  n: number,
+): Promise<{ ms: number; outcome: string; resumed: number; reads: number; phases: string }> {
   const w = await rebootedWorld(n);
   try {
     const e = w.engine();
@@ -73,6 +92,10 @@ async function timedRestore(n: number): Promise<{ ms: number; outcome: string; r
         return p;
       },
     };
+    const idle0 = idleMs();
+    const cpu0 = process.cpuUsage();
+    const afterSeq = e.store.events.list({ newest: 1 })[0]?.seq ?? 0;
+    const wall0 = Date.now();
     const t0 = performance.now();
     let r!: Awaited<ReturnType<typeof restore>>;
     const run = async () => {
@@ -82,6 +105,7 @@ async function timedRestore(n: number): Promise<{ ms: number; outcome: string; r
     else await run();
     const ms = performance.now() - t0;
     if (!r.ok) throw new Error(`restore failed: ${r.message}`);
+    const agentsMs = await agentsCpuMs(e);
     if (r.seats.some((s) => s.outcome !== 'resumed'))
       log(JSON.stringify(r.seats.filter((s) => s.outcome !== 'resumed').slice(0, 2)));
     return {
@@ -89,6 +113,7 @@ async function timedRestore(n: number): Promise<{ ms: number; outcome: string; r
       outcome: r.outcome,
       resumed: r.seats.filter((s) => s.outcome === 'resumed').length,
       reads: reads.size,
+      phases: `${phases(e, afterSeq, wall0)}, end +${Math.round(ms)} ms; tmux server on CPU ${serverCpuMs(w)} ms, agents (with their panes' shells) ${agentsMs} ms, engine ${cpuMs(process.cpuUsage(cpu0))} ms, machine idle ${Math.round(idleMs() - idle0)} ms of ${machineFacts().cores * Math.round(ms)}`,
     };
   } finally {
     w.cleanup();
@@ -119,6 +144,7 @@ it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`,
     log(
       `  ${SEATS} seats #${i + 1}: ${r.ms.toFixed(0)} ms (${r.outcome}, ${r.resumed} resumed, ${r.reads} roster reads)`,
     );
+    log(`    ${r.phases}`);
   }
   const slowestSingle = Math.max(...single);
   const medianMany = [...many].sort((a, b) => a - b)[Math.floor(many.length / 2)]!;
@@ -163,6 +189,40 @@ it(`restore: ${SEATS} stand-in seats after a reboot vs the slowest single seat`,
   );
   log(`results: ${file}`);
 });
+
+/** The restored server started with the restore: its whole time on a CPU is the restore's (schedstat: ns). */
+function serverCpuMs(w: RigWorld): number {
+  const pid = w.tmux.serverPid();
+  if (!pid) return Number.NaN;
+  return Math.round(Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+}
+
+/** The restored agents' time on a CPU, with what they ran and waited for before (their start's programs) and their panes' shells. */
+async function agentsCpuMs(e: ReturnType<RigWorld['engine']>): Promise<number> {
+  const ticks = (pid: number) => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      return 0;
+    }
+  };
+  const r = await e.roster();
+  const agents = new Set(r.agents.filter((a) => a.pane?.server === e.ownKey).map((a) => a.pid));
+  const shells = r.panes.filter((p) => p.server === e.ownKey && !agents.has(p.panePid)).map((p) => p.panePid);
+  const all = [...agents, ...shells];
+  return all.reduce((sum, pid) => sum + ticks(pid), 0) * 10;
+}
+
+function cpuMs(u: NodeJS.CpuUsage): number {
+  return Math.round((u.user + u.system) / 1000);
+}
+
+/** Every core's idle time so far (/proc/stat, in clock ticks of 10 ms). */
+function idleMs(): number {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  return (Number(cpu[4]) + Number(cpu[5])) * 10;
+}
 
 function log(s: string): void {
   console.log(s);
