@@ -8,6 +8,7 @@ import { exitCodeFor, fail, type Failure } from '../shared/errors';
 import { dispatch } from '../main/engine/api';
 import type { EngineCall } from '../shared/contract';
 import { liveEngineDeps } from '../main/engine/context';
+import { TmuxLinks } from '../main/engine/tmux/held';
 import { Engine } from '../main/engine/engine';
 import { resolveHome } from '../main/engine/home';
 import { secureHome } from '../main/engine/home-safety';
@@ -70,7 +71,10 @@ function engineCall(
     const made = secureHome(layout.home, process.getuid?.(), { create: true });
     if (!made.ok) return made;
     if (!local) {
-      local = new Engine(liveEngineDeps(env, { layout }));
+      // One-shot tmux commands, never a held control client: a control client attaching while a
+      // session is made or closed can crash tmux 3.3a with every seat on it, and a command of its
+      // own attaches one each time it runs (`rigdesk ps` in a loop beside a `rigdesk up`).
+      local = new Engine(liveEngineDeps(env, { layout, tmux: new TmuxLinks('one-shot') }));
       watch = watchForEnd();
       const mine = local;
       void watch.reason.then(async (why) => {

@@ -12,7 +12,7 @@ import { waitFor } from '../support/tmux';
  * and finds none of those processes running 3 s later. The rig makes every kind of child: the
  * engine's held tmux client, the activity watch's control client (one pane already pipes its output
  * elsewhere, so it gets a client instead of a pipe) and, for `serve`, a window's live terminal (an
- * attach client in a pty). The uncaught error is forced through a test fault (RIGDESK_TEST_FAULT).
+ * attach client in a pty); the CLI's own engine, its one-shot tmux commands. The uncaught error is forced through a test fault (RIGDESK_TEST_FAULT).
  */
 let w: RigWorld;
 const started: ChildProcess[] = [];
@@ -32,6 +32,7 @@ afterAll(() => {
 });
 
 const heldClient = (p: ProcId) => p.argv.some((a) => a.includes('no-output'));
+const oneShotTmux = (p: ProcId) => /(^|\/)tmux$/.test(p.argv[0] ?? '') && !p.argv.includes('-C');
 const watchClient = (p: ProcId) => p.argv.includes('-r') && p.argv.includes('attach-session');
 const viewer = (p: ProcId) => p.argv.includes('attach-session') && p.argv.includes('-t') && !p.argv.includes('-C');
 
@@ -108,7 +109,7 @@ describe('rigdesk serve ends every process its engine started', () => {
 });
 
 describe("the CLI's own engine ends every process it started", () => {
-  /** A send that waits for a busy seat: the CLI's engine holds its tmux client meanwhile. */
+  /** A send that waits for a busy seat: the CLI's engine asks tmux about it meanwhile. */
   function waitingSend(): ChildProcess {
     const p = spawn(
       process.execPath,
@@ -119,10 +120,35 @@ describe("the CLI's own engine ends every process it started", () => {
     return p;
   }
 
+  /**
+   * The CLI's engine sends tmux one-shot commands (cli/main.ts says why), each a process of a few
+   * milliseconds: its children are sampled until one of them is seen, then the CLI is ended.
+   */
+  async function sampledEnd(
+    proc: ChildProcess,
+    end: () => void,
+  ): Promise<{ code: number | null; before: ProcId[]; left: ProcId[] }> {
+    const before = new Map<number, ProcId>();
+    await waitFor(
+      () => {
+        for (const p of descendantsOf(proc.pid!)) before.set(p.pid, p);
+        return [...before.values()].some(oneShotTmux) || undefined;
+      },
+      { what: "a tmux command of the CLI's engine", timeoutMs: 20_000, intervalMs: 5 },
+    );
+    const seenNow = [...before.values()];
+    seen.push(...seenNow);
+    const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+    end();
+    const code = await exited;
+    expect(seenNow.filter(heldClient), 'no held control client').toEqual([]);
+    return { code, before: seenNow, left: await waitAllGone(seenNow, 3_000) };
+  }
+
   it('when the command ends by itself', async () => {
     w.tmux.run(['send-keys', '-t', 'lead@duo', 'sleep 4', 'Enter']);
     const send = waitingSend();
-    const r = await endAndCheck(send, [heldClient], () => undefined);
+    const r = await sampledEnd(send, () => undefined);
     expect(r.code).toBe(0);
     expect(describeProcs(r.left), `before:\n${describeProcs(r.before)}`).toBe('');
   }, 60_000);
@@ -131,7 +157,7 @@ describe("the CLI's own engine ends every process it started", () => {
     it(`on ${signal}`, async () => {
       w.tmux.run(['send-keys', '-t', 'lead@duo', 'sleep 20', 'Enter']);
       const send = waitingSend();
-      const r = await endAndCheck(send, [heldClient], () => send.kill(signal));
+      const r = await sampledEnd(send, () => send.kill(signal));
       w.tmux.run(['send-keys', '-t', 'lead@duo', 'C-c']);
       expect(r.code).toBe(128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[signal]);
       expect(describeProcs(r.left), `before:\n${describeProcs(r.before)}`).toBe('');
