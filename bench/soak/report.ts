@@ -58,8 +58,11 @@ function withoutMachinePaths(text: string): string {
   return text.replace(/\/(?:[^\s/:'"]+\/)+([^\s/:'"]+)/g, '…/$1');
 }
 
-/** Refusals that come before the engine looks at a seat (no seat, bad words): nothing to record. */
-const UNRECORDED_REFUSALS = new Set(['SEAT_NOT_FOUND', 'BAD_USAGE', 'RIG_NOT_FOUND']);
+/**
+ * Refusals that come before the engine looks at a seat (no seat, bad words), or before any engine
+ * is reached (a send while the soak restarts the engine, with RIGDESK_REQUIRE_ENGINE): nothing to record.
+ */
+const UNRECORDED_REFUSALS = new Set(['SEAT_NOT_FOUND', 'BAD_USAGE', 'RIG_NOT_FOUND', 'ENGINE_UNREACHABLE']);
 
 /** The event kinds (any one of) an action's answer must have left in the log; none: not recorded. */
 export function recordExpected(r: ActionRecord): string[] {
