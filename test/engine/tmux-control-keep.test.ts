@@ -51,6 +51,27 @@ describe('held tmux client: kept through slow moments', () => {
     expect(spawns(), 'no new client').toBe(before);
   }, 20_000);
 
+  it('a client dropped after a timeout is replaced only once it has exited (its detach notice never meets the new client identifying itself)', async () => {
+    const c = e.deps.tmux.get(e.ownKey)!;
+    const server = c.serverPid!;
+    const before = spawns();
+    // A forced fault: the server held still, so the command times out and the client is dropped;
+    // the dropped client, told to end, waits for the server to let it go.
+    process.kill(server, 'SIGSTOP');
+    let next: Promise<{ stdout: string }> | undefined;
+    try {
+      const lost = await c.run(['display-message', '-p', 'lost'], { timeoutMs: 300 });
+      expect(lost.timedOut).toBe(true);
+      next = c.run(['display-message', '-p', 'next'], { timeoutMs: 5_000 });
+      await new Promise((r) => setTimeout(r, 600));
+      expect(spawns(), 'no new client while the dropped one has not exited').toBe(before);
+    } finally {
+      process.kill(server, 'SIGCONT');
+    }
+    expect((await next!).stdout).toBe('next\n');
+    expect(spawns(), 'one new client, after').toBe(before + 1);
+  }, 20_000);
+
   it('stopping the seat whose session the held client is on moves the client first: no new client, the seat stopped', async () => {
     const up = await dispatch(e, 'up', { spec: w.spec('r.yaml', shellRigYaml('r', ['a', 'b', 'c'])) });
     expect(up.ok, JSON.stringify(up)).toBe(true);

@@ -61,6 +61,11 @@ const HANDSHAKE = ['display-message', '-p', '#{pid} #{client_flags}'];
  * `%begin` seen for it) is sent again on the next client only if that client's server has the same
  * pid, so nothing meant for one server runs on its successor.
  */
+/** The longest a replacement waits for a dropped client to exit (the ChildSet ends it by pid after that). */
+const LEAVE_MS = 3_000;
+/** After that exit: the server reads the client's end of the socket on its next turn. */
+const LEAVE_GRACE_MS = 20;
+
 export class ControlConnection {
   private live?: Live;
   private connecting = false;
@@ -75,6 +80,12 @@ export class ControlConnection {
    * starts the server with one seat's launch while the next seat's commands ask for a client.
    */
   private creating = 0;
+  /**
+   * A dropped client's exit, until it came: its replacement starts only after it. The server
+   * tells every control client that one detached, and on tmux 3.3a that notice, meeting the
+   * replacement half way through identifying itself, crashed the server (seen in a 200-seat bench).
+   */
+  private leaving?: Promise<void>;
   /** Client processes started so far. */
   spawns = 0;
   constructor(
@@ -176,6 +187,7 @@ export class ControlConnection {
       return;
     }
     this.connecting = true;
+    if (this.leaving) await this.leaving;
     const seen = await this.target.probe().catch(() => 'unknown' as const);
     if (this.closed) {
       this.connecting = false;
@@ -329,6 +341,7 @@ export class ControlConnection {
     live.exited = true;
     clearTimeout(live.attachTimer);
     if (this.live === live) this.live = undefined;
+    if (live.exitCode === undefined) this.awaitExit(live);
     try {
       live.child.stdin?.end();
       live.child.kill('SIGTERM');
@@ -406,6 +419,21 @@ export class ControlConnection {
         });
     }
     this.waiting.unshift(...later);
+  }
+
+  /** Until the dropped client's process is gone and the server has had a moment for its detach (at most LEAVE_MS). */
+  private awaitExit(live: Live): void {
+    const gone = new Promise<void>((done) => {
+      const cap = setTimeout(done, LEAVE_MS);
+      live.child.once('close', () => {
+        clearTimeout(cap);
+        setTimeout(done, LEAVE_GRACE_MS);
+      });
+    });
+    const leaving = gone.then(() => {
+      if (this.leaving === leaving) this.leaving = undefined;
+    });
+    this.leaving = leaving;
   }
 
   private expire(r: Request): void {
