@@ -159,7 +159,9 @@ it.skipIf(!!missing)(
       const want = await settledCounts(page);
       results.mix = want;
       // A count of exited seats near the rig's size means the tmux server went (dmesg says whether it crashed).
-      step(`the rig at rest: ${JSON.stringify(want)}; tmux control clients started so far: ${w.engine.deps.tmux.spawns}`);
+      step(
+        `the rig at rest: ${JSON.stringify(want)}; tmux control clients started so far: ${w.engine.deps.tmux.spawns}`,
+      );
       if (ONLY.has('paint')) results.firstPaint = await firstPaint(chrome.browser, w, want);
       step('firstPaint');
       await page.goto(w.serve.url);

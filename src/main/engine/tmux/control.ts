@@ -5,40 +5,9 @@ import type { ChildSet } from '../children';
 import type { ExecResult } from '../deps';
 import { type Block, ControlStream } from './control-stream';
 import { type ControlRunOptions, type ControlTarget, failure } from './control-target';
+import type { Live, Request } from './control-state';
+import { afterIo, leftBy } from './control-timing';
 import { controlLine, SOURCE_STDIN } from './quote';
-
-interface Request {
-  args: readonly string[];
-  line: string;
-  opts: ControlRunOptions;
-  done: (r: ExecResult) => void;
-  settled: boolean;
-  /** tmux has opened a frame for this line: after a drop its effect is unknown. */
-  started: boolean;
-  failed: boolean;
-  stdout: string;
-  stderr: string;
-  /** The server pid it was first written to; a retry runs only on that server. */
-  serverPid?: number;
-  tries: number;
-  timer?: NodeJS.Timeout;
-}
-
-interface Live {
-  child: ChildProcess;
-  nonce: string;
-  seq: number;
-  /** Written, awaiting their sentinel, oldest first (the handshake first of all). */
-  inFlight: { req: Request; seq: number }[];
-  /** The attach command's own frame has ended: only then may lines be written (see connect). */
-  attached: boolean;
-  ready: boolean;
-  serverPid: number;
-  stderr: string;
-  exited: boolean;
-  exitCode?: number | null;
-  attachTimer?: NodeJS.Timeout;
-}
 
 const MAX_TRIES = 3;
 const HANDSHAKE = ['display-message', '-p', '#{pid} #{client_flags}'];
@@ -61,11 +30,6 @@ const HANDSHAKE = ['display-message', '-p', '#{pid} #{client_flags}'];
  * `%begin` seen for it) is sent again on the next client only if that client's server has the same
  * pid, so nothing meant for one server runs on its successor.
  */
-/** The longest a replacement waits for a dropped client to exit (the ChildSet ends it by pid after that). */
-const LEAVE_MS = 3_000;
-/** After that exit: the server reads the client's end of the socket on its next turn. */
-const LEAVE_GRACE_MS = 20;
-
 export class ControlConnection {
   private live?: Live;
   private connecting = false;
@@ -80,11 +44,7 @@ export class ControlConnection {
    * starts the server with one seat's launch while the next seat's commands ask for a client.
    */
   private creating = 0;
-  /**
-   * A dropped client's exit, until it came: its replacement starts only after it. The server
-   * tells every control client that one detached, and on tmux 3.3a that notice, meeting the
-   * replacement half way through identifying itself, crashed the server (seen in a 200-seat bench).
-   */
+  /** A dropped client's exit, until it came: its replacement waits for it (control-timing.ts says why). */
   private leaving?: Promise<void>;
   /** Client processes started so far. */
   spawns = 0;
@@ -341,7 +301,12 @@ export class ControlConnection {
     live.exited = true;
     clearTimeout(live.attachTimer);
     if (this.live === live) this.live = undefined;
-    if (live.exitCode === undefined) this.awaitExit(live);
+    if (live.exitCode === undefined) {
+      const leaving: Promise<void> = leftBy(live.child).then(
+        () => void (this.leaving === leaving && (this.leaving = undefined)),
+      );
+      this.leaving = leaving;
+    }
     try {
       live.child.stdin?.end();
       live.child.kill('SIGTERM');
@@ -421,21 +386,6 @@ export class ControlConnection {
     this.waiting.unshift(...later);
   }
 
-  /** Until the dropped client's process is gone and the server has had a moment for its detach (at most LEAVE_MS). */
-  private awaitExit(live: Live): void {
-    const gone = new Promise<void>((done) => {
-      const cap = setTimeout(done, LEAVE_MS);
-      live.child.once('close', () => {
-        clearTimeout(cap);
-        setTimeout(done, LEAVE_GRACE_MS);
-      });
-    });
-    const leaving = gone.then(() => {
-      if (this.leaving === leaving) this.leaving = undefined;
-    });
-    this.leaving = leaving;
-  }
-
   private expire(r: Request): void {
     if (r.settled) return;
     const live = this.live;
@@ -455,15 +405,4 @@ export class ControlConnection {
     if (r.timer) clearTimeout(r.timer);
     r.done(res);
   }
-}
-
-/**
- * Runs `fn` once the I/O that is ready has been read: a timer that fires after the engine's loop
- * stood still (a long synchronous task, a starved process) must not call an answer late that has
- * been waiting in the pipe all along. Each needless reconnect is a client identifying itself,
- * which tmux 3.3a does not survive while a session comes or goes (it writes a notice to the half
- * made client: a segfault, every seat on the server gone).
- */
-function afterIo(fn: () => void): void {
-  setImmediate(fn);
 }
