@@ -276,6 +276,33 @@ describe('the activity monitor', () => {
       });
     });
 
+    it('a pipe that fails to start (forced fault: mkfifo fails) gets no control client: the seat is left to the looks and its pipe is tried again', async () => {
+      let failing = true;
+      let tries = 0;
+      const e = w.engine();
+      const exec: typeof e.ports.exec = (file, args, opts) => {
+        if (file !== 'mkfifo') return e.ports.exec(file, args, opts);
+        tries++;
+        return failing
+          ? Promise.resolve({ code: 1, signal: null, stdout: '', stderr: 'forced: mkfifo failed', timedOut: false })
+          : e.ports.exec(file, args, opts);
+      };
+      m = new ActivityMonitor({ ...e.ports, exec }, { fallbackMs: 300 });
+      const changes: ActivityChange[] = [];
+      m.onChange((c) => changes.push(c));
+      await m.start();
+      await waitFor(() => changes.filter((c) => c.label === 'idle').length >= 2, { what: 'both seats idle at start' });
+      await waitFor(() => tries >= 4, { what: 'the pipes tried again' });
+      expect(m.watcherPids(), 'no control client watches a pane').toEqual([]);
+      const clients = w.tmux.tryRun(['list-clients', '-F', '#{client_control_mode} #{client_flags}']).out.trim();
+      for (const c of clients.split('\n').filter(Boolean)) expect(c).toMatch(/^1 .*no-output/);
+      failing = false;
+      await waitFor(() => pipeOf('a@demo').startsWith('1') && pipeOf('b@demo').startsWith('1'), {
+        what: 'both pipes set once mkfifo works',
+      });
+      expect(m.watchKind('a@demo')).toBe('pipe');
+    });
+
     it("a person's own pipe on a seat is never replaced; that seat is still watched", async () => {
       const theirs = join(w.root, 'their-log.txt');
       w.tmux.run(['pipe-pane', '-t', 'b@demo', `cat >> ${theirs}`]);

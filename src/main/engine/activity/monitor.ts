@@ -348,9 +348,13 @@ export class ActivityMonitor {
     // An unknown host gets no watch (polling still looks at it); its files are not ours to watch here.
     const host = ref.host ? this.ports.hosts.get(ref.host) : undefined;
     if (ref.host && !host) return;
-    // A control client never attaches while the pane is being respawned.
-    const piped = pipeable && (await this.startPipe(seat, server, ref, pane.paneId, host));
-    if (!piped && !this.respawning.has(seat)) {
+    // A control client never attaches while the pane is being respawned, nor to a local pane whose
+    // pipe failed for a moment (its `cat` slow to start on a loaded 200-seat bring-up): that pipe
+    // is tried again on a later pass, since a control client identifying itself while a session is
+    // made or closed crashes tmux 3.3a. A pane with a pipe we may not replace still gets one.
+    const piped = pipeable ? await this.startPipe(seat, server, ref, pane.paneId, host) : 'foreign';
+    const retryLater = piped === 'failed' && !host;
+    if (piped !== 'piped' && !retryLater && !this.respawning.has(seat)) {
       const w = new PaneOutputWatch(
         `${server} ${sessionId}`,
         ref,
@@ -367,14 +371,17 @@ export class ActivityMonitor {
     if (pane?.agent?.home && !ref.host) this.watchDir(join(pane.agent.home, 'sessions'));
   }
 
-  /** Pipes the pane into a fifo here or on its host; false to fall back to a control client (it got a pipe meanwhile, or none could be set). */
+  /**
+   * Pipes the pane into a fifo here or on its host. Otherwise why not: it got a pipe meanwhile
+   * (`foreign`), none can ever be set here (`unsafe_path`), or this attempt failed (`failed`).
+   */
   private async startPipe(
     seat: string,
     server: string,
     ref: TmuxServerRef,
     paneId: string,
     host: SshHost | undefined,
-  ): Promise<boolean> {
+  ): Promise<'piped' | 'foreign' | 'unsafe_path' | 'failed'> {
     const key = `${server} ${paneId}`;
     const name = createHash('sha256').update(key).digest('hex').slice(0, 16);
     const w = host
@@ -402,10 +409,11 @@ export class ActivityMonitor {
     if (!this.running) {
       w.stop();
       if (this.watches.get(seat) === w) this.watches.delete(seat);
-      return true;
+      return 'piped';
     }
-    if (!started.ok) this.watches.delete(seat);
-    return started.ok;
+    if (started.ok) return 'piped';
+    this.watches.delete(seat);
+    return started.why;
   }
 
   private watchedDirs = new Set<string>();
