@@ -348,13 +348,9 @@ export class ActivityMonitor {
     // An unknown host gets no watch (polling still looks at it); its files are not ours to watch here.
     const host = ref.host ? this.ports.hosts.get(ref.host) : undefined;
     if (ref.host && !host) return;
-    // A control client never attaches while the pane is being respawned, nor to a local pane whose
-    // pipe failed for a moment (its `cat` slow to start on a loaded 200-seat bring-up): that pipe
-    // is tried again on a later pass, since a control client identifying itself while a session is
-    // made or closed crashes tmux 3.3a. A pane with a pipe we may not replace still gets one.
+    // No control client for a local pipe that failed for a moment: tried next pass (tmux/control-timing.ts).
     const piped = pipeable ? await this.startPipe(seat, server, ref, pane.paneId, host) : 'foreign';
-    const retryLater = piped === 'failed' && !host;
-    if (piped !== 'piped' && !retryLater && !this.respawning.has(seat)) {
+    if (piped !== 'piped' && !(piped === 'failed' && !host) && !this.respawning.has(seat)) {
       const w = new PaneOutputWatch(
         `${server} ${sessionId}`,
         ref,
@@ -371,10 +367,7 @@ export class ActivityMonitor {
     if (pane?.agent?.home && !ref.host) this.watchDir(join(pane.agent.home, 'sessions'));
   }
 
-  /**
-   * Pipes the pane into a fifo here or on its host. Otherwise why not: it got a pipe meanwhile
-   * (`foreign`), none can ever be set here (`unsafe_path`), or this attempt failed (`failed`).
-   */
+  /** Pipes the pane into a fifo here or on its host, or says why not (pipe.ts PipeStart). */
   private async startPipe(
     seat: string,
     server: string,
@@ -411,9 +404,8 @@ export class ActivityMonitor {
       if (this.watches.get(seat) === w) this.watches.delete(seat);
       return 'piped';
     }
-    if (started.ok) return 'piped';
-    this.watches.delete(seat);
-    return started.why;
+    if (!started.ok) this.watches.delete(seat);
+    return started.ok ? 'piped' : started.why;
   }
 
   private watchedDirs = new Set<string>();
