@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RigWorld, shellRigYaml } from '../support/rig';
+import { waitFor } from '../support/tmux';
 
 /**
  * A CLI command with no engine running (real CLI process, real tmux) runs an engine in its own
@@ -35,8 +36,11 @@ describe('the CLI’s own engine and tmux (real tmux, real CLI process)', () => 
 
     // A control client attached by hand shows the hook fires (the count above is not blind).
     w.tmux.run(['-C', 'attach-session', '-t', 'probe'], { input: '' });
-    await new Promise((r) => setTimeout(r, 300));
-    const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+    // The hook's shell runs in the background: its line is awaited, then any late one.
+    const read = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
+    await waitFor(() => read().length > 0, { what: "the hand-made client's line", timeoutMs: 15_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    const lines = read();
     expect(lines, 'only the hand-made control client attached').toHaveLength(1);
     expect(lines[0]).toMatch(/^attached client-\d+$/);
   });
