@@ -176,6 +176,33 @@ describe('a worktree per seat, its changes, and the merge gate (real git, real t
     expect(await dispatch(e, 'worktree.remove', { seat: 's2@wt' })).toMatchObject({ ok: true, branchDeleted: true });
   });
 
+  it('worktrees of one repository are made one at a time (forced interleaving: each `git worktree add` held 150 ms)', async () => {
+    let now = 0;
+    let most = 0;
+    const held = w.engine({}, (built) => ({
+      gitOn: (host) => {
+        const port = built.gitOn(host);
+        return {
+          scratchCopy: (file) => port.scratchCopy(file),
+          git: async (args, opts) => {
+            if (!(args.includes('worktree') && args.includes('add'))) return port.git(args, opts);
+            most = Math.max(most, ++now);
+            try {
+              await new Promise((r) => setTimeout(r, 150));
+              return await port.git(args, opts);
+            } finally {
+              now--;
+            }
+          },
+        };
+      },
+    }));
+    const r = await dispatch(held, 'up', { spec: w.spec('wt.yaml', spec(repo)) });
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    for (const m of ['s1', 's2']) expect(existsSync(join(wt(m), 'a.txt'))).toBe(true);
+    expect(most, 'worktree adds at once in one repository').toBe(1);
+  });
+
   it('a worktree folder deleted by hand is reported on launch, not made anew', async () => {
     await up();
     expect((await dispatch(e, 'stop', { seat: 's1@wt' })).ok).toBe(true);

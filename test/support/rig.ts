@@ -79,7 +79,10 @@ export class RigWorld {
   }
 
   /** An in-process engine over this world's home; `ports` replace some of its ports (a forced fault). */
-  engine(overrides: Partial<EngineDeps> = {}, ports: Partial<EnginePorts> = {}): Engine {
+  engine(
+    overrides: Partial<EngineDeps> = {},
+    ports: Partial<EnginePorts> | ((built: EnginePorts) => Partial<EnginePorts>) = {},
+  ): Engine {
     mkdirSync(this.home, { recursive: true });
     const e = new Engine(liveEngineDeps(this.env, { layout: resolveHome(this.env), ...overrides }), ports);
     this.engines.push(e);

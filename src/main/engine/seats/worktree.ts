@@ -4,6 +4,7 @@ import { ensureWorktree, locateRepo, seatBranch } from '../git';
 import type { Ports } from '../ports';
 import type { RigSpec } from '../spec';
 import type { Placements, SeatRow, SeatWorktree } from '../store';
+import { Slots } from './lanes';
 
 /**
  * Where a seat with `worktree:` runs. When its rig comes up, the worktree's place is fixed:
@@ -47,13 +48,28 @@ export async function placeWorktrees(ports: WorktreePorts, spec: RigSpec): Promi
 }
 
 /** Makes the seat's worktree, or finds it again; nothing to do for a seat without one. */
+/**
+ * One worktree made at a time per repository: seats launch in lanes, and two `git worktree add`
+ * in one repository at once can read each other's half-made `.git/worktrees/<name>` ("failed to
+ * read .git/worktrees/s2/commondir", seen in a CI run with four worktree seats brought up together).
+ */
+const REPO_SLOTS = new Map<string, Slots>();
+function repoSlot(host: string, commonDir: string): Slots {
+  const key = `${host}\n${commonDir}`;
+  let s = REPO_SLOTS.get(key);
+  if (!s) REPO_SLOTS.set(key, (s = new Slots(1)));
+  return s;
+}
+
 export async function ensureSeatWorktree(ports: WorktreePorts, seat: SeatRow): Promise<Result<{ created: boolean }>> {
   const w = seat.worktree;
   if (!w) return { ok: true, created: false };
   const git = ports.gitOn(seat.host);
   const repo = await locateRepo(git, w.repo);
   if (isFailure(repo)) return withSeat(repo, seat.seat);
-  const made = await ensureWorktree(git, { repo, path: w.path, branch: w.branch, base: w.base });
+  const made = await repoSlot(seat.host, repo.commonDir).run(() =>
+    ensureWorktree(git, { repo, path: w.path, branch: w.branch, base: w.base }),
+  );
   if (!made.ok) return withSeat(made, seat.seat);
   return { ok: true, created: made.created };
 }
