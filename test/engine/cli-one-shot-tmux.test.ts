@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RigWorld, shellRigYaml } from '../support/rig';
-import { waitFor } from '../support/tmux';
+import { cleanTmuxEnv, waitFor } from '../support/tmux';
 
 /**
  * A CLI command with no engine running (real CLI process, real tmux) runs an engine in its own
@@ -35,10 +36,15 @@ describe('the CLI’s own engine and tmux (real tmux, real CLI process)', () => 
     expect(await w.cli(['down', 'demo'])).toMatchObject({ code: 0 });
 
     // A control client attached by hand shows the hook fires (the count above is not blind).
-    w.tmux.run(['-C', 'attach-session', '-t', 'probe'], { input: '' });
+    // Held open until its line is seen: one that read EOF at once could leave before it attached.
+    const probe = spawn('tmux', ['-L', w.tmux.socketName, '-f', '/dev/null', '-C', 'attach-session', '-t', 'probe'], {
+      env: cleanTmuxEnv(),
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     // The hook's shell runs in the background: its line is awaited, then any late one.
     const read = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : []);
     await waitFor(() => read().length > 0, { what: "the hand-made client's line", timeoutMs: 15_000 });
+    probe.stdin!.end();
     await new Promise((r) => setTimeout(r, 500));
     const lines = read();
     expect(lines, 'only the hand-made control client attached').toHaveLength(1);
