@@ -43,26 +43,21 @@ describe.skipIf(!!missing)('the workspace with a 20-seat rig', () => {
   const expectFits = async (page: Page, width: number) => {
     expect((await page.locator('.top-strip').boundingBox())!.height).toBeLessThanOrEqual(48);
     // No control of the strip is pushed past the window's right edge (the connection chip last).
-    const pushedOff = await page
-      .locator('.top-strip > *')
-      .evaluateAll(
-        (els, w) => els.filter((e) => e.getBoundingClientRect().right > w + 0.5).map((e) => e.className),
-        width,
-      );
-    expect(pushedOff).toEqual([]);
+    const pushedOff = () =>
+      page
+        .locator('.top-strip > *')
+        .evaluateAll(
+          (els, w) => els.filter((e) => e.getBoundingClientRect().right > w + 0.5).map((e) => e.className),
+          width,
+        );
+    expect(await pushedOff()).toEqual([]);
     await expect(page.getByRole('button', { name: '20 idle' }).isVisible()).resolves.toBe(true);
     // A big rig has seats in every state: no count then hides its word as a zero, and still the
     // strip keeps every control in the window (this rig's counts, drawn as a big rig's would be).
     await page.locator('.count.zero').evaluateAll((els) => {
       for (const e of els) e.classList.remove('zero');
     });
-    const pushedOffBusy = await page
-      .locator('.top-strip > *')
-      .evaluateAll(
-        (els, w) => els.filter((e) => e.getBoundingClientRect().right > w + 0.5).map((e) => e.className),
-        width,
-      );
-    expect(pushedOffBusy).toEqual([]);
+    expect(await pushedOff()).toEqual([]);
     await expect(page.getByRole('button', { name: /needs you/ }).isVisible()).resolves.toBe(true);
     expect((await page.locator('.centre').boundingBox())!.width).toBeGreaterThanOrEqual(width / 2);
     const cut = await page.locator('[data-pane]').evaluateAll((panes) =>
