@@ -59,8 +59,9 @@ function withoutMachinePaths(text: string): string {
 }
 
 /**
- * Refusals that come before the engine looks at a seat (no seat, bad words), or before any engine
- * is reached (a send while the soak restarts the engine, with RIGDESK_REQUIRE_ENGINE): nothing to record.
+ * Refusals that come before the engine looks at a seat (no seat, bad words), or with no answer from
+ * it (a send whose engine the soak restarts under it: the socket closes before it answers, and
+ * whether it recorded anything first is not known): nothing to expect in the log.
  */
 const UNRECORDED_REFUSALS = new Set(['SEAT_NOT_FOUND', 'BAD_USAGE', 'RIG_NOT_FOUND', 'ENGINE_UNREACHABLE']);
 

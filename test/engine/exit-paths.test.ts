@@ -12,7 +12,8 @@ import { waitFor } from '../support/tmux';
  * and finds none of those processes running 3 s later. The rig makes every kind of child: the
  * engine's held tmux client, the activity watch's control client (one pane already pipes its output
  * elsewhere, so it gets a client instead of a pipe) and, for `serve`, a window's live terminal (an
- * attach client in a pty); the CLI's own engine, its one-shot tmux commands. The uncaught error is forced through a test fault (RIGDESK_TEST_FAULT).
+ * attach client in a pty); for the CLI's own engine, its one-shot tmux commands. The uncaught error
+ * is forced through a test fault (RIGDESK_TEST_FAULT).
  */
 let w: RigWorld;
 const started: ChildProcess[] = [];

@@ -47,7 +47,6 @@ export async function placeWorktrees(ports: WorktreePorts, spec: RigSpec): Promi
   return { ok: true, placed };
 }
 
-/** Makes the seat's worktree, or finds it again; nothing to do for a seat without one. */
 /**
  * One worktree made at a time per repository: seats launch in lanes, and two `git worktree add`
  * in one repository at once can read each other's half-made `.git/worktrees/<name>` ("failed to
@@ -61,6 +60,7 @@ function repoSlot(host: string, commonDir: string): Slots {
   return s;
 }
 
+/** Makes the seat's worktree, or finds it again; nothing to do for a seat without one. */
 export async function ensureSeatWorktree(ports: WorktreePorts, seat: SeatRow): Promise<Result<{ created: boolean }>> {
   const w = seat.worktree;
   if (!w) return { ok: true, created: false };

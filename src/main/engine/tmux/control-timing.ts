@@ -27,7 +27,8 @@ const LEAVE_GRACE_MS = 20;
 /** Resolves once `child` has exited and the server has had a moment for its detach, or after LEAVE_MS. */
 export function leftBy(child: ChildProcess): Promise<void> {
   return new Promise<void>((done) => {
-    const cap = setTimeout(done, LEAVE_MS);
+    // Never what keeps an ending engine's process alive.
+    const cap = setTimeout(done, LEAVE_MS).unref();
     child.once('close', () => {
       clearTimeout(cap);
       setTimeout(done, LEAVE_GRACE_MS);
