@@ -1,11 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
+import type { ControlTarget } from './control-target';
 
 /**
- * When the held client acts, as tmux 3.3a needs it: every new control client identifies itself to
- * the server, and a notice sent to a client half way through that (a session made or gone, a client
- * detached) is a segfault there, every seat on the server gone. So a client is not replaced for
- * a slow moment, and a replacement waits for the client it replaces to be gone: the server tells
- * every control client that one detached.
+ * When the held client acts, as tmux 3.3a needs it. A control client sends its flags first and
+ * ends identifying itself some turns of the server's loop later (its stdin and stdout go across as
+ * descriptors, each ending a read); tmux only sets up its control state at the end, and a notice
+ * written to it before then is a segfault (`control_write` on that missing state): a session made
+ * or gone, a client detached, a paste buffer set; the server and every seat on it gone
+ * (bench/README.md has a script that shows it within a few dozen clients). So a client is not
+ * replaced for a slow moment, none is started while a command of the engine's runs one-shot, and a
+ * replacement waits until the server has let the client it replaces go.
  */
 
 /**
@@ -19,19 +23,34 @@ export function afterIo(fn: () => void): void {
   setImmediate(fn);
 }
 
-/** The longest a replacement waits for a dropped client to exit (the ChildSet ends it by pid after that). */
+/** The longest a replacement waits for a dropped client to be gone (the ChildSet ends it by pid after that). */
 const LEAVE_MS = 3_000;
-/** After that exit: the server reads the client's end of the socket on its next turn. */
-const LEAVE_GRACE_MS = 20;
+/** How often the server is asked whether it still lists the dropped client. */
+const LEAVE_POLL_MS = 50;
 
-/** Resolves once `child` has exited and the server has had a moment for its detach, or after LEAVE_MS. */
-export function leftBy(child: ChildProcess): Promise<void> {
+/**
+ * Resolves once `child` has exited and, given `oneShot`, the server no longer lists it (a one-shot
+ * `list-clients`: the server drops a client, and queues its detach notice, on a later turn than
+ * the one the client exits on, later still under load), or after LEAVE_MS.
+ */
+export function leftBy(child: ChildProcess, oneShot?: ControlTarget['oneShot']): Promise<void> {
+  const listed = async (pid: number) => {
+    if (!oneShot) return false;
+    const r = await oneShot(['list-clients', '-F', '#{client_pid}'], { timeoutMs: 1_000 });
+    return r.code === 0 && r.stdout.split('\n').includes(String(pid));
+  };
+  const until = Date.now() + LEAVE_MS;
   return new Promise<void>((done) => {
     // Never what keeps an ending engine's process alive.
     const cap = setTimeout(done, LEAVE_MS).unref();
-    child.once('close', () => {
-      clearTimeout(cap);
-      setTimeout(done, LEAVE_GRACE_MS);
-    });
+    const check = async (): Promise<void> => {
+      const still = child.pid !== undefined && (await listed(child.pid).catch(() => false));
+      if (!still || Date.now() >= until) {
+        clearTimeout(cap);
+        done();
+      } else setTimeout(() => void check(), LEAVE_POLL_MS).unref();
+    };
+    if (child.exitCode !== null || child.signalCode !== null) void check();
+    else child.once('close', () => void check());
   });
 }

@@ -37,13 +37,15 @@ export class ControlConnection {
   private closed = false;
   /** Set once a client proved it cannot serve (no `no-output` on this tmux): one-shot from then on. */
   private unusable?: string;
-  /**
-   * One-shot commands of this connection that create a session, still running. No client is
-   * started meanwhile: tmux 3.3a crashes (segfault in its session-created notice) when a control
-   * client is still identifying itself as a session is created, and a restore after a reboot
-   * starts the server with one seat's launch while the next seat's commands ask for a client.
-   */
+  /** One-shot commands of this connection that create a session, still running (creates asked for meanwhile wait). */
   private creating = 0;
+  /**
+   * One-shot commands of this connection still running. No client is started meanwhile: one
+   * that makes or ends a session while a control client identifies itself crashes tmux 3.3a
+   * (control-timing.ts), and a restore after a reboot starts the server with one seat's launch
+   * while the next seat's commands ask for a client.
+   */
+  private oneShots = 0;
   /** A dropped client's exit, until it came: its replacement waits for it (control-timing.ts says why). */
   private leaving?: Promise<void>;
   /** Client processes started so far. */
@@ -125,7 +127,7 @@ export class ControlConnection {
     }
     if (live || this.connecting || !this.waiting.length) return;
     if (this.unusable) this.serveWithoutClient(this.unusable);
-    else if (this.creating === 0) void this.connect();
+    else if (this.oneShots === 0) void this.connect();
   }
 
   private write(live: Live, batch: Request[]): void {
@@ -301,12 +303,12 @@ export class ControlConnection {
     live.exited = true;
     clearTimeout(live.attachTimer);
     if (this.live === live) this.live = undefined;
-    if (live.exitCode === undefined) {
-      const leaving: Promise<void> = leftBy(live.child).then(
-        () => void (this.leaving === leaving && (this.leaving = undefined)),
-      );
-      this.leaving = leaving;
-    }
+    // Also for a client that exited by itself: the server lets it go on a later turn. One that
+    // never attached gets no detach notice sent about it, and may never have reached the server.
+    const leaving: Promise<void> = leftBy(live.child, live.attached ? this.target.oneShot : undefined).then(
+      () => void (this.leaving === leaving && (this.leaving = undefined)),
+    );
+    this.leaving = leaving;
     try {
       live.child.stdin?.end();
       live.child.kill('SIGTERM');
@@ -371,6 +373,7 @@ export class ControlConnection {
       }
       const creates = r.opts.startServer !== undefined;
       if (creates) this.creating += 1;
+      this.oneShots += 1;
       const { input, timeoutMs } = r.opts;
       const args = r.opts.startServer ?? (input === undefined ? r.args : SOURCE_STDIN);
       void this.target
@@ -378,8 +381,8 @@ export class ControlConnection {
         .catch((e: unknown) => failure(`tmux could not be run: ${String(e)}`))
         .then((res) => {
           this.settle(r, res);
-          if (!creates) return;
-          this.creating -= 1;
+          this.oneShots -= 1;
+          if (creates) this.creating -= 1;
           this.pump();
         });
     }
