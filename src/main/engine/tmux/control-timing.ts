@@ -7,7 +7,7 @@ import type { ControlTarget } from './control-target';
  * descriptors, each ending a read); tmux only sets up its control state at the end, and a notice
  * written to it before then is a segfault (`control_write` on that missing state): a session made
  * or gone, a client detached, a paste buffer set; the server and every seat on it gone
- * (bench/README.md has a script that shows it within a few dozen clients). So a client is not
+ * (bench/tmux/identify-crash.sh shows it within a few dozen clients). So a client is not
  * replaced for a slow moment, none is started while a command of the engine's runs one-shot, and a
  * replacement waits until the server has let the client it replaces go.
  */
