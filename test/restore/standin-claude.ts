@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeTranscriptFile } from '../../src/main/engine/runtimes/claude-code';
 
@@ -10,10 +11,27 @@ import { claudeTranscriptFile } from '../../src/main/engine/runtimes/claude-code
  * disagree with the files), else it stays up with argv naming X (argv[0] `claude`, as the roster
  * expects). `--resume X --fork-session --session-id N` copies X to N and leaves X alone. With
  * `$CLAUDE_CONFIG_DIR/trust-dialog` present it first prints Claude's folder-trust question and stays there.
+ *
+ * `hold`: what stays up. `node` (the default) is a node process, as Claude's is; `shell` is the
+ * script's own bash blocked reading a FIFO nobody writes, for benches of hundreds of seats, where a
+ * node start each (about 137 ms of CPU on a 2-core VM) would be most of what they measure.
+ * `idleScreen`: draw Claude's input box and idle footer once started, as the real one shows when a
+ * resume lands; without it the screen shows neither idle nor working (the resume proof's slow path).
  */
-export function writeClaudeStandIn(dir: string): string {
+export function writeClaudeStandIn(
+  dir: string,
+  { hold = 'node', idleScreen = false }: { hold?: 'node' | 'shell'; idleScreen?: boolean } = {},
+): string {
   mkdirSync(dir, { recursive: true });
   const p = join(dir, 'claude');
+  const fifo = join(dir, 'hold.fifo');
+  if (hold === 'shell' && !existsSync(fifo)) execFileSync('mkfifo', [fifo]);
+  const rule = '─'.repeat(40);
+  const idle = idleScreen ? `printf '%s\\n❯ \\n%s\\n  ? for shortcuts\\n' '${rule}' '${rule}'\n` : '';
+  const stay =
+    hold === 'shell'
+      ? `HOLD='${fifo}' exec -a claude /bin/bash -c 'exec 3<>"$HOLD"; read -r -u 3' claude "$@"`
+      : `exec -a claude "${process.execPath}" -e 'setInterval(() => {}, 60000)' -- "$@"`;
   writeFileSync(
     p,
     `#!/bin/bash
@@ -34,7 +52,7 @@ esac
 if [ -f "$CLAUDE_CONFIG_DIR/trust-dialog" ]; then
   printf ' Quick safety check: Is this a project you created or one you trust?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n'
 fi
-exec -a claude "${process.execPath}" -e 'setInterval(() => {}, 60000)' -- "$@"
+${idle}${stay}
 `,
   );
   chmodSync(p, 0o755);
