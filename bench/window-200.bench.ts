@@ -18,6 +18,7 @@ import {
   pct,
   profiled,
   profiledHere,
+  traced,
   sleep,
   verdict,
   writeResults,
@@ -402,7 +403,7 @@ async function topology(w: AppWorld, page: Page) {
     await page.locator(`[data-seat-row="${seat(1, 1)}"]`).waitFor();
     await page.locator('[data-view-tab="grid"][aria-selected="true"]').waitFor();
     const click = () => clickUntil(page, 'topology', drawn);
-    inPage.push(await (i === REPS - 1 ? profiled(page, 'topology', click) : click()));
+    inPage.push(await (i === REPS - 1 ? traced(page, 'topology', () => profiled(page, 'topology', click)) : click()));
   }
   const med = pct(inPage, 50);
   log(`  dagre layout of ${SEATS} seats, ${edges} edges, in Node: median ${pct(nodeMs, 50).toFixed(0)} ms`);

@@ -140,6 +140,63 @@ export async function profiled<T>(page: Page, what: string, fn: () => Promise<T>
   }
 }
 
+/** Trace events whose time `traced` sums: the renderer main thread's script, style, layout and paint. */
+const TRACED = [
+  'FunctionCall',
+  'TimerFire',
+  'EventDispatch',
+  'UpdateLayoutTree',
+  'Layout',
+  'PrePaint',
+  'Paint',
+  'Layerize',
+  'MinorGC',
+  'MajorGC',
+];
+
+type TraceEv = { name: string; ph: string; dur?: number; pid: number; tid: number; args?: { name?: string } };
+const isEv = (x: unknown): x is TraceEv =>
+  typeof x === 'object' && x !== null && 'name' in x && 'ph' in x && 'pid' in x && 'tid' in x;
+
+/**
+ * Runs `fn`; when `trace:<what>` is in RDBENCH_PROFILE, under Chromium's timeline trace, and prints
+ * the renderer main thread's time by kind (script, style, layout, paint): the CPU profile shows
+ * only script, and a view's first drawing is mostly the rest. Kinds can nest (a forced layout inside
+ * a script call), so the figures say where time went, not a sum.
+ */
+export async function traced<T>(page: Page, what: string, fn: () => Promise<T>): Promise<T> {
+  if (!PROFILE.has(`trace:${what}`)) return fn();
+  const cdp = await page.context().newCDPSession(page);
+  const events: TraceEv[] = [];
+  // CDP types each event as a map of strings; they are JSON objects with numbers in them.
+  cdp.on('Tracing.dataCollected', (d) => {
+    for (const raw of d.value as unknown[]) if (isEv(raw)) events.push(raw);
+  });
+  const done = new Promise<void>((ok) => cdp.once('Tracing.tracingComplete', () => ok()));
+  await cdp.send('Tracing.start', {
+    traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8'] },
+    transferMode: 'ReportEvents',
+  });
+  try {
+    return await fn();
+  } finally {
+    await cdp.send('Tracing.end');
+    await done;
+    await cdp.detach();
+    const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+    const by = new Map<string, number>();
+    for (const e of events)
+      if (e.ph === 'X' && TRACED.includes(e.name) && (!main || (e.pid === main.pid && e.tid === main.tid)))
+        by.set(e.name, (by.get(e.name) ?? 0) + (e.dur ?? 0) / 1000);
+    log(
+      `  renderer trace of ${what}, main thread ms by kind: ${[...by]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, ms]) => `${k} ${ms.toFixed(1)}`)
+        .join('; ')}`,
+    );
+  }
+}
+
 /** The same for this process (the engine and its serve host): Node's own profiler. */
 export async function profiledHere<T>(what: string, fn: () => Promise<T>): Promise<T> {
   if (!PROFILE.has(what)) return fn();
@@ -152,7 +209,9 @@ export async function profiledHere<T>(what: string, fn: () => Promise<T>): Promi
     return await fn();
   } finally {
     const { profile } = await s.post('Profiler.stop');
-    log(`  engine profile of ${what}, top self time (ms): ${topFunctions(profile)}`);
+    const file = join(os.tmpdir(), `engine-${what}-${process.pid}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    log(`  engine profile of ${what} (${file}), top self time (ms): ${topFunctions(profile)}`);
     s.disconnect();
   }
 }
