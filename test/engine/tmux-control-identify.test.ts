@@ -100,4 +100,25 @@ describe('held tmux client: never identifying itself while the engine changes th
     expect(spawnedAt, 'one new client').toHaveLength(2);
     expect(spawnedAt[1]!, 'started once the server no longer listed the old one').toBeGreaterThanOrEqual(listedUntil);
   }, 20_000);
+  it("another control client of the engine's starts once the held client's lines are answered, and the held client writes nothing until it has attached", async () => {
+    tmux.newSession('one', ['sleep', '600']);
+    conn = connection(realOneShot);
+    expect((await conn.run(['display-message', '-p', 'hello'], { timeoutMs: 5_000 })).code).toBe(0);
+    const at: Record<string, number> = {};
+    // A line tmux takes 400 ms over (run-shell holds the client's queue until its job ends).
+    const slow = conn.run(['run-shell', 'sleep 0.4'], { timeoutMs: 5_000 }).then(() => void (at.slow = Date.now()));
+    let asked: Promise<unknown> | undefined;
+    await conn.quietWhile(async () => {
+      at.start = Date.now();
+      asked = conn!.run(['display-message', '-p', 'meanwhile'], { timeoutMs: 5_000 }).then(() => {
+        at.answered = Date.now();
+      });
+      await sleep(300);
+      at.end = Date.now();
+    });
+    await slow;
+    await asked;
+    expect(at.start!, 'started after the line in flight was answered').toBeGreaterThanOrEqual(at.slow!);
+    expect(at.answered!, 'a line asked meanwhile was written after').toBeGreaterThanOrEqual(at.end!);
+  }, 20_000);
 });

@@ -16,6 +16,9 @@ import { serverArgs, type TmuxServerRef } from '../tmux/identity';
  * client that sees every line cannot miss the one printed while a look runs. The cost is the
  * output's bytes through this pipe.
  */
+/** The longest `start` waits for tmux's first word to the client. */
+const ATTACH_MS = 2_000;
+
 export class PaneOutputWatch {
   private child?: ChildProcess;
   private buf = '';
@@ -38,7 +41,11 @@ export class PaneOutputWatch {
     private readonly children?: ChildSet,
   ) {}
 
-  start(): void {
+  /**
+   * Starts the client; resolves once tmux has written to it (it has finished identifying itself,
+   * control-timing.ts), or it ended, or after 2 s.
+   */
+  start(): Promise<void> {
     const env = { ...this.env };
     delete env.TMUX;
     delete env.TMUX_PANE;
@@ -61,6 +68,12 @@ export class PaneOutputWatch {
     this.child.stdout!.on('data', (d: string) => this.read(d));
     this.child.on('error', () => undefined);
     this.child.stdin!.on('error', () => undefined);
+    return new Promise<void>((done) => {
+      const cap = setTimeout(done, ATTACH_MS).unref();
+      const end = () => (clearTimeout(cap), done());
+      child.stdout!.once('data', end);
+      child.once('close', end);
+    });
   }
 
   get pid(): number | undefined {

@@ -361,8 +361,8 @@ export class ActivityMonitor {
         host?.controlArgv(sessionId),
         this.ports.children,
       );
-      w.start();
       this.watches.set(seat, w);
+      await this.ports.client(server).quietWhile(() => w.start());
     }
     if (pane?.agent?.home && !ref.host) this.watchDir(join(pane.agent.home, 'sessions'));
   }

@@ -84,6 +84,11 @@ export class TmuxClient {
     return r.code === 0;
   }
 
+  /** Runs `fn` (another control client starting) while the held client, if any, keeps quiet (control.ts). */
+  quietWhile<T>(fn: () => Promise<T>): Promise<T> {
+    return this.control ? this.control.quietWhile(fn) : fn();
+  }
+
   /**
    * One tmux command list, answered as a one-shot `tmux` would answer it (exit code, stdout,
    * stderr). Only a command that reads stdin (`input`) is a process of its own.

@@ -54,3 +54,12 @@ export function leftBy(child: ChildProcess, oneShot?: ControlTarget['oneShot']):
     else child.once('close', () => void check());
   });
 }
+
+/** The longest a quiet spell waits for the held client's lines in flight (control.ts quietWhile). */
+const QUIET_MS = 2_000;
+
+/** Resolves once `settled()` holds (looked at every 20 ms), or after QUIET_MS. */
+export async function settledBy(settled: () => boolean): Promise<void> {
+  const until = Date.now() + QUIET_MS;
+  while (!settled() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+}

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import type { ChildSet } from '../children';
@@ -6,7 +6,7 @@ import type { ExecResult } from '../deps';
 import { type Block, ControlStream } from './control-stream';
 import { type ControlRunOptions, type ControlTarget, failure } from './control-target';
 import type { Live, Request } from './control-state';
-import { afterIo, leftBy } from './control-timing';
+import { afterIo, leftBy, settledBy } from './control-timing';
 import { controlLine, SOURCE_STDIN } from './quote';
 
 const MAX_TRIES = 3;
@@ -46,6 +46,8 @@ export class ControlConnection {
    * while the next seat's commands ask for a client.
    */
   private oneShots = 0;
+  /** quietWhile calls running: nothing is written and no client started meanwhile. */
+  private quiet = 0;
   /** A dropped client's exit, until it came: its replacement waits for it (control-timing.ts says why). */
   private leaving?: Promise<void>;
   /** Client processes started so far. */
@@ -114,12 +116,35 @@ export class ControlConnection {
     for (const r of this.waiting.splice(0)) this.settle(r, failure('the engine closed its tmux client'));
   }
 
+  /**
+   * Runs `fn` (another control client of the engine's starting: it identifies itself meanwhile,
+   * control-timing.ts) once tmux has answered every line this connection sent and no one-shot of
+   * its runs, and holds new lines and a new client of its own until `fn` ends. Waits at most 2 s.
+   */
+  async quietWhile<T>(fn: () => Promise<T>): Promise<T> {
+    this.quiet += 1;
+    try {
+      await settledBy(() => this.settled());
+      return await fn();
+    } finally {
+      this.quiet -= 1;
+      this.pump();
+    }
+  }
+
+  /** Nothing of this connection's under way in tmux: no line unanswered, no one-shot, no client coming or going. */
+  private settled(): boolean {
+    const live = this.live;
+    return !live?.inFlight.length && (!live || live.ready) && !this.connecting && !this.leaving && this.oneShots === 0;
+  }
+
   private pump(): void {
     if (this.closed) {
       for (const r of this.waiting.splice(0)) this.settle(r, failure('the engine closed its tmux client'));
       return;
     }
     const live = this.live;
+    if (this.quiet) return;
     if (live?.ready) {
       const batch = this.waiting.splice(0);
       if (batch.length) this.write(live, batch);
