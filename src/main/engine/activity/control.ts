@@ -3,6 +3,9 @@ import type { Clock } from '../deps';
 import type { ChildSet } from '../children';
 import { serverArgs, type TmuxServerRef } from '../tmux/identity';
 
+/** The longest `start` waits for tmux's first word to the client. */
+const ATTACH_MS = 2_000;
+
 /**
  * One tmux control-mode client attached (read-only, ignoring size) to one seat's session: the
  * watch for a pane that already has a pipe (a person's, or one an earlier engine left), since a
@@ -16,9 +19,6 @@ import { serverArgs, type TmuxServerRef } from '../tmux/identity';
  * client that sees every line cannot miss the one printed while a look runs. The cost is the
  * output's bytes through this pipe.
  */
-/** The longest `start` waits for tmux's first word to the client. */
-const ATTACH_MS = 2_000;
-
 export class PaneOutputWatch {
   private child?: ChildProcess;
   private buf = '';
