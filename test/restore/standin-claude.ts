@@ -27,7 +27,10 @@ export function writeClaudeStandIn(
   const fifo = join(dir, 'hold.fifo');
   if (hold === 'shell' && !existsSync(fifo)) execFileSync('mkfifo', [fifo]);
   const rule = '─'.repeat(40);
-  const idle = idleScreen ? `printf '%s\\n❯ \\n%s\\n  ? for shortcuts\\n' '${rule}' '${rule}'\n` : '';
+  // Something on screen as the real one draws (restore's quiet spell counts from the first drawing).
+  const idle = idleScreen
+    ? `printf '%s\\n❯ \\n%s\\n  ? for shortcuts\\n' '${rule}' '${rule}'\n`
+    : `printf 'claude (stand-in)\\n'\n`;
   const stay =
     hold === 'shell'
       ? `HOLD='${fifo}' exec -a claude /bin/bash -c 'exec 3<>"$HOLD"; read -r -u 3' claude "$@"`

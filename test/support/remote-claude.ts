@@ -11,7 +11,8 @@ import type { TestSshd } from './sshd';
  * `$CLAUDE_CONFIG_DIR/missing-X` exists, to make its report disagree with the files), else appends to it;
  * `--resume X --fork-session --session-id NEW` instead copies X's lines into NEW's new transcript
  * (plus a `standin-forked` line) and leaves X's file byte-for-byte as it was, as Claude's fork does.
- * Then it waits with its argv naming its conversation (the roster knows Claude by its `claude`
+ * Then it prints a line (as the real one draws; restore's quiet spell counts from the first
+ * drawing) and waits with its argv naming its conversation (the roster knows Claude by its `claude`
  * script and argv; with --fork-session the argv names NEW, never X);
  * a hang-up from its tmux server ends it and its sleep, so nothing of it outlives the test.
  */
@@ -32,6 +33,7 @@ case "$1" in
       echo '{"type":"standin-resumed"}' >> "$dir/$2.jsonl"
     fi ;;
 esac
+echo 'claude (stand-in)'
 sleep 600 &
 trap 'kill $! 2>/dev/null; exit 0' HUP TERM INT
 wait

@@ -20,7 +20,8 @@ import type { VerifyPorts } from './ports';
  * observeSeats) is neither resumed nor failed: it is `attention`. Because a dialog is drawn a
  * moment after the process starts, an argv claim also waits until the screen shows the agent's
  * own idle or working state; a screen that shows neither (a stand-in, or an agent still drawing)
- * counts only after `quietMs` with no dialog.
+ * counts only after `quietMs` with no dialog, counted from when the pane first showed anything (a
+ * real Claude on a loaded machine drew nothing for over 4 s, then its trust dialog).
  *
  * A seat on another host is verified the same way, from that host: the conversation claim comes
  * from the host's roster (its own process scan for argv, its evidence files read over ssh for
@@ -280,6 +281,9 @@ async function loop(
   let named: string | undefined;
   let needSeen = 0;
   let screen = '';
+  // When the pane first showed anything: a quiet spell counts from then, since a blank screen is
+  // an agent still loading (its dialog, or its "conversation missing", not drawn yet).
+  let drawnAt: number | undefined;
   let lastAgentConversation: string | undefined;
   for (;;) {
     const r = await roster(since);
@@ -290,6 +294,7 @@ async function loop(
     } else {
       const o = await observer.observe(live.seat, r);
       if (o.screen !== undefined) screen = o.screen;
+      if (drawnAt === undefined && screen.trim() !== '') drawnAt = ports.clock.now();
       if (missingReported(live.runtime, screen, want.missingId)) return { verdict: 'missing', screen: tail(screen) };
       const agent = pane.agent;
       let claim = agent?.conversationId;
@@ -321,10 +326,8 @@ async function loop(
         const strong = source === 'live_state' || source === 'writer_lock';
         const known = seen !== undefined && evidencedActivity(seen.activity) !== 'unknown';
         const held = ports.clock.now() - namedSince!;
-        if (
-          !need &&
-          (strong ? known || held >= opts.settleMs : held >= opts.settleMs && (known || held >= opts.quietMs))
-        ) {
+        const quiet = drawnAt !== undefined && ports.clock.now() - Math.max(drawnAt, namedSince!) >= opts.quietMs;
+        if (!need && (strong ? known || held >= opts.settleMs : held >= opts.settleMs && (known || quiet))) {
           return { verdict: 'resumed', pid: agent.pid, source: source ?? 'argv', conversationId: claim };
         }
       } else {
