@@ -170,6 +170,21 @@ describe('restore with stand-in Claude seats (shell-free resumable stand-in)', (
     expect(f.json.result).toMatchObject({ outcome: 'attention_required', evidence: { reason: 'trust_dialog' } });
   });
 
+  it('an agent that draws nothing for 6 s and then its trust dialog is attention_required, not resumed on a blank screen', async () => {
+    const ids = await upCrew(['a']);
+    reboot();
+    writeFileSync(join(cfg('a'), 'slow-draw'), '6');
+    writeFileSync(join(cfg('a'), 'trust-dialog'), '');
+    const r = await w.cli(['restore', 'crew', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.seats[0]).toMatchObject({
+      seat: 'a@crew',
+      outcome: 'attention_required',
+      conversationId: ids.a,
+      evidence: { reason: 'trust_dialog' },
+    });
+  }, 60_000);
+
   it("a hand-started process owning a seat's conversation makes restore refuse that seat (CONVERSATION_LIVE_ELSEWHERE) and restore the rest", async () => {
     const ids = await upCrew(['a', 'b']);
     reboot();

@@ -10,7 +10,8 @@ import { claudeTranscriptFile } from '../../src/main/engine/runtimes/claude-code
  * transcript is gone (or `$CLAUDE_CONFIG_DIR/missing-X` exists, to make the runtime's report
  * disagree with the files), else it stays up with argv naming X (argv[0] `claude`, as the roster
  * expects). `--resume X --fork-session --session-id N` copies X to N and leaves X alone. With
- * `$CLAUDE_CONFIG_DIR/trust-dialog` present it first prints Claude's folder-trust question and stays there.
+ * `$CLAUDE_CONFIG_DIR/trust-dialog` present it first prints Claude's folder-trust question and stays there;
+ * `$CLAUDE_CONFIG_DIR/slow-draw` holding N makes it draw nothing for N seconds first (a loaded machine).
  *
  * `hold`: what stays up. `node` (the default) is a node process, as Claude's is; `shell` is the
  * script's own bash blocked reading a FIFO nobody writes, for benches of hundreds of seats, where a
@@ -52,6 +53,7 @@ case "$1" in
       echo '{"type":"standin-resumed"}' >> "$dir/$2.jsonl"
     fi ;;
 esac
+if [ -f "$CLAUDE_CONFIG_DIR/slow-draw" ]; then sleep "$(cat "$CLAUDE_CONFIG_DIR/slow-draw")"; fi
 if [ -f "$CLAUDE_CONFIG_DIR/trust-dialog" ]; then
   printf ' Quick safety check: Is this a project you created or one you trust?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n'
 fi
