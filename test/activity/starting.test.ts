@@ -3,7 +3,17 @@
  * (SEAT_STARTING with a hint, nothing typed) or, with --wait-for-idle, waits for it to be ready.
  * Real tmux, real bash, the real built CLI.
  */
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  writeSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLAUDE_BIN, makeClaudeFixture } from '../agents/claude-fixture';
@@ -12,9 +22,13 @@ import { claudeRigYaml } from '../support/claude-rig';
 import { RigWorld } from '../support/rig';
 import { waitFor } from '../support/tmux';
 
-/** A real bash whose start-up file takes 4 s (its `sleep` is in front meanwhile, as a slow rc's children are). */
-function slowBashRig(w: RigWorld): string {
-  w.spec('slow.rc', 'sleep 4\nPS1="ready$ "\n');
+/**
+ * A real bash whose start-up file takes 4 s (its `sleep` is in front meanwhile, as a slow rc's
+ * children are); with `gate`, it waits instead until something is written to that FIFO (`cat` in front).
+ */
+function slowBashRig(w: RigWorld, gate?: string): string {
+  const wait = gate ? `cat ${JSON.stringify(gate)} >/dev/null` : 'sleep 4';
+  w.spec('slow.rc', `${wait}\nPS1="ready$ "\n`);
   return w.spec(
     'rig.yaml',
     `name: st\npods:\n  - id: p\n    members:\n      - { id: sh, runtime: shell, cwd: ., command: bash, args: ["--noprofile", "--rcfile", ${JSON.stringify(join(w.root, 'slow.rc'))}] }\n`,
@@ -44,10 +58,13 @@ describe('a starting seat (real tmux, real bash)', () => {
   };
 
   it('right after up a send answers SEAT_STARTING (not SEND_HELD "in the middle of a turn"), and the seat is idle after', async () => {
-    // Through the CLI, as a person runs it. Open: on a busy machine up, ps and send (a process
-    // each) can outlast the shell's 5 s start time; and for a moment at launch a look can read bash
+    // Through the CLI, as a person runs it. The start-up file waits on a FIFO until the send has
+    // answered, so a slow machine cannot let it end first. Open: up, ps and send (a process each)
+    // must still fit in the shell's 5 s start time; and for a moment at launch a look can read bash
     // before its start-up file runs (`idle`: its own prompt process in front).
-    const up = await w.cli(['up', slowBashRig(w), '--json']);
+    const gate = join(w.root, 'gate');
+    execFileSync('mkfifo', [gate]);
+    const up = await w.cli(['up', slowBashRig(w, gate), '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const early = await row();
     expect(early.activity).toBe('starting');
@@ -56,6 +73,10 @@ describe('a starting seat (real tmux, real bash)', () => {
     expect(sent.json).toMatchObject({ code: 'SEAT_STARTING', evidence: { why: 'starting' } });
     expect(sent.json.hint).toContain('--wait-for-idle');
     expect(sent.json.message).toContain('starting');
+    // Non-blocking: with no reader (the rc not waiting) this throws ENXIO rather than hang the run.
+    const fd = openSync(gate, constants.O_WRONLY | constants.O_NONBLOCK);
+    writeSync(fd, 'go\n');
+    closeSync(fd);
     const seen = await seenUntilIdle();
     expect(seen).not.toContain('working');
     expect(w.tmux.run(['capture-pane', '-p', '-t', 'sh@st'])).not.toContain('typed-too-early');
