@@ -360,14 +360,19 @@ async function rail(w: AppWorld, page: Page) {
   };
 }
 
-/** In the page: from a click on a view's tab until each selector matches at least its count. */
+/**
+ * In the page: from a click on a view's tab until each selector matches at least its count and
+ * the frame that shows them has been painted (a task after that frame's animation callback), so
+ * work done before the paint (React Flow measuring nodes it was not told the size of) counts.
+ */
 async function clickUntil(page: Page, tab: string, done: [string, number][]): Promise<number> {
   return page.evaluate(
     ({ tab, done }) =>
       new Promise<number>((res) => {
         const ok = () => done.every(([sel, n]) => document.querySelectorAll(sel).length >= n);
         const t0 = performance.now();
-        const mo = new MutationObserver(() => ok() && (mo.disconnect(), res(performance.now() - t0)));
+        const painted = () => requestAnimationFrame(() => setTimeout(() => res(performance.now() - t0)));
+        const mo = new MutationObserver(() => ok() && (mo.disconnect(), painted()));
         mo.observe(document.body, { subtree: true, childList: true, attributes: true });
         (document.querySelector(`[data-view-tab="${tab}"]`) as HTMLElement).click();
       }),
@@ -409,7 +414,7 @@ async function topology(w: AppWorld, page: Page) {
   log(`  dagre layout of ${SEATS} seats, ${edges} edges, in Node: median ${pct(nodeMs, 50).toFixed(0)} ms`);
   judge(
     med < TARGET.layoutMs,
-    `${SEATS} seats topology tab to ${SEATS} nodes and ${edges} edges drawn ${med.toFixed(0)} ms < ${TARGET.layoutMs} ms (median of ${inPage.length}: ${inPage.map((x) => x.toFixed(0)).join(', ')})`,
+    `${SEATS} seats topology tab to ${SEATS} nodes and ${edges} edges painted ${med.toFixed(0)} ms < ${TARGET.layoutMs} ms (median of ${inPage.length}: ${inPage.map((x) => x.toFixed(0)).join(', ')})`,
   );
   const before = await layouts(page);
   const pan = await panAndZoom(page);

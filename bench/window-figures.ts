@@ -135,7 +135,9 @@ export async function profiled<T>(page: Page, what: string, fn: () => Promise<T>
     return await fn();
   } finally {
     const { profile } = await cdp.send('Profiler.stop');
-    log(`  renderer profile of ${what}, top self time (ms): ${topFunctions(profile)}`);
+    const file = join(os.tmpdir(), `renderer-${what}-${process.pid}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    log(`  renderer profile of ${what} (${file}), top self time (ms): ${topFunctions(profile)}`);
     await cdp.detach();
   }
 }
