@@ -125,4 +125,38 @@ describe('topology layout', () => {
     expect(l.edges.find((e) => e.id === 'p1m1@big->p1m2@big:delegates_to')?.data?.route?.length).toBeGreaterThan(1);
     expect(l.edges.find((e) => e.id === 'p1m1@big->p2m1@big:delegates_to')?.data?.route).toBeUndefined();
   });
+
+  it("gives React Flow each seat's size and the handles its edges use, and each frame its size, so nothing waits to be measured", () => {
+    const l = layoutTopology(TOPO, local);
+    for (const n of l.nodes) expect([n.id, n.width, n.height]).toEqual([n.id, expect.any(Number), expect.any(Number)]);
+    for (const e of l.edges) {
+      const ends = [
+        [e.source, e.sourceHandle, 'source'],
+        [e.target, e.targetHandle, 'target'],
+      ] as const;
+      for (const [id, handle, type] of ends) {
+        const h = l.nodes.find((n) => n.id === id)?.handles?.find((x) => x.id === handle);
+        expect(h, `${id} has ${handle}`).toMatchObject({ type });
+        expect(h!.x).toBeGreaterThanOrEqual(0);
+        expect(h!.x).toBeLessThanOrEqual(SEAT_W);
+        expect(h!.y).toBeGreaterThanOrEqual(0);
+        expect(h!.y).toBeLessThanOrEqual(SEAT_H);
+      }
+    }
+  });
+
+  it("names each rig and pod for the far view, at its frame's place, with its seats", () => {
+    const l = layoutTopology(TOPO, local);
+    expect(l.tags.map((t) => [t.kind, t.label, t.seats.length])).toEqual([
+      ['rig', 'duo', 0],
+      ['pod', 'alpha', 3],
+      ['pod', 'beta', 3],
+    ]);
+    for (const t of l.tags.filter((x) => x.kind === 'pod'))
+      for (const seat of t.seats) {
+        const at = l.places.get(seat)!;
+        expect(at.x).toBeGreaterThan(t.at.x);
+        expect(at.y).toBeGreaterThan(t.at.y);
+      }
+  });
 });

@@ -247,6 +247,69 @@ describe.skipIf(!!missing)('the topology view', () => {
     }
   });
 
+  it("zoomed far out, a seat is a tile of its state with its hooks, the pods' labels say who calls; zoomed in, the words are back", async () => {
+    const scale = async () =>
+      Number(/scale\(([\d.]+)\)/.exec((await page.locator('.react-flow__viewport').getAttribute('style')) ?? '')?.[1]);
+    const box = page.locator('.topology');
+    // The session of one seat ends by itself: beta then has a seat that calls the person.
+    w.world.tmux.run(['kill-session', '-t', 'ops@duo']);
+    await node('ops@duo', 'exited').waitFor({ timeout: 10_000 });
+    await page.locator('.react-flow__controls-zoomout').focus();
+    while ((await scale()) >= 0.3) await page.keyboard.press('Enter');
+    await page.locator('.topology[data-zoom="far"]').waitFor({ timeout: 5_000 });
+
+    // Every seat still a node with its hooks, drawn as a tile: its mark, not its words.
+    const far = await page
+      .locator('[data-node]')
+      .evaluateAll((els) =>
+        els.map((e) => [
+          e.getAttribute('data-node'),
+          e.classList.contains('far'),
+          !!e.querySelector('.member'),
+          e.getAttribute('aria-label'),
+        ]),
+      );
+    expect(far.map(([seat]) => seat).sort()).toEqual([...SEATS].sort());
+    for (const [seat, tile, words, label] of far) {
+      expect(tile && !words, `${seat} is a tile`).toBe(true);
+      expect(label).toContain(seat);
+    }
+    expect(await node('ops@duo', 'exited').textContent()).toContain('✕');
+    expect(await page.locator('[data-edge] path.react-flow__edge-path[d]').count()).toBe(EDGES.length);
+
+    // The labels are drawn above the seats, readable at this zoom, and name what calls.
+    const tag = (label: string) => page.locator(`[data-far-tag="${label}"]`);
+    await expect.poll(() => tag('beta').locator('[data-far-calling]').textContent()).toContain('1 exited');
+    expect(await tag('alpha').locator('[data-far-calling]').count()).toBe(0);
+    for (const label of ['duo', 'alpha', 'beta']) {
+      const b = (await tag(label).boundingBox())!;
+      expect(b.height, `${label}'s label reads at about 11 px`).toBeGreaterThan(11);
+      expect(b.height).toBeLessThan(30);
+    }
+    const onTop = await page.evaluate(() => {
+      const z = (sel: string) => Number(getComputedStyle(document.querySelector(sel)!).zIndex) || 0;
+      const seats = [...document.querySelectorAll('.react-flow__node-seat')].map(
+        (e) => Number(getComputedStyle(e).zIndex) || 0,
+      );
+      return z('.react-flow__viewport-portal') > Math.max(...seats);
+    });
+    expect(onTop, 'the far labels are stacked over every seat').toBe(true);
+
+    // A far tile keeps the keyboard: the arrow keys move between tiles.
+    await node('lead@duo').focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-node'))).not.toBe('lead@duo');
+
+    // Fit view zooms back in: the words come back and the far labels go.
+    await page.locator('.react-flow__controls-fitview').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.topology[data-zoom="near"]').waitFor({ timeout: 5_000 });
+    expect(await page.locator('.seat-node.far').count()).toBe(0);
+    expect(await page.locator('[data-far-tag]').count()).toBe(0);
+    expect(await node('lead@duo').locator('.member').count()).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
   it('the chosen view is kept in the saved layout and comes back on a reload', async () => {
     await waitFor(
       async () => {

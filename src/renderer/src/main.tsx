@@ -9,6 +9,7 @@ import './styles/grid.css';
 import './styles/panel.css';
 import './styles/views.css';
 import './styles/topology.css';
+import './styles/topology-far.css';
 import './styles/review.css';
 import './styles/overlays.css';
 import './styles/changes.css';

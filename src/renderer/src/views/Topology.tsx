@@ -6,6 +6,7 @@ import { call } from '../state/actions';
 import { useWindow } from '../state/store';
 import { useEdgesWithOverlaps } from './changes/overlap-edges';
 import { type TopologyCtx, TopologyContext } from './topology-context';
+import { FarTags } from './topology-far';
 import { layoutKey, layoutTopology, nextSeat, SEAT_H, SEAT_W, type TopologyLayout } from './topology-layout';
 import { SeatMenu, ScreenPreview } from './TopologyOverlay';
 import { FrameNodeView, RigEdgeView, SeatNodeView } from './TopologyParts';
@@ -14,6 +15,8 @@ const NODE_TYPES = { seat: SeatNodeView, frame: FrameNodeView };
 const EDGE_TYPES = { rig: RigEdgeView };
 const FIT = { padding: 0.12, maxZoom: 1 };
 const HOVER_MS = 300;
+/** The lowest low enough that a 200-seat rig fits whole in a 1280x800 window's centre (0.15 cut it off). */
+const ZOOMS = { minZoom: 0.08, maxZoom: 2 } as const;
 /** The rig is looked at, not edited: nothing dragged, connected, selected or deleted; the keys are the window's. */
 const FIXED = {
   nodesDraggable: false,
@@ -121,8 +124,8 @@ function TopologyCanvas() {
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const [preview, setPreview] = useState<Spot>();
   const [menu, setMenu] = useState<Spot>();
-  const moving = useMoving(box);
-
+  const [far, settled] = useFarBand(box, layout, rf.getZoom);
+  const moving = useMoving(box, settled);
   // A new shape is fitted to the view once it is drawn (the first one by `fitView` on mount).
   const first = useRef(true);
   // Whether the view still fits the whole rig to the box's size (until the person pans or zooms).
@@ -170,8 +173,9 @@ function TopologyCanvas() {
       },
       move,
       handoffs,
+      far,
     }),
-    [move, handoffs],
+    [move, handoffs, far],
   );
   const closeMenu = (refocus: boolean) => {
     const seat = menu?.seat;
@@ -180,7 +184,13 @@ function TopologyCanvas() {
   };
   return (
     <TopologyContext.Provider value={ctx}>
-      <section className="topology" aria-label="topology" ref={box} data-layouts={layout.count}>
+      <section
+        className="topology"
+        aria-label="topology"
+        ref={box}
+        data-layouts={layout.count}
+        data-zoom={far ? 'far' : 'near'}
+      >
         <ReactFlow
           nodes={layout.nodes}
           edges={edges}
@@ -189,9 +199,7 @@ function TopologyCanvas() {
           colorMode="system"
           fitView
           fitViewOptions={FIT}
-          // Low enough that a 200-seat rig fits whole in a 1280x800 window's centre (0.15 cut it off).
-          minZoom={0.08}
-          maxZoom={2}
+          {...ZOOMS}
           {...FIXED}
           onMoveStart={(e) => {
             // A gesture of the person's (a fit or a resize moves the view with no event).
@@ -206,6 +214,7 @@ function TopologyCanvas() {
         >
           <Background gap={24} size={1} />
           <ViewControls follow={follow} />
+          {far && <FarTags tags={layout.tags} />}
         </ReactFlow>
         <Legend />
         {preview && !menu && <ScreenPreview spot={preview} />}
@@ -223,8 +232,10 @@ const SETTLE_MS = 250;
  * zoom step moves pixels instead of painting 200 seats and their edges again; once it settles the
  * layer goes and the text is drawn sharp at the new zoom.
  */
-function useMoving(box: RefObject<HTMLDivElement | null>): { start: () => void; end: () => void } {
+function useMoving(box: RefObject<HTMLDivElement | null>, settled: () => void): { start: () => void; end: () => void } {
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const then = useRef(settled);
+  then.current = settled;
   useEffect(() => () => clearTimeout(timer.current), []);
   return useMemo(
     () => ({
@@ -234,11 +245,52 @@ function useMoving(box: RefObject<HTMLDivElement | null>): { start: () => void; 
       },
       end: () => {
         clearTimeout(timer.current);
-        timer.current = setTimeout(() => box.current?.classList.remove('moving'), SETTLE_MS);
+        timer.current = setTimeout(() => {
+          box.current?.classList.remove('moving');
+          then.current();
+        }, SETTLE_MS);
       },
     }),
     [box],
   );
+}
+
+/** Below this zoom a seat's words are a few pixels high (a 200-seat rig fits whole at about 0.1). */
+const FAR_ZOOM = 0.35;
+
+/**
+ * Whether the view is zoomed below FAR_ZOOM, read when it settles (a change draws every seat
+ * again: one long task, never inside a gesture), with the scale the far labels take (topology-far.css).
+ */
+function useFarBand(
+  box: RefObject<HTMLDivElement | null>,
+  layout: TopologyLayout,
+  zoomOf: () => number,
+): [boolean, () => void] {
+  const [far, setFar] = useState(() => fitsFar(layout));
+  const settled = useCallback(() => {
+    const zoom = zoomOf();
+    box.current?.style.setProperty('--far-scale', (1 / zoom).toFixed(3));
+    setFar(zoom < FAR_ZOOM);
+  }, [box, zoomOf]);
+  return [far, settled];
+}
+
+/**
+ * Whether the layout, fitted to the window, opens below FAR_ZOOM: guessed from the window's size
+ * before the canvas is measured, so a big rig's first drawing is already its tiles (the settled
+ * view corrects a wrong guess).
+ */
+function fitsFar(layout: TopologyLayout): boolean {
+  let width = 0;
+  let height = 0;
+  for (const n of layout.nodes) {
+    if (n.parentId) continue;
+    width = Math.max(width, n.position.x + Number(n.style?.width ?? 0));
+    height = Math.max(height, n.position.y + Number(n.style?.height ?? 0));
+  }
+  const scale = 1 + 2 * FIT.padding;
+  return Math.min(window.innerWidth / (width * scale), window.innerHeight / (height * scale)) < FAR_ZOOM;
 }
 
 /** Zoom and fit: a zoom of the person's stops the view following the box's size, a fit resumes it. */

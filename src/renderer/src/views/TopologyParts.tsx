@@ -118,7 +118,7 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
     <div
       role="button"
       tabIndex={0}
-      className={`seat-node s-${word}${focused ? ' focused' : ''}${ctx !== undefined && ctx > CONTEXT_HIGH_PCT ? ' ctx-high' : ''}`}
+      className={`seat-node s-${word}${t.far ? ' far' : ''}${focused ? ' focused' : ''}${ctx !== undefined && ctx > CONTEXT_HIGH_PCT ? ' ctx-high' : ''}`}
       data-node={seat}
       data-state={word}
       aria-label={`${seat}, ${STATE_LABEL[word]}${reason ? `, ${reason}` : ''}`}
@@ -130,6 +130,31 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
       onMouseLeave={() => t.hover(undefined)}
     >
       <Handles seat={seat} ids={handleIds(data, (row?.changes?.overlapsWith?.length ?? 0) > 0)} />
+      {t.far ? (
+        // Too far out to read words: a tile of the state's colour with its mark; the same keys and menu.
+        <span className="mark" aria-hidden="true">
+          {MARK[word]}
+        </span>
+      ) : (
+        <SeatNear seat={seat} word={word} member={member} runtime={runtime} reason={reason} ctx={ctx} onMenu={t.menu} />
+      )}
+    </div>
+  );
+});
+
+/** A seat's inside when its words can be read: the ring, its name and state, why it waits, the menu button. */
+function SeatNear(p: {
+  seat: string;
+  word: StateWord;
+  member: string;
+  runtime: string;
+  reason: string | undefined;
+  ctx: number | undefined;
+  onMenu: (seat: string, el: HTMLElement) => void;
+}) {
+  const { seat, word, member, runtime, reason, ctx } = p;
+  return (
+    <>
       <span className="ring" aria-hidden="true">
         <span className="mark">{MARK[word]}</span>
       </span>
@@ -154,13 +179,13 @@ export const SeatNodeView = memo(function SeatNodeView({ data }: NodeProps<SeatF
         className="node-menu icon nodrag nopan"
         aria-label={`Actions for ${seat}`}
         tabIndex={-1}
-        onClick={(e) => (e.stopPropagation(), t.menu(seat, e.currentTarget.parentElement!))}
+        onClick={(e) => (e.stopPropagation(), p.onMenu(seat, e.currentTarget.parentElement!))}
       >
         ⋯
       </button>
-    </div>
+    </>
   );
-});
+}
 
 /** A rig, a host or a pod: a labelled frame around what it holds. */
 export const FrameNodeView = memo(function FrameNodeView({ data }: NodeProps<FrameNode>) {
@@ -211,7 +236,14 @@ export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
       onMouseLeave={() => setHover(false)}
     >
       <title>{`${memberOf(from)} ${words} ${memberOf(to)}${note ? ` on ${note}` : ''}`}</title>
-      <BaseEdge id={p.id} path={path} markerEnd={p.markerEnd} markerStart={p.markerStart} interactionWidth={18} />
+      <BaseEdge
+        id={p.id}
+        path={path}
+        markerEnd={p.markerEnd}
+        markerStart={p.markerStart}
+        // Too far out to point at an edge: no wide invisible path to hover (one less element each).
+        interactionWidth={t.far ? 0 : 18}
+      />
       {(hover || open.length > 0 || note) && (
         <EdgeLabelRenderer>
           <div

@@ -11,6 +11,8 @@ export interface TopologyCtx {
   move(from: string, key: 'ArrowUp' | 'ArrowDown' | 'ArrowLeft' | 'ArrowRight'): void;
   /** Open queue handoffs between two seats, either way. */
   handoffs(a: string, b: string): HandoffItem[];
+  /** Zoomed too far out to read a seat's words: each seat is a tile of its state, each pod says its counts. */
+  far: boolean;
 }
 
 export const TopologyContext = createContext<TopologyCtx>({
@@ -18,6 +20,7 @@ export const TopologyContext = createContext<TopologyCtx>({
   menu: () => undefined,
   move: () => undefined,
   handoffs: () => [],
+  far: false,
 });
 
 export const useTopology = () => useContext(TopologyContext);

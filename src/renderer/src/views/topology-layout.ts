@@ -1,5 +1,5 @@
 import dagre from '@dagrejs/dagre';
-import { type Edge, type EdgeMarker, MarkerType, type Node } from '@xyflow/react';
+import { type Edge, type EdgeMarker, MarkerType, type Node, type NodeHandle, Position } from '@xyflow/react';
 import type { Topology } from '../../../shared/contract';
 import { placeRigPacked, PACK_OVER } from './topology-pack';
 import {
@@ -52,7 +52,11 @@ export interface TopologyLayout {
   edges: FlowEdge[];
   /** Each seat's place (top-left, absolute), for the arrow keys. */
   places: Map<string, Point>;
+  /** Each rig's and pod's frame (top-left, absolute) and its seats: the far view's labels (topology-far.tsx). */
+  tags: FarTag[];
 }
+
+export type FarTag = { id: string; kind: 'rig' | 'pod'; label: string; at: Point; seats: string[] };
 
 /** What the layout depends on: the shape and where each seat runs, as one string (equal strings, same layout). */
 export function layoutKey(t: Topology, hostOf: (seat: string) => string): string {
@@ -78,6 +82,7 @@ function rigGraph(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
   const g = new dagre.graphlib.Graph<object, DagreNode, DagreEdge>({ compound: true, multigraph: true });
   g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 50, marginx: 0, marginy: 0 });
   const frames: RigPlaced['frames'] = [];
+  const podSeats = new Map<string, string[]>();
   const memberSeat = new Map<string, string>();
   for (const pod of rig.pods)
     for (const s of pod.seats) {
@@ -92,8 +97,15 @@ function rigGraph(rig: Topology['rigs'][number], hostOf: (seat: string) => strin
       if (!g.hasNode(podId)) {
         g.setNode(podId, {});
         g.setParent(podId, hostId);
-        frames.push({ id: podId, parent: hostId, box: zero(), data: { kind: 'pod', label: pod.id, rig: rig.name } });
+        podSeats.set(podId, []);
+        frames.push({
+          id: podId,
+          parent: hostId,
+          box: zero(),
+          data: { kind: 'pod', label: pod.id, rig: rig.name, seats: podSeats.get(podId) },
+        });
       }
+      podSeats.get(podId)!.push(s.seat);
       g.setNode(s.seat, { width: SEAT_W, height: SEAT_H, pod: podId, data: { ...s, rig: rig.name } });
       g.setParent(s.seat, podId);
     }
@@ -150,6 +162,7 @@ export function layoutTopology(t: Topology, hostOf: (seat: string) => string): T
   const nodes: FlowNode[] = [];
   const edges: FlowEdge[] = [];
   const places = new Map<string, { x: number; y: number }>();
+  const tags: FarTag[] = [];
   let top = 0;
   for (const rig of t.rigs) {
     const placed = placeRig(rig, hostOf);
@@ -160,7 +173,7 @@ export function layoutTopology(t: Topology, hostOf: (seat: string) => string): T
       type: 'frame',
       position: { x: 0, y: top },
       data: { kind: 'rig', label: rig.name, rig: rig.name },
-      style: { width: placed.width + 2 * RIG_PAD, height: placed.height + RIG_HEAD + RIG_PAD },
+      ...sized(placed.width + 2 * RIG_PAD, placed.height + RIG_HEAD + RIG_PAD),
       selectable: false,
       focusable: false,
     });
@@ -171,6 +184,7 @@ export function layoutTopology(t: Topology, hostOf: (seat: string) => string): T
       abs.set(id, a);
       return { x: a.x - p.x, y: a.y - p.y };
     };
+    tags.push({ id: rigId, kind: 'rig', label: rig.name, at: { x: 0, y: top }, seats: [] });
     for (const f of placed.frames)
       nodes.push({
         id: f.id,
@@ -178,10 +192,13 @@ export function layoutTopology(t: Topology, hostOf: (seat: string) => string): T
         parentId: f.parent ?? rigId,
         position: place(f.id, f.parent ?? rigId, f.box),
         data: f.data,
-        style: { width: f.box.width, height: f.box.height },
+        ...sized(f.box.width, f.box.height),
         selectable: false,
         focusable: false,
       });
+    for (const f of placed.frames)
+      if (f.data.kind === 'pod')
+        tags.push({ id: f.id, kind: 'pod', label: f.data.label, at: abs.get(f.id)!, seats: f.data.seats ?? [] });
     for (const s of placed.seats) {
       nodes.push({
         id: s.id,
@@ -200,10 +217,14 @@ export function layoutTopology(t: Topology, hostOf: (seat: string) => string): T
     attachHandles(nodes, edges);
     top += placed.height + RIG_HEAD + RIG_PAD + RIG_GAP;
   }
-  return { nodes, edges, places };
+  return { nodes, edges, places, tags };
 }
 
-/** Each seat told which of its handles its edges use (a handle is a React Flow subscriber: 200 seats drew 1 600). */
+/**
+ * Each seat told which of its handles its edges use (a handle is a React Flow subscriber: 200 seats
+ * drew 1 600), and given its size and those handles' places: React Flow then draws the seats and
+ * their edges in its first pass, instead of hiding them until it has measured every node and handle.
+ */
 function attachHandles(nodes: FlowNode[], edges: FlowEdge[]): void {
   const used = new Map<string, Set<string>>();
   const add = (seat: string, id: string | null | undefined) => {
@@ -213,9 +234,30 @@ function attachHandles(nodes: FlowNode[], edges: FlowEdge[]): void {
     add(e.source, e.sourceHandle);
     add(e.target, e.targetHandle);
   }
-  for (const n of nodes)
-    if (n.type === 'seat' && !n.data.handles) n.data = { ...n.data, handles: [...(used.get(n.id) ?? [])].sort() };
+  for (const n of nodes) {
+    if (n.type !== 'seat' || n.data.handles) continue;
+    const handles = [...(used.get(n.id) ?? [])].sort();
+    n.data = { ...n.data, handles };
+    Object.assign(n, { width: SEAT_W, height: SEAT_H, handles: handles.map(handleAt) });
+  }
 }
+
+const SIDE_AT: Record<string, [Position, number, number]> = {
+  t: [Position.Top, SEAT_W / 2, 0],
+  b: [Position.Bottom, SEAT_W / 2, SEAT_H],
+  l: [Position.Left, 0, SEAT_H / 2],
+  r: [Position.Right, SEAT_W, SEAT_H / 2],
+};
+
+/** A handle id (`s-t`: the source on the top side) as React Flow's handle: a 1 px point mid-side (topology.css). */
+function handleAt(id: string): NodeHandle {
+  const [io, side] = id.split('-');
+  const [position, x, y] = SIDE_AT[side ?? 't'] ?? SIDE_AT.t!;
+  return { id, type: io === 's' ? 'source' : 'target', position, x, y, width: 1, height: 1 };
+}
+
+/** A frame's size, known to React Flow up front (drawn at once, not hidden until measured). */
+const sized = (width: number, height: number) => ({ width, height, style: { width, height } });
 
 /** Each kind drawn its own way: delegation an arrow, escalation a dashed arrow, collaboration two-headed. */
 function markers(kind: string): { markerEnd?: EdgeMarker; markerStart?: EdgeMarker } {

@@ -126,7 +126,12 @@ export function placeRigPacked(rig: Topology['rigs'][number], hostOf: (seat: str
     laid.forEach((p, i) => {
       const podId = `pod:${rig.name}:${host}:${p.pod}`;
       const box = { x: POD_PAD + grid.at[i]!.x, y: top + FRAME_HEAD + grid.at[i]!.y, width: p.width, height: p.height };
-      placed.frames.push({ id: podId, parent: hostId, box, data: { kind: 'pod', label: p.pod, rig: rig.name } });
+      placed.frames.push({
+        id: podId,
+        parent: hostId,
+        box,
+        data: { kind: 'pod', label: p.pod, rig: rig.name, seats: p.seats.map((s) => s.seat) },
+      });
       const dx = box.x + POD_PAD;
       const dy = box.y + FRAME_HEAD;
       for (const { s, box: b } of p.seatBoxes)

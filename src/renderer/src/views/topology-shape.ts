@@ -6,7 +6,8 @@ export const SEAT_W = 224;
 export const SEAT_H = 66;
 
 export type FrameKind = 'rig' | 'host' | 'pod';
-export type FrameData = { kind: FrameKind; label: string; rig: string; count?: number };
+/** `seats`: a pod frame's seats, which its summary counts when the view is zoomed far out. */
+export type FrameData = { kind: FrameKind; label: string; rig: string; count?: number; seats?: string[] };
 /** `handles`: the handle ids its edges attach to (set by the layout); a node draws only those. */
 export type SeatData = { seat: string; member: string; rig: string; runtime: string; handles?: string[] };
 export type Point = { x: number; y: number };
