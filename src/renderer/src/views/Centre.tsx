@@ -11,7 +11,9 @@ import { UsageView } from './usage/UsageView';
 
 // The topology (React Flow, dagre) is not part of the window's first paint: it is fetched once the
 // first screen is drawn and the page is idle, so the tab opens without waiting for its code.
+// Its layout is made then too (it is kept while the rig's shape is the same).
 const loadTopology = () => import('./Topology');
+const warmTopology = () => loadTopology().then((m) => m.warmLayout());
 const TopologyView = lazy(() => loadTopology().then((m) => ({ default: m.TopologyView })));
 
 function usePrefetch(load: () => Promise<unknown>): void {
@@ -41,7 +43,7 @@ const TABS: { view: CentreView; label: string }[] = [
  */
 export function Centre({ transport, frames }: { transport: Transport; frames: FrameRouter }) {
   const view = useWindow((s) => s.layout.view ?? 'grid');
-  usePrefetch(loadTopology);
+  usePrefetch(warmTopology);
   return (
     <div className="centre" data-view={view}>
       <div className="view-bar">

@@ -60,20 +60,23 @@ export function TopologyView() {
 function useLayout(): TopologyLayout & { count: number } {
   const topology = useWindow((s) => s.topology);
   const hosts = useWindow((s) => JSON.stringify(hostMap(s.topology, s.seats)));
-  const key = useMemo(() => {
-    const map: Record<string, string> = JSON.parse(hosts);
-    return layoutKey(topology, (seat) => map[seat] ?? 'local');
-  }, [topology, hosts]);
-  const latest = useRef(topology);
-  latest.current = topology;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the key says everything the layout depends on
-  return useMemo(() => {
-    if (last?.key === key) return last.layout;
-    const map: Record<string, string> = JSON.parse(hosts);
-    layouts++;
-    last = { key, layout: { ...layoutTopology(latest.current, (seat) => map[seat] ?? 'local'), count: layouts } };
-    return last.layout;
-  }, [key]);
+  return useMemo(() => layoutOf(topology, hosts), [topology, hosts]);
+}
+
+/** The layout of a topology with its hosts (a hostMap as JSON), kept while its key is the same. */
+function layoutOf(topology: Topology, hosts: string): TopologyLayout & { count: number } {
+  const map: Record<string, string> = JSON.parse(hosts);
+  const key = layoutKey(topology, (seat) => map[seat] ?? 'local');
+  if (last?.key === key) return last.layout;
+  layouts++;
+  last = { key, layout: { ...layoutTopology(topology, (seat) => map[seat] ?? 'local'), count: layouts } };
+  return last.layout;
+}
+
+/** Lays out the rig the window holds now, before the view is opened (the centre calls it when idle). */
+export function warmLayout(): void {
+  const s = useWindow.getState();
+  if (s.topology.rigs.length > 0) layoutOf(s.topology, JSON.stringify(hostMap(s.topology, s.seats)));
 }
 
 function hostMap(t: Topology, seats: Record<string, { host?: string } | undefined>): Record<string, string> {
