@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Topology } from '../../src/shared/contract';
 import { layoutKey, layoutTopology, nextSeat, SEAT_H, SEAT_W } from '../../src/renderer/src/views/topology-layout';
+import { wiresNode } from '../../src/renderer/src/views/topology-wires';
 
 const seat = (m: string, rig = 'duo') => ({ seat: `${m}@${rig}`, member: m, runtime: 'shell', cwd: '/w' });
 const TOPO: Topology = {
@@ -158,5 +159,21 @@ describe('topology layout', () => {
         expect(at.x).toBeGreaterThan(t.at.x);
         expect(at.y).toBeGreaterThan(t.at.y);
       }
+  });
+
+  it("puts the far view's edges at the pods' depth (over them, under their seats), over the whole rig", () => {
+    const l = layoutTopology(TOPO, local);
+    const w = wiresNode(l.nodes, l.edges, l.places);
+    const parent = new Map(l.nodes.map((n) => [n.id, n.parentId]));
+    const depth = (id: string | undefined): number => (id ? 1 + depth(parent.get(id)) : -1);
+    for (const n of l.nodes) {
+      if (n.type === 'seat') expect(depth(n.id)).toBeGreaterThan(w.zIndex!);
+      if (n.type === 'frame' && n.data.kind === 'pod') expect(depth(n.id)).toBeLessThanOrEqual(w.zIndex!);
+    }
+    for (const p of l.places.values()) {
+      expect(p.x + SEAT_W).toBeLessThanOrEqual(w.width!);
+      expect(p.y + SEAT_H).toBeLessThanOrEqual(w.height!);
+    }
+    expect(w.data.edges).toBe(l.edges);
   });
 });

@@ -275,7 +275,16 @@ describe.skipIf(!!missing)('the topology view', () => {
       expect(label).toContain(seat);
     }
     expect(await node('ops@duo', 'exited').textContent()).toContain('✕');
+    // The edges are one SVG under the seats, each with its hooks and its kind's arrow.
     expect(await page.locator('[data-edge] path.react-flow__edge-path[d]').count()).toBe(EDGES.length);
+    expect(await page.locator('.react-flow__edge').count(), 'no React Flow edge this far out').toBe(0);
+    expect(await page.locator('svg.far-wires').count()).toBe(1);
+    for (const [edge, kind] of EDGES)
+      expect(await page.locator(`[data-edge="${edge}"]`).getAttribute('data-kind')).toBe(kind);
+    const arrow = (edge: string, end: string) =>
+      page.locator(`[data-edge="${edge}"] path`).getAttribute(`marker-${end}`);
+    expect(await arrow('lead@duo->coder@duo', 'end')).toBe('url(#far-arrow-delegates)');
+    expect(await arrow('coder@duo->tester@duo', 'start')).toBe('url(#far-arrow-collaborates)');
 
     // The labels are drawn above the seats, readable at this zoom, and name what calls.
     const tag = (label: string) => page.locator(`[data-far-tag="${label}"]`);
@@ -306,6 +315,8 @@ describe.skipIf(!!missing)('the topology view', () => {
     await page.locator('.topology[data-zoom="near"]').waitFor({ timeout: 5_000 });
     expect(await page.locator('.seat-node.far').count()).toBe(0);
     expect(await page.locator('[data-far-tag]').count()).toBe(0);
+    expect(await page.locator('svg.far-wires').count()).toBe(0);
+    expect(await page.locator('.react-flow__edge').count()).toBe(EDGES.length);
     expect(await node('lead@duo').locator('.member').count()).toBe(1);
     expect(errors).toEqual([]);
   });

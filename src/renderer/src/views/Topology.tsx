@@ -7,11 +7,12 @@ import { useWindow } from '../state/store';
 import { useEdgesWithOverlaps } from './changes/overlap-edges';
 import { type TopologyCtx, TopologyContext } from './topology-context';
 import { FarTags } from './topology-far';
+import { useFarFlow, WiresNodeView } from './topology-wires';
 import { layoutKey, layoutTopology, nextSeat, SEAT_H, SEAT_W, type TopologyLayout } from './topology-layout';
 import { SeatMenu, ScreenPreview } from './TopologyOverlay';
 import { FrameNodeView, RigEdgeView, SeatNodeView } from './TopologyParts';
 
-const NODE_TYPES = { seat: SeatNodeView, frame: FrameNodeView };
+const NODE_TYPES = { seat: SeatNodeView, frame: FrameNodeView, wires: WiresNodeView };
 const EDGE_TYPES = { rig: RigEdgeView };
 const FIT = { padding: 0.12, maxZoom: 1 };
 const HOVER_MS = 300;
@@ -129,6 +130,7 @@ function TopologyCanvas() {
   const [menu, setMenu] = useState<Spot>();
   const [far, settled] = useFarBand(box, layout, rf.getZoom);
   const moving = useMoving(box, settled);
+  const flow = useFarFlow(far, layout, edges);
   // A new shape is fitted to the view once it is drawn (the first one by `fitView` on mount).
   const first = useRef(true);
   // Whether the view still fits the whole rig to the box's size (until the person pans or zooms).
@@ -195,8 +197,8 @@ function TopologyCanvas() {
         data-zoom={far ? 'far' : 'near'}
       >
         <ReactFlow
-          nodes={layout.nodes}
-          edges={edges}
+          nodes={flow.nodes}
+          edges={flow.edges}
           nodeTypes={NODE_TYPES}
           edgeTypes={EDGE_TYPES}
           colorMode="system"

@@ -235,15 +235,8 @@ export const RigEdgeView = memo(function RigEdgeView(p: EdgeProps<FlowEdge>) {
       onMouseEnter={() => setHover(true)}
       onMouseLeave={() => setHover(false)}
     >
-      {!t.far && <title>{`${memberOf(from)} ${words} ${memberOf(to)}${note ? ` on ${note}` : ''}`}</title>}
-      <BaseEdge
-        id={p.id}
-        path={path}
-        markerEnd={p.markerEnd}
-        markerStart={p.markerStart}
-        // Too far out to point at an edge: no wide invisible path to hover, nor its title (two elements less each).
-        interactionWidth={t.far ? 0 : 18}
-      />
+      <title>{`${memberOf(from)} ${words} ${memberOf(to)}${note ? ` on ${note}` : ''}`}</title>
+      <BaseEdge id={p.id} path={path} markerEnd={p.markerEnd} markerStart={p.markerStart} interactionWidth={18} />
       {(hover || open.length > 0 || note) && (
         <EdgeLabelRenderer>
           <div
