@@ -250,7 +250,7 @@ const SIDE_AT: Record<string, [Position, number, number]> = {
 };
 
 /** A handle id (`s-t`: the source on the top side) as React Flow's handle: a 1 px point mid-side (topology.css). */
-function handleAt(id: string): NodeHandle {
+export function handleAt(id: string): NodeHandle {
   const [io, side] = id.split('-');
   const [position, x, y] = SIDE_AT[side ?? 't'] ?? SIDE_AT.t!;
   return { id, type: io === 's' ? 'source' : 'target', position, x, y, width: 1, height: 1 };

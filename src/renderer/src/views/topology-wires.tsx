@@ -1,6 +1,6 @@
 import type { Node, NodeProps } from '@xyflow/react';
 import { memo, useMemo } from 'react';
-import { type FlowEdge, type FlowNode, routePath, SEAT_H, SEAT_W, type TopologyLayout } from './topology-layout';
+import { type FlowEdge, type FlowNode, handleAt, routePath, type TopologyLayout } from './topology-layout';
 
 /**
  * The topology's edges zoomed far out: one SVG for all of them, drawn as a node stacked over the
@@ -116,14 +116,11 @@ function wirePath(e: FlowEdge, places: Map<string, { x: number; y: number }>): s
   return `M${a.x},${a.y} L${b.x},${b.y}`;
 }
 
+/** A seat's handle (`s-b`: its source on the bottom side) in the flow's coordinates, as the layout places it. */
 function sidePoint(
   at: { x: number; y: number } | undefined,
   handle: string | null | undefined,
 ): { x: number; y: number } {
-  const { x, y } = at ?? { x: 0, y: 0 };
-  const side = handle?.split('-')[1];
-  if (side === 'b') return { x: x + SEAT_W / 2, y: y + SEAT_H };
-  if (side === 'l') return { x, y: y + SEAT_H / 2 };
-  if (side === 'r') return { x: x + SEAT_W, y: y + SEAT_H / 2 };
-  return { x: x + SEAT_W / 2, y };
+  const h = handleAt(handle ?? 's-t');
+  return { x: (at?.x ?? 0) + h.x, y: (at?.y ?? 0) + h.y };
 }
