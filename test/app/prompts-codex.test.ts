@@ -2,12 +2,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runtimeById } from '../../src/main/engine/runtimes';
+import { typeInto } from '../journeys/support';
 import { waitFor } from '../support/tmux';
 import { type Chrome, chromiumMissing, openWindow } from './chromium';
 import { type AgentAppWorld, agentAppWorld } from './claude-world';
 import { strictUrl } from './helpers';
 
 const missing = chromiumMissing();
+const codex = runtimeById('codex');
 
 /**
  * A real Codex seat answered from the Decisions card: its command approval (allow always, then
@@ -37,31 +40,40 @@ describe.skipIf(!!missing)("a real Codex seat's question in the window", () => {
   const idle = () => page.locator('[data-seat-row="lead@act"][data-state="idle"]').waitFor({ timeout: 60_000 });
   const type = async (text: string) => {
     await idle();
-    w.world.tmux.run(['send-keys', '-t', pane(), '-l', text]);
-    // Codex drops an Enter that comes right after the text.
-    await new Promise((r) => setTimeout(r, 700));
-    w.world.tmux.run(['send-keys', '-t', pane(), 'Enter']);
+    // As a person types: Codex drops an Enter that comes right after the text, and on a loaded
+    // machine one that comes before it has drawn the text; one left in its box gets another.
+    await typeInto(w.world.tmux, pane(), text, codex, 700);
+  };
+  /** Clicks the card's button; when it never shows, says what the pane and the seat's row showed. */
+  const pick = async (name: string, exact = false) => {
+    await item()
+      .getByRole('button', { name, exact })
+      .click({ timeout: 30_000 })
+      .catch(async (e: Error) => {
+        const row = await page.locator('[data-seat-row="lead@act"]').getAttribute('data-state');
+        throw new Error(`${e.message}\nseat row: ${row}\npane:\n${w.world.tmux.capture(pane())}`);
+      });
   };
   const ask = () => type('ASK: Pick a side | Left | Right');
   const answered = () => w.engine.store.events.list({ seat: 'lead@act', kind: 'seat.prompt_answered' }).at(-1)?.data;
 
   it('approve (once) from the card: the command runs', async () => {
     await type('RUN: touch once-card.txt');
-    await item().getByRole('button', { name: 'Approve', exact: true }).click({ timeout: 30_000 });
+    await pick('Approve', true);
     await waitFor(() => existsSync(join(w.work, 'once-card.txt')), { timeoutMs: 30_000, what: 'the command ran' });
     expect(answered()).toMatchObject({ choice: 'approve', keys: ['y'], by: 'window' });
   });
 
   it('allow always from the card: the command runs', async () => {
     await type('RUN: touch always-card.txt');
-    await item().getByRole('button', { name: 'Allow always' }).click({ timeout: 30_000 });
+    await pick('Allow always');
     await waitFor(() => existsSync(join(w.work, 'always-card.txt')), { timeoutMs: 30_000, what: 'the command ran' });
     expect(answered()).toMatchObject({ choice: 'allow_always', keys: ['p'], by: 'window' });
   });
 
   it('deny with a message from the card: nothing runs, and the message reaches the model', async () => {
     await type('RUN: mkdir refused-card');
-    await item().getByRole('button', { name: 'Deny with a message…' }).click({ timeout: 30_000 });
+    await pick('Deny with a message…');
     const box = item().getByRole('textbox', { name: 'message to lead@act' });
     await box.fill('leave the folder alone');
     await box.press('Enter');
@@ -75,7 +87,7 @@ describe.skipIf(!!missing)("a real Codex seat's question in the window", () => {
 
   it('an option from the card: Codex hands the model that option', async () => {
     await ask();
-    await item().getByRole('button', { name: '2. Right' }).click({ timeout: 30_000 });
+    await pick('2. Right');
     await waitFor(() => screen().includes('ACKtoolresult:{"answers":{"choice":{"answers":["Right"]}}}'), {
       timeoutMs: 30_000,
       what: 'the option reached the model',
@@ -85,7 +97,7 @@ describe.skipIf(!!missing)("a real Codex seat's question in the window", () => {
 
   it("an answer in one's own words from the card's box: Codex hands the model None of the above with the note", async () => {
     await ask();
-    await item().getByRole('button', { name: 'Other…' }).click({ timeout: 30_000 });
+    await pick('Other…');
     const box = item().getByRole('textbox', { name: 'message to lead@act' });
     await box.fill('the middle one');
     await box.press('Enter');
