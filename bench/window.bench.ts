@@ -227,9 +227,9 @@ async function heapParked(page: Page, seats: string[]) {
 
 /** Chromium's processes' CPU (% of a core) over IDLE_S seconds, all of its processes. */
 async function chromiumCpu(): Promise<number> {
-  const c0 = sampleCpu();
+  const c0 = sampleCpu('start');
   await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-  const c1 = sampleCpu();
+  const c1 = sampleCpu('end');
   const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
   return (cpuBetween(c0, c1, chromium) / (c1.at - c0.at)) * 100;
 }
@@ -257,9 +257,9 @@ async function idleCpu(page: Page) {
   const cdp = process.env.RDBENCH_PROFILE ? await page.context().newCDPSession(page) : undefined;
   if (cdp) await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.start'));
   const trace = process.env.RDBENCH_TRACE ? await traceIdle(page) : undefined;
-  const c0 = sampleCpu();
+  const c0 = sampleCpu('start');
   await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-  const c1 = sampleCpu();
+  const c1 = sampleCpu('end');
   if (cdp) log(`  renderer profile, top self time: ${topFunctions((await cdp.send('Profiler.stop')).profile)}`);
   if (trace) log(`  renderer trace:\n${await trace()}`);
   const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));

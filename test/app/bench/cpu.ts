@@ -8,23 +8,33 @@ export interface CpuSample {
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-export function sampleCpu(): CpuSample {
+/**
+ * Every process's CPU time. A span's `start` sample reads this process last and its `end` sample
+ * first, so the sampler's own reading of /proc (tens of ms with a few hundred processes, and the
+ * garbage it leaves) is not counted as this process's work in the span.
+ */
+export function sampleCpu(edge: 'start' | 'end'): CpuSample {
   const procs: CpuSample['procs'] = new Map();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    let s: string;
-    try {
-      s = readFileSync(`/proc/${d}/stat`, 'latin1');
-    } catch {
-      continue;
-    }
-    const close = s.lastIndexOf(')');
-    const comm = s.slice(s.indexOf('(') + 1, close);
-    const f = s.slice(close + 2).split(' ');
-    // fields after comm: state(0) ppid(1) … utime(11) stime(12)
-    procs.set(Number(d), { ppid: Number(f[1]), comm, ms: (Number(f[11]) + Number(f[12])) * TICK_MS });
+  const self = () => readStat(process.pid, procs);
+  if (edge === 'end') self();
+  const at = Date.now();
+  for (const d of readdirSync('/proc')) if (/^\d+$/.test(d) && Number(d) !== process.pid) readStat(Number(d), procs);
+  if (edge === 'start') self();
+  return { at: edge === 'start' ? Date.now() : at, procs };
+}
+
+function readStat(pid: number, into: CpuSample['procs']): void {
+  let s: string;
+  try {
+    s = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return;
   }
-  return { at: Date.now(), procs };
+  const close = s.lastIndexOf(')');
+  const comm = s.slice(s.indexOf('(') + 1, close);
+  const f = s.slice(close + 2).split(' ');
+  // fields after comm: state(0) ppid(1) … utime(11) stime(12)
+  into.set(pid, { ppid: Number(f[1]), comm, ms: (Number(f[11]) + Number(f[12])) * TICK_MS });
 }
 
 /** Pids of `root` and everything under it in a sample. */

@@ -93,11 +93,11 @@ export function paneSize(w: AppWorld, seat: string): PaneSize {
  * prints the busiest processes under RDBENCH_TOP.
  */
 export function cpuWindow(serverPid: number, label: string, skipTrees: readonly number[] = []) {
-  const c0 = sampleCpu();
+  const c0 = sampleCpu('start');
   const n0 = process.cpuUsage();
   return () => {
-    const c1 = sampleCpu();
     const n1 = process.cpuUsage(n0);
+    const c1 = sampleCpu('end');
     if (process.env.RDBENCH_TOP) process.stdout.write(`top cpu, ${label}: ${topCpu(c0, c1)}\n`);
     const chromium = treeOf(c1, process.pid).filter((p) => /chrom/i.test(c1.procs.get(p)!.comm));
     const watch = treeOf(c1, serverPid).filter((p) => c1.procs.get(p)!.comm === 'cat');
