@@ -53,6 +53,29 @@ describe('the store (real SQLite file)', () => {
     s.close();
   });
 
+  it("a seat's state time and turn end, read again at every look of ps, follow every commit, by this connection or another", () => {
+    const s = Store.open(join(dir, 'x.db'));
+    const other = Store.open(join(dir, 'x.db'));
+    const at = (store: Store, label: string) => {
+      store.events.append('seat.activity', { rig: 'r', seat: 'a@r' }, { label });
+      return store.events.list({ newest: 1 })[0]!.at;
+    };
+    expect(s.events.stateSince('a@r')).toBeUndefined();
+    at(s, 'working');
+    const idle = at(s, 'idle');
+    expect([s.events.stateSince('a@r'), s.events.turnEndedAt('a@r')]).toEqual([idle, idle]);
+    expect([s.events.stateSince('a@r'), s.events.turnEndedAt('a@r')]).toEqual([idle, idle]);
+    // Another connection (the CLI, another engine) commits: the next read has it.
+    const working = at(other, 'working');
+    expect([s.events.stateSince('a@r'), s.events.turnEndedAt('a@r')]).toEqual([working, undefined]);
+    // This connection appends: so does the next read.
+    const again = at(s, 'idle');
+    expect([s.events.stateSince('a@r'), s.events.turnEndedAt('a@r')]).toEqual([again, again]);
+    expect(s.events.stateSince('b@r')).toBeUndefined();
+    other.close();
+    s.close();
+  });
+
   it("the log's end: the newest rows, oldest first, by the same filters, without reading the rest", () => {
     const s = Store.open(join(dir, 'x.db'));
     expect(s.events.list({ newest: 1 })).toEqual([]);

@@ -60,6 +60,12 @@ export class EventLog {
   private appended = 0;
   /** The last tail poll that found nothing new: until anything is committed, the next finds nothing too. */
   private quiet?: { afterSeq: number; version: unknown; appended: number };
+  /**
+   * Each seat's stateSince and turnEndedAt as last read, while nothing was committed since: every
+   * look of ps asks both for every seat (400 indexed walks at 200 seats), and at rest none changed.
+   */
+  private readonly seatTimes = new Map<string, { since?: number; ended?: number }>();
+  private seatTimesAt?: { version: unknown; appended: number };
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
@@ -87,7 +93,9 @@ export class EventLog {
 
   /** When the seat's state or activity last changed (ms epoch), or undefined when the log never said. */
   stateSince(seat: string): number | undefined {
-    return this.lastStateAt.get(seat, ...SEAT_STATE_KINDS)?.at;
+    const t = this.timesOf(seat);
+    if (!('since' in t)) t.since = this.lastStateAt.get(seat, ...SEAT_STATE_KINDS)?.at;
+    return t.since;
   }
 
   /**
@@ -95,6 +103,12 @@ export class EventLog {
    * person, while it is still idle; undefined while it works, waits, or never worked on record.
    */
   turnEndedAt(seat: string): number | undefined {
+    const t = this.timesOf(seat);
+    if (!('ended' in t)) t.ended = this.readTurnEnded(seat);
+    return t.ended;
+  }
+
+  private readTurnEnded(seat: string): number | undefined {
     let idleAt: number | undefined;
     for (const r of this.lastActivities.all(seat)) {
       if (r.label === 'idle') idleAt = r.at;
@@ -102,6 +116,19 @@ export class EventLog {
       else return undefined;
     }
     return undefined;
+  }
+
+  /** The seat's remembered times, forgotten for every seat once anything was committed since. */
+  private timesOf(seat: string): { since?: number; ended?: number } {
+    const version = this.dataVersion.get()?.data_version;
+    const at = this.seatTimesAt;
+    if (!at || at.version !== version || at.appended !== this.appended) {
+      this.seatTimes.clear();
+      this.seatTimesAt = { version, appended: this.appended };
+    }
+    let t = this.seatTimes.get(seat);
+    if (!t) this.seatTimes.set(seat, (t = {}));
+    return t;
   }
 
   list(filter: EventFilter = {}): EventRow[] {
