@@ -35,13 +35,22 @@ export function endedSeats(s: WindowState): string[] {
 
 /** How often a shown card reads its reply again (one capture of one pane)… */
 const REREAD_MS = 3000;
-/** …and for how long once it shows a turn's end: a card left open all day stops polling its pane. */
+/**
+ * …and for how long after this window saw the turn end: a card left open all day stops polling its
+ * pane, and one shown again later (another view, then back) reads it once.
+ */
 const REREAD_FOR_MS = 30_000;
+
+/** How long a card shown `now` reads its reply again, for a turn end this window saw at `seenEnd`. */
+export function rereadFor(seenEnd: number | undefined, now: number): number {
+  return Math.max(0, Math.min(REREAD_FOR_MS, (seenEnd ?? now) + REREAD_FOR_MS - now));
+}
 
 const markSeen = (seat: string) => useWindow.setState((s) => ({ seenAt: { ...s.seenAt, [seat]: Date.now() } }));
 
 function EndedCard({ seat }: { seat: string }) {
   const ended = useWindow((s) => s.seats[seat]?.turnEndedAt);
+  const seenEnd = useWindow((s) => s.turnEnded[seat]);
   const [lines, setLines] = useState<string[] | undefined>();
   // biome-ignore lint/correctness/useExhaustiveDependencies: read again when another turn ends
   useEffect(() => {
@@ -53,8 +62,9 @@ function EndedCard({ seat }: { seat: string }) {
     read();
     // The hook that ends a turn can come a moment before the agent draws its last words; once
     // they are drawn the reply does not change until the next turn ends (a new `ended`).
-    const again = setInterval(read, REREAD_MS);
-    const stop = setTimeout(() => clearInterval(again), REREAD_FOR_MS);
+    const left = rereadFor(seenEnd, Date.now());
+    const again = left > 0 ? setInterval(read, REREAD_MS) : undefined;
+    const stop = setTimeout(() => clearInterval(again), left);
     return () => {
       live = false;
       clearInterval(again);
