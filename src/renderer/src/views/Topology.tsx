@@ -1,5 +1,13 @@
 import '@xyflow/react/dist/style.css';
-import { Background, Controls, ReactFlow, ReactFlowProvider, useReactFlow } from '@xyflow/react';
+import {
+  Background,
+  Controls,
+  getViewportForBounds,
+  ReactFlow,
+  type ReactFlowInstance,
+  ReactFlowProvider,
+  useReactFlow,
+} from '@xyflow/react';
 import { type RefObject, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { HandoffItem, Topology } from '../../../shared/contract';
 import { call } from '../state/actions';
@@ -146,7 +154,7 @@ function TopologyCanvas() {
     return () => cancelAnimationFrame(id);
   }, [layout]);
   useEffect(() => () => clearTimeout(timer.current), []);
-  useFollowSize(box, rf.fitView, follow);
+  useFollowSize(box, rf, follow);
 
   const move = useCallback<TopologyCtx['move']>(
     (from, key) => {
@@ -314,27 +322,35 @@ function ViewControls({ follow }: { follow: RefObject<boolean> }) {
 
 /**
  * Keeps the whole rig in view while the box changes size (the window resized, a panel opened or
- * closed), as long as `follow` says the person has not moved the view themselves.
+ * closed), as long as `follow` says the person has not moved the view themselves. The fit is set
+ * in the frame itself, not queued as React Flow's fitView is (until its nodes next update): a queued
+ * fit could land after the person had begun to drag, and take their view away.
  */
-function useFollowSize(
-  box: RefObject<HTMLDivElement | null>,
-  fitView: (o: typeof FIT) => Promise<boolean>,
-  follow: RefObject<boolean>,
-): void {
+function useFollowSize(box: RefObject<HTMLDivElement | null>, rf: ReactFlowInstance, follow: RefObject<boolean>): void {
   useEffect(() => {
     const el = box.current;
     if (!el) return;
     let frame = 0;
+    const fit = () => {
+      const pane = el.querySelector<HTMLElement>('.react-flow');
+      const nodes = rf.getNodes().filter((n) => !n.hidden);
+      if (!follow.current || !pane || nodes.length === 0) return;
+      const { padding, maxZoom } = FIT;
+      const bounds = rf.getNodesBounds(nodes);
+      void rf.setViewport(
+        getViewportForBounds(bounds, pane.clientWidth, pane.clientHeight, ZOOMS.minZoom, maxZoom, padding),
+      );
+    };
     const ro = new ResizeObserver(() => {
       cancelAnimationFrame(frame);
-      if (follow.current) frame = requestAnimationFrame(() => void fitView(FIT));
+      if (follow.current) frame = requestAnimationFrame(fit);
     });
     ro.observe(el);
     return () => {
       ro.disconnect();
       cancelAnimationFrame(frame);
     };
-  }, [box, fitView, follow]);
+  }, [box, rf, follow]);
 }
 
 /** How edges and states are drawn, in words. */
