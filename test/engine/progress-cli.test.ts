@@ -34,7 +34,13 @@ describe('rigdesk up/down --progress (real tmux, real CLI process)', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l).progress);
-    expect(rows.filter((r) => r.kind === 'seat.kill').map((r) => r.seat)).toEqual(['lead@demo', 'worker@demo']);
+    // Seats are stopped side by side: each session's end is printed, in the order they ended.
+    expect(
+      rows
+        .filter((r) => r.kind === 'seat.kill')
+        .map((r) => r.seat)
+        .sort(),
+    ).toEqual(['lead@demo', 'worker@demo']);
     expect(rows.every((r) => r.rig === 'demo')).toBe(true);
 
     // Without a terminal on stderr and without --progress: nothing but the answer.
