@@ -232,15 +232,21 @@ async function answerPrompt(
 
 /** The window resized as a person drags it: answered once the page has laid itself out again. */
 async function resize(rig: SoakRig, size: { width: number; height: number }, timeoutMs: number): Promise<CliAnswer> {
-  const done = (async () => {
+  const drag = async (): Promise<CliAnswer> => {
     // While the window is pointed at a restarted engine it is between pages: the drag waits.
     await rig.windowReady;
     const page = rig.page;
-    if (!page) return { outcome: 'refused' as const, code: 'NO_WINDOW' };
+    if (!page) return { outcome: 'refused', code: 'NO_WINDOW' };
     await page.setViewportSize(size);
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(window.innerWidth))));
-    return { outcome: 'ok' as const };
-  })();
+    return { outcome: 'ok' };
+  };
+  // An engine restart can point the window at the new engine during the drag (the page it was
+  // laying out is gone): the new page is laid out at that size instead.
+  const done = drag().catch((e: Error) => {
+    if (!/context was destroyed|navigat/i.test(e.message)) throw e;
+    return drag();
+  });
   const late = new Promise<CliAnswer>((r) =>
     setTimeout(() => r({ outcome: 'hang', detail: `window resize: no layout in ${timeoutMs} ms` }), timeoutMs),
   );
