@@ -197,9 +197,13 @@ describe.skipIf(!!missing)('permission prompts of a real Claude seat in the wind
     await box.fill('make a folder named refused instead');
     await box.press('Enter');
     // Read with the pane's wrapping taken out: the slot it is drawn in may be narrow.
-    await waitFor(() => /●ACK.*makeafoldernamedrefusedinstead/.test(screen().replace(/\s+/g, '')), {
+    // No other reply between the ACK and the message (an earlier ACK above a message still in the
+    // box would match too), and the engine's send of it over and verified before the next step types.
+    const sent = () =>
+      events('seat.send').some((e) => e.data.preview === 'make a folder named refused instead' && e.data.verified);
+    await waitFor(() => /●ACK[^●]*makeafoldernamedrefusedinstead/.test(screen().replace(/\s+/g, '')) && sent(), {
       timeoutMs: 30_000,
-      what: "the model's reply to the message",
+      what: "the model's reply to the message, and the send of it verified",
     });
     expect(existsSync(join(w.work, 'refused.txt'))).toBe(false);
     expect(events('seat.prompt_answered').at(-1)?.data).toMatchObject({ choice: 'deny_with_message', by: 'window' });

@@ -55,6 +55,10 @@ describe.skipIf(!!missing)("a real Codex seat's question in the window", () => {
       });
   };
   const ask = () => type('ASK: Pick a side | Left | Right');
+  const sentVerified = (text: string) =>
+    w.engine.store.events
+      .list({ seat: 'lead@act', kind: 'seat.send' })
+      .some((e) => e.data.preview === text && e.data.verified === true);
   const answered = () => w.engine.store.events.list({ seat: 'lead@act', kind: 'seat.prompt_answered' }).at(-1)?.data;
 
   it('approve (once) from the card: the command runs', async () => {
@@ -77,9 +81,12 @@ describe.skipIf(!!missing)("a real Codex seat's question in the window", () => {
     const box = item().getByRole('textbox', { name: 'message to lead@act' });
     await box.fill('leave the folder alone');
     await box.press('Enter');
-    await waitFor(() => /•ACK.*leavethefolderalone/.test(screen()), {
+    // The reply to the message itself, and the engine's send of it over (verified): a message left
+    // in Codex's box also shows after an earlier ACK, and the send's one more Enter, still to come,
+    // would land on whatever the next step types.
+    await waitFor(() => screen().includes('•ACKleavethefolderalone') && sentVerified('leave the folder alone'), {
       timeoutMs: 30_000,
-      what: "the model's reply to the message",
+      what: "the model's reply to the message, and the send of it verified",
     });
     expect(existsSync(join(w.work, 'refused-card'))).toBe(false);
     expect(answered()).toMatchObject({ choice: 'deny_with_message', by: 'window' });
