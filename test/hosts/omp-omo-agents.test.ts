@@ -219,11 +219,12 @@ describe.skipIf(!!sshdMissing() || !!ompPortsProblem())(
         '--json',
       ]);
       expect(answered.json, answered.stdout + answered.stderr).toMatchObject({ ok: true });
-      await waitFor(() => sshd.existsHost(`${ompCwd}/from-omp.txt`), {
+      // The shell makes the file before echo writes into it: wait for what it holds, not that it is.
+      const echoed = `${ompCwd}/from-omp.txt`;
+      await waitFor(() => sshd.existsHost(echoed) && sshd.readHost(echoed).trim() === 'ok', {
         timeoutMs: 30_000,
         what: 'the echo on the host',
       });
-      expect(sshd.readHost(`${ompCwd}/from-omp.txt`).trim()).toBe('ok');
       await seen([OMP], (r) => r.activity === 'idle', 'omp idle again');
     }, 120_000);
 

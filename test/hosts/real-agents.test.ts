@@ -123,11 +123,10 @@ describe.skipIf(!!sshdMissing())('journey: the real Claude Code, Codex and Pi on
       ]);
       expect(answered.json, answered.stdout + answered.stderr).toMatchObject({ ok: true });
     }
-    await waitFor(() => ask.every((a) => sshd.existsHost(`${agents.work}/${a.file}`)), {
-      timeoutMs: 30_000,
-      what: 'both commands ran on the host',
-    });
-    for (const a of ask) expect(sshd.readHost(`${agents.work}/${a.file}`).trim()).toBe('ok');
+    // The shell makes each file before echo writes into it: wait for what they hold.
+    const echoed = (f: string) =>
+      sshd.existsHost(`${agents.work}/${f}`) && sshd.readHost(`${agents.work}/${f}`).trim() === 'ok';
+    await waitFor(() => ask.every((a) => echoed(a.file)), { timeoutMs: 30_000, what: 'both commands ran on the host' });
     await seen(
       ask.map((a) => a.seat),
       (r) => r.activity === 'idle',

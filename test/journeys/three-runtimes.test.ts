@@ -166,11 +166,9 @@ describe('journey: a rig of Claude Code, Codex and Pi, driven through rigdesk', 
         answered: { seat: a.seat, choice: 'approve' },
       });
     }
-    await waitFor(() => ask.every((a) => existsSync(join(work, a.file))), {
-      timeoutMs: 30_000,
-      what: 'both commands ran',
-    });
-    for (const a of ask) expect(readFileSync(join(work, a.file), 'utf8').trim()).toBe('ok');
+    // The shell makes each file before echo writes into it: wait for what they hold.
+    const echoed = (f: string) => existsSync(join(work, f)) && readFileSync(join(work, f), 'utf8').trim() === 'ok';
+    await waitFor(() => ask.every((a) => echoed(a.file)), { timeoutMs: 30_000, what: 'both commands ran' });
     await Promise.all(ask.map((a) => j.seen(a.seat, { activity: 'idle' })));
     for (const a of ask) {
       const ev = await j.cli(['events', '--seat', a.seat, '--json']);
