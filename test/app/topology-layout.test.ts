@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Topology } from '../../src/shared/contract';
 import { layoutKey, layoutTopology, nextSeat, SEAT_H, SEAT_W } from '../../src/renderer/src/views/topology-layout';
-import { wiresNode } from '../../src/renderer/src/views/topology-wires';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { WiresNodeView, wiresNode } from '../../src/renderer/src/views/topology-wires';
 
 const seat = (m: string, rig = 'duo') => ({ seat: `${m}@${rig}`, member: m, runtime: 'shell', cwd: '/w' });
 const TOPO: Topology = {
@@ -175,5 +177,33 @@ describe('topology layout', () => {
       expect(p.y + SEAT_H).toBeLessThanOrEqual(w.height!);
     }
     expect(w.data.edges).toBe(l.edges);
+  });
+
+  it('draws each kind with the same arrows near and far out: one, or two for collaboration, muted for a kind it does not know', () => {
+    const t = structuredClone(TOPO);
+    t.rigs[0]!.edges.push({ from: 'ops', to: 'docs', kind: 'watches' });
+    const l = layoutTopology(t, local);
+    const near = new Map(
+      l.edges.map((e) => {
+        const end = e.markerEnd as { color?: string } | undefined;
+        return [`${e.data?.from}->${e.data?.to}`, { end: end?.color, start: !!e.markerStart }];
+      }),
+    );
+    const w = wiresNode(l.nodes, l.edges, l.places);
+    const svg = renderToStaticMarkup(createElement(WiresNodeView, { data: w.data, width: 100, height: 100 } as never));
+    const far = new Map(
+      [
+        ...svg.matchAll(
+          /data-edge="([^"]+)"[^>]*>\s*<path[^>]*?marker-end="url\(#far-arrow-(\w+)\)"(?:\s+marker-start="([^"]+)")?/g,
+        ),
+      ].map((m) => [m[1]!.replace('&gt;', '>'), { tone: m[2], start: !!m[3] }]),
+    );
+    const tone = (color: string | undefined) =>
+      color === 'var(--muted)' ? 'muted' : color?.match(/--edge-(\w+)/)?.[1];
+    expect(far.size).toBe(near.size);
+    for (const [edge, n] of near) expect(far.get(edge), edge).toEqual({ tone: tone(n.end), start: n.start });
+    expect(near.get('ops@duo->docs@duo')).toEqual({ end: 'var(--muted)', start: false });
+    expect(near.get('coder@duo->tester@duo')).toEqual({ end: 'var(--edge-collaborates)', start: true });
+    for (const k of ['delegates', 'escalates', 'collaborates', 'muted']) expect(svg).toContain(`id="far-arrow-${k}"`);
   });
 });

@@ -259,14 +259,23 @@ export function handleAt(id: string): NodeHandle {
 /** A frame's size, known to React Flow up front (drawn at once, not hidden until measured). */
 const sized = (width: number, height: number) => ({ width, height, style: { width, height } });
 
-/** Each kind drawn its own way: delegation an arrow, escalation a dashed arrow, collaboration two-headed. */
+/**
+ * Each kind's arrow, near and far out (topology-wires.tsx): delegation one arrow, escalation one
+ * (dashed by its class), collaboration two-headed; any other kind a muted arrow.
+ */
+const ARROWS: Readonly<Record<string, { tone: string; both?: true }>> = {
+  delegates_to: { tone: 'delegates' },
+  escalates_to: { tone: 'escalates' },
+  collaborates_with: { tone: 'collaborates', both: true },
+};
+export const ARROW_TONES = ['delegates', 'escalates', 'collaborates', 'muted'] as const;
+export const arrowOf = (kind: string): { tone: string; both?: true } => ARROWS[kind] ?? { tone: 'muted' };
+
 function markers(kind: string): { markerEnd?: EdgeMarker; markerStart?: EdgeMarker } {
-  const m = (color: string): EdgeMarker => ({ type: MarkerType.ArrowClosed, color, width: 16, height: 16 });
-  if (kind === 'delegates_to') return { markerEnd: m('var(--edge-delegates)') };
-  if (kind === 'escalates_to') return { markerEnd: m('var(--edge-escalates)') };
-  if (kind === 'collaborates_with')
-    return { markerEnd: m('var(--edge-collaborates)'), markerStart: m('var(--edge-collaborates)') };
-  return { markerEnd: m('var(--muted)') };
+  const a = arrowOf(kind);
+  const color = a.tone === 'muted' ? 'var(--muted)' : `var(--edge-${a.tone})`;
+  const m: EdgeMarker = { type: MarkerType.ArrowClosed, color, width: 16, height: 16 };
+  return a.both ? { markerEnd: m, markerStart: m } : { markerEnd: m };
 }
 
 const near = (a: number, b: number) => Math.abs(a - b) < 1;

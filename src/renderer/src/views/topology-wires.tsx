@@ -1,6 +1,14 @@
 import type { Node, NodeProps } from '@xyflow/react';
 import { memo, useMemo } from 'react';
-import { type FlowEdge, type FlowNode, handleAt, routePath, type TopologyLayout } from './topology-layout';
+import {
+  ARROW_TONES,
+  arrowOf,
+  type FlowEdge,
+  type FlowNode,
+  handleAt,
+  routePath,
+  type TopologyLayout,
+} from './topology-layout';
 
 /**
  * The topology's edges zoomed far out: one SVG for all of them, drawn as a node stacked over the
@@ -62,17 +70,11 @@ export function wiresNode(
   };
 }
 
-const MARKED: Readonly<Record<string, { end?: string; start?: boolean }>> = {
-  delegates_to: { end: 'delegates' },
-  escalates_to: { end: 'escalates' },
-  collaborates_with: { end: 'collaborates', start: true },
-};
-
 export const WiresNodeView = memo(function WiresNodeView({ data, width, height }: NodeProps<WiresNode>) {
   return (
     <svg className="far-wires" width={width} height={height} aria-hidden="true">
       <defs>
-        {['delegates', 'escalates', 'collaborates'].map((k) => (
+        {ARROW_TONES.map((k) => (
           <marker
             key={k}
             id={`far-arrow-${k}`}
@@ -87,7 +89,7 @@ export const WiresNodeView = memo(function WiresNodeView({ data, width, height }
       </defs>
       {data.edges.map((e) => {
         const kind = e.data?.kind ?? 'edge';
-        const m = MARKED[kind];
+        const arrow = `url(#far-arrow-${arrowOf(kind).tone})`;
         return (
           <g
             key={e.id}
@@ -98,8 +100,8 @@ export const WiresNodeView = memo(function WiresNodeView({ data, width, height }
             <path
               className="react-flow__edge-path"
               d={wirePath(e, data.places)}
-              markerEnd={m?.end ? `url(#far-arrow-${m.end})` : undefined}
-              markerStart={m?.start ? `url(#far-arrow-${m.end})` : undefined}
+              markerEnd={arrow}
+              markerStart={arrowOf(kind).both ? arrow : undefined}
             />
           </g>
         );
