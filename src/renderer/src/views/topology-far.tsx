@@ -2,7 +2,7 @@ import { ViewportPortal } from '@xyflow/react';
 import { memo } from 'react';
 import { useWindow } from '../state/store';
 import type { FarTag } from './topology-layout';
-import { CALLING, stateSummary } from './topology-summary';
+import { callingSummary } from './topology-summary';
 
 /**
  * The labels of a topology zoomed far out (Topology.tsx FAR_ZOOM), where a frame's own label
@@ -21,7 +21,7 @@ export const FarTags = memo(function FarTags({ tags }: { tags: readonly FarTag[]
 });
 
 function FarTagView({ tag }: { tag: FarTag }) {
-  const calling = useWindow((s) => (tag.seats.length ? stateSummary(tag.seats, s.seats, s.decisions, CALLING) : ''));
+  const calling = useWindow((s) => (tag.seats.length ? callingSummary(tag.seats, s.seats, s.decisions) : ''));
   const lift = tag.kind === 'rig' ? ' translateY(-100%)' : '';
   return (
     <div
