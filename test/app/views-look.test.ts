@@ -188,6 +188,16 @@ describe.skipIf(!!missing)('the centre views, as a person sees them', () => {
       .filter({ hasText: 'building module' })
       .waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(SHOTS, 'topology-hover-1920x1080-light.png') });
+    // A rail row's pin shows over its time on hover; the name and state stay whole.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.locator('[data-seat-row="deployer@studio"]').hover();
+    const name = page.locator('[data-seat-row="deployer@studio"] .member');
+    expect(await page.locator('[data-seat-row="deployer@studio"] .unread-mark').count()).toBe(1);
+    expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await page.screenshot({
+      path: join(SHOTS, 'rail-hover-1280x800-light.png'),
+      clip: { x: 0, y: 0, width: 320, height: 480 },
+    });
     await page.mouse.move(5, 5);
   });
 
