@@ -9,20 +9,10 @@ import {
 } from '../../src/renderer/src/state/attention';
 import { DEFAULT_LAYOUT, fillEmpty, visibleSlots } from '../../src/renderer/src/state/grid';
 import type { Decision } from '../../src/renderer/src/state/store';
-import type { PromptItem, PsRow, Topology } from '../../src/shared/contract';
+import type { PromptItem, Topology } from '../../src/shared/contract';
+import { psRowOf } from '../support/ps-row';
 
-const row = (seat: string, over: Partial<PsRow> = {}): PsRow => ({
-  seat,
-  rig: 'r',
-  pod: 'p',
-  member: seat.split('@')[0]!,
-  runtime: 'claude-code',
-  cwd: '/',
-  state: 'running',
-  activity: 'idle',
-  stoppedOnPurpose: false,
-  ...over,
-});
+const row = psRowOf;
 
 const topology = (members: string[]): Topology => ({
   rigs: [

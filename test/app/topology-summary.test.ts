@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { PsRow } from '../../src/shared/contract';
 import type { Decision } from '../../src/renderer/src/state/store';
 import { callingSummary } from '../../src/renderer/src/views/topology-summary';
+import { psRowOf } from '../support/ps-row';
 
-const row = (seat: string, over: Partial<PsRow> = {}): PsRow => ({
-  seat,
-  rig: 'r',
-  pod: 'p',
-  member: seat.split('@')[0]!,
-  runtime: 'claude-code',
-  cwd: '/',
-  state: 'running',
-  activity: 'idle',
-  stoppedOnPurpose: false,
-  ...over,
-});
+const row = psRowOf;
 
 /** A far-out pod's label: only what wants the person, counted, in one order. */
 describe('callingSummary', () => {
